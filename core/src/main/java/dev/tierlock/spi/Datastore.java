@@ -1,0 +1,85 @@
+package dev.tierlock.spi;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Conditional object operations on keys under one root (a bucket and prefix, or a directory): the
+ * whole of what a datastore backend implements.
+ *
+ * <p><b>Contract.</b> Every method is bounded by a deadline the backend is configured with: it
+ * returns or throws within it, and never blocks forever. Preconditions are evaluated atomically with
+ * the change they guard. Expected outcomes (absent, not modified, precondition failed) are return
+ * values. Failures are {@link dev.tierlock.DatastoreException}s:
+ *
+ * <ul>
+ *   <li>{@link dev.tierlock.DatastoreUnavailableException}: the call did not happen or cannot have
+ *       changed anything (refused, throttled, 5xx before any effect); retryable;
+ *   <li>{@link dev.tierlock.OutcomeUnknownException}: a change was sent and no answer came (a
+ *       timeout, a reset after sending, or a precondition failure on a retried attempt); the change
+ *       may or may not have landed;
+ *   <li>{@link dev.tierlock.DatastoreAccessDeniedException}: credentials or permissions refuse it.
+ * </ul>
+ *
+ * <p>Vendor exceptions never escape. Implementations are thread-safe.
+ */
+public interface Datastore extends AutoCloseable {
+
+  /**
+   * Returns a description of where this datastore lives, for messages: a URI such as {@code
+   * s3://bucket/prefix} or {@code file:///srv/tier}, never holding a secret.
+   */
+  String describe();
+
+  /**
+   * Reads one object whole.
+   *
+   * @param key the object's key
+   * @param condition {@link ReadCondition#always()} or a not-modified check
+   * @return the bytes and version, {@link ReadResult.NotModified} when the condition saved the
+   *     download, or {@link ReadResult.Absent}
+   */
+  ReadResult read(ObjectKey key, ReadCondition condition);
+
+  /**
+   * Opens a streaming download of one object, for large objects; the size is known before any byte
+   * is read, so a caller can refuse an oversize object without downloading it.
+   *
+   * @return the open download, or empty when no object exists at the key
+   */
+  Optional<ObjectStream> openStream(ObjectKey key);
+
+  /** Returns what the store knows of one object without its bytes, or empty when it is absent. */
+  Optional<StoredObject> stat(ObjectKey key);
+
+  /**
+   * Writes one object under a precondition.
+   *
+   * @param key the object's key
+   * @param body the bytes; opened again if the backend retries an attempt
+   * @param condition the precondition checked atomically with the write
+   * @param metadata user metadata stored with the object (replaces any earlier metadata)
+   * @return {@link WriteResult.Written} with the new version, or {@link
+   *     WriteResult.PreconditionFailed} when nothing changed
+   */
+  WriteResult write(ObjectKey key, ObjectBody body, WriteCondition condition, ObjectMetadata metadata);
+
+  /**
+   * Deletes one object under a precondition; {@link WriteCondition#mustNotExist()} is not a valid
+   * delete condition.
+   *
+   * @return what happened
+   * @throws IllegalArgumentException for {@link WriteCondition#mustNotExist()}
+   */
+  DeleteResult delete(ObjectKey key, WriteCondition condition);
+
+  /**
+   * Lists every object whose key starts with {@code prefix} (text prefix, see {@link
+   * ObjectKey#validatePrefix}), sorted by key, following every page.
+   */
+  List<StoredObject> list(String prefix);
+
+  /** Frees the backend's resources; a client passed in by the caller is not closed. */
+  @Override
+  void close();
+}

@@ -1,0 +1,21 @@
+package dev.tierlock.spi;
+
+import java.io.IOException;
+import java.io.InputStream;
+
+/**
+ * An open download of one object, for objects too large to read into memory. The stream yields
+ * exactly the bytes of {@link #object()}'s version. Not thread-safe; close it.
+ */
+public interface ObjectStream extends AutoCloseable {
+
+  /** Returns what the store said of the object when the download started. */
+  StoredObject object();
+
+  /** Returns the object's bytes; reading it may throw {@link IOException} on a network fault. */
+  InputStream stream();
+
+  /** Aborts or finishes the download and frees its connection. */
+  @Override
+  void close() throws IOException;
+}
