@@ -1,0 +1,113 @@
+package dev.tierlock;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.UUID;
+
+/**
+ * Replaces local files so that a reader sees either the old bytes or the new bytes, never a torn
+ * mix, and a crash leaves no half-written target: the bytes go to a temp file in the target's own
+ * directory, are forced to disk, moved over the target atomically, and the directory is forced
+ * too. The temp file is deleted on any failure. Stateless and thread-safe.
+ */
+public final class AtomicFileWriter {
+
+  private AtomicFileWriter() {}
+
+  /**
+   * Replaces {@code target} with {@code bytes}, creating parent directories.
+   *
+   * @throws IOException if any step fails; the target is then unchanged
+   */
+  public static void write(Path target, byte[] bytes) throws IOException {
+    Path temp = newTemp(target);
+    try {
+      try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE)) {
+        java.nio.ByteBuffer buffer = java.nio.ByteBuffer.wrap(bytes);
+        while (buffer.hasRemaining()) {
+          channel.write(buffer);
+        }
+        channel.force(true);
+      }
+      moveInto(temp, target);
+    } finally {
+      Files.deleteIfExists(temp);
+    }
+  }
+
+  /**
+   * Replaces {@code target} with everything {@code in} yields, streaming (constant memory),
+   * creating parent directories. The stream is not closed.
+   *
+   * @return the number of bytes written
+   * @throws IOException if reading or any write step fails; the target is then unchanged
+   */
+  public static long write(Path target, InputStream in) throws IOException {
+    Path temp = newTemp(target);
+    try {
+      long written;
+      try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE);
+          OutputStream out = Channels.newOutputStream(channel)) {
+        written = in.transferTo(out);
+        out.flush();
+        channel.force(true);
+      }
+      moveInto(temp, target);
+      return written;
+    } finally {
+      Files.deleteIfExists(temp);
+    }
+  }
+
+  /**
+   * Creates an empty temp file beside {@code target} (same directory, so the final move is a
+   * rename), named {@code .<target name>.<uuid>.tmp}; the caller fills it, then calls {@link
+   * #moveInto}.
+   *
+   * @throws IOException if the directory or file cannot be created
+   */
+  public static Path newTemp(Path target) throws IOException {
+    Path dir = target.toAbsolutePath().getParent();
+    Files.createDirectories(dir);
+    Path temp = dir.resolve("." + target.getFileName() + "." + UUID.randomUUID() + ".tmp");
+    Files.createFile(temp);
+    return temp;
+  }
+
+  /**
+   * Moves a finished temp file (already forced to disk) over {@code target} atomically, then forces
+   * the directory so the rename itself survives a crash.
+   *
+   * @throws IOException if the move fails; the target is then unchanged
+   */
+  public static void moveInto(Path temp, Path target) throws IOException {
+    try {
+      Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } catch (AtomicMoveNotSupportedException e) {
+      throw new IOException("Cannot replace " + target + " atomically: the filesystem does not support atomic moves", e);
+    }
+    forceDirectory(target.toAbsolutePath().getParent());
+  }
+
+  /**
+   * Forces a directory's entries to disk where the platform allows it (POSIX); elsewhere a no-op.
+   *
+   * @throws IOException if forcing fails on a platform that supports it
+   */
+  public static void forceDirectory(Path dir) throws IOException {
+    try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
+      channel.force(true);
+    } catch (FileSystemException | UnsupportedOperationException e) {
+      // Windows and some NIO providers cannot open or force a directory; the rename is still atomic.
+    }
+  }
+}

@@ -1,0 +1,53 @@
+package dev.tierlock;
+
+import java.util.regex.Pattern;
+
+/**
+ * A scoped extension name: {@code @scope/name}, optionally followed by more {@code /segment}s;
+ * lowercase ASCII letters, digits, {@code _} and {@code -}. Immutable; ordered by text.
+ *
+ * @param value the name text
+ */
+public record ExtensionName(String value) implements Comparable<ExtensionName> {
+
+  /** The rule every name matches. */
+  public static final Pattern PATTERN = Pattern.compile("^@[a-z0-9_-]+/[a-z0-9_-]+(/[a-z0-9_-]+)*$");
+
+  /** The longest name accepted, in characters (keeps every derived key within store limits). */
+  public static final int MAX_LENGTH = 214;
+
+  /**
+   * Validates the name.
+   *
+   * @throws InvalidNameException if the name does not match {@link #PATTERN} or is too long
+   */
+  public ExtensionName {
+    if (value.length() > MAX_LENGTH || !PATTERN.matcher(value).matches()) {
+      throw new InvalidNameException(value);
+    }
+  }
+
+  /**
+   * Parses a name.
+   *
+   * @throws InvalidNameException if the name breaks the rule
+   */
+  public static ExtensionName of(String value) {
+    return new ExtensionName(value);
+  }
+
+  /** Returns whether {@code value} is a valid name. */
+  public static boolean isValid(String value) {
+    return value.length() <= MAX_LENGTH && PATTERN.matcher(value).matches();
+  }
+
+  @Override
+  public int compareTo(ExtensionName other) {
+    return value.compareTo(other.value);
+  }
+
+  @Override
+  public String toString() {
+    return value;
+  }
+}
