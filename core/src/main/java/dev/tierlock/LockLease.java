@@ -1,0 +1,30 @@
+package dev.tierlock;
+
+/**
+ * One holding of a {@link DistributedLock}. Closing it releases the lock (idempotent). Thread-safe.
+ */
+public interface LockLease extends AutoCloseable {
+
+  /** Returns the information written when this lease was acquired (its nonce is the fencing id). */
+  LockInfo info();
+
+  /**
+   * Returns whether this lease is still held: false once released, or once a heartbeat found that
+   * the lock is gone or held under another nonce (the lease was lost, for instance after a stall
+   * past its ttl).
+   */
+  boolean isHeld();
+
+  /**
+   * Releases the lock if this lease still holds it, by a delete conditional on the version this
+   * lease wrote; never deletes a successor's lock. Idempotent. A release that fails leaves the lock
+   * to expire and does not throw.
+   */
+  void release();
+
+  /** Same as {@link #release()}. */
+  @Override
+  default void close() {
+    release();
+  }
+}

@@ -1,0 +1,59 @@
+package dev.tierlock;
+
+import java.time.Duration;
+
+/**
+ * Timing of a lease lock. Defaults: ttl 30 s (heartbeat every ttl/3), first retry after 1 s,
+ * doubling with jitter up to 8 s, give up after 60 s.
+ *
+ * @param ttl how long a lease stays fresh without a heartbeat
+ * @param retryInterval the first wait between attempts while a live holder has the lock
+ * @param maxRetryInterval the longest wait between attempts
+ * @param maxWait how long {@link DistributedLock#acquire()} waits in total
+ */
+public record LockOptions(Duration ttl, Duration retryInterval, Duration maxRetryInterval, Duration maxWait) {
+
+  /** The defaults. */
+  public static final LockOptions DEFAULTS =
+      new LockOptions(Duration.ofSeconds(30), Duration.ofSeconds(1), Duration.ofSeconds(8), Duration.ofSeconds(60));
+
+  /**
+   * Validates the values.
+   *
+   * @throws IllegalArgumentException if a duration is negative, the ttl or retry interval is not
+   *     positive, or the retry interval exceeds its maximum
+   */
+  public LockOptions {
+    requirePositive("ttl", ttl);
+    requirePositive("retryInterval", retryInterval);
+    requirePositive("maxRetryInterval", maxRetryInterval);
+    if (maxWait.isNegative()) {
+      throw new IllegalArgumentException("Cannot use lock options: maxWait is negative: " + maxWait);
+    }
+    if (retryInterval.compareTo(maxRetryInterval) > 0) {
+      throw new IllegalArgumentException(
+          "Cannot use lock options: retryInterval " + retryInterval + " exceeds maxRetryInterval " + maxRetryInterval);
+    }
+  }
+
+  /** Returns the interval between heartbeats: a third of the ttl. */
+  public Duration heartbeatInterval() {
+    return ttl.dividedBy(3);
+  }
+
+  /** Returns these options with another ttl. */
+  public LockOptions withTtl(Duration value) {
+    return new LockOptions(value, retryInterval, maxRetryInterval, maxWait);
+  }
+
+  /** Returns these options with another maximum wait. */
+  public LockOptions withMaxWait(Duration value) {
+    return new LockOptions(ttl, retryInterval, maxRetryInterval, value);
+  }
+
+  private static void requirePositive(String name, Duration d) {
+    if (d.isNegative() || d.isZero()) {
+      throw new IllegalArgumentException("Cannot use lock options: " + name + " must be positive, got " + d);
+    }
+  }
+}
