@@ -1,0 +1,179 @@
+package dev.tierlock.cli;
+
+import dev.tierlock.ExtensionName;
+import dev.tierlock.Lockfile;
+import dev.tierlock.LockfileCodec;
+import dev.tierlock.LockfileEntry;
+import dev.tierlock.Tierlock;
+import dev.tierlock.TransactionResult;
+import java.io.PrintWriter;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code tierlock entries ...}: read and change entries of the shared lockfile. */
+@Command(
+    name = "entries",
+    description = "List, show, put and remove entries of the shared lockfile.",
+    mixinStandardHelpOptions = true,
+    subcommands = {EntriesCommand.ListEntries.class, EntriesCommand.Show.class, EntriesCommand.Put.class, EntriesCommand.Remove.class})
+final class EntriesCommand {
+
+  @ParentCommand TierlockCli root;
+
+  /** {@code entries list}. */
+  @Command(name = "list", description = "Fetches the shared lockfile and lists its entries.", mixinStandardHelpOptions = true)
+  static final class ListEntries implements Callable<Integer> {
+    @ParentCommand EntriesCommand parent;
+    @Spec CommandSpec spec;
+
+    @Option(names = "--json", description = "Print the lockfile itself, exactly as stored.")
+    boolean json;
+
+    @Override
+    public Integer call() {
+      try (Tierlock tierlock = parent.root.open()) {
+        tierlock.transaction().refresh();
+        Lockfile lockfile = tierlock.repository().refresh();
+        PrintWriter out = spec.commandLine().getOut();
+        if (json) {
+          out.print(LockfileCodec.encodeText(lockfile));
+        } else if (lockfile.isEmpty()) {
+          out.println("(no entries)");
+        } else {
+          for (Map.Entry<ExtensionName, LockfileEntry> e : lockfile.entries().entrySet()) {
+            LockfileEntry entry = e.getValue();
+            out.printf("%s\t%s\t%s%s%n", e.getKey(), entry.version(), entry.pulledAt(),
+                entry.checksum().map(c -> "\tsha256:" + c.substring(0, 12)).orElse(""));
+          }
+        }
+        out.flush();
+        return ExitCodes.OK;
+      }
+    }
+  }
+
+  /** {@code entries show NAME}. */
+  @Command(name = "show", description = "Prints one entry as JSON.", mixinStandardHelpOptions = true)
+  static final class Show implements Callable<Integer> {
+    @ParentCommand EntriesCommand parent;
+    @Spec CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "NAME", description = "Scoped name, like @scope/name.")
+    String name;
+
+    @Override
+    public Integer call() {
+      ExtensionName extension = ExtensionName.of(name);
+      try (Tierlock tierlock = parent.root.open()) {
+        tierlock.transaction().refresh();
+        LockfileEntry entry = tierlock.repository().refresh().entry(extension)
+            .orElseThrow(() -> new NotFoundException("Cannot show entry " + extension + ": the shared lockfile has no such entry"));
+        PrintWriter out = spec.commandLine().getOut();
+        out.print(LockfileCodec.encodeText(Lockfile.EMPTY.with(extension, entry)));
+        out.flush();
+        return ExitCodes.OK;
+      }
+    }
+  }
+
+  /** {@code entries put NAME VERSION}. */
+  @Command(name = "put", description = "Adds or updates one entry, in a transaction against every peer.", mixinStandardHelpOptions = true)
+  static final class Put implements Callable<Integer> {
+    @ParentCommand EntriesCommand parent;
+    @Spec CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "NAME", description = "Scoped name, like @scope/name.")
+    String name;
+
+    @Parameters(index = "1", paramLabel = "VERSION", description = "Exact version or constraint pin.")
+    String version;
+
+    @Option(names = "--checksum", paramLabel = "SHA256", description = "SHA-256 of the archive, 64 lowercase hex characters.")
+    String checksum;
+
+    @Option(names = "--files-checksum", paramLabel = "SHA256", description = "Digest of the extracted files, 64 lowercase hex characters.")
+    String filesChecksum;
+
+    @Option(names = "--channel", description = "Release channel (absent means stable).")
+    String channel;
+
+    @Option(names = "--server-url", paramLabel = "URL", description = "Registry the extension came from, if not the default.")
+    String serverUrl;
+
+    @Option(names = "--pulled-at", paramLabel = "ISO-8601", description = "When it was pulled. Default: now.")
+    Instant pulledAt;
+
+    @Override
+    public Integer call() {
+      ExtensionName extension = ExtensionName.of(name);
+      if (version.isBlank()) {
+        throw new IllegalArgumentException("Cannot put entry " + extension + ": the version is blank");
+      }
+      try (Tierlock tierlock = parent.root.open()) {
+        Instant at = pulledAt != null ? pulledAt : parent.root.clock().instant();
+        TransactionResult result = tierlock.transaction().run(ctx -> ctx.withPulledExtensionsLock(section -> {
+          LockfileEntry.Builder builder = ctx.repository().entry(extension)
+              .map(existing -> existing.toBuilder().version(version).pulledAt(at))
+              .orElseGet(() -> LockfileEntry.builder(version, at));
+          if (checksum != null) {
+            builder.checksum(checksum);
+          }
+          if (filesChecksum != null) {
+            builder.filesChecksum(filesChecksum);
+          }
+          if (channel != null) {
+            builder.channel(channel);
+          }
+          if (serverUrl != null) {
+            builder.serverUrl(serverUrl);
+          }
+          return ctx.repository().writeEntry(extension, builder.build());
+        }));
+        report(spec.commandLine().getOut(), "put " + extension + " " + version, result);
+        return ExitCodes.OK;
+      }
+    }
+  }
+
+  /** {@code entries remove NAME}. */
+  @Command(name = "remove", aliases = "rm", description = "Removes one entry, in a transaction against every peer.", mixinStandardHelpOptions = true)
+  static final class Remove implements Callable<Integer> {
+    @ParentCommand EntriesCommand parent;
+    @Spec CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "NAME", description = "Scoped name, like @scope/name.")
+    String name;
+
+    @Override
+    public Integer call() {
+      ExtensionName extension = ExtensionName.of(name);
+      try (Tierlock tierlock = parent.root.open()) {
+        TransactionResult result = tierlock.transaction().run(ctx -> ctx.withPulledExtensionsLock(section -> {
+          if (ctx.repository().entry(extension).isEmpty()) {
+            throw new NotFoundException("Cannot remove entry " + extension + ": the shared lockfile has no such entry");
+          }
+          return ctx.repository().removeEntry(extension);
+        }));
+        report(spec.commandLine().getOut(), "removed " + extension, result);
+        return ExitCodes.OK;
+      }
+    }
+  }
+
+  private static void report(PrintWriter out, String what, TransactionResult result) {
+    out.println(switch (result.status()) {
+      case PUBLISHED -> what + " (published)";
+      case NO_CHANGE -> what + " (already so; nothing to publish)";
+      case DEFERRED -> what + " (saved locally; publish deferred)";
+    });
+    result.warnings().forEach(w -> out.println("warning: " + w));
+    out.flush();
+  }
+}

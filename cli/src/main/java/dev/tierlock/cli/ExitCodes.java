@@ -1,0 +1,47 @@
+package dev.tierlock.cli;
+
+import dev.tierlock.DatastoreAccessDeniedException;
+import dev.tierlock.DatastoreUnavailableException;
+import dev.tierlock.DatastoreUnsafeException;
+import dev.tierlock.InvalidNameException;
+import dev.tierlock.LockTimeoutException;
+import dev.tierlock.LockfileBusyException;
+import dev.tierlock.LockfileConflictException;
+import dev.tierlock.ManagedConfigUnpublishedException;
+import dev.tierlock.ManagedLockfileUnavailableException;
+
+/** The command line's exit codes, by what the caller can do next. */
+final class ExitCodes {
+
+  static final int OK = 0;
+  static final int FAILURE = 1;
+  static final int USAGE = 2;
+  static final int NOT_FOUND = 3;
+  static final int CONFLICT = 4;
+  static final int UNAVAILABLE = 69;
+  static final int TEMPORARY = 75;
+
+  private ExitCodes() {}
+
+  /** Maps a failure to its exit code. */
+  static int of(Exception ex) {
+    if (ex instanceof InvalidNameException || ex instanceof IllegalArgumentException) {
+      return USAGE;
+    }
+    if (ex instanceof NotFoundException) {
+      return NOT_FOUND;
+    }
+    if (ex instanceof LockfileConflictException) {
+      return CONFLICT;
+    }
+    if (ex instanceof LockTimeoutException || ex instanceof LockfileBusyException
+        || ex instanceof ManagedConfigUnpublishedException) {
+      return TEMPORARY;
+    }
+    if (ex instanceof DatastoreUnavailableException || ex instanceof DatastoreUnsafeException
+        || ex instanceof DatastoreAccessDeniedException || ex instanceof ManagedLockfileUnavailableException) {
+      return UNAVAILABLE;
+    }
+    return FAILURE;
+  }
+}

@@ -1,0 +1,81 @@
+package dev.tierlock.cli;
+
+import dev.tierlock.LockInfo;
+import dev.tierlock.Tierlock;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code tierlock lock ...}: inspect and break the datastore global lock. */
+@Command(
+    name = "lock",
+    description = "Shows or force-releases the datastore global lock.",
+    mixinStandardHelpOptions = true,
+    subcommands = {LockCommand.Status.class, LockCommand.Release.class})
+final class LockCommand {
+
+  @ParentCommand TierlockCli root;
+
+  /** {@code lock status}. */
+  @Command(name = "status", description = "Shows who holds the global lock, and whether the lease is stale.", mixinStandardHelpOptions = true)
+  static final class Status implements Callable<Integer> {
+    @ParentCommand LockCommand parent;
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      try (Tierlock tierlock = parent.root.open()) {
+        PrintWriter out = spec.commandLine().getOut();
+        Optional<LockInfo> info = tierlock.globalLock().inspect();
+        if (info.isEmpty()) {
+          out.println("free: " + tierlock.globalLock().describe());
+        } else {
+          LockInfo holder = info.get();
+          Instant now = parent.root.clock().instant();
+          Duration age = Duration.between(holder.acquiredAt(), now);
+          out.println((holder.isStaleAt(now) ? "stale" : "held") + ": " + tierlock.globalLock().describe());
+          out.println("  holder:     " + holder.holder() + " (host " + holder.hostname() + ", pid " + holder.pid() + ")");
+          out.println("  heartbeat:  " + holder.acquiredAt() + " (" + age.toMillis() + " ms ago, ttl " + holder.ttl().toMillis() + " ms)");
+          out.println("  nonce:      " + holder.nonce());
+          out.println("  release it: tierlock lock release --nonce " + holder.nonce());
+        }
+        out.flush();
+        return ExitCodes.OK;
+      }
+    }
+  }
+
+  /** {@code lock release --nonce N}. */
+  @Command(name = "release", description = "Force-releases the global lock, only if its nonce matches (break-glass for a dead holder).", mixinStandardHelpOptions = true)
+  static final class Release implements Callable<Integer> {
+    @ParentCommand LockCommand parent;
+    @Spec CommandSpec spec;
+
+    @Option(names = "--nonce", required = true, paramLabel = "NONCE", description = "The holder's nonce, as 'lock status' shows it.")
+    String nonce;
+
+    @Override
+    public Integer call() {
+      if (nonce.isBlank()) {
+        throw new IllegalArgumentException("Cannot release the lock: the nonce is blank");
+      }
+      try (Tierlock tierlock = parent.root.open()) {
+        if (!tierlock.globalLock().forceRelease(nonce)) {
+          throw new NotFoundException("Cannot release " + tierlock.globalLock().describe()
+              + ": no holder with nonce " + nonce + " (it may have been released or taken over already)");
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        out.println("released: " + tierlock.globalLock().describe() + " (nonce " + nonce + ")");
+        out.flush();
+        return ExitCodes.OK;
+      }
+    }
+  }
+}

@@ -1,0 +1,155 @@
+package dev.tierlock.cli;
+
+import dev.tierlock.Namespace;
+import dev.tierlock.Tierlock;
+import dev.tierlock.TierlockException;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Map;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
+
+/**
+ * The {@code tierlock} command line: entries of the shared lockfile, and the datastore global
+ * lock, over the public API. Exit codes are those of {@link ExitCodes}.
+ */
+@Command(
+    name = "tierlock",
+    mixinStandardHelpOptions = true,
+    versionProvider = TierlockCli.Version.class,
+    description = "Reads and changes the shared extension lockfile of a Tierlock datastore, safely against every peer.",
+    subcommands = {EntriesCommand.class, LockCommand.class, CommandLine.HelpCommand.class},
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {
+      "0:success",
+      "1:failure (see the message and its code)",
+      "2:bad input or usage",
+      "3:not found",
+      "4:conflict with a peer's change",
+      "69:datastore unavailable, refused or unsafe",
+      "75:temporary failure: lock busy, or the change is saved locally but not yet published"
+    })
+public final class TierlockCli {
+
+  /** The environment variable that sets the default home of the embedded filesystem datastore. */
+  static final String HOME_VARIABLE = "TIERLOCK_HOME";
+
+  @Option(
+      names = "--datastore",
+      paramLabel = "URI",
+      scope = ScopeType.INHERIT,
+      description = "Datastore: a URI (file:///path, s3://bucket/prefix?region=..., gs://bucket/prefix) or a directory path. "
+          + "Default: a filesystem datastore in $TIERLOCK_HOME/datastore (TIERLOCK_HOME defaults to ./.tierlock).")
+  String datastore;
+
+  @Option(
+      names = "--checkout",
+      paramLabel = "DIR",
+      scope = ScopeType.INHERIT,
+      description = "The checkout whose state directory (.swamp) holds local locks and pending changes. Default: the current directory.")
+  Path checkout;
+
+  @Option(
+      names = "--namespace",
+      paramLabel = "NS",
+      scope = ScopeType.INHERIT,
+      description = "Namespace inside the datastore. Default: none.")
+  String namespace = "";
+
+  private final Map<String, String> environment;
+  private final Clock clock;
+
+  TierlockCli(Map<String, String> environment, Clock clock) {
+    this.environment = environment;
+    this.clock = clock;
+  }
+
+  /** Runs the command line and exits with its code. */
+  public static void main(String[] args) {
+    // Warnings (a lost lease, a dropped replay) reach the operator on stderr; chatter does not.
+    System.setProperty("org.slf4j.simpleLogger.defaultLogLevel",
+        System.getProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn"));
+    System.setProperty("org.slf4j.simpleLogger.logFile", System.getProperty("org.slf4j.simpleLogger.logFile", "System.err"));
+    System.exit(run(args, System.getenv(), Clock.systemUTC(), new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+  }
+
+  /**
+   * Runs the command line without exiting.
+   *
+   * @param args the arguments
+   * @param environment the environment variables to consult
+   * @param clock the clock for timestamps and lease ages
+   * @param out where results go
+   * @param err where errors go
+   * @return the exit code
+   */
+  static int run(String[] args, Map<String, String> environment, Clock clock, PrintWriter out, PrintWriter err) {
+    CommandLine line = new CommandLine(new TierlockCli(environment, clock));
+    line.setOut(out);
+    line.setErr(err);
+    line.setExecutionExceptionHandler((ex, cmd, parsed) -> {
+      cmd.getErr().println("tierlock: " + describe(ex));
+      cmd.getErr().flush();
+      return ExitCodes.of(ex);
+    });
+    line.setParameterExceptionHandler((ex, strings) -> {
+      CommandLine cmd = ex.getCommandLine();
+      cmd.getErr().println("tierlock: " + ex.getMessage());
+      cmd.getErr().println("Run '" + cmd.getCommandSpec().qualifiedName() + " --help' for usage.");
+      cmd.getErr().flush();
+      return ExitCodes.USAGE;
+    });
+    return line.execute(args);
+  }
+
+  /** Opens Tierlock on the chosen datastore and checkout. */
+  Tierlock open() {
+    Path home = Path.of(environment.getOrDefault(HOME_VARIABLE, ".tierlock")).toAbsolutePath().normalize();
+    URI uri = datastore == null ? home.resolve("datastore").toUri() : datastoreUri(datastore);
+    Path dir = (checkout != null ? checkout : Path.of("")).toAbsolutePath().normalize();
+    return Tierlock.builder().datastore(uri).checkout(dir).namespace(Namespace.of(namespace)).clock(clock).build();
+  }
+
+  /** Reads a datastore argument: a URI with a scheme, or else a directory path. */
+  static URI datastoreUri(String text) {
+    if (text.isBlank()) {
+      throw new IllegalArgumentException("Cannot open datastore \"\": give a URI or a directory path");
+    }
+    if (text.matches("^[A-Za-z][A-Za-z0-9+.-]*:.*") && !text.matches("^[A-Za-z]:[\\\\/].*")) {
+      try {
+        return new URI(text);
+      } catch (java.net.URISyntaxException e) {
+        throw new IllegalArgumentException("Cannot open datastore \"" + text + "\": not a valid URI: " + e.getMessage(), e);
+      }
+    }
+    return Path.of(text).toAbsolutePath().normalize().toUri();
+  }
+
+  /** Returns the clock commands use. */
+  Clock clock() {
+    return clock;
+  }
+
+  private static String describe(Exception ex) {
+    if (ex instanceof TierlockException t) {
+      return t.getMessage() + " [" + t.code() + "]";
+    }
+    if (ex instanceof IllegalArgumentException) {
+      return ex.getMessage() + " [invalid_input]";
+    }
+    return ex + " [internal]";
+  }
+
+  /** Reports the version from the jar manifest. */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String v = TierlockCli.class.getPackage().getImplementationVersion();
+      return new String[] {"tierlock " + (v == null ? "(development build)" : v)};
+    }
+  }
+}

@@ -1,0 +1,215 @@
+package dev.tierlock;
+
+import dev.tierlock.spi.DeleteResult;
+import dev.tierlock.spi.ObjectBody;
+import dev.tierlock.spi.ObjectMetadata;
+import dev.tierlock.spi.ObjectVersion;
+import dev.tierlock.spi.ReadCondition;
+import dev.tierlock.spi.ReadResult;
+import dev.tierlock.spi.WriteCondition;
+import dev.tierlock.spi.WriteResult;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One holding of a {@link LeaseLock}. Its heartbeat rewrites the record conditional on the version
+ * it last wrote; its release deletes conditional on that version. Both run under this object's
+ * monitor, so a release never races a heartbeat's write.
+ *
+ * <p>A heartbeat that finds the lock gone or under another nonce loses the lease at once. One that
+ * cannot reach the store keeps the lease and tries again on the next beat, but loses it once the
+ * last confirmed refresh is a ttl old (from then on another holder may take it over). A write whose
+ * answer was lost is resolved by reading the record back: our nonce with the bytes we sent means it
+ * landed.
+ */
+final class HeldLease implements LockLease {
+
+  private static final Logger LOG = LoggerFactory.getLogger(HeldLease.class);
+
+  private enum State { HELD, LOST, RELEASED }
+
+  /** Why a lease was lost: whether its record may still be ours in the store. */
+  private enum Loss { TAKEN_OR_GONE, UNCONFIRMED }
+
+  private final LeaseLock lock;
+  private final LockInfo acquired;
+  private final LockOrder.Ticket ticket;
+  private volatile State state = State.HELD;
+  private @Nullable Loss loss;
+  private ObjectVersion version;
+  private LockInfo current;
+  private Instant confirmedAt;
+  private Heartbeats.@Nullable Scheduled heartbeat;
+
+  HeldLease(LeaseLock lock, ObjectVersion version, LockInfo record, LockOrder.Ticket ticket) {
+    this.lock = lock;
+    this.acquired = record;
+    this.ticket = ticket;
+    this.version = version;
+    this.current = record;
+    this.confirmedAt = record.acquiredAt();
+  }
+
+  synchronized void startHeartbeat(Heartbeats heartbeats) {
+    if (state == State.HELD && heartbeat == null) {
+      heartbeat = heartbeats.schedule(lock.describe(), lock.options.heartbeatInterval(), this::beat);
+    }
+  }
+
+  @Override
+  public LockInfo info() {
+    return acquired;
+  }
+
+  @Override
+  public boolean isHeld() {
+    return state == State.HELD;
+  }
+
+  /** Refreshes the record once; never throws. Runs on the heartbeat's thread or a caller's. */
+  synchronized void beat() {
+    if (state != State.HELD) {
+      return;
+    }
+    Instant now = lock.clock.instant();
+    LockInfo refreshed = current.refreshedAt(now);
+    byte[] body = LockInfoCodec.encode(refreshed);
+    try {
+      WriteResult result = lock.datastore.write(lock.key, ObjectBody.of(body),
+          WriteCondition.mustMatch(version), ObjectMetadata.EMPTY);
+      if (result instanceof WriteResult.Written written) {
+        confirm(written.version(), refreshed);
+      } else {
+        reconcile(null, refreshed);
+      }
+    } catch (OutcomeUnknownException e) {
+      LOG.debug("Heartbeat of {} had no answer; reading it back", lock.describe(), e);
+      reconcile(body, refreshed);
+    } catch (RuntimeException e) {
+      LOG.warn("Heartbeat of {} failed (nonce {}); retrying on the next beat", lock.describe(), acquired.nonce(), e);
+    }
+    if (state == State.HELD && !now.isBefore(confirmedAt.plus(current.ttl()))) {
+      lose(Loss.UNCONFIRMED, "no heartbeat was confirmed since " + confirmedAt + ", a ttl of " + current.ttl() + " ago");
+    }
+  }
+
+  /**
+   * Reads the record back after a heartbeat write that failed its precondition ({@code written} is
+   * null) or whose answer was lost, and adopts, keeps or loses the lease by what it finds.
+   */
+  private void reconcile(byte @Nullable [] written, LockInfo refreshed) {
+    ReadResult read;
+    try {
+      read = lock.datastore.read(lock.key, ReadCondition.always());
+    } catch (RuntimeException e) {
+      LOG.warn("Cannot read back {} after a heartbeat (nonce {}); retrying on the next beat", lock.describe(), acquired.nonce(), e);
+      return;
+    }
+    if (!(read instanceof ReadResult.Found found)) {
+      lose(Loss.TAKEN_OR_GONE, "the lock was deleted");
+      return;
+    }
+    Optional<LockInfo> holder = LockInfoCodec.tryDecode(lock.key.value(), found.bytes());
+    if (holder.isEmpty() || !holder.get().nonce().equals(acquired.nonce())) {
+      lose(Loss.TAKEN_OR_GONE, holder.map(h -> "it is held by " + h.holder() + " (pid " + h.pid() + ", nonce " + h.nonce() + ")")
+          .orElse("it holds a record that cannot be read"));
+      return;
+    }
+    ObjectVersion seen = found.object().version();
+    if (written != null && Arrays.equals(found.bytes(), written)) {
+      confirm(seen, refreshed);
+    } else if (!seen.equals(version)) {
+      // our own earlier write whose answer was lost: adopt it
+      version = seen;
+      current = holder.get();
+      if (holder.get().acquiredAt().isAfter(confirmedAt)) {
+        confirmedAt = holder.get().acquiredAt();
+      }
+    }
+  }
+
+  private void confirm(ObjectVersion written, LockInfo refreshed) {
+    version = written;
+    current = refreshed;
+    confirmedAt = refreshed.acquiredAt();
+  }
+
+  private void lose(Loss why, String reason) {
+    state = State.LOST;
+    loss = why;
+    stopHeartbeat();
+    LOG.warn("Lost the lease on {} (nonce {}): {}; work under it must stop", lock.describe(), acquired.nonce(), reason);
+  }
+
+  private void stopHeartbeat() {
+    Heartbeats.Scheduled running = heartbeat;
+    heartbeat = null;
+    if (running != null) {
+      try {
+        running.close();
+      } catch (RuntimeException e) {
+        LOG.warn("Cannot stop the heartbeat of {}", lock.describe(), e);
+      }
+    }
+  }
+
+  @Override
+  public void release() {
+    @Nullable ObjectVersion held;
+    synchronized (this) {
+      if (state == State.RELEASED) {
+        ticket.close();
+        return;
+      }
+      boolean mayBeOurs = state == State.HELD || loss == Loss.UNCONFIRMED;
+      state = State.RELEASED;
+      stopHeartbeat();
+      held = mayBeOurs ? version : null;
+    }
+    try {
+      if (held != null) {
+        deleteOwn(held);
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("Cannot release {} (nonce {}); it expires after its ttl of {}", lock.describe(), acquired.nonce(),
+          current.ttl(), e);
+    } finally {
+      ticket.close();
+    }
+  }
+
+  /** Deletes our record conditional on its version; leaves anyone else's. */
+  private void deleteOwn(ObjectVersion held) {
+    ObjectVersion target = held;
+    for (int round = 0; round < 2; round++) {
+      try {
+        DeleteResult result = lock.datastore.delete(lock.key, WriteCondition.mustMatch(target));
+        if (result != DeleteResult.PRECONDITION_FAILED) {
+          return;
+        }
+      } catch (OutcomeUnknownException e) {
+        LOG.debug("Release of {} had no answer; reading it back", lock.describe(), e);
+      }
+      ReadResult read = lock.datastore.read(lock.key, ReadCondition.always());
+      if (!(read instanceof ReadResult.Found found)) {
+        return;
+      }
+      Optional<LockInfo> holder = LockInfoCodec.tryDecode(lock.key.value(), found.bytes());
+      if (holder.isEmpty() || !holder.get().nonce().equals(acquired.nonce())) {
+        LOG.info("Left {} alone on release: another holder has it", lock.describe());
+        return;
+      }
+      target = found.object().version();
+    }
+    LOG.warn("Cannot release {} (nonce {}); it expires after its ttl of {}", lock.describe(), acquired.nonce(), current.ttl());
+  }
+
+  @Override
+  public String toString() {
+    return "lease on " + lock.describe() + " (nonce " + acquired.nonce() + ", " + state + ")";
+  }
+}

@@ -1,0 +1,74 @@
+package dev.tierlock;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+
+/**
+ * Who takes a lock: written into every {@link LockInfo} so that an operator can tell which process
+ * holds it. Immutable.
+ *
+ * @param holder who holds it, conventionally {@code user@host}; never blank
+ * @param hostname the host name; never blank
+ * @param pid the process id; never negative
+ */
+public record LockIdentity(String holder, String hostname, long pid) {
+
+  /**
+   * Validates the values.
+   *
+   * @throws IllegalArgumentException if {@code holder} or {@code hostname} is blank or {@code pid}
+   *     is negative
+   */
+  public LockIdentity {
+    if (holder.isBlank()) {
+      throw new IllegalArgumentException("Cannot use lock identity: the holder is blank");
+    }
+    if (hostname.isBlank()) {
+      throw new IllegalArgumentException("Cannot use lock identity of " + holder + ": the hostname is blank");
+    }
+    if (pid < 0) {
+      throw new IllegalArgumentException("Cannot use lock identity of " + holder + ": negative pid " + pid);
+    }
+  }
+
+  /**
+   * Returns an identity with these values.
+   *
+   * @throws IllegalArgumentException if a value is invalid
+   */
+  public static LockIdentity of(String holder, String hostname, long pid) {
+    return new LockIdentity(holder, hostname, pid);
+  }
+
+  /**
+   * Returns this process's identity: {@code <user>@<host>} (user from the {@code user.name} system
+   * property, else {@code USER}/{@code USERNAME}, else {@code unknown}), the local host name (else
+   * {@code HOSTNAME}, else {@code localhost}) and this process's id. May look up the local host
+   * name once.
+   */
+  public static LockIdentity current() {
+    String host = hostName();
+    return new LockIdentity(userName() + "@" + host, host, ProcessHandle.current().pid());
+  }
+
+  private static String userName() {
+    String user = System.getProperty("user.name", "");
+    if (user.isBlank()) {
+      user = System.getenv().getOrDefault("USER", System.getenv().getOrDefault("USERNAME", ""));
+    }
+    return user.isBlank() ? "unknown" : user.strip();
+  }
+
+  private static String hostName() {
+    try {
+      String name = InetAddress.getLocalHost().getHostName();
+      if (!name.isBlank()) {
+        return name;
+      }
+    } catch (UnknownHostException e) {
+      // fall through to the environment
+    }
+    String env = System.getenv().getOrDefault("HOSTNAME", "");
+    return env.isBlank() ? "localhost" : env.strip();
+  }
+}

@@ -1,0 +1,156 @@
+package dev.tierlock;
+
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
+
+/**
+ * A change to a lockfile: names to set ({@code upserts}, in the order they are appended) and names
+ * to remove ({@code removals}, sorted). A name is in at most one of the two. Immutable and
+ * thread-safe.
+ *
+ * <p>Laws: {@code diff(a, b).applyTo(a)} equals {@code b}; {@code x.then(y).applyTo(l)} equals
+ * {@code y.applyTo(x.applyTo(l))}.
+ *
+ * @param upserts names mapped to the entry they get
+ * @param removals names removed
+ */
+public record LockfileDelta(Map<ExtensionName, LockfileEntry> upserts, SortedSet<ExtensionName> removals) {
+
+  /** The change that changes nothing. */
+  public static final LockfileDelta EMPTY = new LockfileDelta(Map.of(), new TreeSet<>());
+
+  /**
+   * Validates and copies the parts.
+   *
+   * @throws IllegalArgumentException if a name is both upserted and removed
+   */
+  public LockfileDelta {
+    upserts = Collections.unmodifiableMap(new LinkedHashMap<>(upserts));
+    removals = Collections.unmodifiableSortedSet(new TreeSet<>(removals));
+    for (ExtensionName name : removals) {
+      if (upserts.containsKey(name)) {
+        throw new IllegalArgumentException("Cannot build lockfile delta: " + name + " is both upserted and removed");
+      }
+    }
+  }
+
+  /**
+   * Returns the change made of {@code upserts} and {@code removals}.
+   *
+   * @throws IllegalArgumentException if a name is in both
+   */
+  public static LockfileDelta of(Map<ExtensionName, LockfileEntry> upserts, Collection<ExtensionName> removals) {
+    return new LockfileDelta(upserts, new TreeSet<>(removals));
+  }
+
+  /** Returns the change that sets one entry. */
+  public static LockfileDelta upsert(ExtensionName name, LockfileEntry entry) {
+    return new LockfileDelta(Map.of(name, entry), new TreeSet<>());
+  }
+
+  /** Returns the change that removes one name. */
+  public static LockfileDelta removal(ExtensionName name) {
+    return new LockfileDelta(Map.of(), new TreeSet<>(Set.of(name)));
+  }
+
+  /**
+   * Returns the change that turns {@code before} into {@code after}: names {@code after} lacks are
+   * removed, names whose entry is new or differs in canonical JSON are upserted (in {@code
+   * after}'s order). Member order inside an entry and entry order are not changes.
+   */
+  public static LockfileDelta diff(Lockfile before, Lockfile after) {
+    Map<ExtensionName, LockfileEntry> upserts = new LinkedHashMap<>();
+    after.entries().forEach((name, entry) -> {
+      if (!before.entry(name).map(entry::equals).orElse(false)) {
+        upserts.put(name, entry);
+      }
+    });
+    SortedSet<ExtensionName> removals = new TreeSet<>();
+    for (ExtensionName name : before.names()) {
+      if (!after.contains(name)) {
+        removals.add(name);
+      }
+    }
+    return new LockfileDelta(upserts, removals);
+  }
+
+  /** Returns whether this change changes nothing. */
+  public boolean isEmpty() {
+    return upserts.isEmpty() && removals.isEmpty();
+  }
+
+  /** Returns every name this change touches: upserts in order, then removals (unmodifiable). */
+  public Set<ExtensionName> names() {
+    Set<ExtensionName> names = new LinkedHashSet<>(upserts.keySet());
+    names.addAll(removals);
+    return Collections.unmodifiableSet(names);
+  }
+
+  /** Returns whether this change touches {@code name}. */
+  public boolean touches(ExtensionName name) {
+    return upserts.containsKey(name) || removals.contains(name);
+  }
+
+  /**
+   * Returns what this change leaves at {@code name}: the upserted entry, or empty when the name is
+   * removed or not touched (see {@link #touches}).
+   */
+  public Optional<LockfileEntry> target(ExtensionName name) {
+    return Optional.ofNullable(upserts.get(name));
+  }
+
+  /** Returns {@code lockfile} with this change applied: removals first, then upserts. */
+  public Lockfile applyTo(Lockfile lockfile) {
+    Lockfile out = lockfile;
+    for (ExtensionName name : removals) {
+      out = out.without(name);
+    }
+    for (Map.Entry<ExtensionName, LockfileEntry> e : upserts.entrySet()) {
+      out = out.with(e.getKey(), e.getValue());
+    }
+    return out;
+  }
+
+  /**
+   * Returns this change followed by {@code later}: for each name the later change wins, and names
+   * only this change touches keep this change's effect.
+   */
+  public LockfileDelta then(LockfileDelta later) {
+    Map<ExtensionName, LockfileEntry> upserts = new LinkedHashMap<>(this.upserts);
+    SortedSet<ExtensionName> removals = new TreeSet<>(this.removals);
+    later.removals.forEach(name -> {
+      upserts.remove(name);
+      removals.add(name);
+    });
+    later.upserts.forEach((name, entry) -> {
+      removals.remove(name);
+      upserts.put(name, entry);
+    });
+    return new LockfileDelta(upserts, removals);
+  }
+
+  /** Returns this change without any effect on the names in {@code drop}. */
+  public LockfileDelta without(Collection<ExtensionName> drop) {
+    Map<ExtensionName, LockfileEntry> upserts = new LinkedHashMap<>(this.upserts);
+    SortedSet<ExtensionName> removals = new TreeSet<>(this.removals);
+    drop.forEach(name -> {
+      upserts.remove(name);
+      removals.remove(name);
+    });
+    return new LockfileDelta(upserts, removals);
+  }
+
+  /** Returns this change restricted to the names in {@code keep}. */
+  public LockfileDelta restrictedTo(Collection<ExtensionName> keep) {
+    Set<ExtensionName> dropped = new LinkedHashSet<>(names());
+    dropped.removeAll(keep);
+    return without(dropped);
+  }
+}

@@ -1,0 +1,337 @@
+package dev.tierlock;
+
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What the shared lockfile pins for one extension: {@code version} and {@code pulledAt} (required),
+ * and the optional {@code files}, {@code include}, {@code checksum}, {@code filesChecksum}, {@code
+ * serverUrl} and {@code channel}. Fields this version does not know are kept, in their order, as raw
+ * JSON text, and written back, so an old client never drops a newer client's fields.
+ *
+ * <p>Empty optionals do not exist: an empty list or blank string is the same as an absent field and
+ * is omitted when written. {@code files} is kept sorted. Two entries are equal when their canonical
+ * JSON ({@link #canonicalJson()}, object members sorted by name) is equal: member order is not a
+ * difference. Immutable and thread-safe; build with {@link #builder(String, String)}.
+ */
+public final class LockfileEntry {
+
+  /** The names of the fields this version knows, in the order they are written. */
+  public static final List<String> KNOWN_FIELDS =
+      List.of("version", "pulledAt", "files", "include", "checksum", "filesChecksum", "serverUrl", "channel");
+
+  /** The form of {@code checksum} and {@code filesChecksum}: a SHA-256 digest in lowercase hex. */
+  public static final Pattern DIGEST = Pattern.compile("^[0-9a-f]{64}$");
+
+  private static final DateTimeFormatter ISO_MILLIS =
+      DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
+
+  private final String version;
+  private final String pulledAt;
+  private final List<String> files;
+  private final List<String> include;
+  private final @Nullable String checksum;
+  private final @Nullable String filesChecksum;
+  private final @Nullable String serverUrl;
+  private final @Nullable String channel;
+  private final Map<String, JsonValue> unknown;
+  private final String canonical;
+
+  private LockfileEntry(Builder b) {
+    this.version = b.version;
+    this.pulledAt = b.pulledAt;
+    List<String> sortedFiles = new ArrayList<>(b.files);
+    Collections.sort(sortedFiles);
+    this.files = List.copyOf(sortedFiles);
+    this.include = List.copyOf(b.include);
+    this.checksum = b.checksum;
+    this.filesChecksum = b.filesChecksum;
+    this.serverUrl = b.serverUrl;
+    this.channel = b.channel;
+    this.unknown = Collections.unmodifiableMap(new LinkedHashMap<>(b.unknown));
+    this.canonical = toJson().toCanonicalString();
+  }
+
+  /**
+   * Starts an entry.
+   *
+   * @param version the version installed or pinned, not blank
+   * @param pulledAt when it was written, ISO-8601 text, not blank
+   * @throws IllegalArgumentException if either is blank
+   */
+  public static Builder builder(String version, String pulledAt) {
+    return new Builder(version, pulledAt);
+  }
+
+  /**
+   * Starts an entry written at {@code pulledAt}, formatted as JavaScript's {@code toISOString()}
+   * does ({@code 2026-01-01T00:00:00.000Z}).
+   *
+   * @throws IllegalArgumentException if {@code version} is blank
+   */
+  public static Builder builder(String version, Instant pulledAt) {
+    return new Builder(version, ISO_MILLIS.format(pulledAt));
+  }
+
+  /** Returns a builder holding every field of this entry, to derive a changed copy. */
+  public Builder toBuilder() {
+    Builder b = new Builder(version, pulledAt).files(files).include(include);
+    b.checksum = checksum;
+    b.filesChecksum = filesChecksum;
+    b.serverUrl = serverUrl;
+    b.channel = channel;
+    b.unknown.putAll(unknown);
+    return b;
+  }
+
+  /** Returns the version installed, or the constraint pinned. */
+  public String version() {
+    return version;
+  }
+
+  /** Returns when the entry was written, as ISO-8601 text. */
+  public String pulledAt() {
+    return pulledAt;
+  }
+
+  /** Returns the files the install wrote, sorted; empty when absent. */
+  public List<String> files() {
+    return files;
+  }
+
+  /** Returns the include list; empty when absent. */
+  public List<String> include() {
+    return include;
+  }
+
+  /** Returns the SHA-256 of the archive, lowercase hex, if recorded. */
+  public Optional<String> checksum() {
+    return Optional.ofNullable(checksum);
+  }
+
+  /** Returns the digest of the extracted files, lowercase hex, if recorded. */
+  public Optional<String> filesChecksum() {
+    return Optional.ofNullable(filesChecksum);
+  }
+
+  /** Returns the registry the extension came from, if not the default. */
+  public Optional<String> serverUrl() {
+    return Optional.ofNullable(serverUrl);
+  }
+
+  /** Returns the release channel, if not the default ({@code stable}). */
+  public Optional<String> channel() {
+    return Optional.ofNullable(channel);
+  }
+
+  /**
+   * Returns the fields this version does not know, in their order: name to the field's value as
+   * compact JSON text (member order and number literals as read).
+   */
+  public Map<String, String> unknownFields() {
+    Map<String, String> out = new LinkedHashMap<>();
+    unknown.forEach((name, value) -> out.put(name, value.toCompactString()));
+    return Collections.unmodifiableMap(out);
+  }
+
+  /** Returns the entry as compact JSON with object members sorted by name: its identity. */
+  public String canonicalJson() {
+    return canonical;
+  }
+
+  /** Returns the entry as a JSON object: known fields in {@link #KNOWN_FIELDS} order, then unknown ones. */
+  JsonValue.Obj toJson() {
+    Map<String, JsonValue> members = new LinkedHashMap<>();
+    members.put("version", new JsonValue.Str(version));
+    members.put("pulledAt", new JsonValue.Str(pulledAt));
+    if (!files.isEmpty()) {
+      members.put("files", strings(files));
+    }
+    if (!include.isEmpty()) {
+      members.put("include", strings(include));
+    }
+    putIfPresent(members, "checksum", checksum);
+    putIfPresent(members, "filesChecksum", filesChecksum);
+    putIfPresent(members, "serverUrl", serverUrl);
+    putIfPresent(members, "channel", channel);
+    members.putAll(unknown);
+    return new JsonValue.Obj(members);
+  }
+
+  private static JsonValue.Arr strings(List<String> values) {
+    return new JsonValue.Arr(values.stream().map(v -> (JsonValue) new JsonValue.Str(v)).toList());
+  }
+
+  private static void putIfPresent(Map<String, JsonValue> members, String name, @Nullable String value) {
+    if (value != null) {
+      members.put(name, new JsonValue.Str(value));
+    }
+  }
+
+  @Override
+  public boolean equals(@Nullable Object o) {
+    return o instanceof LockfileEntry other && other.canonical.equals(canonical);
+  }
+
+  @Override
+  public int hashCode() {
+    return canonical.hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return canonical;
+  }
+
+  /**
+   * Collects the fields of a {@link LockfileEntry}. Not thread-safe. Every setter validates at once
+   * and throws {@link IllegalArgumentException} naming the field.
+   */
+  public static final class Builder {
+
+    private String version;
+    private String pulledAt;
+    private List<String> files = List.of();
+    private List<String> include = List.of();
+    private @Nullable String checksum;
+    private @Nullable String filesChecksum;
+    private @Nullable String serverUrl;
+    private @Nullable String channel;
+    private final Map<String, JsonValue> unknown = new LinkedHashMap<>();
+
+    private Builder(String version, String pulledAt) {
+      this.version = required("version", version);
+      this.pulledAt = required("pulledAt", pulledAt);
+    }
+
+    /**
+     * Sets the version (an exact version or a constraint pin).
+     *
+     * @throws IllegalArgumentException if it is blank
+     */
+    public Builder version(String value) {
+      this.version = required("version", value);
+      return this;
+    }
+
+    /**
+     * Sets when the extension was pulled, ISO-8601, kept verbatim.
+     *
+     * @throws IllegalArgumentException if it is blank
+     */
+    public Builder pulledAt(String value) {
+      this.pulledAt = required("pulledAt", value);
+      return this;
+    }
+
+    /** Sets when the extension was pulled, formatted as {@link LockfileEntry#builder(String, Instant)} does. */
+    public Builder pulledAt(Instant value) {
+      this.pulledAt = ISO_MILLIS.format(value);
+      return this;
+    }
+
+    private static String required(String field, String value) {
+      if (value.isBlank()) {
+        throw new IllegalArgumentException("Cannot build lockfile entry: " + field + " is blank");
+      }
+      return value;
+    }
+
+    /** Sets the files the install wrote (sorted when built); empty means absent. */
+    public Builder files(Collection<String> value) {
+      this.files = List.copyOf(value);
+      return this;
+    }
+
+    /** Sets the include list; empty means absent. */
+    public Builder include(Collection<String> value) {
+      this.include = List.copyOf(value);
+      return this;
+    }
+
+    /**
+     * Sets the archive's SHA-256.
+     *
+     * @throws IllegalArgumentException unless it is exactly 64 lowercase hex digits
+     */
+    public Builder checksum(String value) {
+      this.checksum = digest("checksum", value);
+      return this;
+    }
+
+    /**
+     * Sets the extracted files' digest.
+     *
+     * @throws IllegalArgumentException unless it is exactly 64 lowercase hex digits
+     */
+    public Builder filesChecksum(String value) {
+      this.filesChecksum = digest("filesChecksum", value);
+      return this;
+    }
+
+    /** Sets the registry the extension came from; blank means absent. */
+    public Builder serverUrl(String value) {
+      this.serverUrl = value.isBlank() ? null : value;
+      return this;
+    }
+
+    /** Sets the release channel; blank means absent. */
+    public Builder channel(String value) {
+      this.channel = value.isBlank() ? null : value;
+      return this;
+    }
+
+    /**
+     * Sets a field this version does not know, kept and written back as given; setting it again
+     * keeps its position.
+     *
+     * @param name the field's name, not one of {@link #KNOWN_FIELDS}
+     * @param json the field's value as exactly one JSON value
+     * @throws IllegalArgumentException if the name is a known field or the text is not one JSON value
+     */
+    public Builder unknownField(String name, String json) {
+      return unknownField(name, JsonValue.parse(json));
+    }
+
+    Builder unknownField(String name, JsonValue value) {
+      if (KNOWN_FIELDS.contains(name)) {
+        throw new IllegalArgumentException("Cannot build lockfile entry: \"" + name + "\" is a known field, not an unknown one");
+      }
+      unknown.put(name, value);
+      return this;
+    }
+
+    /** Removes a field this version does not know, if set. */
+    public Builder withoutUnknownField(String name) {
+      unknown.remove(name);
+      return this;
+    }
+
+    /** Builds the entry. */
+    public LockfileEntry build() {
+      return new LockfileEntry(this);
+    }
+
+    private static String digest(String field, String value) {
+      if (!DIGEST.matcher(value).matches()) {
+        throw new IllegalArgumentException("Cannot build lockfile entry: " + field
+            + " must be exactly 64 lowercase hex digits (a SHA-256), got \"" + abbreviate(value) + "\"");
+      }
+      return value;
+    }
+
+    private static String abbreviate(String value) {
+      return value.length() <= 80 ? value : value.substring(0, 77) + "...";
+    }
+  }
+}

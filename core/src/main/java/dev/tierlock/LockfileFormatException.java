@@ -1,0 +1,49 @@
+package dev.tierlock;
+
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A lockfile (or another Tierlock JSON file) is not in the expected format: malformed JSON, not an
+ * object, a duplicate or invalid name, an entry without {@code version} or {@code pulledAt}, a bad
+ * digest, or too large. Nothing was changed, and the file is never replaced by an empty one. Code
+ * {@code lockfile_format}.
+ */
+public final class LockfileFormatException extends TierlockException {
+
+  private static final long serialVersionUID = 1L;
+
+  /** The stable code. */
+  public static final String CODE = "lockfile_format";
+
+  private final String source;
+  private final int line;
+  private final int column;
+
+  /**
+   * Creates the exception.
+   *
+   * @param source the file or object the bytes came from
+   * @param reason what is wrong
+   * @param line the 1-based line of the problem, or 0 when it has no position
+   * @param column the 1-based column of the problem, or 0 when it has no position
+   * @param cause the parser's error, if any
+   */
+  public LockfileFormatException(String source, String reason, int line, int column, @Nullable Throwable cause) {
+    super(CODE, "Cannot read lockfile " + source + ": " + reason
+        + (line > 0 ? " (at line " + line + ", column " + column + ")" : ""), cause);
+    this.source = source;
+    this.line = line;
+    this.column = column;
+  }
+
+  /** Returns the file or object the bytes came from. */
+  public String source() {
+    return source;
+  }
+
+  /** Returns the {@code line:column} of the problem, or empty when it has no position. */
+  public Optional<String> position() {
+    return line > 0 ? Optional.of(line + ":" + column) : Optional.empty();
+  }
+}

@@ -1,0 +1,74 @@
+package dev.tierlock;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.random.RandomGenerator;
+
+/**
+ * Everything a {@link LockfileTransaction} runs with. Immutable.
+ *
+ * @param port the sync port
+ * @param repository the checkout's lockfile repository, over {@code port.lockfilePath()}
+ * @param pending the checkout's pending-change record
+ * @param globalLock the datastore global lock
+ * @param pulledExtensions the checkout's pulled-extensions lock
+ * @param clock measures the deadline
+ * @param sleeper waits between publish attempts
+ * @param random jitter of the waits; drawn from under its own monitor
+ * @param policy what a publish failure does
+ * @param deadline how long a run may take from its start before it stops retrying
+ * @param maxAttempts the most publish attempts of one run
+ * @param firstBackoff the first wait between attempts (doubling, with jitter)
+ * @param maxBackoff the longest wait between attempts
+ */
+record TransactionSettings(
+    ManagedLockfileSyncPort port,
+    LockfileRepository repository,
+    PendingChangeStore pending,
+    DistributedLock globalLock,
+    PulledExtensionsLock pulledExtensions,
+    Clock clock,
+    Sleeper sleeper,
+    RandomGenerator random,
+    PublishFailurePolicy policy,
+    Duration deadline,
+    int maxAttempts,
+    Duration firstBackoff,
+    Duration maxBackoff) {
+
+  /** The default deadline of a run, lock wait included. */
+  static final Duration DEFAULT_DEADLINE = Duration.ofSeconds(120);
+
+  /** The default most publish attempts of a run. */
+  static final int DEFAULT_MAX_ATTEMPTS = 12;
+
+  /** The default first wait between attempts (GCS allows about one write per second per object). */
+  static final Duration DEFAULT_FIRST_BACKOFF = Duration.ofSeconds(1);
+
+  /** The default longest wait between attempts. */
+  static final Duration DEFAULT_MAX_BACKOFF = Duration.ofSeconds(8);
+
+  /**
+   * Validates the values.
+   *
+   * @throws IllegalArgumentException if a duration is not positive or {@code maxAttempts} is below 1
+   */
+  TransactionSettings {
+    if (deadline.isNegative() || deadline.isZero()) {
+      throw new IllegalArgumentException("Cannot use transaction deadline " + deadline + ": it must be positive");
+    }
+    if (maxAttempts < 1) {
+      throw new IllegalArgumentException("Cannot use " + maxAttempts + " publish attempts: at least 1");
+    }
+    if (firstBackoff.isNegative() || firstBackoff.isZero() || firstBackoff.compareTo(maxBackoff) > 0) {
+      throw new IllegalArgumentException("Cannot use backoff " + firstBackoff + " up to " + maxBackoff);
+    }
+  }
+
+  /** Returns a uniform draw in [0, 1) for jitter. */
+  double nextUnit() {
+    synchronized (random) {
+      return random.nextDouble();
+    }
+  }
+}

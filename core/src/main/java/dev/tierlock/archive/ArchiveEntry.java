@@ -1,0 +1,99 @@
+package dev.tierlock.archive;
+
+/**
+ * One accepted entry of an archive, as listed or extracted. Paths are relative to the archive root,
+ * normalised (segments joined by {@code /}, no {@code .}, {@code ..} or empty segment, no leading
+ * or trailing {@code /}). Immutable.
+ */
+public sealed interface ArchiveEntry {
+
+  /** Returns the entry's normalised path, relative to the archive root. */
+  String path();
+
+  /**
+   * A regular file.
+   *
+   * @param path the normalised path
+   * @param size the length in bytes
+   * @param mode the permission bits from the archive ({@code 0777} mask)
+   */
+  record File(String path, long size, int mode) implements ArchiveEntry {
+
+    /**
+     * Validates the values.
+     *
+     * @throws IllegalArgumentException if the path is empty or the size negative
+     */
+    public File {
+      requirePath(path);
+      if (size < 0) {
+        throw new IllegalArgumentException("Cannot describe archive file " + path + ": negative size " + size);
+      }
+    }
+  }
+
+  /**
+   * A directory.
+   *
+   * @param path the normalised path
+   * @param mode the permission bits from the archive ({@code 0777} mask)
+   */
+  record Directory(String path, int mode) implements ArchiveEntry {
+
+    /**
+     * Validates the path.
+     *
+     * @throws IllegalArgumentException if the path is empty
+     */
+    public Directory {
+      requirePath(path);
+    }
+  }
+
+  /**
+   * A symbolic link whose target resolves inside the archive.
+   *
+   * @param path the normalised path of the link
+   * @param target the target exactly as the archive holds it, relative to the link's directory
+   */
+  record SymbolicLink(String path, String target) implements ArchiveEntry {
+
+    /**
+     * Validates the values.
+     *
+     * @throws IllegalArgumentException if the path or target is empty
+     */
+    public SymbolicLink {
+      requirePath(path);
+      if (target.isEmpty()) {
+        throw new IllegalArgumentException("Cannot describe archive link " + path + ": empty target");
+      }
+    }
+  }
+
+  /**
+   * A hard link to an earlier regular file of the same archive.
+   *
+   * @param path the normalised path of the link
+   * @param target the normalised path of the file it links to
+   */
+  record HardLink(String path, String target) implements ArchiveEntry {
+
+    /**
+     * Validates the values.
+     *
+     * @throws IllegalArgumentException if the path or target is empty
+     */
+    public HardLink {
+      requirePath(path);
+      requirePath(target);
+    }
+  }
+
+  private static void requirePath(String path) {
+    if (path.isEmpty() || path.startsWith("/") || path.endsWith("/")) {
+      throw new IllegalArgumentException("Cannot describe archive entry \"" + Printable.of(path)
+          + "\": a path is relative, non-empty and has no trailing '/'");
+    }
+  }
+}

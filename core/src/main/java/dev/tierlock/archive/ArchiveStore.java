@@ -1,0 +1,104 @@
+package dev.tierlock.archive;
+
+import java.io.InputStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The archives of the config tier, addressed by {@link ExtensionArchiveKey}: the lockfile says
+ * which extension bytes a checkout needs, this store holds the bytes, verified by SHA-256 on every
+ * read and every store. Built by {@link ArchiveStores}.
+ *
+ * <p><b>Order with the lockfile.</b> A writer stores an archive <em>before</em> it publishes a
+ * lockfile that references it (the lockfile must never pin bytes the tier lacks), and deletes a
+ * superseded archive only <em>after</em> it published a lockfile that no longer references it.
+ * The store cannot see the lockfile: that order is the caller's duty.
+ *
+ * <p><b>Failures.</b> {@link ArchiveException} subtypes as documented per method, and the {@link
+ * dev.tierlock.DatastoreException}s of the datastore calls (every one bounded by its backend's
+ * deadline). After any failure, the cache holds no unverified bytes.
+ *
+ * <p>Implementations are thread-safe, and safe to share one datastore between many stores and
+ * processes, each with its own cache.
+ */
+public interface ArchiveStore {
+
+  /** The whole-read deadline {@link #read(ExtensionArchiveKey)} uses: 5 minutes. */
+  Duration DEFAULT_READ_TIMEOUT = Duration.ofMinutes(5);
+
+  /**
+   * Returns a verified local copy of an archive, with {@link #DEFAULT_READ_TIMEOUT}.
+   *
+   * @see #read(ExtensionArchiveKey, Duration)
+   */
+  default Optional<ArchiveFile> read(ExtensionArchiveKey key) {
+    return read(key, DEFAULT_READ_TIMEOUT);
+  }
+
+  /**
+   * Returns a verified local copy of an archive: the cached file when its SHA-256 still matches the
+   * key (a cached file that does not is removed), otherwise the one object downloaded from the
+   * datastore, refused before download when it is larger than the compressed cap, hashed while
+   * streaming into a temp file beside the cache file, and moved into the cache only if it matches.
+   *
+   * @param key the archive
+   * @param timeout the deadline for the whole read, checked before every buffer on the store's
+   *     clock; each datastore call is also bounded by its backend
+   * @return the verified file, or empty when the datastore holds no object for the key
+   * @throws ArchiveTamperedException if the downloaded bytes do not match the key (they were
+   *     discarded; the cache holds nothing for the key)
+   * @throws ArchiveLimitException if the object is larger than the compressed cap
+   * @throws ArchiveTimeoutException if the deadline passed
+   * @throws ArchiveCancelledException if the thread was interrupted (the flag stays set)
+   * @throws ArchiveIoException if the cache cannot be read or written
+   * @throws dev.tierlock.DatastoreException if the datastore fails (a broken download is {@link
+   *     dev.tierlock.DatastoreUnavailableException})
+   */
+  Optional<ArchiveFile> read(ExtensionArchiveKey key, Duration timeout);
+
+  /**
+   * Stores an archive from a file: verifies its SHA-256 equals the key while copying it into the
+   * cache (atomically), then writes it to the datastore create-only. An object already present
+   * with the same size is success and writes nothing (idempotent; concurrent stores of one key
+   * all succeed and leave one object); an object of another size is replaced conditionally.
+   *
+   * @param key the archive
+   * @param file the archive's bytes; read once, not modified
+   * @return what happened and the tier path the archive lives at
+   * @throws ArchiveTamperedException if the bytes do not match the key (nothing cached or written)
+   * @throws ArchiveLimitException if the file is larger than the compressed cap
+   * @throws ArchiveCancelledException if the thread was interrupted
+   * @throws ArchiveIoException if the file or the cache cannot be read or written
+   * @throws dev.tierlock.DatastoreException if the datastore fails; an {@link
+   *     dev.tierlock.OutcomeUnknownException} is resolved by a stat first, and thrown only when
+   *     the object is still absent or wrong
+   */
+  ArchiveChange store(ExtensionArchiveKey key, Path file);
+
+  /**
+   * Stores an archive read from {@code in} (read to its end, not closed), as {@link
+   * #store(ExtensionArchiveKey, Path)} does.
+   *
+   * @throws ArchiveTamperedException if the bytes do not match the key (nothing cached or written)
+   * @throws ArchiveLimitException if the stream yields more than the compressed cap
+   * @throws ArchiveCancelledException if the thread was interrupted
+   * @throws ArchiveIoException if the stream or the cache cannot be read or written
+   * @throws dev.tierlock.DatastoreException if the datastore fails
+   */
+  ArchiveChange store(ExtensionArchiveKey key, InputStream in);
+
+  /**
+   * Deletes an archive from the datastore (a stat, then a delete conditional on the version seen,
+   * so an archive a peer stores again in between is kept) and from the local cache.
+   *
+   * <p>The caller guarantees that the published shared lockfile no longer references the archive:
+   * delete only after that lockfile publish succeeded.
+   *
+   * @return {@link ArchiveChange.Outcome#DELETED} with the tier path, or {@link
+   *     ArchiveChange.Outcome#ABSENT} / {@link ArchiveChange.Outcome#KEPT} with no path
+   * @throws ArchiveIoException if the cached file cannot be removed
+   * @throws dev.tierlock.DatastoreException if the datastore fails
+   */
+  ArchiveChange delete(ExtensionArchiveKey key);
+}

@@ -1,0 +1,264 @@
+package dev.tierlock.archive;
+
+import dev.tierlock.AtomicFileWriter;
+import dev.tierlock.DatastoreUnavailableException;
+import dev.tierlock.Namespace;
+import dev.tierlock.OutcomeUnknownException;
+import dev.tierlock.spi.Datastore;
+import dev.tierlock.spi.DeleteResult;
+import dev.tierlock.spi.ObjectBody;
+import dev.tierlock.spi.ObjectKey;
+import dev.tierlock.spi.ObjectMetadata;
+import dev.tierlock.spi.ObjectStream;
+import dev.tierlock.spi.StoredObject;
+import dev.tierlock.spi.WriteCondition;
+import dev.tierlock.spi.WriteResult;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link ArchiveStore} over the datastore SPI with a local cache laid out like the tier. Stateless
+ * apart from its configuration, so thread-safe; many stores (one per checkout) may share one
+ * datastore.
+ */
+final class DatastoreArchiveStore implements ArchiveStore {
+
+  /** The object metadata entry that records an archive's SHA-256, for operators. */
+  static final String DIGEST_METADATA = "tierlock-sha256";
+
+  /** How many conditional writes a store tries before giving up on a key that keeps changing. */
+  static final int MAX_WRITE_ATTEMPTS = 3;
+
+  private static final Logger LOG = LoggerFactory.getLogger(ArchiveStore.class);
+
+  private final Datastore datastore;
+  private final Namespace namespace;
+  private final Path cacheRoot;
+  private final ArchiveLimits limits;
+  private final Clock clock;
+  private final ArchiveCache cache;
+
+  DatastoreArchiveStore(Datastore datastore, Namespace namespace, Path cacheRoot, ArchiveLimits limits, Clock clock) {
+    this.datastore = datastore;
+    this.namespace = namespace;
+    this.cacheRoot = cacheRoot.toAbsolutePath().normalize();
+    this.limits = limits;
+    this.clock = clock;
+    this.cache = new ArchiveCache(this.cacheRoot, limits);
+  }
+
+  @Override
+  public Optional<ArchiveFile> read(ExtensionArchiveKey key, Duration timeout) {
+    Deadline deadline = Deadline.after(clock, timeout, key);
+    deadline.check();
+    Path local = cache.path(namespace, key);
+    Optional<ArchiveFile> cached = cache.verified(key, local, deadline);
+    if (cached.isPresent()) {
+      return cached;
+    }
+    deadline.check();
+    Optional<ObjectStream> opened = datastore.openStream(objectKey(key));
+    if (opened.isEmpty()) {
+      return Optional.empty();
+    }
+    ObjectStream stream = opened.get();
+    Throwable failure = null;
+    try {
+      return Optional.of(download(key, local, stream, deadline));
+    } catch (RuntimeException | Error e) {
+      failure = e;
+      throw e;
+    } finally {
+      close(key, stream, failure);
+    }
+  }
+
+  @Override
+  public ArchiveChange store(ExtensionArchiveKey key, Path file) {
+    String where = file.toString();
+    long size;
+    try {
+      size = Files.size(file);
+    } catch (IOException e) {
+      throw new ArchiveIoException(key.toString(), "Cannot store archive " + key + " from " + where + ": "
+          + e.getMessage(), e);
+    }
+    if (size > limits.maxCompressedBytes()) {
+      throw new ArchiveLimitException(key.toString(), ArchiveLimit.COMPRESSED_BYTES, limits.maxCompressedBytes(), size);
+    }
+    try (InputStream in = Files.newInputStream(file)) {
+      return store(key, in, where);
+    } catch (IOException e) {
+      throw new ArchiveIoException(key.toString(), "Cannot store archive " + key + " from " + where + ": "
+          + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public ArchiveChange store(ExtensionArchiveKey key, InputStream in) {
+    return store(key, in, "the caller's stream");
+  }
+
+  @Override
+  public ArchiveChange delete(ExtensionArchiveKey key) {
+    ObjectKey objectKey = objectKey(key);
+    Optional<StoredObject> seen = datastore.stat(objectKey);
+    ArchiveChange.Outcome outcome;
+    if (seen.isEmpty()) {
+      outcome = ArchiveChange.Outcome.ABSENT;
+    } else {
+      DeleteResult result = datastore.delete(objectKey, WriteCondition.mustMatch(seen.get().version()));
+      outcome = switch (result) {
+        case DELETED -> ArchiveChange.Outcome.DELETED;
+        case ABSENT -> ArchiveChange.Outcome.ABSENT;
+        case PRECONDITION_FAILED -> ArchiveChange.Outcome.KEPT;
+      };
+    }
+    if (outcome == ArchiveChange.Outcome.KEPT) {
+      LOG.info("Kept archive {}: it was stored again while being deleted", key);
+    } else {
+      cache.remove(key, cache.path(namespace, key));
+    }
+    return new ArchiveChange(key, outcome,
+        outcome == ArchiveChange.Outcome.DELETED ? List.of(key.tierPath()) : List.of());
+  }
+
+  private ArchiveFile download(ExtensionArchiveKey key, Path local, ObjectStream stream, Deadline deadline) {
+    long declared = stream.object().size();
+    if (declared > limits.maxCompressedBytes()) {
+      throw new ArchiveLimitException(key.toString(), ArchiveLimit.COMPRESSED_BYTES, limits.maxCompressedBytes(),
+          declared);
+    }
+    Path temp = cache.newTemp(key, local);
+    try {
+      VerifyingCopy.Result result;
+      try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE)) {
+        result = VerifyingCopy.copy(stream.stream(), channel, limits.maxCompressedBytes(), key.toString(), deadline);
+        channel.force(true);
+      }
+      if (!result.sha256().equals(key.sha256())) {
+        throw new ArchiveTamperedException(key, result.sha256(), "read", datastore.describe());
+      }
+      AtomicFileWriter.moveInto(temp, local);
+      return new ArchiveFile(key, local, result.size(), ArchiveFile.Origin.DATASTORE);
+    } catch (VerifyingCopy.SourceException e) {
+      if (e.getCause() instanceof ClosedByInterruptException) {
+        throw new ArchiveCancelledException(key.toString(), "read", e.getCause());
+      }
+      throw new DatastoreUnavailableException("Cannot read archive " + key + " from " + datastore.describe()
+          + ": the download broke off: " + e.getMessage(), e.getCause());
+    } catch (ClosedByInterruptException e) {
+      throw new ArchiveCancelledException(key.toString(), "read", e);
+    } catch (IOException e) {
+      throw cache.failure(key, "cache", local, e);
+    } finally {
+      cache.deleteTemp(temp);
+    }
+  }
+
+  private ArchiveChange store(ExtensionArchiveKey key, InputStream in, String where) {
+    Path local = cache.path(namespace, key);
+    Path temp = cache.newTemp(key, local);
+    VerifyingCopy.Result result;
+    try {
+      try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE)) {
+        result = VerifyingCopy.copy(in, channel, limits.maxCompressedBytes(), key.toString(), () -> {
+          if (Thread.currentThread().isInterrupted()) {
+            throw new ArchiveCancelledException(key.toString(), "store", null);
+          }
+        });
+        channel.force(true);
+      }
+      if (!result.sha256().equals(key.sha256())) {
+        throw new ArchiveTamperedException(key, result.sha256(), "store", where);
+      }
+      AtomicFileWriter.moveInto(temp, local);
+    } catch (VerifyingCopy.SourceException e) {
+      throw new ArchiveIoException(key.toString(), "Cannot store archive " + key + ": reading " + where + " failed: "
+          + e.getMessage(), e.getCause());
+    } catch (ClosedByInterruptException e) {
+      throw new ArchiveCancelledException(key.toString(), "store", e);
+    } catch (IOException e) {
+      throw cache.failure(key, "cache", local, e);
+    } finally {
+      cache.deleteTemp(temp);
+    }
+    ArchiveChange.Outcome outcome = publish(key, local, result.size());
+    return new ArchiveChange(key, outcome, List.of(key.tierPath()));
+  }
+
+  /**
+   * Writes the verified cache file create-only; an object already there with the same size is
+   * success; one of another size is replaced conditionally on its version; a lost answer is
+   * resolved by a stat.
+   */
+  private ArchiveChange.Outcome publish(ExtensionArchiveKey key, Path local, long size) {
+    ObjectKey objectKey = objectKey(key);
+    ObjectBody body;
+    try {
+      body = ObjectBody.of(local);
+    } catch (IOException e) {
+      throw cache.failure(key, "upload", local, e);
+    }
+    ObjectMetadata metadata = ObjectMetadata.of(DIGEST_METADATA, key.sha256());
+    WriteCondition condition = WriteCondition.mustNotExist();
+    for (int attempt = 1; ; attempt++) {
+      OutcomeUnknownException unknown = null;
+      try {
+        if (datastore.write(objectKey, body, condition, metadata) instanceof WriteResult.Written) {
+          return condition instanceof WriteCondition.MustMatch ? ArchiveChange.Outcome.REPLACED
+              : ArchiveChange.Outcome.CREATED;
+        }
+      } catch (OutcomeUnknownException e) {
+        unknown = e;
+      }
+      Optional<StoredObject> existing = datastore.stat(objectKey);
+      if (existing.isPresent() && existing.get().size() == size) {
+        return ArchiveChange.Outcome.ALREADY_PRESENT;
+      }
+      if (attempt >= MAX_WRITE_ATTEMPTS) {
+        if (unknown != null) {
+          throw unknown;
+        }
+        throw new DatastoreUnavailableException("Cannot store archive " + key + " in " + datastore.describe()
+            + ": the object kept changing during " + MAX_WRITE_ATTEMPTS + " conditional writes", null);
+      }
+      if (existing.isPresent()) {
+        LOG.warn("Replacing object {} in {}: it holds {} bytes, archive {} has {}", objectKey, datastore.describe(),
+            existing.get().size(), key, size);
+        condition = WriteCondition.mustMatch(existing.get().version());
+      } else {
+        condition = WriteCondition.mustNotExist();
+      }
+    }
+  }
+
+  private ObjectKey objectKey(ExtensionArchiveKey key) {
+    return namespace.key(key.tierPath());
+  }
+
+  private static void close(ExtensionArchiveKey key, ObjectStream stream, @Nullable Throwable failure) {
+    try {
+      stream.close();
+    } catch (IOException e) {
+      if (failure != null) {
+        failure.addSuppressed(e);
+      } else {
+        // the bytes were already verified and cached; only the connection's release failed
+        LOG.warn("Cannot close the download of archive {}: {}", key, e.toString(), e);
+      }
+    }
+  }
+}

@@ -1,0 +1,24 @@
+/**
+ * The archive store: content-addressed extension archives in the config tier, verified on every
+ * read, and extracted safely within size caps.
+ *
+ * <ul>
+ *   <li>{@link dev.tierlock.archive.ExtensionArchiveKey} names one archive by extension name and
+ *       SHA-256; its tier path is {@code config/pulled-archives/<name>/<sha256>.tar.gz}.
+ *   <li>{@link dev.tierlock.archive.ArchiveStore} reads, stores and deletes archives in a datastore
+ *       through a local cache; {@link dev.tierlock.archive.ArchiveStores} builds one.
+ *   <li>{@link dev.tierlock.archive.TarGzReader} lists and extracts a {@code .tar.gz} in one
+ *       streaming pass each, rejecting hostile entries, within {@link
+ *       dev.tierlock.archive.ArchiveLimits}.
+ * </ul>
+ *
+ * <p>Every failure is a {@link dev.tierlock.archive.ArchiveException} (codes {@code archive_limit},
+ * {@code archive_rejected}, {@code archive_tampered}, {@code archive_corrupt}, {@code archive_io},
+ * {@code archive_timeout}, {@code archive_cancelled}), an {@link
+ * dev.tierlock.archive.InvalidArchiveKeyException} ({@code invalid_archive_key}) or, for datastore
+ * calls, a {@link dev.tierlock.DatastoreException}.
+ */
+@NullMarked
+package dev.tierlock.archive;
+
+import org.jspecify.annotations.NullMarked;

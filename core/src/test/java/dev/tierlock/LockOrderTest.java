@@ -1,0 +1,89 @@
+package dev.tierlock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class LockOrderTest {
+
+  @AfterEach
+  void nothingLeftHeld() {
+    assertThat(LockOrder.innermost()).isNull();
+  }
+
+  @Test
+  void enter_inOrder_isAllowed() {
+    try (LockOrder.Ticket global = LockOrder.enter(LockLevel.GLOBAL, "g");
+        LockOrder.Ticket pulled = LockOrder.enter(LockLevel.PULLED_EXTENSIONS, "p");
+        LockOrder.Ticket lockfile = LockOrder.enter(LockLevel.LOCKFILE, "l")) {
+      assertThat(LockOrder.innermost()).isEqualTo(LockLevel.LOCKFILE);
+    }
+  }
+
+  @Test
+  void enter_skippingALevel_isAllowed() {
+    try (LockOrder.Ticket global = LockOrder.enter(LockLevel.GLOBAL, "g");
+        LockOrder.Ticket lockfile = LockOrder.enter(LockLevel.LOCKFILE, "l")) {
+      assertThat(LockOrder.innermost()).isEqualTo(LockLevel.LOCKFILE);
+    }
+  }
+
+  @Test
+  void enter_outerWhileHoldingInner_isRejected() {
+    try (LockOrder.Ticket lockfile = LockOrder.enter(LockLevel.LOCKFILE, "the lockfile lock")) {
+      assertThatThrownBy(() -> LockOrder.enter(LockLevel.GLOBAL, "lock \".datastore.lock\""))
+          .isInstanceOf(LockOrderException.class)
+          .hasMessage("Cannot acquire lock \".datastore.lock\": the GLOBAL lock is taken before the LOCKFILE lock,"
+              + " and this thread already holds the LOCKFILE lock (lock order is GLOBAL -> PULLED_EXTENSIONS -> LOCKFILE)")
+          .extracting(e -> ((LockOrderException) e).code()).isEqualTo("lock_order");
+      assertThat(LockOrder.innermost()).isEqualTo(LockLevel.LOCKFILE);
+    }
+  }
+
+  @Test
+  void enter_sameLevelAgain_isAllowed() {
+    try (LockOrder.Ticket outer = LockOrder.enter(LockLevel.PULLED_EXTENSIONS, "p");
+        LockOrder.Ticket inner = LockOrder.enter(LockLevel.PULLED_EXTENSIONS, "p")) {
+      inner.close();
+      assertThat(LockOrder.innermost()).isEqualTo(LockLevel.PULLED_EXTENSIONS);
+    }
+  }
+
+  @Test
+  void close_innerTicket_allowsAnotherOuterLevelLater() {
+    try (LockOrder.Ticket global = LockOrder.enter(LockLevel.GLOBAL, "g")) {
+      LockOrder.Ticket lockfile = LockOrder.enter(LockLevel.LOCKFILE, "l");
+      lockfile.close();
+      lockfile.close();
+      try (LockOrder.Ticket pulled = LockOrder.enter(LockLevel.PULLED_EXTENSIONS, "p")) {
+        assertThat(LockOrder.innermost()).isEqualTo(LockLevel.PULLED_EXTENSIONS);
+      }
+      assertThat(LockOrder.innermost()).isEqualTo(LockLevel.GLOBAL);
+    }
+  }
+
+  @Test
+  void enter_isPerThread() throws Exception {
+    try (LockOrder.Ticket lockfile = LockOrder.enter(LockLevel.LOCKFILE, "l")) {
+      LockLevel seen = CompletableFuture.supplyAsync(() -> {
+        try (LockOrder.Ticket global = LockOrder.enter(LockLevel.GLOBAL, "g")) {
+          return LockOrder.innermost();
+        }
+      }).get(10, TimeUnit.SECONDS);
+      assertThat(seen).isEqualTo(LockLevel.GLOBAL);
+    }
+  }
+
+  @Test
+  void close_fromAnotherThread_changesNothing() throws Exception {
+    LockOrder.Ticket lockfile = LockOrder.enter(LockLevel.LOCKFILE, "l");
+    CompletableFuture.runAsync(lockfile::close).get(10, TimeUnit.SECONDS);
+
+    assertThat(LockOrder.innermost()).isEqualTo(LockLevel.LOCKFILE);
+    lockfile.close();
+  }
+}

@@ -1,0 +1,246 @@
+package dev.tierlock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class LockfileCodecTest {
+
+  private static final String SHA = "a".repeat(64);
+
+  private static final String SAMPLE = """
+      {
+        "@acme/web": {
+          "version": "2026.02.26.1",
+          "pulledAt": "2026-02-26T10:00:00.000Z",
+          "files": [
+            ".swamp/pulled-extensions/@acme/web/a.ts",
+            ".swamp/pulled-extensions/@acme/web/b.ts"
+          ],
+          "include": [
+            "models"
+          ],
+          "checksum": "%s",
+          "filesChecksum": "%s",
+          "serverUrl": "https://registry.example",
+          "channel": "beta",
+          "futureField": {
+            "nested": [
+              1,
+              2.50,
+              true,
+              null
+            ],
+            "empty": {},
+            "none": []
+          }
+        },
+        "@acme/db/sub": {
+          "version": "^1.2",
+          "pulledAt": "2026-02-27T10:00:00.000Z"
+        }
+      }
+      """.formatted(SHA, SHA);
+
+  private static byte[] utf8(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void decodeThenEncode_sampleRoundTripsByteForByte() {
+    Lockfile lockfile = LockfileCodec.decode(utf8(SAMPLE), "sample.json");
+
+    assertThat(new String(LockfileCodec.encode(lockfile), StandardCharsets.UTF_8)).isEqualTo(SAMPLE);
+  }
+
+  @Test
+  void decode_keepsUnknownFieldsAndEntryOrder() {
+    Lockfile lockfile = LockfileCodec.decode(utf8(SAMPLE), "sample.json");
+
+    assertThat(lockfile.names()).extracting(ExtensionName::value).containsExactly("@acme/web", "@acme/db/sub");
+    LockfileEntry web = lockfile.entry(ExtensionName.of("@acme/web")).orElseThrow();
+    assertThat(web.unknownFields())
+        .containsExactly(java.util.Map.entry("futureField", "{\"nested\":[1,2.50,true,null],\"empty\":{},\"none\":[]}"));
+    assertThat(web.channel()).contains("beta");
+    assertThat(web.include()).containsExactly("models");
+  }
+
+  @Test
+  void encode_writesStringifyFormatWithSortedFilesAndOmittedEmptyOptionals() {
+    LockfileEntry entry = LockfileEntry.builder("1.0.0", "2026-01-01T00:00:00.000Z")
+        .files(List.of("z", "a", "m"))
+        .include(List.of())
+        .serverUrl(" ")
+        .build();
+    Lockfile lockfile = Lockfile.EMPTY.with(ExtensionName.of("@a/b"), entry);
+
+    assertThat(LockfileCodec.encodeText(lockfile)).isEqualTo("""
+        {
+          "@a/b": {
+            "version": "1.0.0",
+            "pulledAt": "2026-01-01T00:00:00.000Z",
+            "files": [
+              "a",
+              "m",
+              "z"
+            ]
+          }
+        }
+        """);
+  }
+
+  @Test
+  void encode_emptyLockfile_isEmptyObjectAndNewline() {
+    assertThat(LockfileCodec.encodeText(Lockfile.EMPTY)).isEqualTo("{}\n");
+  }
+
+  @Test
+  void encode_escapesStringsLikeJsonStringify() {
+    LockfileEntry entry = LockfileEntry.builder("1 \"q\" \\ /", "t\n\t\u0001\u00e9\ud83d\ude00\ud800").build();
+    String text = LockfileCodec.encodeText(Lockfile.EMPTY.with(ExtensionName.of("@a/b"), entry));
+
+    assertThat(text).contains("\"version\": \"1 \\\"q\\\" \\\\ /\"")
+        .contains("\"pulledAt\": \"t\\n\\t\\u0001\u00e9\ud83d\ude00\\ud800\"");
+    assertThat(LockfileCodec.decode(utf8(text), "x")).isEqualTo(Lockfile.EMPTY.with(ExtensionName.of("@a/b"), entry));
+  }
+
+  @Test
+  void decode_malformedJson_namesFileAndPosition() {
+    byte[] bytes = utf8("{\n  \"@a/b\": {\n    \"version\": \"1\",\n    \"pulledAt\": \n  }\n}\n");
+
+    assertThatThrownBy(() -> LockfileCodec.decode(bytes, "/tmp/upstream_extensions.json"))
+        .isInstanceOf(LockfileFormatException.class)
+        .hasMessageStartingWith("Cannot read lockfile /tmp/upstream_extensions.json: ")
+        .hasMessageContaining("(at line 5, column 3)")
+        .satisfies(e -> {
+          LockfileFormatException f = (LockfileFormatException) e;
+          assertThat(f.code()).isEqualTo("lockfile_format");
+          assertThat(f.position()).contains("5:3");
+          assertThat(f.source()).isEqualTo("/tmp/upstream_extensions.json");
+        });
+  }
+
+  @Test
+  void decode_nonObject_isRejectedNamingWhatWasFound() {
+    assertThatThrownBy(() -> LockfileCodec.decode(utf8("[1, 2]"), "f.json"))
+        .isInstanceOf(LockfileFormatException.class)
+        .hasMessage("Cannot read lockfile f.json: the file must contain a JSON object, found an array (at line 1, column 1)")
+        .extracting(e -> ((TierlockException) e).code()).isEqualTo("lockfile_format");
+    assertThatThrownBy(() -> LockfileCodec.decode(utf8("null"), "f.json"))
+        .isInstanceOf(LockfileFormatException.class)
+        .hasMessageContaining("must contain a JSON object, found null");
+    assertThatThrownBy(() -> LockfileCodec.decode(new byte[0], "f.json"))
+        .isInstanceOf(LockfileFormatException.class)
+        .hasMessageContaining("found nothing (the file is empty)");
+  }
+
+  @Test
+  void decode_trailingContent_isRejected() {
+    assertThatThrownBy(() -> LockfileCodec.decode(utf8("{}\n{}"), "f.json"))
+        .isInstanceOf(LockfileFormatException.class)
+        .hasMessage("Cannot read lockfile f.json: unexpected content after the JSON object (at line 2, column 1)")
+        .extracting(e -> ((TierlockException) e).code()).isEqualTo("lockfile_format");
+  }
+
+  @Test
+  void decode_duplicateNames_areRejected() {
+    String top = "{\n\"@a/b\": {\"version\": \"1\", \"pulledAt\": \"t\"},\n\"@a/b\": {\"version\": \"2\", \"pulledAt\": \"t\"}\n}";
+    String inner = "{\"@a/b\": {\"version\": \"1\", \"version\": \"2\", \"pulledAt\": \"t\"}}";
+
+    assertThatThrownBy(() -> LockfileCodec.decode(utf8(top), "f.json"))
+        .isInstanceOf(LockfileFormatException.class)
+        .hasMessageContaining("Duplicate")
+        .hasMessageContaining("@a/b")
+        .hasMessageContaining("(at line 3,")
+        .extracting(e -> ((TierlockException) e).code()).isEqualTo("lockfile_format");
+    assertThatThrownBy(() -> LockfileCodec.decode(utf8(inner), "f.json"))
+        .isInstanceOf(LockfileFormatException.class)
+        .hasMessageContaining("Duplicate")
+        .hasMessageContaining("version");
+  }
+
+  @Test
+  void decode_invalidName_isRejectedAtItsPosition() {
+    String text = "{\n  \"@Acme/web\": {\"version\": \"1\", \"pulledAt\": \"t\"}\n}";
+
+    assertThatThrownBy(() -> LockfileCodec.decode(utf8(text), "f.json"))
+        .isInstanceOf(LockfileFormatException.class)
+        .hasMessageContaining("Cannot use extension name \"@Acme/web\"")
+        .hasMessageEndingWith("(at line 2, column 3)")
+        .extracting(e -> ((TierlockException) e).code()).isEqualTo("lockfile_format");
+  }
+
+  @Test
+  void decode_entryThatIsNotAnObject_isRejected() {
+    assertThatThrownBy(() -> LockfileCodec.decode(utf8("{\"@a/b\": \"1.0\"}"), "f.json"))
+        .isInstanceOf(LockfileFormatException.class)
+        .hasMessage("Cannot read lockfile f.json: the entry of @a/b must be a JSON object, found a string (at line 1, column 10)")
+        .extracting(e -> ((TierlockException) e).code()).isEqualTo("lockfile_format");
+  }
+
+  @Test
+  void decode_entryWithoutVersionOrPulledAt_isRejected() {
+    assertThatThrownBy(() -> LockfileCodec.decode(utf8("{\"@a/b\": {\"pulledAt\": \"t\"}}"), "f.json"))
+        .isInstanceOf(LockfileFormatException.class)
+        .hasMessage("Cannot read lockfile f.json: the entry of @a/b has no \"version\" (at line 1, column 10)")
+        .extracting(e -> ((TierlockException) e).code()).isEqualTo("lockfile_format");
+    assertThatThrownBy(() -> LockfileCodec.decode(utf8("{\"@a/b\": {\"version\": \"1\"}}"), "f.json"))
+        .isInstanceOf(LockfileFormatException.class)
+        .hasMessageContaining("has no \"pulledAt\"");
+    assertThatThrownBy(() -> LockfileCodec.decode(utf8("{\"@a/b\": {\"version\": 1, \"pulledAt\": \"t\"}}"), "f.json"))
+        .isInstanceOf(LockfileFormatException.class)
+        .hasMessageContaining("field \"version\" of @a/b must be a non-empty string (at line 1, column 22)");
+  }
+
+  @Test
+  void decode_badChecksum_isRejectedAtTheField() {
+    String text = "{\"@a/b\": {\"version\": \"1\", \"pulledAt\": \"t\",\n \"checksum\": \"" + "A".repeat(64) + "\"}}";
+
+    assertThatThrownBy(() -> LockfileCodec.decode(utf8(text), "f.json"))
+        .isInstanceOf(LockfileFormatException.class)
+        .hasMessageContaining("field \"checksum\" of @a/b is invalid: checksum must be exactly 64 lowercase hex digits")
+        .hasMessageEndingWith("(at line 2, column 14)")
+        .extracting(e -> ((TierlockException) e).code()).isEqualTo("lockfile_format");
+    String shortDigest = "{\"@a/b\": {\"version\": \"1\", \"pulledAt\": \"t\", \"filesChecksum\": \"abc\"}}";
+    assertThatThrownBy(() -> LockfileCodec.decode(utf8(shortDigest), "f.json"))
+        .isInstanceOf(LockfileFormatException.class)
+        .hasMessageContaining("filesChecksum must be exactly 64 lowercase hex digits");
+  }
+
+  @Test
+  void decode_wrongTypes_areRejected() {
+    String files = "{\"@a/b\": {\"version\": \"1\", \"pulledAt\": \"t\", \"files\": [\"a\", 2]}}";
+    String channel = "{\"@a/b\": {\"version\": \"1\", \"pulledAt\": \"t\", \"channel\": false}}";
+
+    assertThatThrownBy(() -> LockfileCodec.decode(utf8(files), "f.json"))
+        .isInstanceOf(LockfileFormatException.class)
+        .hasMessageContaining("field \"files\" of @a/b must be a string");
+    assertThatThrownBy(() -> LockfileCodec.decode(utf8(channel), "f.json"))
+        .isInstanceOf(LockfileFormatException.class)
+        .hasMessageContaining("field \"channel\" of @a/b must be a string");
+  }
+
+  @Test
+  void decode_nullOptionals_areAbsent() {
+    String text = "{\"@a/b\": {\"version\": \"1\", \"pulledAt\": \"t\", \"checksum\": null, \"files\": null}}";
+
+    LockfileEntry entry = LockfileCodec.decode(utf8(text), "f.json").entry(ExtensionName.of("@a/b")).orElseThrow();
+
+    assertThat(entry.checksum()).isEmpty();
+    assertThat(entry.files()).isEmpty();
+  }
+
+  @Test
+  void decode_oversizeInput_isRejectedWithoutParsing() {
+    byte[] big = new byte[LockfileCodec.MAX_BYTES + 1];
+
+    assertThatThrownBy(() -> LockfileCodec.decode(big, "big.json"))
+        .isInstanceOf(LockfileFormatException.class)
+        .hasMessage("Cannot read lockfile big.json: the file has " + big.length + " bytes, more than the limit of "
+            + LockfileCodec.MAX_BYTES)
+        .extracting(e -> ((TierlockException) e).code()).isEqualTo("lockfile_format");
+  }
+}

@@ -1,0 +1,167 @@
+package dev.tierlock;
+
+import dev.tierlock.spi.Datastore;
+import dev.tierlock.spi.DeleteResult;
+import dev.tierlock.spi.ObjectBody;
+import dev.tierlock.spi.ObjectKey;
+import dev.tierlock.spi.ObjectMetadata;
+import dev.tierlock.spi.ObjectStream;
+import dev.tierlock.spi.ObjectVersion;
+import dev.tierlock.spi.ReadCondition;
+import dev.tierlock.spi.ReadResult;
+import dev.tierlock.spi.StoredObject;
+import dev.tierlock.spi.WriteCondition;
+import dev.tierlock.spi.WriteResult;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * A small in-memory datastore for core's own tests (the testkit's fake remote depends on core):
+ * per-object versions {@code m1, m2, ...}, real preconditions unless told to ignore them, and a
+ * log of the keys written. Thread-safe.
+ */
+class MemoryDatastore implements Datastore {
+
+  private record Stored(byte[] bytes, ObjectVersion version, ObjectMetadata metadata) {}
+
+  private final TreeMap<ObjectKey, Stored> objects = new TreeMap<>();
+  private final List<String> writes = new ArrayList<>();
+  private long counter;
+  private boolean ignorePreconditions;
+  private boolean closed;
+
+  /** Makes the store ignore every precondition, as a broken S3-compatible store might. */
+  synchronized void ignorePreconditions() {
+    ignorePreconditions = true;
+  }
+
+  /** Returns "WRITE key condition" / "DELETE key condition" lines, in order. */
+  synchronized List<String> writes() {
+    return List.copyOf(writes);
+  }
+
+  synchronized List<ObjectKey> keys() {
+    return List.copyOf(objects.keySet());
+  }
+
+  synchronized boolean isClosed() {
+    return closed;
+  }
+
+  @Override
+  public String describe() {
+    return "memory://test";
+  }
+
+  @Override
+  public synchronized ReadResult read(ObjectKey key, ReadCondition condition) {
+    Stored s = objects.get(key);
+    if (s == null) {
+      return ReadResult.Absent.INSTANCE;
+    }
+    if (condition instanceof ReadCondition.IfNoneMatch m && m.version().equals(s.version())) {
+      return new ReadResult.NotModified(s.version());
+    }
+    return new ReadResult.Found(object(key, s), s.bytes().clone());
+  }
+
+  @Override
+  public synchronized Optional<ObjectStream> openStream(ObjectKey key) {
+    Stored s = objects.get(key);
+    if (s == null) {
+      return Optional.empty();
+    }
+    StoredObject object = object(key, s);
+    InputStream in = new ByteArrayInputStream(s.bytes().clone());
+    return Optional.of(new ObjectStream() {
+      @Override
+      public StoredObject object() {
+        return object;
+      }
+
+      @Override
+      public InputStream stream() {
+        return in;
+      }
+
+      @Override
+      public void close() {}
+    });
+  }
+
+  @Override
+  public synchronized Optional<StoredObject> stat(ObjectKey key) {
+    return Optional.ofNullable(objects.get(key)).map(s -> object(key, s));
+  }
+
+  @Override
+  public synchronized WriteResult write(ObjectKey key, ObjectBody body, WriteCondition condition, ObjectMetadata metadata) {
+    writes.add("WRITE " + key + " " + condition);
+    if (!holds(key, condition)) {
+      return WriteResult.PreconditionFailed.INSTANCE;
+    }
+    try {
+      ObjectVersion version = ObjectVersion.of("m" + (++counter));
+      objects.put(key, new Stored(body.readAllBytes(), version, metadata));
+      return new WriteResult.Written(version);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  @Override
+  public synchronized DeleteResult delete(ObjectKey key, WriteCondition condition) {
+    if (condition instanceof WriteCondition.MustNotExist) {
+      throw new IllegalArgumentException("Cannot delete with mustNotExist");
+    }
+    writes.add("DELETE " + key + " " + condition);
+    if (!objects.containsKey(key)) {
+      return DeleteResult.ABSENT;
+    }
+    if (!holds(key, condition)) {
+      return DeleteResult.PRECONDITION_FAILED;
+    }
+    objects.remove(key);
+    return DeleteResult.DELETED;
+  }
+
+  @Override
+  public synchronized List<StoredObject> list(String prefix) {
+    List<StoredObject> out = new ArrayList<>();
+    objects.forEach((k, s) -> {
+      if (k.value().startsWith(prefix)) {
+        out.add(object(k, s));
+      }
+    });
+    return out;
+  }
+
+  @Override
+  public synchronized void close() {
+    closed = true;
+  }
+
+  private boolean holds(ObjectKey key, WriteCondition condition) {
+    if (ignorePreconditions) {
+      return true;
+    }
+    Stored s = objects.get(key);
+    if (condition instanceof WriteCondition.MustNotExist) {
+      return s == null;
+    }
+    if (condition instanceof WriteCondition.MustMatch m) {
+      return s != null && s.version().equals(m.version());
+    }
+    return true;
+  }
+
+  private static StoredObject object(ObjectKey key, Stored s) {
+    return new StoredObject(key, s.version(), s.bytes().length, s.metadata());
+  }
+}

@@ -1,0 +1,354 @@
+package dev.tierlock.datastore.fs;
+
+import dev.tierlock.datastore.fs.ObjectReader.Content;
+import dev.tierlock.datastore.fs.ObjectReader.ObjectState;
+import dev.tierlock.spi.Datastore;
+import dev.tierlock.spi.DeleteResult;
+import dev.tierlock.spi.DirectAccess;
+import dev.tierlock.spi.ObjectBody;
+import dev.tierlock.spi.ObjectKey;
+import dev.tierlock.spi.ObjectMetadata;
+import dev.tierlock.spi.ObjectStream;
+import dev.tierlock.spi.ReadCondition;
+import dev.tierlock.spi.ReadResult;
+import dev.tierlock.spi.StoredObject;
+import dev.tierlock.spi.WriteCondition;
+import dev.tierlock.spi.WriteResult;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A datastore in a shared directory: each object is a plain file at {@code <root>/<key>}, so the
+ * shared lockfile is a real file that direct mode edits in place ({@link DirectAccess}).
+ *
+ * <p><b>Layout.</b> Everything else lives in the internal directory {@code <root>/.tierlock/},
+ * which is never listed and never an object: per-key lock files in {@code locks/} (also {@link
+ * #lockDirectory()}) and metadata sidecars in {@code meta/}. Keys with a {@code .tierlock}
+ * segment (any letter case), a segment shaped like a temp file, a segment over 255 bytes (a last
+ * segment over 213), or that need a file where a directory is (or the reverse: {@code a} and
+ * {@code a/b} cannot both be objects) are refused with {@link IllegalArgumentException}.
+ *
+ * <p><b>Versions</b> are a SHA-256 over the object's bytes and metadata, never its modification
+ * time, inode or size; two objects with equal bytes and metadata have equal versions. Computing
+ * one reads the whole file, so {@link #stat} and {@link #list} cost a read of every object they
+ * report.
+ *
+ * <p><b>Changes.</b> A write or delete takes the key's lock (an in-JVM permit plus an OS lock on
+ * {@code locks/<sha256 of key>.lock}, polled until the lock timeout of {@link
+ * FileSystemDatastoreOptions}), checks its precondition against the current file, stages the
+ * bytes in a temp file in the target's directory, forces it, records the metadata, moves the temp
+ * file over the target atomically, forces the directory and releases the lock. Unconditional
+ * writes are last-writer-wins. A crash at any point leaves either the old object or the new one;
+ * a temp file it leaves behind is ignored. Preconditions are atomic with respect to every writer
+ * that goes through a {@code FileSystemDatastore}: processes that replace object files by other
+ * means (direct-mode edits of the lockfile) must serialise with datastore writers of the same key
+ * themselves; an object they write reads as having no metadata.
+ *
+ * <p><b>Reads</b> take no lock: files are only ever replaced by atomic moves, so a reader sees the
+ * old bytes or the new, never a torn mix, each paired with its own metadata.
+ *
+ * <p><b>Bounds.</b> Lock waits are bounded by the lock timeout (default 10 s); a lock that stays
+ * busy is a {@link dev.tierlock.DatastoreUnavailableException}. The file operations themselves are
+ * bounded by the filesystem: mount network filesystems so that their calls time out.
+ *
+ * <p><b>Failures</b> are translated in one place: a full disk is a {@link
+ * dev.tierlock.DatastoreUnavailableException} saying so and that nothing changed; a refused
+ * permission a {@link dev.tierlock.DatastoreAccessDeniedException}; other I/O errors a {@link
+ * dev.tierlock.DatastoreUnavailableException}, or a {@link dev.tierlock.OutcomeUnknownException}
+ * when the atomic move that publishes a change (or forcing it afterwards) failed.
+ *
+ * <p><b>Providers.</b> Works on the default file system and on any NIO provider that supports
+ * {@code newByteChannel}, {@code FileChannel.open}, {@code createFile}, directory streams, {@code
+ * delete} and {@code move} with {@code ATOMIC_MOVE} and {@code REPLACE_EXISTING}. Where the
+ * provider supports {@code FileChannel} locks they exclude other processes; where it cannot lock
+ * at all, writers fall back to the in-JVM permit alone and exclude only writers in this JVM (an
+ * in-memory file system has no other processes). Forcing a directory is skipped where the provider
+ * cannot open one.
+ *
+ * <p>Thread-safe. Holds no open file or lock between calls; {@link #close()} does nothing.
+ */
+public final class FileSystemDatastore implements Datastore, DirectAccess {
+
+  private final RootLayout layout;
+  private final FileSystemDatastoreOptions options;
+  private final FileIo io;
+  private final FileSystemFailures failures;
+  private final KeyLocks locks;
+  private final ObjectReader reader;
+  private final ObjectLister lister;
+  private final ObjectWriter writer;
+
+  private FileSystemDatastore(RootLayout layout, FileSystemDatastoreOptions options, FileIo io) {
+    this.layout = layout;
+    this.options = options;
+    this.io = io;
+    this.failures = new FileSystemFailures(layout.describe());
+    this.locks = new KeyLocks(options);
+    this.reader = new ObjectReader(layout);
+    this.lister = new ObjectLister(layout, reader);
+    this.writer = new ObjectWriter(layout, reader);
+  }
+
+  /**
+   * Opens the datastore rooted at a directory with the default options, creating the directory
+   * (and its parents) if it is missing.
+   *
+   * @param root an absolute path to a directory, on any file system provider
+   * @throws IllegalArgumentException if {@code root} is relative or exists and is not a directory
+   * @throws dev.tierlock.DatastoreAccessDeniedException if the root or its internal directory
+   *     cannot be created for want of permission
+   * @throws dev.tierlock.DatastoreUnavailableException if they cannot be created otherwise
+   */
+  public static FileSystemDatastore open(Path root) {
+    return open(root, FileSystemDatastoreOptions.defaults());
+  }
+
+  /**
+   * Opens the datastore rooted at a directory, creating the directory if it is missing.
+   *
+   * @param root an absolute path to a directory, on any file system provider
+   * @param options the lock timeout, clock and sleeper
+   * @throws IllegalArgumentException if {@code root} is relative or exists and is not a directory
+   * @throws dev.tierlock.DatastoreAccessDeniedException if the root or its internal directory
+   *     cannot be created for want of permission
+   * @throws dev.tierlock.DatastoreUnavailableException if they cannot be created otherwise
+   */
+  public static FileSystemDatastore open(Path root, FileSystemDatastoreOptions options) {
+    return open(root, options, FileIo.STANDARD);
+  }
+
+  static FileSystemDatastore open(Path root, FileSystemDatastoreOptions options, FileIo io) {
+    if (!root.isAbsolute()) {
+      throw new IllegalArgumentException(
+          "Cannot open filesystem datastore at " + root + ": the root must be an absolute path");
+    }
+    if (Files.exists(root) && !Files.isDirectory(root)) {
+      throw new IllegalArgumentException(
+          "Cannot open filesystem datastore at " + root.toUri() + ": it exists and is not a directory");
+    }
+    try {
+      Files.createDirectories(root);
+      RootLayout layout = new RootLayout(root.toRealPath());
+      Files.createDirectories(layout.lockDirectory());
+      Files.createDirectories(layout.metaDirectory());
+      return new FileSystemDatastore(layout, options, io);
+    } catch (IOException | UncheckedIOException | UnsupportedOperationException | SecurityException e) {
+      throw new FileSystemFailures(root.toUri().toString()).reading("open", "filesystem datastore", e);
+    }
+  }
+
+  /** Returns the root directory (its real path, links resolved). */
+  public Path root() {
+    return layout.root();
+  }
+
+  /** Returns the options this datastore was opened with. */
+  public FileSystemDatastoreOptions options() {
+    return options;
+  }
+
+  /** Returns the root as a URI, such as {@code file:///srv/tier/}. */
+  @Override
+  public String describe() {
+    return layout.describe();
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * @throws IllegalArgumentException if the key cannot live in a filesystem datastore
+   * @throws dev.tierlock.DatastoreUnavailableException if the file cannot be read
+   * @throws dev.tierlock.DatastoreAccessDeniedException if reading it is not permitted
+   */
+  @Override
+  public ReadResult read(ObjectKey key, ReadCondition condition) {
+    Path file = layout.objectPath(key, "read");
+    Optional<Content> content = reading("read", key, () -> reader.readAll(key, file));
+    if (content.isEmpty()) {
+      return ReadResult.Absent.INSTANCE;
+    }
+    ObjectState state = content.get().state();
+    if (condition instanceof ReadCondition.IfNoneMatch ifNoneMatch && ifNoneMatch.version().equals(state.version())) {
+      return new ReadResult.NotModified(state.version());
+    }
+    return new ReadResult.Found(state.describe(key), content.get().bytes());
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The returned stream reads through a channel opened before the version was computed, so it
+   * yields exactly that version's bytes even if the object is replaced meanwhile.
+   *
+   * @throws IllegalArgumentException if the key cannot live in a filesystem datastore
+   */
+  @Override
+  public Optional<ObjectStream> openStream(ObjectKey key) {
+    Path file = layout.objectPath(key, "read");
+    return reading("read", key, () -> reader.stream(key, file));
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * @throws IllegalArgumentException if the key cannot live in a filesystem datastore
+   */
+  @Override
+  public Optional<StoredObject> stat(ObjectKey key) {
+    Path file = layout.objectPath(key, "stat");
+    return reading("stat", key, () -> reader.state(key, file)).map(state -> state.describe(key));
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * @throws IllegalArgumentException if the key cannot live in a filesystem datastore, or an
+   *     object at a key that is a prefix of {@code key} (or below {@code key}) already occupies
+   *     the path; nothing changed
+   * @throws dev.tierlock.DatastoreUnavailableException if the lock stayed busy past the timeout,
+   *     the disk is full, or the change failed before it was published; nothing changed
+   * @throws dev.tierlock.OutcomeUnknownException if publishing the change failed and it may have
+   *     happened
+   */
+  @Override
+  public WriteResult write(ObjectKey key, ObjectBody body, WriteCondition condition, ObjectMetadata metadata) {
+    Path target = layout.objectPath(key, "write");
+    refuseOccupied(key, target);
+    StagedChange change = new StagedChange(io);
+    try {
+      KeyLocks.Held lock = lock("write", key);
+      try (change; lock) {
+        return writer.write(key, target, body, condition, metadata, change);
+      }
+    } catch (IOException | UncheckedIOException | UnsupportedOperationException | SecurityException e) {
+      throw failures.changing("write", key.value(), change.phase(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw failures.interrupted("write", key.value(), e);
+    }
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Directories left empty by the delete are removed, so the key's prefixes can become objects.
+   *
+   * @throws IllegalArgumentException for {@link WriteCondition#mustNotExist()}, or a key that
+   *     cannot live in a filesystem datastore
+   * @throws dev.tierlock.DatastoreUnavailableException if the lock stayed busy past the timeout or
+   *     the delete failed before it was attempted; nothing changed
+   * @throws dev.tierlock.OutcomeUnknownException if the delete failed and may have happened
+   */
+  @Override
+  public DeleteResult delete(ObjectKey key, WriteCondition condition) {
+    if (condition instanceof WriteCondition.MustNotExist) {
+      throw new IllegalArgumentException("Cannot delete object " + key + " at " + describe()
+          + ": mustNotExist is not a delete condition (use none or mustMatch)");
+    }
+    Path target = layout.objectPath(key, "delete");
+    StagedChange change = new StagedChange(io);
+    try {
+      KeyLocks.Held lock = lock("delete", key);
+      try (change; lock) {
+        return writer.delete(key, target, condition, change);
+      }
+    } catch (IOException | UncheckedIOException | UnsupportedOperationException | SecurityException e) {
+      throw failures.changing("delete", key.value(), change.phase(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw failures.interrupted("delete", key.value(), e);
+    }
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Walks the directory tree below the root; the internal directory and temp files are never
+   * listed.
+   *
+   * @throws IllegalArgumentException if no valid key could start with {@code prefix}
+   */
+  @Override
+  public List<StoredObject> list(String prefix) {
+    ObjectKey.validatePrefix(prefix);
+    try {
+      return lister.list(prefix);
+    } catch (IOException | UncheckedIOException | UnsupportedOperationException | SecurityException e) {
+      throw failures.reading("list", "prefix \"" + prefix + "\"", e);
+    }
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * @throws IllegalArgumentException if the key cannot live in a filesystem datastore
+   */
+  @Override
+  public Path pathOf(ObjectKey key) {
+    return layout.objectPath(key, "locate");
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>This is {@code <root>/.tierlock/locks}; the per-key lock files of this datastore live there
+   * too, named by the SHA-256 of their key.
+   *
+   * @throws dev.tierlock.DatastoreUnavailableException if the directory cannot be created
+   */
+  @Override
+  public Path lockDirectory() {
+    try {
+      return Files.createDirectories(layout.lockDirectory());
+    } catch (IOException | UnsupportedOperationException | SecurityException e) {
+      throw failures.reading("create", "lock directory", e);
+    }
+  }
+
+  /** Does nothing: this datastore holds no open file or lock between calls. */
+  @Override
+  public void close() {
+    // nothing is held between calls
+  }
+
+  @Override
+  public String toString() {
+    return "FileSystemDatastore[" + describe() + "]";
+  }
+
+  private KeyLocks.Held lock(String verb, ObjectKey key) throws IOException, InterruptedException {
+    Optional<KeyLocks.Held> held = locks.acquire(layout.lockFile(key));
+    return held.orElseThrow(() -> failures.lockTimeout(verb, key.value(), options.lockTimeout()));
+  }
+
+  private void refuseOccupied(ObjectKey key, Path target) {
+    if (Files.isDirectory(target, LinkOption.NOFOLLOW_LINKS)) {
+      throw new IllegalArgumentException("Cannot write object " + key + " at " + describe()
+          + ": objects exist below it, and on a filesystem a key cannot be both an object and a directory");
+    }
+    Optional<ObjectKey> ancestor = layout.fileAncestor(key);
+    if (ancestor.isPresent()) {
+      throw new IllegalArgumentException("Cannot write object " + key + " at " + describe() + ": object "
+          + ancestor.get() + " exists, and on a filesystem a key cannot be both an object and a directory");
+    }
+  }
+
+  private <T> T reading(String verb, ObjectKey key, IoCall<T> call) {
+    try {
+      return call.run();
+    } catch (IOException | UncheckedIOException | UnsupportedOperationException | SecurityException e) {
+      throw failures.reading(verb, "object " + key, e);
+    }
+  }
+
+  /** A read step that may fail with an {@link IOException}. */
+  @FunctionalInterface
+  private interface IoCall<T> {
+    T run() throws IOException;
+  }
+}

@@ -1,0 +1,136 @@
+package dev.tierlock.datastore.fs;
+
+import dev.tierlock.DatastoreAccessDeniedException;
+import dev.tierlock.DatastoreException;
+import dev.tierlock.DatastoreUnavailableException;
+import dev.tierlock.OutcomeUnknownException;
+import java.io.IOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileSystemException;
+import java.time.Duration;
+import java.util.Locale;
+
+/**
+ * Translates every failure of the filesystem into Tierlock's datastore exceptions, in one place:
+ *
+ * <ul>
+ *   <li>a full disk or exhausted quota: {@link DatastoreUnavailableException} whose message says so
+ *       and that nothing changed (space runs out while the bytes are staged, before the target is
+ *       touched, and a rename that finds no space does not happen);
+ *   <li>{@link AccessDeniedException} or a {@link SecurityException}: {@link
+ *       DatastoreAccessDeniedException};
+ *   <li>anything else while reading, locking or staging: {@link DatastoreUnavailableException};
+ *   <li>anything else from the atomic move that publishes a change, or after it: {@link
+ *       OutcomeUnknownException}, since the change may be visible.
+ * </ul>
+ *
+ * Messages read {@code Cannot <verb> object <key> at <root>: <reason>} and keep the cause.
+ * Immutable and thread-safe.
+ */
+final class FileSystemFailures {
+
+  /** How far a change got when it failed; decides whether the outcome can be unknown. */
+  enum Phase {
+    /** Locking, reading the current object, staging bytes: the target is untouched. */
+    PREPARE,
+    /** The atomic move (or delete) that publishes the change was attempted and may have happened. */
+    COMMIT,
+    /** The change happened; forcing it to disk (or tidying up after it) failed. */
+    DURABLE
+  }
+
+  private final String root;
+
+  FileSystemFailures(String root) {
+    this.root = root;
+  }
+
+  /**
+   * Translates a failure of a call that changes nothing (a read, stat, list, or opening the root).
+   *
+   * @param verb what was being done ({@code read}, {@code list} ...)
+   * @param what the object named in the message ({@code object config/x}, {@code prefix config/})
+   */
+  DatastoreException reading(String verb, String what, Exception e) {
+    String prefix = "Cannot " + verb + " " + what + " at " + root + ": ";
+    if (isAccessDenied(e)) {
+      return new DatastoreAccessDeniedException(prefix + "access denied (" + detail(e) + ")", e);
+    }
+    return new DatastoreUnavailableException(prefix + detail(e), e);
+  }
+
+  /**
+   * Translates a failure of a write or delete.
+   *
+   * @param verb {@code write} or {@code delete}
+   * @param key the key the change was for
+   * @param phase how far the change got
+   */
+  DatastoreException changing(String verb, String key, Phase phase, Exception e) {
+    String prefix = "Cannot " + verb + " object " + key + " at " + root + ": ";
+    if (isDiskFull(e) && phase != Phase.DURABLE) {
+      return new DatastoreUnavailableException(prefix + "the disk is full (" + detail(e)
+          + "); nothing changed, the object is untouched; free some space and retry", e);
+    }
+    if (isAccessDenied(e) && phase != Phase.DURABLE) {
+      return new DatastoreAccessDeniedException(prefix + "access denied (" + detail(e) + "); nothing changed", e);
+    }
+    if (e instanceof AtomicMoveNotSupportedException) {
+      return new DatastoreUnavailableException(prefix
+          + "this filesystem cannot replace a file atomically, so it cannot hold a datastore; nothing changed", e);
+    }
+    return switch (phase) {
+      case PREPARE -> new DatastoreUnavailableException(prefix + detail(e) + "; nothing changed", e);
+      case COMMIT -> new OutcomeUnknownException(prefix + "the atomic " + (verb.equals("delete") ? "delete" : "move")
+          + " failed and may have happened (" + detail(e) + "); read the object back before deciding", e);
+      case DURABLE -> new OutcomeUnknownException(prefix + "the change is visible but forcing it to disk failed ("
+          + detail(e) + "); it may not survive a crash, read the object back before deciding", e);
+    };
+  }
+
+  /** Returns the failure of a change whose key lock stayed busy past the deadline; nothing changed. */
+  DatastoreUnavailableException lockTimeout(String verb, String key, Duration waited) {
+    return new DatastoreUnavailableException("Cannot " + verb + " object " + key + " at " + root
+        + ": its lock stayed held by another writer for " + waited + " (the lock timeout); nothing changed", null);
+  }
+
+  /** Returns the failure of a change whose wait for the key lock was interrupted; nothing changed. */
+  DatastoreUnavailableException interrupted(String verb, String key, InterruptedException e) {
+    return new DatastoreUnavailableException("Cannot " + verb + " object " + key + " at " + root
+        + ": interrupted while waiting for its lock; nothing changed", e);
+  }
+
+  /**
+   * Returns whether a failure (or any of its causes) reports a full disk or an exhausted quota:
+   * {@code ENOSPC}, {@code EDQUOT}, or Windows' "not enough space on the disk".
+   */
+  static boolean isDiskFull(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      String text = t instanceof FileSystemException fse && fse.getReason() != null
+          ? fse.getReason() + " " + t.getMessage()
+          : String.valueOf(t.getMessage());
+      String lower = text.toLowerCase(Locale.ROOT);
+      if (t instanceof IOException && (lower.contains("no space left") || lower.contains("enospc")
+          || lower.contains("disk quota exceeded") || lower.contains("edquot")
+          || lower.contains("not enough space on the disk"))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean isAccessDenied(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof AccessDeniedException || t instanceof SecurityException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static String detail(Throwable e) {
+    String message = e.getMessage();
+    return e.getClass().getSimpleName() + (message == null ? "" : ": " + message);
+  }
+}

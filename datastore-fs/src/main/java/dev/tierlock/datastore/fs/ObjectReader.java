@@ -1,0 +1,225 @@
+package dev.tierlock.datastore.fs;
+
+import dev.tierlock.spi.ObjectKey;
+import dev.tierlock.spi.ObjectMetadata;
+import dev.tierlock.spi.ObjectStream;
+import dev.tierlock.spi.ObjectVersion;
+import dev.tierlock.spi.StoredObject;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.SeekableByteChannel;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.util.Arrays;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Reads objects without taking their lock. Writers replace a file by an atomic move, never in
+ * place, so a channel opened on an object keeps seeing one content whole; the metadata sidecar is
+ * read before and after the open, and the open is retried when it changed in between, so the
+ * content is always paired with the metadata it was written with. The version is computed from
+ * the bytes read through that channel. Stateless apart from the layout; thread-safe.
+ */
+final class ObjectReader {
+
+  /** Sidecar changes tolerated during one open before the read gives up. */
+  static final int MAX_ATTEMPTS = 16;
+
+  private static final int MAX_WHOLE_READ = Integer.MAX_VALUE - 8;
+
+  private final RootLayout layout;
+
+  ObjectReader(RootLayout layout) {
+    this.layout = layout;
+  }
+
+  /**
+   * What is known of an object from one read of its bytes.
+   *
+   * @param contentDigest lowercase hex SHA-256 of the bytes
+   * @param size the number of bytes
+   * @param metadata the metadata recorded for those bytes (empty when none is)
+   * @param version the version over bytes and metadata
+   */
+  record ObjectState(String contentDigest, long size, ObjectMetadata metadata, ObjectVersion version) {
+
+    StoredObject describe(ObjectKey key) {
+      return new StoredObject(key, version, size, metadata);
+    }
+  }
+
+  /**
+   * The bytes of an object and what is known of it.
+   *
+   * @param state the object's state
+   * @param bytes the bytes
+   */
+  record Content(ObjectState state, byte[] bytes) {}
+
+  /** Reads a whole object, or returns empty when there is none. */
+  Optional<Content> readAll(ObjectKey key, Path file) throws IOException {
+    Optional<Opened> opened = open(key, file);
+    if (opened.isEmpty()) {
+      return Optional.empty();
+    }
+    try (Opened o = opened.get()) {
+      if (o.channel.size() > MAX_WHOLE_READ) {
+        throw new IOException("the object holds " + o.channel.size() + " bytes, too many to read whole; stream it");
+      }
+      byte[] bytes = Channels.newInputStream(o.channel).readAllBytes();
+      String digest = Digests.sha256Hex(bytes);
+      return Optional.of(new Content(o.state(digest, bytes.length), bytes));
+    }
+  }
+
+  /** Hashes an object without keeping its bytes, or returns empty when there is none. */
+  Optional<ObjectState> state(ObjectKey key, Path file) throws IOException {
+    Optional<Opened> opened = open(key, file);
+    if (opened.isEmpty()) {
+      return Optional.empty();
+    }
+    try (Opened o = opened.get()) {
+      return Optional.of(o.hash());
+    }
+  }
+
+  /**
+   * Opens a download: hashes the object through an open channel, then rewinds that channel, so
+   * the stream yields exactly the bytes the version describes even if a writer replaces the file.
+   */
+  Optional<ObjectStream> stream(ObjectKey key, Path file) throws IOException {
+    Optional<Opened> opened = open(key, file);
+    if (opened.isEmpty()) {
+      return Optional.empty();
+    }
+    Opened o = opened.get();
+    try {
+      ObjectState state = o.hash();
+      o.channel.position(0);
+      return Optional.of(new ChannelObjectStream(state.describe(key), o.channel));
+    } catch (IOException | RuntimeException e) {
+      try {
+        o.close();
+      } catch (IOException closing) {
+        e.addSuppressed(closing);
+      }
+      throw e;
+    }
+  }
+
+  private Optional<Opened> open(ObjectKey key, Path file) throws IOException {
+    Path sidecar = layout.sidecar(key);
+    for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      byte[] before = readSidecar(sidecar);
+      @Nullable SeekableByteChannel channel = openObject(key, file);
+      if (channel == null) {
+        return Optional.empty();
+      }
+      byte[] after;
+      try {
+        after = readSidecar(sidecar);
+      } catch (IOException | RuntimeException e) {
+        channel.close();
+        throw e;
+      }
+      if (Arrays.equals(before, after)) {
+        return Optional.of(new Opened(channel, Sidecar.parse(after)));
+      }
+      channel.close();
+    }
+    throw new IOException("its metadata kept changing while it was opened (" + MAX_ATTEMPTS + " attempts)");
+  }
+
+  private @Nullable SeekableByteChannel openObject(ObjectKey key, Path file) throws IOException {
+    if (Files.isDirectory(file)) {
+      return null; // only a prefix of other objects
+    }
+    try {
+      return Files.newByteChannel(file, StandardOpenOption.READ);
+    } catch (NoSuchFileException e) {
+      return null;
+    } catch (FileSystemException e) {
+      if (layout.fileAncestor(key).isPresent() || Files.isDirectory(file)) {
+        return null; // "not a directory" below a file, or a directory that appeared meanwhile
+      }
+      throw e;
+    }
+  }
+
+  private static byte[] readSidecar(Path sidecar) throws IOException {
+    try {
+      return Files.readAllBytes(sidecar);
+    } catch (NoSuchFileException e) {
+      return new byte[0];
+    }
+  }
+
+  /** An object channel fixed on one content, and the sidecar read around its opening. */
+  private static final class Opened implements AutoCloseable {
+    final SeekableByteChannel channel;
+    final Sidecar sidecar;
+
+    Opened(SeekableByteChannel channel, Sidecar sidecar) {
+      this.channel = channel;
+      this.sidecar = sidecar;
+    }
+
+    ObjectState state(String digest, long size) {
+      ObjectMetadata metadata = sidecar.metadataOf(digest).orElse(ObjectMetadata.EMPTY);
+      return new ObjectState(digest, size, metadata, Digests.version(digest, metadata));
+    }
+
+    ObjectState hash() throws IOException {
+      MessageDigest digest = Digests.sha256();
+      ByteBuffer buffer = ByteBuffer.allocate(64 * 1024);
+      long size = 0;
+      for (int n = channel.read(buffer); n >= 0; n = channel.read(buffer)) {
+        buffer.flip();
+        size += buffer.remaining();
+        digest.update(buffer);
+        buffer.clear();
+      }
+      return state(Digests.hex(digest), size);
+    }
+
+    @Override
+    public void close() throws IOException {
+      channel.close();
+    }
+  }
+
+  /** A download over an open channel. Not thread-safe. */
+  private static final class ChannelObjectStream implements ObjectStream {
+    private final StoredObject object;
+    private final SeekableByteChannel channel;
+    private final InputStream stream;
+
+    ChannelObjectStream(StoredObject object, SeekableByteChannel channel) {
+      this.object = object;
+      this.channel = channel;
+      this.stream = Channels.newInputStream(channel);
+    }
+
+    @Override
+    public StoredObject object() {
+      return object;
+    }
+
+    @Override
+    public InputStream stream() {
+      return stream;
+    }
+
+    @Override
+    public void close() throws IOException {
+      channel.close();
+    }
+  }
+}

@@ -1,0 +1,133 @@
+package dev.tierlock.datastore.fs;
+
+import dev.tierlock.AtomicFileWriter;
+import dev.tierlock.datastore.fs.FileSystemFailures.Phase;
+import dev.tierlock.datastore.fs.ObjectReader.ObjectState;
+import dev.tierlock.datastore.fs.StagedChange.Staged;
+import dev.tierlock.spi.DeleteResult;
+import dev.tierlock.spi.ObjectBody;
+import dev.tierlock.spi.ObjectKey;
+import dev.tierlock.spi.ObjectMetadata;
+import dev.tierlock.spi.WriteCondition;
+import dev.tierlock.spi.WriteResult;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.security.DigestInputStream;
+import java.security.MessageDigest;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The part of a write or delete that runs while the key's lock is held: reads the current object,
+ * checks the precondition against it, then stages and publishes the change through a {@link
+ * StagedChange}, which records how far it got. The caller takes the lock and translates failures.
+ *
+ * <p>A write stages the bytes first (learning their digest), then the metadata sidecar with the
+ * metadata of both the current and the new content, moves the sidecar in, and publishes by moving
+ * the bytes in. When the bytes equal the current ones only the metadata changes, and moving the
+ * sidecar in is the publish. A write with no metadata to a key that never had any skips the
+ * sidecar. A delete removes the file (the publish), then the sidecar, then directories it left
+ * empty. Stateless apart from its collaborators; thread-safe.
+ */
+final class ObjectWriter {
+
+  private final RootLayout layout;
+  private final ObjectReader reader;
+
+  ObjectWriter(RootLayout layout, ObjectReader reader) {
+    this.layout = layout;
+    this.reader = reader;
+  }
+
+  /**
+   * Writes under the held lock.
+   *
+   * @return the new version, or a precondition failure when nothing changed
+   * @throws IOException if a step fails; {@code change} tells how far it got
+   * @throws IllegalArgumentException if the body yields another length than it declares
+   */
+  WriteResult write(ObjectKey key, Path target, ObjectBody body, WriteCondition condition,
+      ObjectMetadata metadata, StagedChange change) throws IOException {
+    @Nullable ObjectState current = reader.state(key, target).orElse(null);
+    if (!holds(condition, current)) {
+      return WriteResult.PreconditionFailed.INSTANCE;
+    }
+    MessageDigest digest = Digests.sha256();
+    Staged bytes;
+    try (InputStream in = new DigestInputStream(body.open(), digest)) {
+      bytes = change.stage(target, in);
+    }
+    if (bytes.size() != body.size()) {
+      throw new IllegalArgumentException("Cannot write object " + key + " at " + layout.describe()
+          + ": the body declared " + body.size() + " bytes but yielded " + bytes.size() + "; nothing changed");
+    }
+    String contentDigest = Digests.hex(digest);
+    Map<String, ObjectMetadata> known = new LinkedHashMap<>();
+    boolean sameBytes = current != null && current.contentDigest().equals(contentDigest);
+    if (current != null && !sameBytes) {
+      known.put(current.contentDigest(), current.metadata());
+    }
+    known.put(contentDigest, metadata);
+    Path sidecar = layout.sidecar(key);
+    if (metadata.values().isEmpty() && !Files.exists(sidecar)) {
+      // no metadata now or before: there is nothing to record, and no stale entry to replace
+      change.publish(bytes, target);
+      return new WriteResult.Written(Digests.version(contentDigest, metadata));
+    }
+    Staged record = change.stage(sidecar, new ByteArrayInputStream(Sidecar.encode(key, known)));
+    if (sameBytes) {
+      // only the metadata changes: publishing the sidecar is the change
+      change.discard(bytes);
+      change.publish(record, sidecar);
+    } else {
+      // the sidecar learns the new content first, so readers pair it with the right metadata
+      change.install(record, sidecar);
+      change.publish(bytes, target);
+    }
+    return new WriteResult.Written(Digests.version(contentDigest, metadata));
+  }
+
+  /**
+   * Deletes under the held lock.
+   *
+   * @return what happened
+   * @throws IOException if a step fails; {@code change} tells how far it got
+   */
+  DeleteResult delete(ObjectKey key, Path target, WriteCondition condition, StagedChange change)
+      throws IOException {
+    @Nullable ObjectState current = reader.state(key, target).orElse(null);
+    if (current == null) {
+      return DeleteResult.ABSENT;
+    }
+    if (!holds(condition, current)) {
+      return DeleteResult.PRECONDITION_FAILED;
+    }
+    change.enter(Phase.COMMIT);
+    try {
+      Files.delete(target);
+    } catch (NoSuchFileException e) {
+      return DeleteResult.ABSENT; // removed by something that does not take our lock
+    }
+    change.enter(Phase.DURABLE);
+    AtomicFileWriter.forceDirectory(target.getParent());
+    Files.deleteIfExists(layout.sidecar(key));
+    StagedChange.pruneEmpty(target.getParent(), layout.root());
+    return DeleteResult.DELETED;
+  }
+
+  /** Returns whether the condition holds for the current object ({@code null} when there is none). */
+  private static boolean holds(WriteCondition condition, @Nullable ObjectState current) {
+    if (condition instanceof WriteCondition.MustNotExist) {
+      return current == null;
+    }
+    if (condition instanceof WriteCondition.MustMatch mustMatch) {
+      return current != null && current.version().equals(mustMatch.version());
+    }
+    return true;
+  }
+}

@@ -1,0 +1,179 @@
+package dev.tierlock.datastore.fs;
+
+import dev.tierlock.spi.ObjectKey;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Where everything lives under a datastore root: objects as plain files at {@code <root>/<key>},
+ * and, in the internal directory {@code <root>/.tierlock/} that is never an object, the per-key
+ * lock files ({@code locks/<sha256 of key>.lock}) and metadata sidecars ({@code meta/<sha256 of
+ * key>.meta}). Refuses keys that cannot live on a filesystem beside that layout. Immutable.
+ */
+final class RootLayout {
+
+  /** The name of the internal directory; reserved as a key segment in any letter case. */
+  static final String INTERNAL = ".tierlock";
+
+  /** The longest file name (in UTF-8 bytes) most filesystems accept. */
+  static final int MAX_SEGMENT_BYTES = 255;
+
+  /**
+   * The longest last segment: a temp file beside the object is named {@code .<name>.<uuid>.tmp},
+   * 42 bytes longer, and must fit too.
+   */
+  static final int MAX_NAME_BYTES = MAX_SEGMENT_BYTES - 42;
+
+  private static final Pattern TEMP =
+      Pattern.compile("\\..+\\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\\.tmp");
+
+  private final Path root;
+  private final String describe;
+  private final Path internal;
+  private final Path locks;
+  private final Path meta;
+
+  RootLayout(Path root) {
+    this.root = root;
+    this.describe = root.toUri().toString();
+    this.internal = root.resolve(INTERNAL);
+    this.locks = internal.resolve("locks");
+    this.meta = internal.resolve("meta");
+  }
+
+  Path root() {
+    return root;
+  }
+
+  /** Returns the root as a URI, for messages. */
+  String describe() {
+    return describe;
+  }
+
+  Path internal() {
+    return internal;
+  }
+
+  Path lockDirectory() {
+    return locks;
+  }
+
+  Path metaDirectory() {
+    return meta;
+  }
+
+  /** Returns the lock file that guards changes to {@code key}. */
+  Path lockFile(ObjectKey key) {
+    return locks.resolve(Digests.ofKey(key.value()) + ".lock");
+  }
+
+  /** Returns the metadata sidecar of {@code key}. */
+  Path sidecar(ObjectKey key) {
+    return meta.resolve(Digests.ofKey(key.value()) + ".meta");
+  }
+
+  /**
+   * Returns the file of the object at {@code key}.
+   *
+   * @param verb what the caller is doing, for the message ({@code read}, {@code write} ...)
+   * @throws IllegalArgumentException if the key names the internal directory, has a segment that
+   *     looks like a temp file or is too long for a file name, or is not a valid path here
+   */
+  Path objectPath(ObjectKey key, String verb) {
+    String[] segments = key.value().split("/");
+    Path path = root;
+    for (int i = 0; i < segments.length; i++) {
+      String segment = segments[i];
+      String problem = problemWith(segment, i == segments.length - 1);
+      if (problem != null) {
+        throw refused(verb, key, problem, null);
+      }
+      try {
+        path = path.resolve(segment);
+      } catch (InvalidPathException e) {
+        throw refused(verb, key, "it is not a valid file name on this filesystem (" + e.getReason() + ")", e);
+      }
+    }
+    if (!path.startsWith(root) || path.getNameCount() != root.getNameCount() + segments.length) {
+      throw refused(verb, key, "it does not resolve to a file below the root", null);
+    }
+    return path;
+  }
+
+  /**
+   * Returns the key of the nearest ancestor of {@code key} that exists as a regular file: on a
+   * filesystem a file cannot also be a directory, so no object can exist below it.
+   */
+  Optional<ObjectKey> fileAncestor(ObjectKey key) {
+    String value = key.value();
+    for (int slash = value.indexOf('/'); slash >= 0; slash = value.indexOf('/', slash + 1)) {
+      ObjectKey ancestor = ObjectKey.of(value.substring(0, slash));
+      Path path;
+      try {
+        path = objectPath(ancestor, "read");
+      } catch (IllegalArgumentException e) {
+        return Optional.empty();
+      }
+      if (Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS)) {
+        return Optional.of(ancestor);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Returns the key a file below the root holds, or empty for files that are not objects: the
+   * internal directory, temp files, and names that are not valid keys.
+   */
+  Optional<ObjectKey> keyOf(Path file) {
+    Path relative = root.relativize(file);
+    StringBuilder key = new StringBuilder();
+    for (int i = 0; i < relative.getNameCount(); i++) {
+      String segment = relative.getName(i).toString();
+      if (problemWith(segment, i == relative.getNameCount() - 1) != null) {
+        return Optional.empty();
+      }
+      if (i > 0) {
+        key.append('/');
+      }
+      key.append(segment);
+    }
+    return ObjectKey.isValid(key.toString()) ? Optional.of(ObjectKey.of(key.toString())) : Optional.empty();
+  }
+
+  /** Returns whether a file name is that of a temp file a write stages its bytes in. */
+  static boolean isTemp(String fileName) {
+    return TEMP.matcher(fileName).matches();
+  }
+
+  private static String problemWith(String segment, boolean last) {
+    if (segment.toLowerCase(Locale.ROOT).equals(INTERNAL)) {
+      return "the segment " + INTERNAL + " is reserved for the datastore's internal files";
+    }
+    if (isTemp(segment)) {
+      return "the segment \"" + segment + "\" has the form of a temp file (.<name>.<uuid>.tmp)";
+    }
+    int bytes = segment.getBytes(StandardCharsets.UTF_8).length;
+    if (bytes > MAX_SEGMENT_BYTES || (last && bytes > MAX_NAME_BYTES)) {
+      return "a segment is at most " + MAX_SEGMENT_BYTES + " bytes of UTF-8, and the last one at most "
+          + MAX_NAME_BYTES + " (room for its temp file), got " + bytes;
+    }
+    return null;
+  }
+
+  private IllegalArgumentException refused(String verb, ObjectKey key, String reason, @Nullable Exception cause) {
+    IllegalArgumentException e = new IllegalArgumentException(
+        "Cannot " + verb + " object " + key + " at " + describe + ": " + reason);
+    if (cause != null) {
+      e.initCause(cause);
+    }
+    return e;
+  }
+}

@@ -1,0 +1,125 @@
+package dev.tierlock.datastore.fs;
+
+import dev.tierlock.spi.ObjectBody;
+import dev.tierlock.spi.ObjectKey;
+import dev.tierlock.spi.ObjectMetadata;
+import dev.tierlock.spi.ReadCondition;
+import dev.tierlock.spi.ReadResult;
+import dev.tierlock.spi.WriteCondition;
+import dev.tierlock.spi.WriteResult;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The program {@link ChildJvm} runs in a second JVM, so that tests can race, crash and hold locks
+ * from another process. Modes:
+ *
+ * <ul>
+ *   <li>{@code race <root> <label> <keys> <increments>}: prints {@code ready}, waits for a line,
+ *       then runs {@link #createAll} and {@link #increment}, printing {@code won <i>} per key won
+ *       and {@code increments <n>};
+ *   <li>{@code crash <root> <key> <content> <commit id> object|meta}: writes the object and halts
+ *       the JVM (exit code 42) just before it moves the object file, or the metadata file, in;
+ *   <li>{@code hold <root> <key>}: takes the key's lock, prints {@code locked}, waits for a line,
+ *       releases it and prints {@code released}.
+ * </ul>
+ */
+final class ChildProcess {
+
+  /** The exit code of a simulated crash. */
+  static final int CRASHED = 42;
+
+  /** The key every racer increments. */
+  static final ObjectKey COUNTER = ObjectKey.of("race/counter");
+
+  private ChildProcess() {}
+
+  public static void main(String[] args) throws IOException, InterruptedException {
+    BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    Path root = Path.of(args[1]);
+    switch (args[0]) {
+      case "race" -> {
+        FileSystemDatastore store = FileSystemDatastore.open(root);
+        System.out.println("ready");
+        System.out.flush();
+        stdin.readLine();
+        for (int won : createAll(store, args[2], Integer.parseInt(args[3]))) {
+          System.out.println("won " + won);
+        }
+        System.out.println("increments " + increment(store, args[2], Integer.parseInt(args[4])));
+      }
+      case "crash" -> {
+        ObjectKey key = ObjectKey.of(args[2]);
+        Path object = root.toRealPath().resolve(key.value());
+        boolean atMeta = args[5].equals("meta");
+        FileIo crashing = new FileIo() {
+          @Override
+          public void move(Path temp, Path target) throws IOException {
+            if (atMeta ? target.getParent().getFileName().toString().equals("meta") : target.equals(object)) {
+              System.out.println("crashing");
+              System.out.flush();
+              Runtime.getRuntime().halt(CRASHED);
+            }
+            FileIo.STANDARD.move(temp, target);
+          }
+        };
+        FileSystemDatastore store = FileSystemDatastore.open(root, FileSystemDatastoreOptions.defaults(), crashing);
+        store.write(key, ObjectBody.of(args[3].getBytes(StandardCharsets.UTF_8)), WriteCondition.none(),
+            ObjectMetadata.of(ObjectMetadata.COMMIT_ID, args[4]));
+        System.out.println("did not crash");
+      }
+      case "hold" -> {
+        RootLayout layout = new RootLayout(root.toRealPath());
+        KeyLocks locks = new KeyLocks(FileSystemDatastoreOptions.defaults());
+        KeyLocks.Held held = locks.acquire(layout.lockFile(ObjectKey.of(args[2]))).orElseThrow();
+        try (held) {
+          System.out.println("locked");
+          System.out.flush();
+          stdin.readLine();
+        }
+        System.out.println("released");
+      }
+      default -> throw new IllegalArgumentException("unknown mode " + args[0]);
+    }
+    System.out.flush();
+  }
+
+  /**
+   * Tries to create {@code race/k<i>} for every i below {@code keys}, each holding {@code label},
+   * create-only; returns the indexes this racer won.
+   */
+  static List<Integer> createAll(FileSystemDatastore store, String label, int keys) {
+    List<Integer> won = new ArrayList<>();
+    for (int i = 0; i < keys; i++) {
+      WriteResult result = store.write(ObjectKey.of("race/k" + i), ObjectBody.of(label.getBytes(StandardCharsets.UTF_8)),
+          WriteCondition.mustNotExist(), ObjectMetadata.EMPTY);
+      if (result instanceof WriteResult.Written) {
+        won.add(i);
+      }
+    }
+    return won;
+  }
+
+  /**
+   * Adds one to the number in {@link #COUNTER} by read and compare-and-swap until {@code times}
+   * additions landed (at most 100,000 attempts); returns how many landed.
+   */
+  static int increment(FileSystemDatastore store, String label, int times) {
+    int landed = 0;
+    for (int attempt = 0; landed < times && attempt < 100_000; attempt++) {
+      ReadResult.Found found = (ReadResult.Found) store.read(COUNTER, ReadCondition.always());
+      long next = Long.parseLong(new String(found.bytes(), StandardCharsets.UTF_8)) + 1;
+      WriteResult result = store.write(COUNTER, ObjectBody.of(Long.toString(next).getBytes(StandardCharsets.UTF_8)),
+          WriteCondition.mustMatch(found.object().version()), ObjectMetadata.of("tierlock-holder", label));
+      if (result instanceof WriteResult.Written) {
+        landed++;
+      }
+    }
+    return landed;
+  }
+}

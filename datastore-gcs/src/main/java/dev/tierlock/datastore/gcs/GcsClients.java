@@ -1,0 +1,57 @@
+package dev.tierlock.datastore.gcs;
+
+import com.google.api.gax.retrying.RetrySettings;
+import com.google.cloud.http.HttpTransportOptions;
+import com.google.cloud.storage.Storage;
+import com.google.cloud.storage.StorageOptions;
+import java.time.Duration;
+
+/**
+ * The two clients a {@link GcsDatastore} works through, both built from one {@link StorageOptions}
+ * (same credentials, endpoint, project, transport and headers) with Tierlock's deadline and retry
+ * settings on top:
+ *
+ * <ul>
+ *   <li>{@code reads} (get, download, list): the options' retries, bounded by the call timeout in
+ *       total, each attempt by the call timeout;
+ *   <li>{@code changes} (write, delete): <b>exactly one attempt</b> ({@code maxAttempts = 1}), so a
+ *       412 can only be the answer to the one request this call sent, never to a retry of a request
+ *       that had landed. Retrying is left to Tierlock's core, which can tell its own landed write
+ *       from a peer's by the commit id.
+ * </ul>
+ *
+ * <p>On the HTTP transport both clients' connect and read timeouts are the call timeout. Closing
+ * closes both (they are Tierlock's own), never the client the options came from.
+ */
+record GcsClients(Storage reads, Storage changes) {
+
+  /** Builds the two clients. */
+  static GcsClients derive(StorageOptions options, Duration callTimeout) {
+    RetrySettings base = options.getRetrySettings();
+    RetrySettings reads = base.toBuilder()
+        .setTotalTimeoutDuration(callTimeout)
+        .setInitialRpcTimeoutDuration(callTimeout)
+        .setMaxRpcTimeoutDuration(callTimeout)
+        .build();
+    RetrySettings changes = reads.toBuilder().setMaxAttempts(1).build();
+    return new GcsClients(build(options, reads, callTimeout), build(options, changes, callTimeout));
+  }
+
+  private static Storage build(StorageOptions options, RetrySettings retry, Duration callTimeout) {
+    StorageOptions.Builder builder = options.toBuilder().setRetrySettings(retry);
+    if (options.getTransportOptions() instanceof HttpTransportOptions http) {
+      int millis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, callTimeout.toMillis()));
+      builder.setTransportOptions(http.toBuilder().setConnectTimeout(millis).setReadTimeout(millis).build());
+    }
+    return builder.build().getService();
+  }
+
+  /** Closes both clients. */
+  void close() throws Exception {
+    try {
+      reads.close();
+    } finally {
+      changes.close();
+    }
+  }
+}

@@ -1,0 +1,317 @@
+package dev.tierlock.datastore.gcs;
+
+import com.google.api.gax.paging.Page;
+import com.google.cloud.ReadChannel;
+import com.google.cloud.storage.Blob;
+import com.google.cloud.storage.BlobId;
+import com.google.cloud.storage.BlobInfo;
+import com.google.cloud.storage.Storage;
+import com.google.cloud.storage.StorageException;
+import com.google.cloud.storage.StorageOptions;
+import dev.tierlock.DatastoreUnavailableException;
+import dev.tierlock.datastore.gcs.GcsErrorTranslator.Answer;
+import dev.tierlock.datastore.gcs.GcsErrorTranslator.Call;
+import dev.tierlock.spi.Datastore;
+import dev.tierlock.spi.DeleteResult;
+import dev.tierlock.spi.ObjectBody;
+import dev.tierlock.spi.ObjectKey;
+import dev.tierlock.spi.ObjectMetadata;
+import dev.tierlock.spi.ObjectStream;
+import dev.tierlock.spi.ObjectVersion;
+import dev.tierlock.spi.ReadCondition;
+import dev.tierlock.spi.ReadResult;
+import dev.tierlock.spi.StoredObject;
+import dev.tierlock.spi.WriteCondition;
+import dev.tierlock.spi.WriteResult;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A {@link Datastore} on Google Cloud Storage, through {@code google-cloud-storage}. Versions are
+ * object generations (decimal text); every precondition is a generation precondition checked by
+ * GCS atomically with the change: create-only is {@code ifGenerationMatch=0}, compare-and-swap and
+ * conditional delete are {@code ifGenerationMatch=N}, and a read conditional on a version it
+ * already holds is {@code ifGenerationNotMatch=N}, which answers 304 without a download. Keys live
+ * under {@code gs://bucket/prefix/}; the prefix is applied exactly once.
+ *
+ * <p><b>Retry honesty.</b> The client library retries writes that carry a generation precondition,
+ * so a 412 may answer a retry of an attempt that had already landed: the writer's own write would
+ * be reported as a conflict. This datastore therefore sends writes and deletes through a client
+ * derived from the caller's options with exactly one attempt ({@code maxAttempts = 1}): a 412 it
+ * reports as {@link WriteResult.PreconditionFailed} or {@link DeleteResult#PRECONDITION_FAILED}
+ * answers the only request the call sent. A lost answer, a timeout or a 5xx on a change is an
+ * {@link dev.tierlock.OutcomeUnknownException}, which Tierlock's core resolves by reading the commit
+ * id back. As a second guard, a 412 whose exception shows an earlier attempt is reported as outcome
+ * unknown, never as "nothing changed". Reads, stats, listings and downloads keep the client's
+ * retries.
+ *
+ * <p><b>Rate.</b> GCS accepts about one write per second to one object name; beyond that it answers
+ * 429 (or 503). A 429 surfaces as {@link DatastoreUnavailableException} whose message says
+ * "throttled"; Tierlock's transaction backs off with jitter within its deadline, and batching
+ * changes into one publish keeps the write rate to the shared lockfile low.
+ *
+ * <p><b>Deadlines.</b> Every request is bounded by the call timeout (default {@value
+ * #DEFAULT_CALL_TIMEOUT_SECONDS} s): the read retries stop after it in total, and on the HTTP
+ * transport each request's connect and read timeouts are set to it. A read takes two requests
+ * (metadata, then the bytes of that generation), a not-modified read one.
+ *
+ * <p><b>Clients.</b> Built from a caller's {@link Storage} ({@link #of(Storage, String, String)}),
+ * whose options (credentials, endpoint, project, transport) are reused for the datastore's own two
+ * clients; the caller's client is never closed. Or opened by URI through {@link
+ * GcsDatastoreProvider} ({@code gs://bucket/prefix}, Application Default Credentials). Thread-safe.
+ */
+public final class GcsDatastore implements Datastore {
+
+  /** The default call timeout, in seconds. */
+  public static final long DEFAULT_CALL_TIMEOUT_SECONDS = 30;
+
+  /** The default bound of every request. */
+  public static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofSeconds(DEFAULT_CALL_TIMEOUT_SECONDS);
+
+  /** Bodies up to this many bytes go in one multipart request; larger ones in a resumable upload. */
+  static final long ONE_REQUEST_LIMIT = 8L * 1024 * 1024;
+
+  private static final int LIST_PAGE_SIZE = 1000;
+  private static final int READ_ATTEMPTS = 3;
+
+  private final GcsLocation location;
+  private final GcsClients clients;
+  private final Duration callTimeout;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private GcsDatastore(GcsLocation location, GcsClients clients, Duration callTimeout) {
+    this.location = location;
+    this.clients = clients;
+    this.callTimeout = callTimeout;
+  }
+
+  /**
+   * Returns a datastore on {@code gs://bucket/prefix} that uses the options of {@code storage} with
+   * the {@linkplain #DEFAULT_CALL_TIMEOUT default call timeout}.
+   *
+   * @param storage the caller's client; its options are reused, it is never closed
+   * @param bucket the bucket name
+   * @param prefix the key prefix, empty or segments joined by {@code /} (a leading or trailing
+   *     {@code /} is dropped)
+   * @throws IllegalArgumentException if the bucket name or the prefix is invalid
+   */
+  public static GcsDatastore of(Storage storage, String bucket, String prefix) {
+    return of(storage, bucket, prefix, DEFAULT_CALL_TIMEOUT);
+  }
+
+  /**
+   * Returns a datastore on {@code gs://bucket/prefix} that uses the options of {@code storage}.
+   *
+   * @param storage the caller's client; its options are reused, it is never closed
+   * @param bucket the bucket name
+   * @param prefix the key prefix, empty or segments joined by {@code /}
+   * @param callTimeout the bound of every request, positive
+   * @throws IllegalArgumentException if the bucket, the prefix or the timeout is invalid
+   */
+  public static GcsDatastore of(Storage storage, String bucket, String prefix, Duration callTimeout) {
+    return fromOptions(storage.getOptions(), GcsLocation.of(bucket, prefix), callTimeout);
+  }
+
+  static GcsDatastore fromOptions(StorageOptions options, GcsLocation location, Duration callTimeout) {
+    if (callTimeout.isNegative() || callTimeout.isZero()) {
+      throw new IllegalArgumentException("Cannot use call timeout " + callTimeout + " for " + location
+          + ": it must be positive");
+    }
+    return new GcsDatastore(location, GcsClients.derive(options, callTimeout), callTimeout);
+  }
+
+  /** Returns the bound of every request this datastore makes. */
+  public Duration callTimeout() {
+    return callTimeout;
+  }
+
+  @Override
+  public String describe() {
+    return location.toString();
+  }
+
+  @Override
+  public ReadResult read(ObjectKey key, ReadCondition condition) {
+    BlobId id = blobId(key);
+    String action = "read object " + key + " in " + location;
+    @Nullable Long notMatch = condition instanceof ReadCondition.IfNoneMatch ifNoneMatch
+        ? generationOf(ifNoneMatch.version()) : null;
+    for (int attempt = 1; ; attempt++) {
+      Blob blob;
+      try {
+        blob = notMatch == null ? clients.reads().get(id)
+            : clients.reads().get(id, Storage.BlobGetOption.generationNotMatch(notMatch));
+      } catch (StorageException e) {
+        Answer answer = GcsErrorTranslator.answer(e, Call.READ);
+        if (answer == Answer.NOT_MODIFIED && notMatch != null) {
+          return new ReadResult.NotModified(((ReadCondition.IfNoneMatch) condition).version());
+        }
+        if (answer == Answer.NOT_FOUND) {
+          return ReadResult.Absent.INSTANCE;
+        }
+        throw GcsErrorTranslator.failure(e, Call.READ, action);
+      }
+      if (blob == null) {
+        return ReadResult.Absent.INSTANCE;
+      }
+      long generation = blob.getGeneration();
+      try {
+        byte[] bytes = clients.reads().readAllBytes(BlobId.of(location.bucket(), id.getName(), generation));
+        return new ReadResult.Found(stored(key, blob, bytes.length), bytes);
+      } catch (StorageException e) {
+        if (GcsErrorTranslator.answer(e, Call.READ) != Answer.NOT_FOUND) {
+          throw GcsErrorTranslator.failure(e, Call.READ, action);
+        }
+        if (attempt == READ_ATTEMPTS) {
+          throw new DatastoreUnavailableException("Cannot " + action + ": the object was replaced between its"
+              + " metadata and its bytes " + READ_ATTEMPTS + " times in a row", e);
+        }
+      }
+    }
+  }
+
+  @Override
+  public Optional<ObjectStream> openStream(ObjectKey key) {
+    Optional<Blob> blob = metadata(key, "open a download of object " + key + " in " + location);
+    if (blob.isEmpty()) {
+      return Optional.empty();
+    }
+    Blob found = blob.get();
+    ReadChannel channel = clients.reads().reader(BlobId.of(location.bucket(), found.getName(), found.getGeneration()));
+    return Optional.of(new GcsObjectStream(stored(key, found, found.getSize()), channel, location.toString()));
+  }
+
+  @Override
+  public Optional<StoredObject> stat(ObjectKey key) {
+    return metadata(key, "stat object " + key + " in " + location).map(blob -> stored(key, blob, blob.getSize()));
+  }
+
+  @Override
+  public WriteResult write(ObjectKey key, ObjectBody body, WriteCondition condition, ObjectMetadata metadata) {
+    String action = "write object " + key + " in " + location;
+    @Nullable Long generationMatch;
+    if (condition instanceof WriteCondition.MustMatch mustMatch) {
+      generationMatch = generationOf(mustMatch.version());
+      if (generationMatch == null) {
+        return WriteResult.PreconditionFailed.INSTANCE; // no GCS object ever has a non-numeric generation
+      }
+    } else {
+      generationMatch = condition == WriteCondition.mustNotExist() ? Long.valueOf(0) : null;
+    }
+    BlobInfo info = BlobInfo.newBuilder(blobId(key))
+        .setContentType("application/octet-stream")
+        .setMetadata(metadata.values())
+        .build();
+    try {
+      Blob written = GcsUploads.upload(clients.changes(), info, body, generationMatch, action);
+      return new WriteResult.Written(ObjectVersion.of(Long.toString(written.getGeneration())));
+    } catch (StorageException e) {
+      if (GcsErrorTranslator.answer(e, Call.CHANGE) == Answer.PRECONDITION_FAILED) {
+        return WriteResult.PreconditionFailed.INSTANCE;
+      }
+      throw GcsErrorTranslator.failure(e, Call.CHANGE, action);
+    }
+  }
+
+  @Override
+  public DeleteResult delete(ObjectKey key, WriteCondition condition) {
+    String action = "delete object " + key + " in " + location;
+    if (condition == WriteCondition.mustNotExist()) {
+      throw new IllegalArgumentException("Cannot " + action + ": mustNotExist is not a delete condition");
+    }
+    BlobId id = blobId(key);
+    try {
+      boolean deleted;
+      if (condition instanceof WriteCondition.MustMatch mustMatch) {
+        Long generation = generationOf(mustMatch.version());
+        if (generation == null) {
+          return metadata(key, action).isPresent() ? DeleteResult.PRECONDITION_FAILED : DeleteResult.ABSENT;
+        }
+        deleted = clients.changes().delete(id, Storage.BlobSourceOption.generationMatch(generation));
+      } else {
+        deleted = clients.changes().delete(id);
+      }
+      return deleted ? DeleteResult.DELETED : DeleteResult.ABSENT;
+    } catch (StorageException e) {
+      Answer answer = GcsErrorTranslator.answer(e, Call.CHANGE);
+      if (answer == Answer.PRECONDITION_FAILED) {
+        return DeleteResult.PRECONDITION_FAILED;
+      }
+      if (answer == Answer.NOT_FOUND) {
+        return DeleteResult.ABSENT;
+      }
+      throw GcsErrorTranslator.failure(e, Call.CHANGE, action);
+    }
+  }
+
+  @Override
+  public List<StoredObject> list(String prefix) {
+    String keyPrefix = ObjectKey.validatePrefix(prefix);
+    String action = "list prefix \"" + keyPrefix + "\" in " + location;
+    List<StoredObject> out = new ArrayList<>();
+    try {
+      Page<Blob> page = clients.reads().list(location.bucket(),
+          Storage.BlobListOption.prefix(location.listingPrefix(keyPrefix)),
+          Storage.BlobListOption.pageSize(LIST_PAGE_SIZE));
+      for (Blob blob : page.iterateAll()) {
+        location.keyOf(blob.getName()).ifPresent(key -> out.add(stored(key, blob, blob.getSize())));
+      }
+    } catch (StorageException e) {
+      throw GcsErrorTranslator.failure(e, Call.READ, action);
+    }
+    out.sort(Comparator.comparing(StoredObject::key));
+    return List.copyOf(out);
+  }
+
+  /**
+   * Closes the datastore's own clients; the caller's client is left open. Idempotent.
+   *
+   * @throws DatastoreUnavailableException if a client fails to close
+   */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      clients.close();
+    } catch (Exception e) {
+      throw new DatastoreUnavailableException("Cannot close the GCS datastore " + location + ": " + e.getMessage(), e);
+    }
+  }
+
+  private Optional<Blob> metadata(ObjectKey key, String action) {
+    try {
+      return Optional.ofNullable(clients.reads().get(blobId(key)));
+    } catch (StorageException e) {
+      if (GcsErrorTranslator.answer(e, Call.READ) == Answer.NOT_FOUND) {
+        return Optional.empty();
+      }
+      throw GcsErrorTranslator.failure(e, Call.READ, action);
+    }
+  }
+
+  private BlobId blobId(ObjectKey key) {
+    return BlobId.of(location.bucket(), location.objectName(key));
+  }
+
+  private static StoredObject stored(ObjectKey key, Blob blob, long size) {
+    return new StoredObject(key, ObjectVersion.of(Long.toString(blob.getGeneration())), size,
+        GcsUploads.metadataOf(blob.getMetadata()));
+  }
+
+  /** Returns the generation a version names, or null when it is not a generation at all. */
+  private static @Nullable Long generationOf(ObjectVersion version) {
+    try {
+      long generation = Long.parseLong(version.value());
+      return generation > 0 ? generation : null;
+    } catch (NumberFormatException e) {
+      return null;
+    }
+  }
+}

@@ -1,0 +1,110 @@
+package dev.tierlock.datastore.s3;
+
+import java.io.InputStream;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import org.gaul.s3proxy.S3ErrorCode;
+import org.gaul.s3proxy.S3ProxyException;
+import org.gaul.s3proxy.blobstore.BlobStore;
+import org.gaul.s3proxy.blobstore.ForwardingBlobStore;
+import org.jspecify.annotations.Nullable;
+import software.amazon.awssdk.services.s3.model.DeleteObjectRequest;
+import software.amazon.awssdk.services.s3.model.DeleteObjectResponse;
+import software.amazon.awssdk.services.s3.model.HeadObjectRequest;
+import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
+import software.amazon.awssdk.services.s3.model.PutObjectRequest;
+import software.amazon.awssdk.services.s3.model.PutObjectResponse;
+
+/**
+ * The blob store S3Proxy serves one request from: the shared in-memory store, with conditional
+ * writes and deletes made atomic per key.
+ *
+ * <p>S3Proxy emulates {@code If-Match} for its in-memory store as "read, compare, then write" in
+ * its request handler, so two racing compare-and-swap writers can both win. This wrapper takes a
+ * per-key lock around every write and delete and checks {@code If-Match} again under it; for a
+ * conditional delete (which the handler checks and then passes on unconditioned) it checks that the
+ * object still has the ETag the handler saw. S3Proxy asks a fresh instance per request (through its
+ * blob store locator), which is what ties the handler's look to the delete that follows it.
+ *
+ * <p>Per bucket it can also behave like a broken store ({@link ServerState.Mode#IGNORE_PRECONDITIONS})
+ * or inject one answer ({@link ServerState#failNextWrite}).
+ */
+final class AtomicConditionsBlobStore extends ForwardingBlobStore {
+
+  private final ServerState state;
+  /** What the handler saw of each key during this request: bucket/key to ETag (null: absent). */
+  private final Map<String, Optional<String>> seen = new HashMap<>();
+
+  AtomicConditionsBlobStore(BlobStore delegate, ServerState state) {
+    super(delegate);
+    this.state = state;
+  }
+
+  @Override
+  public PutObjectResponse putBlob(PutObjectRequest request, InputStream input) {
+    String bucket = request.bucket();
+    if (state.mode(bucket) == ServerState.Mode.IGNORE_PRECONDITIONS) {
+      return delegate().putBlob(request.toBuilder().ifNoneMatch(null).ifMatch(null).build(), input);
+    }
+    Object lock = state.lockFor(bucket, request.key());
+    synchronized (lock) {
+      state.takeWriteFault(bucket, ServerState.Phase.BEFORE_APPLY).ifPresent(fault -> {
+        throw fault;
+      });
+      if (request.ifMatch() != null) {
+        requireETag(bucket, request.key(), request.ifMatch());
+      }
+      PutObjectResponse response = delegate().putBlob(request, input);
+      state.takeWriteFault(bucket, ServerState.Phase.AFTER_APPLY).ifPresent(fault -> {
+        throw fault;
+      });
+      return response;
+    }
+  }
+
+  @Override
+  public @Nullable HeadObjectResponse blobMetadataIfPresent(HeadObjectRequest request) {
+    HeadObjectResponse response = super.blobMetadataIfPresent(request);
+    seen.put(request.bucket() + "/" + request.key(), Optional.ofNullable(response).map(HeadObjectResponse::eTag));
+    return response;
+  }
+
+  @Override
+  public DeleteObjectResponse removeBlob(DeleteObjectRequest request) {
+    String bucket = request.bucket();
+    if (state.mode(bucket) == ServerState.Mode.IGNORE_PRECONDITIONS) {
+      return delegate().removeBlob(request.toBuilder().ifMatch(null).build());
+    }
+    Object lock = state.lockFor(bucket, request.key());
+    synchronized (lock) {
+      String expected = request.ifMatch();
+      Optional<String> handlerSaw = seen.get(bucket + "/" + request.key());
+      if (expected == null && handlerSaw != null) {
+        // the handler looked first: this is a conditional delete, answered as AWS does
+        expected = handlerSaw.orElseThrow(() -> new S3ProxyException(S3ErrorCode.NO_SUCH_KEY));
+      }
+      if (expected != null) {
+        requireETag(bucket, request.key(), expected);
+      }
+      return delegate().removeBlob(request.toBuilder().ifMatch(null).build());
+    }
+  }
+
+  private void requireETag(String bucket, String key, String expected) {
+    HeadObjectResponse current = delegate().blobMetadataIfPresent(bucket, key);
+    if (current == null) {
+      throw new S3ProxyException(S3ErrorCode.NO_SUCH_KEY);
+    }
+    if (!unquoted(current.eTag()).equals(unquoted(expected))) {
+      throw new S3ProxyException(S3ErrorCode.PRECONDITION_FAILED);
+    }
+  }
+
+  private static String unquoted(@Nullable String eTag) {
+    if (eTag == null) {
+      return "";
+    }
+    return eTag.length() >= 2 && eTag.startsWith("\"") && eTag.endsWith("\"") ? eTag.substring(1, eTag.length() - 1) : eTag;
+  }
+}

@@ -1,0 +1,30 @@
+package dev.tierlock.datastore.s3;
+
+import dev.tierlock.spi.Datastore;
+import dev.tierlock.testkit.DatastoreContract;
+import dev.tierlock.testkit.DatastoreFeature;
+import java.util.EnumSet;
+import java.util.Set;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** The datastore contract against the real S3 server, each test on a fresh bucket. */
+@ExtendWith(S3ServerExtension.class)
+class S3DatastoreContractTest extends DatastoreContract {
+
+  private final S3TestBucket bucket;
+
+  S3DatastoreContractTest(S3TestBucket bucket) {
+    this.bucket = bucket;
+  }
+
+  @Override
+  protected Datastore createDatastore() {
+    return bucket.datastore("contract");
+  }
+
+  /** Every feature: 304 reads, atomic conditional deletes, metadata, ABSENT on deletes, paging. */
+  @Override
+  protected Set<DatastoreFeature> features() {
+    return EnumSet.allOf(DatastoreFeature.class);
+  }
+}

@@ -1,0 +1,55 @@
+package dev.tierlock.testkit;
+
+/**
+ * Optional behaviours a datastore may lack, declared by a {@link DatastoreContract} subclass. The
+ * contract tests a declared feature for its full behaviour and an absent one for the documented
+ * fallback below: nothing is skipped silently. Everything not listed here (create-only and
+ * compare-and-swap writes, atomic under concurrency; unconditional writes and deletes; listing;
+ * downloads; stat) is required of every datastore.
+ */
+public enum DatastoreFeature {
+
+  /**
+   * A read conditional on the current version answers {@link
+   * dev.tierlock.spi.ReadResult.NotModified} without a body. <b>Absent:</b> it answers {@link
+   * dev.tierlock.spi.ReadResult.Found} with the same version and bytes (correct, only not cheaper).
+   */
+  NOT_MODIFIED_READS,
+
+  /**
+   * Deletes conditional on a version are atomic. <b>Absent:</b> a delete with {@link
+   * dev.tierlock.spi.WriteCondition#mustMatch} throws {@link dev.tierlock.DatastoreUnsafeException}
+   * and deletes nothing; unconditional deletes still work.
+   */
+  CONDITIONAL_DELETE,
+
+  /**
+   * User metadata is stored with each write and returned by reads, downloads, stats and listings.
+   * <b>Absent:</b> a write with non-empty metadata throws {@link IllegalArgumentException} and
+   * writes nothing; objects report empty metadata.
+   */
+  USER_METADATA,
+
+  /**
+   * An unconditional delete of a missing key reports {@link dev.tierlock.spi.DeleteResult#ABSENT}.
+   * <b>Absent:</b> it may report {@link dev.tierlock.spi.DeleteResult#DELETED} instead (S3 answers
+   * 204 either way); it still changes nothing.
+   */
+  DELETE_REPORTS_ABSENT,
+
+  /**
+   * The contract lists 1,100 objects, more than one page of S3 (1,000) or GCS listings. <b>Absent:</b>
+   * it lists 60 objects, which keeps a slow store's contract run short; paging is then not
+   * exercised.
+   */
+  PAGINATION_AT_SCALE,
+
+  /**
+   * A key can name an object and also be a prefix of other objects' keys at once ({@code a/b} and
+   * {@code a/b/c}), as on S3 and GCS. Absent (a filesystem, where {@code a/b} is either a file or a
+   * directory): writing a key that would need a file where a directory is, or the reverse, throws
+   * {@link IllegalArgumentException} whose message starts "Cannot write" and names the key, and
+   * changes nothing.
+   */
+  OBJECT_AND_PREFIX_KEYS
+}

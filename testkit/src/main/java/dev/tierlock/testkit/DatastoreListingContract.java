@@ -1,0 +1,217 @@
+package dev.tierlock.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tierlock.spi.DeleteResult;
+import dev.tierlock.spi.ObjectBody;
+import dev.tierlock.spi.ObjectKey;
+import dev.tierlock.spi.ObjectMetadata;
+import dev.tierlock.spi.ObjectStream;
+import dev.tierlock.spi.ObjectVersion;
+import dev.tierlock.spi.StoredObject;
+import dev.tierlock.spi.WriteCondition;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+/** The listings, downloads, stats and key spellings of the {@link DatastoreContract}. */
+abstract class DatastoreListingContract extends DatastoreReadWriteContract {
+
+  private static final int LARGE_OBJECT_BYTES = 3 * 1024 * 1024;
+
+  @Test
+  public final void list_emptyStore_returnsNothing() {
+    assertThat(store().list("")).isEmpty();
+    assertThat(store().list("config/")).isEmpty();
+  }
+
+  @Test
+  public final void list_prefix_returnsNestedKeysSortedWithTheirStat() {
+    boolean both = has(DatastoreFeature.OBJECT_AND_PREFIX_KEYS);
+    List<String> keys = both
+        ? List.of("b/a", "a/b/c/d", "ab", "a/c.json", "a-b", "a/b", "a/b/c")
+        : List.of("b/a", "a/b/c/d", "ab", "a/c.json", "a-b", "a/b/e", "a/b/c/f");
+    for (String k : keys) {
+      create(key(k), "content of " + k);
+    }
+
+    List<StoredObject> listed = store().list("a/");
+
+    assertThat(listed).extracting(o -> o.key().value()).containsExactlyElementsOf(both
+        ? List.of("a/b", "a/b/c", "a/b/c/d", "a/c.json")
+        : List.of("a/b/c/d", "a/b/c/f", "a/b/e", "a/c.json"));
+    for (StoredObject object : listed) {
+      assertThat(store().stat(object.key())).contains(object);
+      assertThat(object.size()).isEqualTo(utf8("content of " + object.key()).length);
+    }
+  }
+
+  @Test
+  public final void list_prefixInsideASegment_matchesByText() {
+    for (String k : List.of("config/push.json", "configs/a.json", "config/pulled.json", "config/pull/x.json")) {
+      create(key(k), k);
+    }
+
+    assertThat(store().list("config/pull")).extracting(o -> o.key().value())
+        .containsExactly("config/pull/x.json", "config/pulled.json");
+    assertThat(store().list("config")).extracting(o -> o.key().value())
+        .containsExactly("config/pull/x.json", "config/pulled.json", "config/push.json", "configs/a.json");
+    assertThat(store().list("config/pulled.json")).extracting(o -> o.key().value())
+        .containsExactly("config/pulled.json");
+    assertThat(store().list("config/pulled.json/")).isEmpty();
+  }
+
+  @Test
+  public final void list_emptyPrefix_returnsEveryObjectSortedWithVersions() {
+    List<StoredObject> expected = new ArrayList<>();
+    List<String> keys = has(DatastoreFeature.OBJECT_AND_PREFIX_KEYS)
+        ? List.of("z.json", "m/n/o", "a", "m/n", "0-first")
+        : List.of("z.json", "m/n/o", "a", "m/p", "0-first");
+    for (String k : keys) {
+      expected.add(new StoredObject(key(k), create(key(k), k + "!"), utf8(k + "!").length, ObjectMetadata.EMPTY));
+    }
+    expected.sort((x, y) -> x.key().compareTo(y.key()));
+
+    assertThat(store().list("")).containsExactlyElementsOf(expected);
+  }
+
+  @Test
+  public final void write_keyThatIsAlsoAPrefix_isStoredOrRefusedAsDeclared() {
+    ObjectKey parent = key("nest/a");
+    ObjectKey child = key("nest/a/b");
+    ObjectKey other = key("nest/c/d");
+    create(parent, "parent");
+    create(other, "other");
+
+    if (has(DatastoreFeature.OBJECT_AND_PREFIX_KEYS)) {
+      create(child, "child");
+      create(key("nest/c"), "c");
+      assertThat(store().list("nest/")).extracting(o -> o.key().value())
+          .containsExactly("nest/a", "nest/a/b", "nest/c", "nest/c/d");
+      return;
+    }
+    for (ObjectKey clash : List.of(child, key("nest/c"))) {
+      assertThatThrownBy(() -> store().write(clash, ObjectBody.of(utf8("x")), WriteCondition.mustNotExist(), ObjectMetadata.EMPTY))
+          .as("key %s", clash)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageStartingWith("Cannot write")
+          .hasMessageContaining(clash.value());
+    }
+    assertThat(store().list("nest/")).extracting(o -> o.key().value()).containsExactly("nest/a", "nest/c/d");
+    assertThat(content(parent)).contains("parent");
+  }
+
+  @Test
+  public final void list_invalidPrefix_throwsAndNamesIt() {
+    for (String prefix : List.of("/config", "config//x", "a/../b", "bad\\prefix")) {
+      assertThatThrownBy(() -> store().list(prefix))
+          .as("prefix %s", prefix)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageStartingWith("Cannot list prefix")
+          .hasMessageContaining(prefix);
+    }
+  }
+
+  @Test
+  public final void list_manyObjects_returnsEveryObjectInOrder() {
+    int count = has(DatastoreFeature.PAGINATION_AT_SCALE) ? 1100 : 60;
+    for (int i = count - 1; i >= 0; i--) {
+      put(key(String.format("many/%05d", i)), Integer.toString(i));
+    }
+    put(key("manx"), "outside the prefix");
+
+    List<StoredObject> listed = store().list("many/");
+
+    assertThat(listed).hasSize(count);
+    for (int i = 0; i < count; i++) {
+      assertThat(listed.get(i).key().value()).isEqualTo(String.format("many/%05d", i));
+      assertThat(listed.get(i).size()).isEqualTo(Integer.toString(i).length());
+    }
+    assertThat(store().list("")).hasSize(count + 1);
+  }
+
+  @Test
+  public final void openStream_largeObject_knowsSizeFirstAndYieldsSameBytes() throws IOException {
+    byte[] bytes = new byte[LARGE_OBJECT_BYTES];
+    new SplittableRandom(20260101).nextBytes(bytes);
+    ObjectKey archive = key("archives/@acme/tool/1.2.3.tar.gz");
+    ObjectVersion version = written(store().write(archive, ObjectBody.of(bytes), WriteCondition.mustNotExist(), ObjectMetadata.EMPTY));
+
+    Optional<ObjectStream> download = store().openStream(archive);
+
+    assertThat(download).isPresent();
+    try (ObjectStream stream = download.get()) {
+      assertThat(stream.object()).isEqualTo(new StoredObject(archive, version, LARGE_OBJECT_BYTES, ObjectMetadata.EMPTY));
+      try (InputStream in = stream.stream()) {
+        assertThat(in.readAllBytes()).isEqualTo(bytes);
+      }
+    }
+  }
+
+  @Test
+  public final void openStream_absentKey_returnsEmpty() {
+    create(key("archives/other.tar.gz"), "other");
+
+    assertThat(store().openStream(key("archives/missing.tar.gz"))).isEmpty();
+  }
+
+  @Test
+  public final void openStream_afterReplace_yieldsTheNewVersion() throws IOException {
+    ObjectKey k = key("archives/replaced.bin");
+    ObjectVersion second = replace(k, create(k, "old bytes"), "new bytes");
+
+    Optional<ObjectStream> download = store().openStream(k);
+
+    assertThat(download).isPresent();
+    try (ObjectStream stream = download.get()) {
+      assertThat(stream.object().version()).isEqualTo(second);
+      assertThat(stream.stream().readAllBytes()).isEqualTo(utf8("new bytes"));
+    }
+  }
+
+  @Test
+  public final void stat_followsEveryChange() {
+    ObjectKey k = key("config/stat.json");
+    assertThat(store().stat(k)).isEmpty();
+
+    ObjectVersion first = create(k, "12345");
+    assertThat(store().stat(k)).contains(new StoredObject(k, first, 5, ObjectMetadata.EMPTY));
+
+    ObjectVersion second = replace(k, first, "123");
+    assertThat(store().stat(k)).contains(new StoredObject(k, second, 3, ObjectMetadata.EMPTY));
+
+    assertThat(store().delete(k, WriteCondition.none())).isEqualTo(DeleteResult.DELETED);
+    assertThat(store().stat(k)).isEmpty();
+  }
+
+  @Test
+  public final void write_keysWithAtSignsSpacesAndUnicode_roundTrip() {
+    List<String> keys = List.of(
+        "config/@scope/ext/sub.json",
+        "archives/@acme/tool@1.2.3.tar.gz",
+        "unicode/\u00e9-\u00fc-\u00df/\u65e5\u672c\u8a9e.json",
+        "emoji/\ud83d\ude00.txt",
+        "odd/a b+c%20d=e&f#g~h.json",
+        "odd/'quoted' (1) [2] {3} $4 !5 ,6 ;7.json");
+    List<ObjectKey> sorted = new ArrayList<>();
+    for (String k : keys) {
+      ObjectVersion version = create(key(k), "value of " + k);
+      assertHolds(key(k), "value of " + k, version);
+      sorted.add(key(k));
+    }
+    sorted.sort(null);
+
+    assertThat(store().list("")).extracting(StoredObject::key).containsExactlyElementsOf(sorted);
+    assertThat(store().list("unicode/\u00e9")).extracting(StoredObject::key).containsExactly(key(keys.get(2)));
+    assertThat(store().list("config/@scope/")).extracting(StoredObject::key).containsExactly(key(keys.get(0)));
+    for (String k : keys) {
+      assertThat(store().delete(key(k), WriteCondition.none())).as("delete of %s", k).isEqualTo(DeleteResult.DELETED);
+      assertAbsent(key(k));
+    }
+  }
+}

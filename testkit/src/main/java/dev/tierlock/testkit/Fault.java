@@ -1,0 +1,30 @@
+package dev.tierlock.testkit;
+
+/**
+ * What an injected fault does to one call of a {@link FaultyDatastore}. Every fault throws one of
+ * the exceptions the {@link dev.tierlock.spi.Datastore} contract allows, so code under test sees
+ * exactly what a real backend would report.
+ */
+public enum Fault {
+  /** The call is not applied; it throws {@link dev.tierlock.DatastoreUnavailableException}. */
+  UNAVAILABLE,
+  /**
+   * The call is not applied; it throws {@link dev.tierlock.DatastoreUnavailableException} whose
+   * message says the store throttled it (HTTP 429, or 503 SlowDown on S3).
+   */
+  THROTTLED,
+  /** The call is not applied; it throws {@link dev.tierlock.DatastoreAccessDeniedException}. */
+  ACCESS_DENIED,
+  /**
+   * The call is not applied, but the caller cannot know that: a write or delete throws {@link
+   * dev.tierlock.OutcomeUnknownException}, a read, stat, list or download throws {@link
+   * dev.tierlock.DatastoreUnavailableException}.
+   */
+  TIMEOUT_BEFORE_APPLY,
+  /**
+   * The call <em>is</em> applied, then its answer is lost: a write or delete throws {@link
+   * dev.tierlock.OutcomeUnknownException} although it landed (or failed its precondition); a read,
+   * stat, list or download throws {@link dev.tierlock.DatastoreUnavailableException} after reading.
+   */
+  LOSE_RESPONSE
+}

@@ -1,0 +1,253 @@
+package dev.tierlock.testkit;
+
+import dev.tierlock.Sleeper;
+import dev.tierlock.spi.ObjectKey;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The fault controls of one {@link FaultyDatastore} (or {@link FakeRemote}). Thread-safe; every
+ * one-shot fault and hook is consumed by the calls in the order they reach it.
+ *
+ * <p>Each call of the datastore goes through these steps, in this order:
+ *
+ * <ol>
+ *   <li>{@link #offline()}: the call fails at once as {@code FAULT:OFFLINE}, consuming nothing;
+ *   <li>{@link #latency}: the call sleeps through the injected {@link Sleeper}; a latency above the
+ *       call timeout fails it as {@link Fault#TIMEOUT_BEFORE_APPLY};
+ *   <li>{@link #beforeNext}: the earliest registered matching hook is removed and run;
+ *   <li>{@link #failNext}: the earliest registered matching one-shot fault is consumed and decides
+ *       the outcome;
+ *   <li>otherwise the call reaches the wrapped store ({@link #corruptNextRead} and {@link
+ *       #breakNextStream} then alter what it returns).
+ * </ol>
+ *
+ * <p>A key predicate never matches a {@link DatastoreOperation#LIST} call (a listing has a prefix,
+ * not a key); the overloads without a predicate match every call of the operation.
+ */
+public final class Faults {
+
+  private final List<FaultRule> faults = new ArrayList<>();
+  private final List<HookRule> hooks = new ArrayList<>();
+  private final List<StreamRule> streamBreaks = new ArrayList<>();
+  private final List<Predicate<ObjectKey>> corruptions = new ArrayList<>();
+  private @Nullable Latency latency;
+  private boolean offline;
+
+  Faults() {}
+
+  /**
+   * Makes the next {@code times} calls of {@code operation} fail with {@code fault}.
+   *
+   * @return this
+   * @throws IllegalArgumentException if {@code times} is not positive
+   */
+  public Faults failNext(DatastoreOperation operation, int times, Fault fault) {
+    return add(operation, null, times, fault);
+  }
+
+  /**
+   * Makes the next {@code times} calls of {@code operation} whose key matches {@code which} fail
+   * with {@code fault}; other calls pass. Never matches a listing.
+   *
+   * @return this
+   * @throws IllegalArgumentException if {@code times} is not positive
+   */
+  public Faults failNext(DatastoreOperation operation, Predicate<ObjectKey> which, int times, Fault fault) {
+    return add(operation, which, times, fault);
+  }
+
+  /** Makes every call fail as unavailable ({@code FAULT:OFFLINE}) until {@link #online()}. Returns this. */
+  public synchronized Faults offline() {
+    offline = true;
+    return this;
+  }
+
+  /** Ends {@link #offline()}; pending one-shot faults and hooks stay. Returns this. */
+  public synchronized Faults online() {
+    offline = false;
+    return this;
+  }
+
+  /**
+   * Registers a one-shot hook: the next call of {@code operation} whose key matches {@code which}
+   * runs {@code hook} on the calling thread just before the call goes on (after latency, before
+   * one-shot faults). The hook is removed before it runs, so calls it makes itself through the same
+   * store do not trigger it again; it may advance a {@link TestClock} and let a peer act, which is
+   * how a test pauses a lock holder past its ttl. An exception thrown by the hook propagates out of
+   * the call, which then does not reach the store. Hooks for the same call fire one per call, in
+   * registration order. {@link FakeRemoteExtension} fails a test that leaves a hook unconsumed.
+   *
+   * @return this
+   */
+  public synchronized Faults beforeNext(DatastoreOperation operation, Predicate<ObjectKey> which, Runnable hook) {
+    hooks.add(new HookRule(operation, which, hook));
+    return this;
+  }
+
+  /**
+   * Makes every later call first sleep {@code perCall} through {@code sleeper} (a {@link
+   * TestClock#sleeper()} advances a clock instead of sleeping); when {@code perCall} is longer than
+   * {@code callTimeout} the call then fails as {@link Fault#TIMEOUT_BEFORE_APPLY}. Replaces any
+   * earlier latency.
+   *
+   * @return this
+   * @throws IllegalArgumentException if a duration is negative
+   */
+  public synchronized Faults latency(Duration perCall, Sleeper sleeper, Duration callTimeout) {
+    if (perCall.isNegative() || callTimeout.isNegative()) {
+      throw new IllegalArgumentException(
+          "Cannot inject latency " + perCall + " with timeout " + callTimeout + ": durations are never negative");
+    }
+    latency = new Latency(perCall, sleeper, callTimeout);
+    return this;
+  }
+
+  /**
+   * Makes the next download ({@link DatastoreOperation#OPEN_STREAM}) of a key matching {@code
+   * which} open normally and then break: its stream yields the first {@code afterBytes} bytes and
+   * then throws {@link java.io.IOException}, as a connection reset midway would.
+   *
+   * @return this
+   * @throws IllegalArgumentException if {@code afterBytes} is negative
+   */
+  public synchronized Faults breakNextStream(Predicate<ObjectKey> which, long afterBytes) {
+    if (afterBytes < 0) {
+      throw new IllegalArgumentException("Cannot break a stream after " + afterBytes + " bytes: the count is never negative");
+    }
+    streamBreaks.add(new StreamRule(which, afterBytes));
+    return this;
+  }
+
+  /**
+   * Makes the next {@link DatastoreOperation#READ} or {@link DatastoreOperation#OPEN_STREAM} of a
+   * key matching {@code which} yield the object's bytes with the last byte's bits flipped (same
+   * length, same version), as a corrupting proxy would. A read of an empty object neither uses nor
+   * consumes it.
+   *
+   * @return this
+   */
+  public synchronized Faults corruptNextRead(Predicate<ObjectKey> which) {
+    corruptions.add(which);
+    return this;
+  }
+
+  /** Removes every pending fault, hook, stream break, corruption and latency, and goes online. */
+  public synchronized void clear() {
+    faults.clear();
+    hooks.clear();
+    streamBreaks.clear();
+    corruptions.clear();
+    latency = null;
+    offline = false;
+  }
+
+  /** Returns how many {@link #beforeNext} hooks have not run yet. */
+  public synchronized int pendingHooks() {
+    return hooks.size();
+  }
+
+  /** Returns a description of every one-shot fault, hook, stream break and corruption not consumed yet. */
+  public synchronized List<String> pending() {
+    List<String> out = new ArrayList<>();
+    faults.forEach(f -> out.add("failNext(" + f.operation + ", " + f.remaining + " x " + f.fault + ")"));
+    hooks.forEach(h -> out.add("beforeNext(" + h.operation + ")"));
+    streamBreaks.forEach(s -> out.add("breakNextStream(after " + s.afterBytes + " bytes)"));
+    corruptions.forEach(c -> out.add("corruptNextRead()"));
+    return List.copyOf(out);
+  }
+
+  private synchronized Faults add(
+      DatastoreOperation operation, @Nullable Predicate<ObjectKey> which, int times, Fault fault) {
+    if (times < 1) {
+      throw new IllegalArgumentException(
+          "Cannot inject fault " + fault + " into " + operation + ": times must be positive, got " + times);
+    }
+    faults.add(new FaultRule(operation, which, fault, times));
+    return this;
+  }
+
+  synchronized boolean isOffline() {
+    return offline;
+  }
+
+  synchronized Optional<Latency> currentLatency() {
+    return Optional.ofNullable(latency);
+  }
+
+  synchronized Optional<Runnable> takeHook(DatastoreOperation operation, @Nullable ObjectKey key) {
+    for (Iterator<HookRule> it = hooks.iterator(); it.hasNext(); ) {
+      HookRule rule = it.next();
+      if (rule.operation == operation && key != null && rule.which.test(key)) {
+        it.remove();
+        return Optional.of(rule.hook);
+      }
+    }
+    return Optional.empty();
+  }
+
+  synchronized Optional<Fault> takeFault(DatastoreOperation operation, @Nullable ObjectKey key) {
+    for (Iterator<FaultRule> it = faults.iterator(); it.hasNext(); ) {
+      FaultRule rule = it.next();
+      boolean matches = rule.operation == operation && (rule.which == null || (key != null && rule.which.test(key)));
+      if (matches) {
+        if (--rule.remaining == 0) {
+          it.remove();
+        }
+        return Optional.of(rule.fault);
+      }
+    }
+    return Optional.empty();
+  }
+
+  synchronized long takeStreamBreak(ObjectKey key) {
+    for (Iterator<StreamRule> it = streamBreaks.iterator(); it.hasNext(); ) {
+      StreamRule rule = it.next();
+      if (rule.which.test(key)) {
+        it.remove();
+        return rule.afterBytes;
+      }
+    }
+    return -1;
+  }
+
+  synchronized boolean takeCorruption(ObjectKey key) {
+    for (Iterator<Predicate<ObjectKey>> it = corruptions.iterator(); it.hasNext(); ) {
+      if (it.next().test(key)) {
+        it.remove();
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** An injected latency. */
+  record Latency(Duration perCall, Sleeper sleeper, Duration callTimeout) {
+    boolean timesOut() {
+      return perCall.compareTo(callTimeout) > 0;
+    }
+  }
+
+  private static final class FaultRule {
+    final DatastoreOperation operation;
+    final @Nullable Predicate<ObjectKey> which;
+    final Fault fault;
+    int remaining;
+
+    FaultRule(DatastoreOperation operation, @Nullable Predicate<ObjectKey> which, Fault fault, int remaining) {
+      this.operation = operation;
+      this.which = which;
+      this.fault = fault;
+      this.remaining = remaining;
+    }
+  }
+
+  private record HookRule(DatastoreOperation operation, Predicate<ObjectKey> which, Runnable hook) {}
+
+  private record StreamRule(Predicate<ObjectKey> which, long afterBytes) {}
+}

@@ -1,0 +1,271 @@
+package dev.tierlock.testkit;
+
+import dev.tierlock.DatastoreAccessDeniedException;
+import dev.tierlock.DatastoreUnavailableException;
+import dev.tierlock.OutcomeUnknownException;
+import dev.tierlock.TierlockException;
+import dev.tierlock.spi.Datastore;
+import dev.tierlock.spi.DeleteResult;
+import dev.tierlock.spi.ObjectBody;
+import dev.tierlock.spi.ObjectKey;
+import dev.tierlock.spi.ObjectMetadata;
+import dev.tierlock.spi.ObjectStream;
+import dev.tierlock.spi.ReadCondition;
+import dev.tierlock.spi.ReadResult;
+import dev.tierlock.spi.StoredObject;
+import dev.tierlock.spi.WriteCondition;
+import dev.tierlock.spi.WriteResult;
+import java.io.IOException;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A {@link Datastore} decorator that injects faults and logs every call; it wraps any datastore
+ * (the fake remote, a filesystem, S3, GCS). The faults are set through {@link #faults()} (see
+ * {@link Faults} for the order in which they apply), the calls are read back from {@link #log()}.
+ * Every injected failure is an exception the {@link Datastore} contract allows. Only {@link
+ * Datastore} is exposed: optional capabilities of the wrapped store (such as {@link
+ * dev.tierlock.spi.DirectAccess}) are reached through {@link #delegate()}.
+ *
+ * <p>Thread-safe when the wrapped store is; hooks run on the calling thread, outside any lock.
+ */
+public final class FaultyDatastore implements Datastore {
+
+  private final Datastore delegate;
+  private final Faults faults = new Faults();
+  private final OperationLog log = new OperationLog();
+
+  private FaultyDatastore(Datastore delegate) {
+    this.delegate = delegate;
+  }
+
+  /** Wraps {@code delegate}, with no fault pending and an empty log; closing the wrapper closes it. */
+  public static FaultyDatastore wrap(Datastore delegate) {
+    return new FaultyDatastore(delegate);
+  }
+
+  /** Returns the fault controls. */
+  public Faults faults() {
+    return faults;
+  }
+
+  /** Returns the log of every call made through this wrapper. */
+  public OperationLog log() {
+    return log;
+  }
+
+  /** Returns the wrapped datastore (calls made on it directly are neither logged nor faulted). */
+  public Datastore delegate() {
+    return delegate;
+  }
+
+  /** Returns the wrapped datastore's description. */
+  @Override
+  public String describe() {
+    return delegate.describe();
+  }
+
+  @Override
+  public ReadResult read(ObjectKey key, ReadCondition condition) {
+    return call(DatastoreOperation.READ, key, key.value(), describe(condition), () -> {
+      ReadResult result = delegate.read(key, condition);
+      if (result instanceof ReadResult.Found found) {
+        if (found.bytes().length > 0 && faults.takeCorruption(key)) {
+          byte[] bytes = found.bytes().clone();
+          bytes[bytes.length - 1] ^= (byte) 0xff;
+          return new Outcome<>(new ReadResult.Found(found.object(), bytes), "FAULT:CORRUPTED", null, null);
+        }
+        return new Outcome<>(result, "FOUND", null, null);
+      }
+      return new Outcome<>(result, result instanceof ReadResult.NotModified ? "NOT_MODIFIED" : "ABSENT", null, null);
+    });
+  }
+
+  @Override
+  public Optional<ObjectStream> openStream(ObjectKey key) {
+    return call(DatastoreOperation.OPEN_STREAM, key, key.value(), "always", () -> {
+      Optional<ObjectStream> opened = delegate.openStream(key);
+      if (opened.isEmpty()) {
+        return new Outcome<>(opened, "ABSENT", null, null);
+      }
+      ObjectStream stream = opened.get();
+      long size = stream.object().size();
+      long breakAfter = faults.takeStreamBreak(key);
+      long corruptAt = size > 0 && faults.takeCorruption(key) ? size - 1 : -1;
+      if (breakAfter < 0 && corruptAt < 0) {
+        return new Outcome<>(opened, "FOUND", null, stream);
+      }
+      ObjectStream altered = new AlteredObjectStream(stream, breakAfter, corruptAt);
+      return new Outcome<>(
+          Optional.of(altered), breakAfter >= 0 ? "FAULT:BROKEN_STREAM" : "FAULT:CORRUPTED", null, altered);
+    });
+  }
+
+  @Override
+  public Optional<StoredObject> stat(ObjectKey key) {
+    return call(DatastoreOperation.STAT, key, key.value(), "always", () -> {
+      Optional<StoredObject> result = delegate.stat(key);
+      return new Outcome<>(result, result.isPresent() ? "FOUND" : "ABSENT", null, null);
+    });
+  }
+
+  @Override
+  public WriteResult write(ObjectKey key, ObjectBody body, WriteCondition condition, ObjectMetadata metadata) {
+    return call(DatastoreOperation.WRITE, key, key.value(), describe(condition), () -> {
+      WriteResult result = delegate.write(key, body, condition, metadata);
+      boolean written = result instanceof WriteResult.Written;
+      return new Outcome<>(result, written ? "WRITTEN" : "PRECONDITION_FAILED", written ? key : null, null);
+    });
+  }
+
+  @Override
+  public DeleteResult delete(ObjectKey key, WriteCondition condition) {
+    return call(DatastoreOperation.DELETE, key, key.value(), describe(condition), () -> {
+      DeleteResult result = delegate.delete(key, condition);
+      return new Outcome<>(result, result.name(), null, null);
+    });
+  }
+
+  @Override
+  public List<StoredObject> list(String prefix) {
+    return call(DatastoreOperation.LIST, null, prefix, "always", () -> {
+      List<StoredObject> result = delegate.list(prefix);
+      return new Outcome<>(result, "LISTED:" + result.size(), null, null);
+    });
+  }
+
+  /** Closes the wrapped datastore. */
+  @Override
+  public void close() {
+    delegate.close();
+  }
+
+  @Override
+  public String toString() {
+    return "FaultyDatastore[" + delegate.describe() + "]";
+  }
+
+  private <T> T call(
+      DatastoreOperation operation, @Nullable ObjectKey key, String target, String condition,
+      Supplier<Outcome<T>> action) {
+    if (faults.isOffline()) {
+      log.append(new LoggedOperation(operation, target, condition, "FAULT:OFFLINE"), null);
+      throw new DatastoreUnavailableException(
+          failure(operation, target, "the datastore is offline (injected OFFLINE)"), null);
+    }
+    Optional<Fault> fault;
+    try {
+      fault = prepare(operation, target, key);
+    } catch (RuntimeException e) {
+      log.append(new LoggedOperation(operation, target, condition, errorOutcome(e)), null);
+      throw e;
+    }
+    if (fault.isPresent() && fault.get() != Fault.LOSE_RESPONSE) {
+      log.append(new LoggedOperation(operation, target, condition, "FAULT:" + fault.get()), null);
+      throw injected(operation, target, fault.get());
+    }
+    Outcome<T> outcome;
+    try {
+      outcome = action.get();
+    } catch (RuntimeException e) {
+      log.append(new LoggedOperation(operation, target, condition, errorOutcome(e)), null);
+      throw e;
+    }
+    if (fault.isPresent()) {
+      discard(outcome);
+      log.append(new LoggedOperation(operation, target, condition, "FAULT:" + Fault.LOSE_RESPONSE), outcome.landed);
+      throw injected(operation, target, Fault.LOSE_RESPONSE);
+    }
+    log.append(new LoggedOperation(operation, target, condition, outcome.text), outcome.landed);
+    return outcome.value;
+  }
+
+  /** Applies latency and hooks, then returns the fault that decides this call, if any. */
+  private Optional<Fault> prepare(DatastoreOperation operation, String target, @Nullable ObjectKey key) {
+    Optional<Faults.Latency> latency = faults.currentLatency();
+    if (latency.isPresent()) {
+      sleep(operation, target, latency.get());
+      if (latency.get().timesOut()) {
+        return Optional.of(Fault.TIMEOUT_BEFORE_APPLY);
+      }
+    }
+    faults.takeHook(operation, key).ifPresent(Runnable::run);
+    return faults.takeFault(operation, key);
+  }
+
+  private void sleep(DatastoreOperation operation, String target, Faults.Latency latency) {
+    try {
+      latency.sleeper().sleep(latency.perCall());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new DatastoreUnavailableException(
+          failure(operation, target, "interrupted while waiting for the injected latency; nothing was sent"), e);
+    }
+  }
+
+  private void discard(Outcome<?> outcome) {
+    if (outcome.resource != null) {
+      try {
+        outcome.resource.close();
+      } catch (IOException e) {
+        // The stream is thrown away because its answer is declared lost; a close failure changes nothing.
+      }
+    }
+  }
+
+  private TierlockException injected(DatastoreOperation operation, String target, Fault fault) {
+    return switch (fault) {
+      case UNAVAILABLE -> new DatastoreUnavailableException(
+          failure(operation, target, "the store answered 503 (injected UNAVAILABLE)"), null);
+      case THROTTLED -> new DatastoreUnavailableException(
+          failure(operation, target, "throttled by the store, 429 or 503 SlowDown (injected THROTTLED)"), null);
+      case ACCESS_DENIED -> new DatastoreAccessDeniedException(
+          failure(operation, target, "access denied, 403 (injected ACCESS_DENIED)"), null);
+      case TIMEOUT_BEFORE_APPLY -> operation.changes()
+          ? new OutcomeUnknownException(failure(operation, target,
+              "no answer before the call timeout; the change may or may not have landed (injected TIMEOUT_BEFORE_APPLY)"),
+              null)
+          : new DatastoreUnavailableException(
+              failure(operation, target, "no answer before the call timeout (injected TIMEOUT_BEFORE_APPLY)"), null);
+      case LOSE_RESPONSE -> operation.changes()
+          ? new OutcomeUnknownException(failure(operation, target,
+              "the answer was lost after the request was sent; the change may or may not have landed"
+                  + " (injected LOSE_RESPONSE)"), null)
+          : new DatastoreUnavailableException(
+              failure(operation, target, "the connection broke while the answer was read (injected LOSE_RESPONSE)"),
+              null);
+    };
+  }
+
+  private String failure(DatastoreOperation operation, String target, String reason) {
+    String what = switch (operation) {
+      case READ -> "read object " + target;
+      case OPEN_STREAM -> "download object " + target;
+      case STAT -> "stat object " + target;
+      case WRITE -> "write object " + target;
+      case DELETE -> "delete object " + target;
+      case LIST -> "list prefix \"" + target + "\"";
+    };
+    return "Cannot " + what + " at " + delegate.describe() + ": " + reason;
+  }
+
+  private static String errorOutcome(RuntimeException e) {
+    return "ERROR:" + (e instanceof TierlockException t ? t.code() : e.getClass().getSimpleName());
+  }
+
+  static String describe(ReadCondition condition) {
+    return condition instanceof ReadCondition.IfNoneMatch m ? "ifNoneMatch(" + m.version() + ")" : "always";
+  }
+
+  static String describe(WriteCondition condition) {
+    if (condition instanceof WriteCondition.MustMatch m) {
+      return "mustMatch(" + m.version() + ")";
+    }
+    return condition instanceof WriteCondition.MustNotExist ? "mustNotExist" : "none";
+  }
+
+  /** What one call produced, how to log it, and the download to close if its answer is declared lost. */
+  private record Outcome<T>(T value, String text, @Nullable ObjectKey landed, @Nullable ObjectStream resource) {}
+}

@@ -1,0 +1,253 @@
+package dev.tierlock.testkit;
+
+import dev.tierlock.ExtensionName;
+import dev.tierlock.Heartbeats;
+import dev.tierlock.Lockfile;
+import dev.tierlock.LockfileCodec;
+import dev.tierlock.LockfileEntry;
+import dev.tierlock.LockfileTransaction;
+import dev.tierlock.LockIdentity;
+import dev.tierlock.LockOptions;
+import dev.tierlock.Namespace;
+import dev.tierlock.PublishFailurePolicy;
+import dev.tierlock.TierPath;
+import dev.tierlock.Tierlock;
+import dev.tierlock.TransactionResult;
+import dev.tierlock.spi.Datastore;
+import dev.tierlock.spi.ReadCondition;
+import dev.tierlock.spi.ReadResult;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.SplittableRandom;
+
+/**
+ * One checkout on a shared datastore, for tests and for trying Tierlock out: its own directory
+ * (with its state directory and cache inside) and a {@link Tierlock} on the shared store, timed by
+ * a {@link TestClock} so that nothing sleeps for real, with heartbeats that never run (a lease
+ * stays fresh only until the clock passes its ttl, which is how a test stalls a holder). Build
+ * several on one datastore to play several machines.
+ *
+ * <pre>{@code
+ * Datastore shared = Datastores.selfChecked(remote);
+ * TestCheckout a = TestCheckout.builder(shared, dir.resolve("a"), clock).build();
+ * TestCheckout b = TestCheckout.builder(shared, dir.resolve("b"), clock).build();
+ * a.put("@acme/web", "1.0.0");
+ * b.remove("@acme/db");
+ * }</pre>
+ *
+ * <p>Thread-safe as {@link Tierlock} is. Closing it closes nothing shared.
+ */
+public final class TestCheckout implements AutoCloseable {
+
+  private final Tierlock tierlock;
+  private final Path directory;
+  private final TestClock clock;
+
+  private TestCheckout(Tierlock tierlock, Path directory, TestClock clock) {
+    this.tierlock = tierlock;
+    this.directory = directory;
+    this.clock = clock;
+  }
+
+  /**
+   * Starts a checkout in {@code directory} (created if missing) on {@code shared}. Pass a store
+   * already wrapped in {@link dev.tierlock.Datastores#selfChecked} to run its self-check once for
+   * all checkouts.
+   */
+  public static Builder builder(Datastore shared, Path directory, TestClock clock) {
+    return new Builder(shared, directory, clock);
+  }
+
+  /** Returns the checkout's Tierlock. */
+  public Tierlock tierlock() {
+    return tierlock;
+  }
+
+  /** Returns the checkout's transaction. */
+  public LockfileTransaction transaction() {
+    return tierlock.transaction();
+  }
+
+  /** Returns the checkout directory. */
+  public Path directory() {
+    return directory;
+  }
+
+  /** Returns the clock the checkout runs on. */
+  public TestClock clock() {
+    return clock;
+  }
+
+  /** Returns a plain entry of {@code version}, pulled at the clock's current instant. */
+  public LockfileEntry entry(String version) {
+    return LockfileEntry.builder(version, clock.instant()).build();
+  }
+
+  /**
+   * Sets {@code name} to {@code version} in one transaction (what {@code extension pull} does to the
+   * lockfile).
+   *
+   * @throws dev.tierlock.TierlockException as {@link LockfileTransaction#run} does
+   */
+  public TransactionResult put(String name, String version) {
+    ExtensionName parsed = ExtensionName.of(name);
+    LockfileEntry entry = entry(version);
+    return transaction().run(tx -> tx.repository().writeEntry(parsed, entry));
+  }
+
+  /**
+   * Removes {@code name} in one transaction (what {@code extension rm} does to the lockfile).
+   *
+   * @throws dev.tierlock.TierlockException as {@link LockfileTransaction#run} does
+   */
+  public TransactionResult remove(String name) {
+    ExtensionName parsed = ExtensionName.of(name);
+    return transaction().run(tx -> tx.repository().removeEntry(parsed));
+  }
+
+  /** Returns the local lockfile as on disk now (the cache copy), re-reading it. */
+  public Lockfile local() {
+    return tierlock.repository().refresh();
+  }
+
+  /**
+   * Returns the shared lockfile as the datastore holds it now (empty when absent), read without
+   * touching this checkout.
+   *
+   * @throws dev.tierlock.LockfileFormatException if it does not decode
+   */
+  public Lockfile shared() {
+    return sharedLockfile(tierlock.datastore(), tierlock.namespace());
+  }
+
+  /**
+   * Returns the shared lockfile {@code datastore} holds under {@code namespace} (empty when
+   * absent).
+   *
+   * @throws dev.tierlock.LockfileFormatException if it does not decode
+   */
+  public static Lockfile sharedLockfile(Datastore datastore, Namespace namespace) {
+    ReadResult read = datastore.read(namespace.key(TierPath.LOCKFILE), ReadCondition.always());
+    if (read instanceof ReadResult.Found found) {
+      return LockfileCodec.decode(found.bytes(), datastore.describe() + " " + namespace.key(TierPath.LOCKFILE));
+    }
+    return Lockfile.EMPTY;
+  }
+
+  /**
+   * Overwrites the local lockfile copy with {@code lockfile}, behind Tierlock's back (to make the
+   * cache stale or odd on purpose).
+   */
+  public void overwriteLocal(Lockfile lockfile) {
+    try {
+      Path path = tierlock.syncPort().lockfilePath();
+      Files.createDirectories(path.getParent());
+      Files.write(path, LockfileCodec.encode(lockfile));
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot overwrite the local lockfile of " + directory, e);
+    }
+  }
+
+  /** Closes the checkout's Tierlock (which leaves a caller-owned datastore open). */
+  @Override
+  public void close() {
+    tierlock.close();
+  }
+
+  @Override
+  public String toString() {
+    return "TestCheckout[" + directory + "]";
+  }
+
+  /** Configures a {@link TestCheckout}. Not thread-safe. */
+  public static final class Builder {
+
+    private final Datastore shared;
+    private final Path directory;
+    private final TestClock clock;
+    private Namespace namespace = Namespace.NONE;
+    private PublishFailurePolicy policy = PublishFailurePolicy.THROW;
+    private LockOptions lockOptions = LockOptions.DEFAULTS;
+    private Duration deadline = Duration.ofSeconds(120);
+    private long seed;
+    private boolean checkNow = true;
+
+    private Builder(Datastore shared, Path directory, TestClock clock) {
+      this.shared = shared;
+      this.directory = directory;
+      this.clock = clock;
+      this.seed = directory.toString().hashCode();
+    }
+
+    /** Sets the namespace (default none). */
+    public Builder namespace(Namespace value) {
+      this.namespace = value;
+      return this;
+    }
+
+    /** Sets what a publish failure does (default {@link PublishFailurePolicy#THROW}). */
+    public Builder publishFailurePolicy(PublishFailurePolicy value) {
+      this.policy = value;
+      return this;
+    }
+
+    /** Sets the global lock's options (default {@link LockOptions#DEFAULTS}). */
+    public Builder lockOptions(LockOptions value) {
+      this.lockOptions = value;
+      return this;
+    }
+
+    /** Sets the transaction deadline (default 120 s of test-clock time). */
+    public Builder transactionDeadline(Duration value) {
+      this.deadline = value;
+      return this;
+    }
+
+    /** Sets the seed of the backoff jitter (default derived from the directory). */
+    public Builder seed(long value) {
+      this.seed = value;
+      return this;
+    }
+
+    /** Defers the datastore self-check to the first write instead of running it at build. */
+    public Builder deferSelfCheck() {
+      this.checkNow = false;
+      return this;
+    }
+
+    /**
+     * Creates the directory and builds the checkout; runs the datastore self-check now unless
+     * deferred.
+     *
+     * @throws dev.tierlock.DatastoreUnsafeException if the shared store ignores preconditions
+     */
+    public TestCheckout build() {
+      try {
+        Files.createDirectories(directory);
+      } catch (IOException e) {
+        throw new UncheckedIOException("Cannot create checkout directory " + directory, e);
+      }
+      Heartbeats never = (name, interval, beat) -> () -> { };
+      Tierlock tierlock = Tierlock.builder()
+          .datastore(shared)
+          .checkout(directory)
+          .namespace(namespace)
+          .clock(clock)
+          .sleeper(clock.sleeper())
+          .random(new SplittableRandom(seed))
+          .lockOptions(lockOptions)
+          .heartbeats(never)
+          .lockIdentity(LockIdentity.of("test@" + directory.getFileName(), "test-host", 1))
+          .publishFailurePolicy(policy)
+          .transactionDeadline(deadline)
+          .build();
+      if (checkNow) {
+        tierlock.checkDatastore();
+      }
+      return new TestCheckout(tierlock, directory, clock);
+    }
+  }
+}

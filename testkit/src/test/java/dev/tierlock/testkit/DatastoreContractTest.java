@@ -1,0 +1,194 @@
+package dev.tierlock.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tierlock.DatastoreUnsafeException;
+import dev.tierlock.spi.Datastore;
+import dev.tierlock.spi.DeleteResult;
+import dev.tierlock.spi.ObjectBody;
+import dev.tierlock.spi.ObjectKey;
+import dev.tierlock.spi.ObjectMetadata;
+import dev.tierlock.spi.ObjectStream;
+import dev.tierlock.spi.ReadCondition;
+import dev.tierlock.spi.ReadResult;
+import dev.tierlock.spi.StoredObject;
+import dev.tierlock.spi.WriteCondition;
+import dev.tierlock.spi.WriteResult;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Checks the contract itself: it passes a store that lacks every optional feature but behaves as
+ * documented, and it fails stores that break the rules, so none of its tests is vacuous.
+ */
+class DatastoreContractTest {
+
+  private static final int CONTRACT_TESTS = 37;
+
+  @Test
+  void contract_storeWithoutFeatures_passesThroughEveryFallback() {
+    EngineRun run = EngineRun.of(WithoutFeatures.class);
+
+    assertThat(run.results()).hasSize(CONTRACT_TESTS);
+    assertThat(run.failed()).as("%s", run.results()).isEmpty();
+  }
+
+  @Test
+  void contract_storeIgnoringPreconditions_failsEveryPreconditionTest() {
+    EngineRun run = EngineRun.of(IgnoringPreconditions.class);
+
+    assertThat(run.results()).hasSize(CONTRACT_TESTS);
+    assertThat(run.failed()).contains(
+        "write_mustNotExistTwice_secondFailsAndKeepsFirst",
+        "write_mustMatchStaleVersion_failsAndKeepsContent",
+        "write_mustMatchOnMissingKey_failsAndCreatesNothing",
+        "write_everyWrite_producesANewVersion",
+        "write_afterDelete_createsAgainWithMustNotExist",
+        "delete_mustMatchStaleVersion_failsAndKeepsObject",
+        "write_mustNotExistRace_exactlyOneWinner",
+        "write_mustMatchRace_exactlyOneWinner");
+    assertThat(run.results()).containsEntry("read_absentKey_reportsAbsent", EngineRun.PASSED);
+  }
+
+  @Test
+  void contract_storeDeclaringTooFewFeatures_failsTheFallbackTests() {
+    EngineRun run = EngineRun.of(UnderDeclared.class);
+
+    assertThat(run.failed()).containsExactlyInAnyOrder(
+        "read_ifNoneMatchCurrentVersion_reportsNotModified",
+        "write_withMetadata_roundTripsEverywhere",
+        "write_newMetadata_replacesEveryOldEntry",
+        "delete_mustMatchCurrentVersion_deletes",
+        "delete_mustMatchStaleVersion_failsAndKeepsObject",
+        "delete_mustMatchOnMissingKey_reportsAbsent",
+        "delete_mustMatchRace_exactlyOneWinner",
+        "write_keyThatIsAlsoAPrefix_isStoredOrRefusedAsDeclared");
+  }
+
+  @Test
+  void contract_storeThatIsNotEmpty_failsEveryTest() {
+    EngineRun run = EngineRun.of(NotEmpty.class);
+
+    assertThat(run.results()).hasSize(CONTRACT_TESTS);
+    assertThat(run.failed()).hasSize(CONTRACT_TESTS);
+    assertThat(run.results().values()).allMatch(r -> r.contains("createDatastore() must return an empty store"));
+  }
+
+  /**
+   * The fake remote degraded to every documented fallback but one: it always holds a key and keys
+   * below it, so it declares {@link DatastoreFeature#OBJECT_AND_PREFIX_KEYS} (the refusal fallback
+   * runs on the filesystem datastore's contract test).
+   */
+  static class WithoutFeatures extends DatastoreContract {
+    @Override
+    protected Datastore createDatastore() {
+      return new Degraded(FakeRemote.create());
+    }
+
+    @Override
+    protected Set<DatastoreFeature> features() {
+      return EnumSet.of(DatastoreFeature.OBJECT_AND_PREFIX_KEYS);
+    }
+  }
+
+  /** A store that ignores every precondition, claiming to be sound. */
+  static class IgnoringPreconditions extends DatastoreContract {
+    @Override
+    protected Datastore createDatastore() {
+      FakeRemote remote = FakeRemote.create();
+      remote.ignorePreconditions();
+      return remote;
+    }
+
+    @Override
+    protected Set<DatastoreFeature> features() {
+      return EnumSet.of(DatastoreFeature.NOT_MODIFIED_READS, DatastoreFeature.USER_METADATA);
+    }
+  }
+
+  /** The full fake remote, declaring only what every store has. */
+  static class UnderDeclared extends DatastoreContract {
+    @Override
+    protected Datastore createDatastore() {
+      return FakeRemote.create();
+    }
+
+    @Override
+    protected Set<DatastoreFeature> features() {
+      return EnumSet.of(DatastoreFeature.DELETE_REPORTS_ABSENT);
+    }
+  }
+
+  /** A store handed to the contract with an object already in it. */
+  static class NotEmpty extends DatastoreContract {
+    @Override
+    protected Datastore createDatastore() {
+      FakeRemote remote = FakeRemote.create();
+      remote.plant(ObjectKey.of("left/over"), new byte[] {1});
+      return remote;
+    }
+  }
+
+  /**
+   * Wraps a store and takes away every optional feature the documented way: no not-modified reads,
+   * no conditional deletes, no metadata, and deletes of missing keys that report DELETED.
+   */
+  private static final class Degraded implements Datastore {
+    private final Datastore delegate;
+
+    Degraded(Datastore delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public String describe() {
+      return "degraded+" + delegate.describe();
+    }
+
+    @Override
+    public ReadResult read(ObjectKey key, ReadCondition condition) {
+      return delegate.read(key, ReadCondition.always());
+    }
+
+    @Override
+    public Optional<ObjectStream> openStream(ObjectKey key) {
+      return delegate.openStream(key);
+    }
+
+    @Override
+    public Optional<StoredObject> stat(ObjectKey key) {
+      return delegate.stat(key);
+    }
+
+    @Override
+    public WriteResult write(ObjectKey key, ObjectBody body, WriteCondition condition, ObjectMetadata metadata) {
+      if (!metadata.values().isEmpty()) {
+        throw new IllegalArgumentException("Cannot write object " + key + " at " + describe() + ": it keeps no metadata");
+      }
+      return delegate.write(key, body, condition, metadata);
+    }
+
+    @Override
+    public DeleteResult delete(ObjectKey key, WriteCondition condition) {
+      if (condition instanceof WriteCondition.MustMatch) {
+        throw new DatastoreUnsafeException(
+            "Cannot delete object " + key + " at " + describe() + ": it cannot delete conditionally", null);
+      }
+      DeleteResult result = delegate.delete(key, condition);
+      return result == DeleteResult.ABSENT ? DeleteResult.DELETED : result;
+    }
+
+    @Override
+    public List<StoredObject> list(String prefix) {
+      return delegate.list(prefix);
+    }
+
+    @Override
+    public void close() {
+      delegate.close();
+    }
+  }
+}
