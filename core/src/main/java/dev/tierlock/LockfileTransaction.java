@@ -135,16 +135,14 @@ public final class LockfileTransaction {
       settings.repository().replaceAll(current);
     }
     if (mode == Mode.CHANGE) {
-      settings.pending().recordIncomplete(replayed, fetched, prior.createOnly(), prior.deletions());
+      settings.pending().recordIncomplete(replayed, fetched, List.of(), prior.deletions());
     }
-    RunContext context = new RunContext(SyncMode.REMOTE, settings.repository(), fetched, settings.pulledExtensions(),
-        settings.port());
+    RunContext context = new RunContext(SyncMode.REMOTE, settings.repository(), fetched, settings.pulledExtensions());
     RuntimeException changeError = runChange(change, context);
     Lockfile now = settings.repository().refresh();
     LockfileDelta delta = LockfileDelta.diff(fetched, now);
-    List<TierPath> createOnly = union(prior.createOnly(), context.createOnly());
     List<TierPath> deletions = union(prior.deletions(), context.deletions());
-    if (delta.isEmpty() && createOnly.isEmpty() && deletions.isEmpty()) {
+    if (delta.isEmpty() && deletions.isEmpty()) {
       settings.pending().clear();
       return rethrowOr(changeError, new TransactionResult(TransactionStatus.NO_CHANGE, delta, 0, warnings));
     }
@@ -153,8 +151,7 @@ public final class LockfileTransaction {
       warn(warnings, "The global lock " + settings.globalLock().describe()
           + " was lost during the transaction; publishing stays safe: it is conditional on the version fetched");
     }
-    Settlement settlement = new Settlement(settings, deadline, warnings, delta, fetched, version, live, createOnly,
-        deletions);
+    Settlement settlement = new Settlement(settings, deadline, warnings, delta, fetched, version, live, deletions);
     return conclude(settlement, settlement.settle(), changeError, warnings);
   }
 
@@ -171,7 +168,7 @@ public final class LockfileTransaction {
       settings.pending().clear();
       result = new TransactionResult(TransactionStatus.PUBLISHED, settlement.delta(), settlement.attempts(), warnings);
     } else {
-      settings.pending().record(settlement.delta(), settlement.base(), settlement.createOnly(), settlement.deletions());
+      settings.pending().record(settlement.delta(), settlement.base(), List.of(), settlement.deletions());
       ManagedConfigUnpublishedException unpublished = new ManagedConfigUnpublishedException(describe(),
           settlement.delta(), settings.pending().path(), settlement.attempts(), settlement.failure());
       if (changeError != null || settings.policy() == PublishFailurePolicy.THROW) {
@@ -207,13 +204,16 @@ public final class LockfileTransaction {
     } catch (LockfileFormatException | LocalFileException e) {
       throw new ManagedLockfileUnavailableException("Cannot read the shared lockfile " + describe(), e);
     }
-    RunContext context = new RunContext(SyncMode.DIRECT, settings.repository(), before, settings.pulledExtensions(),
-        settings.port());
+    RunContext context = new RunContext(SyncMode.DIRECT, settings.repository(), before, settings.pulledExtensions());
     RuntimeException changeError = runChange(change, context);
-    LockfileDelta delta = LockfileDelta.diff(before, settings.repository().refresh());
+    Lockfile after = settings.repository().refresh();
+    LockfileDelta delta = LockfileDelta.diff(before, after);
     List<String> warnings = new ArrayList<>();
-    if (!context.deletions().isEmpty()) {
-      PublishOutcome outcome = settings.port().publish(PublishRequest.pathsOnly().withDeletions(context.deletions()));
+    List<TierPath> unpinned = Settlement.unpinned(context.deletions(), after);
+    context.deletions().stream().filter(p -> !unpinned.contains(p)).forEach(p -> warn(warnings, "Kept " + p + " in "
+        + describe() + ": the lockfile pins it again"));
+    if (!unpinned.isEmpty()) {
+      PublishOutcome outcome = settings.port().publish(PublishRequest.pathsOnly().withDeletions(unpinned));
       if (outcome instanceof PublishOutcome.Published published) {
         published.notDeleted().forEach(p -> warn(warnings, "Cannot delete " + p + " from " + describe()
             + ": it changed in between or the store failed; it is left in place"));
@@ -245,48 +245,34 @@ public final class LockfileTransaction {
 
   /**
    * What a pending record asks to replay: a delta and the shared entries it was made on (null when
-   * unknown), or, for an unreadable record, the local lockfile to recover additions from.
+   * unknown), or, for an unreadable record, the local lockfile to recover additions from; and the
+   * tier paths to delete once it is published.
    */
   private record Prior(boolean exists, LockfileDelta delta, @Nullable Lockfile base, @Nullable Lockfile unknownLocal,
-      List<TierPath> createOnly, List<TierPath> deletions) {
-    static final Prior NONE = new Prior(false, LockfileDelta.EMPTY, null, null, List.of(), List.of());
+      List<TierPath> deletions) {
+    static final Prior NONE = new Prior(false, LockfileDelta.EMPTY, null, null, List.of());
   }
 
   private Prior readPrior(List<String> warnings) {
     PendingChange record = settings.pending().read();
     if (record instanceof PendingChange.Recorded recorded) {
-      List<TierPath> createOnly = stillPresent(recorded.createOnly(), warnings);
       if (!recorded.isIncomplete()) {
-        return new Prior(true, recorded.delta(), recorded.base().orElse(null), null, createOnly, recorded.deletions());
+        return new Prior(true, recorded.delta(), recorded.base().orElse(null), null, recorded.deletions());
       }
       Lockfile base = recorded.incompleteBase().orElseThrow();
       Optional<Lockfile> local = readLocal(warnings);
       if (local.isEmpty()) {
         warn(warnings, "The local lockfile of an interrupted change is unreadable; replaying the change recorded before it ran");
-        return new Prior(true, recorded.delta(), base, null, createOnly, recorded.deletions());
+        return new Prior(true, recorded.delta(), base, null, recorded.deletions());
       }
-      return new Prior(true, LockfileDelta.diff(base, local.get()), base, null, createOnly, recorded.deletions());
+      return new Prior(true, LockfileDelta.diff(base, local.get()), base, null, recorded.deletions());
     }
     if (record instanceof PendingChange.Unknown unknown) {
       warn(warnings, "Cannot read the pending-change record " + settings.pending().path() + ": " + unknown.reason()
           + "; recovering the local entries the shared lockfile lacks");
-      return new Prior(true, LockfileDelta.EMPTY, null, readLocal(warnings).orElse(Lockfile.EMPTY), List.of(), List.of());
+      return new Prior(true, LockfileDelta.EMPTY, null, readLocal(warnings).orElse(Lockfile.EMPTY), List.of());
     }
     return Prior.NONE;
-  }
-
-  /** Returns the recorded create-only paths whose local files still exist; warns about the others. */
-  private List<TierPath> stillPresent(List<TierPath> paths, List<String> warnings) {
-    List<TierPath> present = new ArrayList<>();
-    for (TierPath path : paths) {
-      if (Files.isRegularFile(settings.port().localPath(path))) {
-        present.add(path);
-      } else {
-        warn(warnings, "Cannot publish " + path + " again: its local file " + settings.port().localPath(path)
-            + " is gone; it is dropped from the pending change");
-      }
-    }
-    return present;
   }
 
   private Optional<Lockfile> readLocal(List<String> warnings) {

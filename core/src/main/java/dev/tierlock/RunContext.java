@@ -1,6 +1,5 @@
 package dev.tierlock;
 
-import java.nio.file.Path;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -10,7 +9,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The context of one running change: the repository, the pulled-extensions section (joined by
- * nested calls) and the tier paths to publish. Used by the thread that runs the change only.
+ * nested calls) and the tier paths to delete after the publish. Used by the thread that runs the
+ * change only.
  */
 final class RunContext implements TransactionContext {
 
@@ -18,19 +18,15 @@ final class RunContext implements TransactionContext {
   private final LockfileRepository repository;
   private final Lockfile fetched;
   private final PulledExtensionsLock pulledExtensions;
-  private final ManagedLockfileSyncPort port;
-  private final Set<TierPath> createOnly = new LinkedHashSet<>();
   private final Set<TierPath> deletions = new LinkedHashSet<>();
   private PulledExtensionsLock.@Nullable Section section;
   private volatile boolean open = true;
 
-  RunContext(SyncMode mode, LockfileRepository repository, Lockfile fetched, PulledExtensionsLock pulledExtensions,
-      ManagedLockfileSyncPort port) {
+  RunContext(SyncMode mode, LockfileRepository repository, Lockfile fetched, PulledExtensionsLock pulledExtensions) {
     this.mode = mode;
     this.repository = repository;
     this.fetched = fetched;
     this.pulledExtensions = pulledExtensions;
-    this.port = port;
   }
 
   @Override
@@ -72,20 +68,6 @@ final class RunContext implements TransactionContext {
   }
 
   @Override
-  public Path localPath(TierPath path) {
-    return port.localPath(path);
-  }
-
-  @Override
-  public void publishCreateOnly(TierPath path) {
-    requireOpen("publish " + path);
-    if (path.equals(TierPath.LOCKFILE)) {
-      throw new IllegalArgumentException("Cannot publish " + path + " create-only: the transaction publishes it");
-    }
-    createOnly.add(path);
-  }
-
-  @Override
   public void deleteAfterPublish(TierPath path) {
     requireOpen("delete " + path);
     if (path.equals(TierPath.LOCKFILE)) {
@@ -99,16 +81,12 @@ final class RunContext implements TransactionContext {
     open = false;
   }
 
-  List<TierPath> createOnly() {
-    return List.copyOf(createOnly);
-  }
-
   List<TierPath> deletions() {
     return List.copyOf(deletions);
   }
 
   boolean hasPaths() {
-    return !createOnly.isEmpty() || !deletions.isEmpty();
+    return !deletions.isEmpty();
   }
 
   private void requireOpen(String what) {

@@ -1,5 +1,6 @@
 package dev.tierlock;
 
+import dev.tierlock.archive.ExtensionArchiveKey;
 import dev.tierlock.spi.ObjectVersion;
 import dev.tierlock.spi.WriteCondition;
 import java.time.Duration;
@@ -17,6 +18,12 @@ import org.slf4j.LoggerFactory;
  * unavailable or throttled store wait with jittered backoff; give up after the most attempts or at
  * the deadline. Keeps the pending record in step with what is left to publish. Not thread-safe: one
  * per run, on the run's thread.
+ *
+ * <p><b>Deletions</b> ({@link TransactionContext#deleteAfterPublish}) ride on the publish that
+ * writes the lockfile, after it, and only for paths the lockfile being published does not pin: an
+ * archive path {@code config/pulled-archives/<name>/<sha256>.tar.gz} is pinned while the entry of
+ * {@code <name>} has {@code checksum} {@code <sha256>}. So a rebase that gives a name back to a
+ * peer's value (or a replay whose removal was dropped) never deletes the archive that value pins.
  */
 final class Settlement {
 
@@ -26,7 +33,6 @@ final class Settlement {
   private final Instant deadline;
   private final List<String> warnings;
   private final Set<ExtensionName> live;
-  private final List<TierPath> createOnly;
   private final List<TierPath> deletions;
   private final List<LockfileConflictException.Conflict> conflicts = new ArrayList<>();
   private LockfileDelta delta;
@@ -43,9 +49,10 @@ final class Settlement {
    * @param version the version fetched, or {@code null} when the shared lockfile was absent
    * @param live the names this run's change touched (a conflict on them fails the run; on others,
    *     from a replayed record, it only drops the name with a warning)
+   * @param deletions the tier paths to delete after the lockfile is published, unless it pins them
    */
   Settlement(TransactionSettings settings, Instant deadline, List<String> warnings, LockfileDelta delta, Lockfile base,
-      @Nullable ObjectVersion version, Set<ExtensionName> live, List<TierPath> createOnly, List<TierPath> deletions) {
+      @Nullable ObjectVersion version, Set<ExtensionName> live, List<TierPath> deletions) {
     this.settings = settings;
     this.deadline = deadline;
     this.warnings = warnings;
@@ -53,7 +60,6 @@ final class Settlement {
     this.base = base;
     this.version = version;
     this.live = Set.copyOf(live);
-    this.createOnly = List.copyOf(createOnly);
     this.deletions = List.copyOf(deletions);
   }
 
@@ -79,14 +85,18 @@ final class Settlement {
         if (refetch) {
           rebaseOntoFresh();
           refetch = false;
-          if (delta.isEmpty() && createOnly.isEmpty() && deletions.isEmpty()) {
+          if (delta.isEmpty() && deletions.isEmpty()) {
             return true;
           }
         }
+        Lockfile publishing = delta.applyTo(base);
+        List<TierPath> unpinned = unpinned(deletions, publishing);
         PublishRequest request = (delta.isEmpty() ? PublishRequest.pathsOnly() : PublishRequest.lockfile(condition()))
-            .withCreateOnly(createOnly).withDeletions(deletions);
+            .withDeletions(unpinned);
         PublishOutcome outcome = settings.port().publish(request);
         if (outcome instanceof PublishOutcome.Published published) {
+          deletions.stream().filter(p -> !unpinned.contains(p)).forEach(p -> warn("Kept " + p + " in "
+              + settings.port().describe() + ": the published lockfile pins it again"));
           published.notDeleted().forEach(p -> warn("Cannot delete " + p + " from " + settings.port().describe()
               + " after publishing: it changed in between or the store failed; it is left in place"));
           return true;
@@ -126,8 +136,19 @@ final class Settlement {
     }
     delta = rebase.kept();
     base = theirs;
-    settings.pending().record(delta, base, createOnly, deletions);
+    settings.pending().record(delta, base, List.of(), deletions);
     settings.repository().replaceAll(delta.applyTo(theirs));
+  }
+
+  /**
+   * Returns the paths of {@code paths} that {@code lockfile} does not pin, in order: every path but
+   * an archive path whose name's entry in {@code lockfile} has the archive's SHA-256 as its {@code
+   * checksum}.
+   */
+  static List<TierPath> unpinned(List<TierPath> paths, Lockfile lockfile) {
+    return paths.stream().filter(path -> ExtensionArchiveKey.fromTierPath(path)
+        .flatMap(key -> lockfile.entry(key.name()).flatMap(LockfileEntry::checksum).filter(key.sha256()::equals))
+        .isEmpty()).toList();
   }
 
   private WriteCondition condition() {
@@ -147,11 +168,6 @@ final class Settlement {
   /** Returns the shared lockfile the remaining change is based on. */
   Lockfile base() {
     return base;
-  }
-
-  /** Returns the tier paths published create-only with the change. */
-  List<TierPath> createOnly() {
-    return createOnly;
   }
 
   /** Returns the tier paths deleted after the change. */

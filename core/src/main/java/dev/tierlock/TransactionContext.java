@@ -1,14 +1,20 @@
 package dev.tierlock;
 
-import java.nio.file.Path;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
  * What a change sees while it runs inside a {@link LockfileTransaction}: the lockfile repository
  * (already refreshed from the freshly fetched shared lockfile), the pulled-extensions lock, and the
- * tier paths to publish with the lockfile. Every lockfile write the change makes goes through
- * {@link #repository()}; when the change returns, the transaction publishes what it changed.
+ * tier paths to delete once the lockfile no longer references them. Every lockfile write the change
+ * makes goes through {@link #repository()}; when the change returns, the transaction publishes what
+ * it changed.
+ *
+ * <p><b>Archives.</b> The only tier file a transaction publishes is the lockfile. Archive bytes
+ * reach the tier through the archive store ({@code dev.tierlock.archive.ArchiveTransactions}), which
+ * writes them create-only and verified <em>during</em> the change, before the entry that pins them
+ * is written, so they are in the tier before any lockfile that references them is published; a
+ * superseded archive is deleted through {@link #deleteAfterPublish}.
  *
  * <p>A context is valid only while its change runs, and only on the thread that runs it (the locks
  * it holds belong to that thread). Nested work joins the transaction through {@link #run}: it runs
@@ -48,24 +54,11 @@ public interface TransactionContext {
   <T> T withPulledExtensionsLock(Function<PulledExtensionsLock.Section, T> action);
 
   /**
-   * Returns the local file of a tier path: where to place a file that is to be published ({@link
-   * SyncMode#REMOTE}: in the cache), or where it is shared ({@link SyncMode#DIRECT}).
-   */
-  Path localPath(TierPath path);
-
-  /**
-   * Publishes {@code path} from its {@link #localPath} create-only, before the lockfile (for
-   * content-addressed files: already present means done). In {@link SyncMode#DIRECT} the file is
-   * already shared and nothing more happens.
-   *
-   * @throws IllegalArgumentException if {@code path} is the lockfile's own
-   * @throws IllegalStateException if this context's change has returned
-   */
-  void publishCreateOnly(TierPath path);
-
-  /**
-   * Deletes {@code path} from the datastore after the lockfile is published (best effort,
-   * conditional on the version seen just before).
+   * Deletes {@code path} from the datastore after the lockfile is published (best effort, by a
+   * delete conditional on the version seen just before). The deletion is recorded with a change
+   * whose publish fails, and made when that change is published. It is skipped, with a warning,
+   * when the lockfile being published pins {@code path} (an archive path whose name's entry has
+   * the archive's SHA-256 as {@code checksum}), for instance after a peer pinned it again.
    *
    * @throws IllegalArgumentException if {@code path} is the lockfile's own
    * @throws IllegalStateException if this context's change has returned

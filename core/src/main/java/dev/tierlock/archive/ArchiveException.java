@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  */
 public abstract sealed class ArchiveException extends TierlockException
     permits ArchiveLimitException, ArchiveRejectedException, ArchiveTamperedException, ArchiveCorruptException,
-        ArchiveIoException, ArchiveTimeoutException, ArchiveCancelledException {
+        ArchiveIoException, ArchiveTimeoutException, ArchiveCancelledException, ArchiveMissingException {
 
   private static final long serialVersionUID = 1L;
 

@@ -13,7 +13,9 @@ import java.util.Optional;
  * <p><b>Order with the lockfile.</b> A writer stores an archive <em>before</em> it publishes a
  * lockfile that references it (the lockfile must never pin bytes the tier lacks), and deletes a
  * superseded archive only <em>after</em> it published a lockfile that no longer references it.
- * The store cannot see the lockfile: that order is the caller's duty.
+ * The store cannot see the lockfile: {@link ArchiveTransactions} keeps that order inside a {@link
+ * dev.tierlock.LockfileTransaction}, through this same store; call {@link #store} and {@link
+ * #delete} directly only outside a transaction (a backfill, an operator's clean-up).
  *
  * <p><b>Failures.</b> {@link ArchiveException} subtypes as documented per method, and the {@link
  * dev.tierlock.DatastoreException}s of the datastore calls (every one bounded by its backend's

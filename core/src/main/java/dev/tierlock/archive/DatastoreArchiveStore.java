@@ -1,6 +1,7 @@
 package dev.tierlock.archive;
 
 import dev.tierlock.AtomicFileWriter;
+import dev.tierlock.DatastoreException;
 import dev.tierlock.DatastoreUnavailableException;
 import dev.tierlock.Namespace;
 import dev.tierlock.OutcomeUnknownException;
@@ -18,11 +19,13 @@ import java.io.InputStream;
 import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -69,7 +72,16 @@ final class DatastoreArchiveStore implements ArchiveStore {
       return cached;
     }
     deadline.check();
-    Optional<ObjectStream> opened = datastore.openStream(objectKey(key));
+    Optional<ObjectStream> opened;
+    try {
+      opened = datastore.openStream(objectKey(key));
+    } catch (DatastoreException e) {
+      if (Thread.currentThread().isInterrupted()) {
+        // a backend that opens a file or connection on an interrupted thread fails the call itself
+        throw new ArchiveCancelledException(key.toString(), "read", e);
+      }
+      throw e;
+    }
     if (opened.isEmpty()) {
       return Optional.empty();
     }
@@ -87,6 +99,36 @@ final class DatastoreArchiveStore implements ArchiveStore {
 
   @Override
   public ArchiveChange store(ExtensionArchiveKey key, Path file) {
+    long size = stage(key, file);
+    return upload(key, cache.path(namespace, key), size);
+  }
+
+  @Override
+  public ArchiveChange store(ExtensionArchiveKey key, InputStream in) {
+    long size = copyIntoCache(key, in, "the caller's stream");
+    return upload(key, cache.path(namespace, key), size);
+  }
+
+  /** Returns the limits this store applies. */
+  ArchiveLimits limits() {
+    return limits;
+  }
+
+  /** Returns the cache file of {@code key} (which may not exist). */
+  Path cachePath(ExtensionArchiveKey key) {
+    return cache.path(namespace, key);
+  }
+
+  /**
+   * Copies {@code file} into the cache, hashing it, and moves it in atomically only if its SHA-256
+   * is the key's; writes nothing to the datastore.
+   *
+   * @return the archive's size
+   * @throws ArchiveTamperedException if the bytes do not match the key (nothing cached)
+   * @throws ArchiveLimitException if the file is larger than the compressed cap
+   * @throws ArchiveIoException if the file or the cache cannot be read or written
+   */
+  long stage(ExtensionArchiveKey key, Path file) {
     String where = file.toString();
     long size;
     try {
@@ -99,16 +141,45 @@ final class DatastoreArchiveStore implements ArchiveStore {
       throw new ArchiveLimitException(key.toString(), ArchiveLimit.COMPRESSED_BYTES, limits.maxCompressedBytes(), size);
     }
     try (InputStream in = Files.newInputStream(file)) {
-      return store(key, in, where);
+      return copyIntoCache(key, in, where);
     } catch (IOException e) {
       throw new ArchiveIoException(key.toString(), "Cannot store archive " + key + " from " + where + ": "
           + e.getMessage(), e);
     }
   }
 
-  @Override
-  public ArchiveChange store(ExtensionArchiveKey key, InputStream in) {
-    return store(key, in, "the caller's stream");
+  /**
+   * Writes the staged cache file of {@code key} to the datastore create-only, after hashing it again
+   * (so bytes changed in the cache since they were staged never travel).
+   *
+   * @throws ArchiveTamperedException if the cache file no longer matches the key (it is removed)
+   * @throws ArchiveIoException if the cache file is gone or cannot be read
+   * @throws dev.tierlock.DatastoreException if the datastore fails
+   */
+  ArchiveChange storeStaged(ExtensionArchiveKey key) {
+    Path local = cache.path(namespace, key);
+    VerifyingCopy.Result result;
+    try (InputStream in = Files.newInputStream(local, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+      result = VerifyingCopy.copy(in, null, limits.maxCompressedBytes(), key.toString(), () -> checkInterrupt(key));
+    } catch (VerifyingCopy.SourceException e) {
+      throw cache.failure(key, "read the staged", local, (IOException) Objects.requireNonNull(e.getCause()));
+    } catch (IOException e) {
+      throw cache.failure(key, "read the staged", local, e);
+    }
+    if (!result.sha256().equals(key.sha256())) {
+      cache.remove(key, local);
+      throw new ArchiveTamperedException(key, result.sha256(), "store", local.toString());
+    }
+    return upload(key, local, result.size());
+  }
+
+  /**
+   * Removes the staged cache file of {@code key}, if any.
+   *
+   * @throws ArchiveIoException if it cannot be removed
+   */
+  void discardStaged(ExtensionArchiveKey key) {
+    cache.remove(key, cache.path(namespace, key));
   }
 
   @Override
@@ -168,17 +239,14 @@ final class DatastoreArchiveStore implements ArchiveStore {
     }
   }
 
-  private ArchiveChange store(ExtensionArchiveKey key, InputStream in, String where) {
+  /** Copies {@code in} into the cache through a temp file, moved in only if it hashes to the key. */
+  private long copyIntoCache(ExtensionArchiveKey key, InputStream in, String where) {
     Path local = cache.path(namespace, key);
     Path temp = cache.newTemp(key, local);
     VerifyingCopy.Result result;
     try {
       try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE)) {
-        result = VerifyingCopy.copy(in, channel, limits.maxCompressedBytes(), key.toString(), () -> {
-          if (Thread.currentThread().isInterrupted()) {
-            throw new ArchiveCancelledException(key.toString(), "store", null);
-          }
-        });
+        result = VerifyingCopy.copy(in, channel, limits.maxCompressedBytes(), key.toString(), () -> checkInterrupt(key));
         channel.force(true);
       }
       if (!result.sha256().equals(key.sha256())) {
@@ -195,8 +263,17 @@ final class DatastoreArchiveStore implements ArchiveStore {
     } finally {
       cache.deleteTemp(temp);
     }
-    ArchiveChange.Outcome outcome = publish(key, local, result.size());
-    return new ArchiveChange(key, outcome, List.of(key.tierPath()));
+    return result.size();
+  }
+
+  private ArchiveChange upload(ExtensionArchiveKey key, Path local, long size) {
+    return new ArchiveChange(key, publish(key, local, size), List.of(key.tierPath()));
+  }
+
+  private static void checkInterrupt(ExtensionArchiveKey key) {
+    if (Thread.currentThread().isInterrupted()) {
+      throw new ArchiveCancelledException(key.toString(), "store", null);
+    }
   }
 
   /**

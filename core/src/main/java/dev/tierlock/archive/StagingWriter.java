@@ -24,7 +24,7 @@ import java.util.Set;
  * Writes accepted entries into a staging directory it created (or found empty). It never follows a
  * link: files are created new with {@link LinkOption#NOFOLLOW_LINKS}, every parent is checked to be
  * a real directory before use, symbolic links are created last (after every check of the archive
- * passed), and permissions are set without following links. {@link #discard()} removes everything
+ * passed), and permissions are set without following links. {@link #discard(Throwable)} removes everything
  * it wrote, without following links. Permission bits are kept where the filesystem supports POSIX
  * permissions; the owner always keeps read access to files and full access to directories, so
  * that the tree can be moved and removed later. Not thread-safe.

@@ -7,6 +7,9 @@
  *       SHA-256; its tier path is {@code config/pulled-archives/<name>/<sha256>.tar.gz}.
  *   <li>{@link dev.tierlock.archive.ArchiveStore} reads, stores and deletes archives in a datastore
  *       through a local cache; {@link dev.tierlock.archive.ArchiveStores} builds one.
+ *   <li>{@link dev.tierlock.archive.ArchiveTransactions} verifies an archive, installs, updates
+ *       and removes it together with the shared lockfile (archive first, superseded archive
+ *       deleted after the lockfile publish), and restores what the lockfile pins on a peer.
  *   <li>{@link dev.tierlock.archive.TarGzReader} lists and extracts a {@code .tar.gz} in one
  *       streaming pass each, rejecting hostile entries, within {@link
  *       dev.tierlock.archive.ArchiveLimits}.
@@ -14,7 +17,7 @@
  *
  * <p>Every failure is a {@link dev.tierlock.archive.ArchiveException} (codes {@code archive_limit},
  * {@code archive_rejected}, {@code archive_tampered}, {@code archive_corrupt}, {@code archive_io},
- * {@code archive_timeout}, {@code archive_cancelled}), an {@link
+ * {@code archive_timeout}, {@code archive_cancelled}, {@code archive_missing}), an {@link
  * dev.tierlock.archive.InvalidArchiveKeyException} ({@code invalid_archive_key}) or, for datastore
  * calls, a {@link dev.tierlock.DatastoreException}.
  */

@@ -2,7 +2,14 @@ package dev.tierlock.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tierlock.ExtensionName;
+import dev.tierlock.LeaseLocks;
+import dev.tierlock.Lockfile;
+import dev.tierlock.LockfileEntry;
 import dev.tierlock.Namespace;
+import dev.tierlock.PublishFailurePolicy;
+import dev.tierlock.Sleeper;
+import dev.tierlock.TierPath;
 import dev.tierlock.archive.ArchiveChange;
 import dev.tierlock.archive.ArchiveLimits;
 import dev.tierlock.archive.ArchiveStore;
@@ -30,6 +37,7 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
@@ -40,19 +48,29 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 import java.util.zip.GZIPOutputStream;
 
 /**
  * The fixtures of {@link ArchiveStoreContract}: two checkouts ("a" and "b"), each with its own
- * cache and its own logged, fault-injecting wrapper over one shared datastore; archives, digests
- * and a download byte counter. Not thread-safe.
+ * cache and its own logged, fault-injecting wrapper over one shared datastore; whole {@link
+ * ArchiveCheckout}s on those wrappers for the transaction tests; archives, digests and a download
+ * byte counter. Not thread-safe.
  */
 abstract class ArchiveStoreContractSupport {
 
   static final Duration TIMEOUT = Duration.ofSeconds(30);
 
+  /** The shared lockfile's key (the contract runs without a namespace unless a test says so). */
+  static final ObjectKey LOCKFILE_KEY = Namespace.NONE.key(TierPath.LOCKFILE);
+
+  /** The global lock's key. */
+  static final ObjectKey GLOBAL_LOCK_KEY = LeaseLocks.globalKey(Namespace.NONE);
+
   final TestClock clock = TestClock.create();
+
+  private final List<ArchiveCheckout> checkouts = new ArrayList<>();
 
   /** Returns the shared datastore, unwrapped (calls on it are neither logged nor faulted). */
   abstract Datastore datastore();
@@ -65,6 +83,71 @@ abstract class ArchiveStoreContractSupport {
 
   /** Returns this test's temp directory. */
   abstract Path temp();
+
+  /**
+   * Opens a Tierlock checkout named {@code name} on {@code store} (checkout A's or B's wrapper, or
+   * the unwrapped datastore for its own mode), closed after the test; clears both operation logs.
+   */
+  final ArchiveCheckout checkout(String name, Datastore store, Sleeper sleeper, PublishFailurePolicy policy) {
+    ArchiveCheckout checkout = ArchiveCheckout.open(store, temp().resolve("checkout-" + name), clock, sleeper, policy);
+    checkouts.add(checkout);
+    a().log().clear();
+    b().log().clear();
+    return checkout;
+  }
+
+  /** Opens a checkout that sleeps on the test clock and throws on a failed publish. */
+  final ArchiveCheckout checkout(String name, Datastore store) {
+    return checkout(name, store, clock.sleeper(), PublishFailurePolicy.THROW);
+  }
+
+  /** Closes every checkout opened by {@link #checkout}. */
+  final void closeCheckouts() {
+    checkouts.forEach(ArchiveCheckout::close);
+    checkouts.clear();
+  }
+
+  /** Returns the shared lockfile as the datastore holds it now (empty when absent). */
+  final Lockfile sharedLockfile() {
+    return TestCheckout.sharedLockfile(datastore(), Namespace.NONE);
+  }
+
+  /** Returns the checksum the shared lockfile pins for {@code name}, if any. */
+  final Optional<String> sharedChecksum(ExtensionName name) {
+    return sharedLockfile().entry(name).flatMap(LockfileEntry::checksum);
+  }
+
+  /** Returns the keys of the archive objects the datastore holds, sorted. */
+  final List<String> storedArchives() {
+    return datastore().list(ExtensionArchiveKey.DIRECTORY + "/").stream().map(o -> o.key().value()).sorted().toList();
+  }
+
+  /** Returns a plain entry of {@code version}, pulled at the clock's instant. */
+  final LockfileEntry entry(String version) {
+    return LockfileEntry.builder(version, clock.instant()).build();
+  }
+
+  /** Matches the object key of {@code key}'s archive. */
+  static Predicate<ObjectKey> isArchive(ExtensionArchiveKey key) {
+    return objectKey(key)::equals;
+  }
+
+  /** Matches the shared lockfile's key. */
+  static Predicate<ObjectKey> isLockfile() {
+    return LOCKFILE_KEY::equals;
+  }
+
+  /** Returns the index of the first logged call matching {@code operation}, {@code key} and {@code outcome}. */
+  static int indexOf(OperationLog log, DatastoreOperation operation, ObjectKey key, String outcome) {
+    List<LoggedOperation> entries = log.entries();
+    for (int i = 0; i < entries.size(); i++) {
+      LoggedOperation e = entries.get(i);
+      if (e.operation() == operation && e.target().equals(key.value()) && e.outcome().equals(outcome)) {
+        return i;
+      }
+    }
+    throw new AssertionError("Cannot find " + operation + " " + key + " -> " + outcome + " in " + log);
+  }
 
   final ArchiveStore checkoutA() {
     return store("a", a(), ArchiveLimits.DEFAULTS, Namespace.NONE);
@@ -141,9 +224,14 @@ abstract class ArchiveStoreContractSupport {
 
   /** Returns a {@code .tar.gz} holding one file, {@code pkg/readme.txt}, with {@code text}. */
   static byte[] archive(String text) {
+    return archive("pkg/readme.txt", text);
+  }
+
+  /** Returns a {@code .tar.gz} holding one regular file named {@code entry} (ASCII, as given), with {@code text}. */
+  static byte[] archive(String entry, String text) {
     byte[] data = text.getBytes(StandardCharsets.UTF_8);
     byte[] header = new byte[512];
-    byte[] name = "pkg/readme.txt".getBytes(StandardCharsets.US_ASCII);
+    byte[] name = entry.getBytes(StandardCharsets.US_ASCII);
     System.arraycopy(name, 0, header, 0, name.length);
     octal(header, 100, 8, 0644);
     octal(header, 108, 8, 0);

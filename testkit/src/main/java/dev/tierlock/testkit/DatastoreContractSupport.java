@@ -9,6 +9,7 @@ import dev.tierlock.spi.ObjectMetadata;
 import dev.tierlock.spi.ObjectVersion;
 import dev.tierlock.spi.ReadCondition;
 import dev.tierlock.spi.ReadResult;
+import dev.tierlock.spi.StoredObject;
 import dev.tierlock.spi.WriteCondition;
 import dev.tierlock.spi.WriteResult;
 import java.nio.charset.StandardCharsets;
@@ -36,6 +37,16 @@ abstract class DatastoreContractSupport {
 
   static ObjectBody body(String text) {
     return ObjectBody.of(utf8(text));
+  }
+
+  /**
+   * Returns what a listing reports of {@code object}: the object itself, or the object with {@link
+   * ObjectMetadata#EMPTY} when the store lacks {@link DatastoreFeature#LISTING_METADATA}.
+   */
+  final StoredObject asListed(StoredObject object) {
+    return has(DatastoreFeature.LISTING_METADATA)
+        ? object
+        : new StoredObject(object.key(), object.version(), object.size(), ObjectMetadata.EMPTY);
   }
 
   /** Asserts that {@code result} is a landed write and returns its version. */

@@ -24,11 +24,22 @@ public enum DatastoreFeature {
   CONDITIONAL_DELETE,
 
   /**
-   * User metadata is stored with each write and returned by reads, downloads, stats and listings.
-   * <b>Absent:</b> a write with non-empty metadata throws {@link IllegalArgumentException} and
-   * writes nothing; objects report empty metadata.
+   * User metadata is stored with each write and returned by reads, downloads and stats (and by
+   * listings when the store also has {@link #LISTING_METADATA}). <b>Absent:</b> a write with
+   * non-empty metadata throws {@link IllegalArgumentException} and writes nothing; objects report
+   * empty metadata.
    */
   USER_METADATA,
+
+  /**
+   * Listings carry each object's user metadata, as {@link dev.tierlock.spi.Datastore#stat} reports
+   * it (GCS and filesystem listings do, at no extra cost). <b>Absent:</b> listings report {@link
+   * dev.tierlock.spi.ObjectMetadata#EMPTY} for every object, with the right key, version and size,
+   * and {@code stat} gives the metadata (S3 listings carry none: one HEAD per listed object would be
+   * needed). Callers that need an object's metadata call {@code stat} or {@code read}, never rely on
+   * a listing for it.
+   */
+  LISTING_METADATA,
 
   /**
    * An unconditional delete of a missing key reports {@link dev.tierlock.spi.DeleteResult#ABSENT}.

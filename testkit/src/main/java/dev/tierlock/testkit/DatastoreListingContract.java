@@ -36,8 +36,12 @@ abstract class DatastoreListingContract extends DatastoreReadWriteContract {
     List<String> keys = both
         ? List.of("b/a", "a/b/c/d", "ab", "a/c.json", "a-b", "a/b", "a/b/c")
         : List.of("b/a", "a/b/c/d", "ab", "a/c.json", "a-b", "a/b/e", "a/b/c/f");
-    for (String k : keys) {
-      create(key(k), "content of " + k);
+    for (int i = 0; i < keys.size(); i++) {
+      String k = keys.get(i);
+      ObjectMetadata metadata = has(DatastoreFeature.USER_METADATA)
+          ? ObjectMetadata.of(ObjectMetadata.COMMIT_ID, "listed-" + i)
+          : ObjectMetadata.EMPTY;
+      written(store().write(key(k), body("content of " + k), WriteCondition.mustNotExist(), metadata));
     }
 
     List<StoredObject> listed = store().list("a/");
@@ -46,7 +50,14 @@ abstract class DatastoreListingContract extends DatastoreReadWriteContract {
         ? List.of("a/b", "a/b/c", "a/b/c/d", "a/c.json")
         : List.of("a/b/c/d", "a/b/c/f", "a/b/e", "a/c.json"));
     for (StoredObject object : listed) {
-      assertThat(store().stat(object.key())).contains(object);
+      Optional<StoredObject> stat = store().stat(object.key());
+      assertThat(stat).as("stat of %s", object.key()).isPresent();
+      assertThat(stat.get().metadata().get(ObjectMetadata.COMMIT_ID)).as("metadata of %s", object.key())
+          .isEqualTo(has(DatastoreFeature.USER_METADATA)
+              ? Optional.of("listed-" + keys.indexOf(object.key().value()))
+              : Optional.empty());
+      assertThat(object).as("listing of %s (with metadata: %s)", object.key(), has(DatastoreFeature.LISTING_METADATA))
+          .isEqualTo(asListed(stat.get()));
       assertThat(object.size()).isEqualTo(utf8("content of " + object.key()).length);
     }
   }

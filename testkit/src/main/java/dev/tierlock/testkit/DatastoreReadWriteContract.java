@@ -187,7 +187,7 @@ abstract class DatastoreReadWriteContract extends DatastoreContractSupport {
     StoredObject expected = new StoredObject(LOCKFILE, version, utf8("with metadata").length, metadata);
     assertThat(found(LOCKFILE).object()).isEqualTo(expected);
     assertThat(store().stat(LOCKFILE)).contains(expected);
-    assertThat(store().list("config/")).containsExactly(expected);
+    assertThat(store().list("config/")).containsExactly(asListed(expected));
     Optional<ObjectStream> download = store().openStream(LOCKFILE);
     assertThat(download).isPresent();
     try (ObjectStream stream = download.get()) {

@@ -12,7 +12,6 @@ import dev.tierlock.ManagedConfigUnpublishedException;
 import dev.tierlock.ManagedLockfileUnavailableException;
 import dev.tierlock.PendingChange;
 import dev.tierlock.PublishFailurePolicy;
-import dev.tierlock.PublishRefusedException;
 import dev.tierlock.TierPath;
 import dev.tierlock.TransactionResult;
 import dev.tierlock.TransactionStatus;
@@ -37,13 +36,15 @@ import org.junit.jupiter.api.Test;
  * }</pre>
  *
  * <p>Every test method is final. Covered here: a failed publish kept pending and replayed onto a
- * fresh fetch (a replayed removal survives; two failed publishes keep both changes; its archives
- * are kept pending too and uploaded before the lockfile); a lock holder paused past its ttl; a lost
+ * fresh fetch (a replayed removal survives; two failed publishes keep both changes); a lock holder
+ * paused past its ttl; a lost
  * response after a successful publish, with and without a working read-back; a write that timed
  * out before it applied; throttling absorbed within the deadline, and a burst past it; the defer
  * policy; a failed fetch or lock that changes nothing; a lock timeout; a stale replayed change
- * dropped with a warning; that only tier paths, the lock and self-check probes are ever written,
- * and never a file that resolves outside the cache. Inherited: stale caches, nesting, lock order,
+ * dropped with a warning; that only tier paths, the lock and self-check probes are ever written.
+ * Archives with the lockfile (archive first, deletions after the publish, a failed publish keeping
+ * the archive) are the archive store contract's ({@link ArchiveStoreContract}). Inherited: stale
+ * caches, nesting, lock order,
  * refresh, failing and interrupted changes, conflicting peers, an unreadable pending record. Not
  * thread-safe (JUnit runs one test per instance).
  */
@@ -126,33 +127,6 @@ public abstract class LockfileTransactionContract extends LockfileTransactionBas
     assertThat(a.transaction().refresh().status()).isEqualTo(TransactionStatus.PUBLISHED);
 
     assertThat(versions(shared())).containsOnly(entry("@s/x", "1"), entry("@s/y", "1"));
-  }
-
-  @Test
-  final void aFailedPublish_keepsItsArchivesPending_andTheReplayUploadsThemBeforeTheLockfile() throws IOException {
-    TestCheckout a = checkout("a");
-    TierPath archive = TierPath.of("config/pulled-archives/@s/x/" + "c".repeat(64) + ".tar.gz");
-    Path local = a.tierlock().syncPort().localPath(archive);
-    Files.createDirectories(local.getParent());
-    Files.writeString(local, "archive bytes");
-    store().faults().failNext(DatastoreOperation.WRITE, key -> key.value().contains("pulled-archives"), BEYOND_ATTEMPTS,
-        Fault.UNAVAILABLE);
-
-    assertThatThrownBy(() -> a.transaction().run(tx -> {
-      tx.repository().writeEntry(name("@s/x"), entryOf("1"));
-      tx.publishCreateOnly(archive);
-    })).isInstanceOf(ManagedConfigUnpublishedException.class);
-    assertThat(a.tierlock().pendingChanges().read()).isInstanceOfSatisfying(PendingChange.Recorded.class,
-        r -> assertThat(r.createOnly()).containsExactly(archive));
-    assertThat(shared().isEmpty()).isTrue();
-    store().faults().clear();
-    store().log().clear();
-
-    assertThat(a.transaction().refresh().status()).isEqualTo(TransactionStatus.PUBLISHED);
-
-    assertThat(store().log().writtenKeys()).containsSubsequence(NAMESPACE.key(archive), lockfileKey());
-    assertThat(store().delegate().stat(NAMESPACE.key(archive))).isPresent();
-    assertThat(versions(shared())).containsExactly(entry("@s/x", "1"));
   }
 
   @Test
@@ -353,26 +327,5 @@ public abstract class LockfileTransactionContract extends LockfileTransactionBas
         .as("written key %s", key).isTrue());
     assertThat(store().delegate().list("")).extracting(o -> o.key().value()).containsExactly(lockfileKey().value());
     assertThat(versions(shared())).containsOnly(entry("@s/x", "1"), entry("@s/z", "1"));
-  }
-
-  @Test
-  final void aFileThatResolvesOutsideTheCache_isNeverPublished() throws IOException {
-    TestCheckout a = checkout("a");
-    Path secret = a.tierlock().stateDirectory().resolve("secret.txt");
-    Files.writeString(secret, "not for the datastore");
-    TierPath archive = TierPath.of("config/pulled-archives/@s/x/" + "0".repeat(64) + ".tar.gz");
-    Path link = a.tierlock().syncPort().localPath(archive);
-    Files.createDirectories(link.getParent());
-    Files.createSymbolicLink(link, secret);
-
-    assertThatThrownBy(() -> a.transaction().run(tx -> tx.publishCreateOnly(archive)))
-        .isInstanceOf(ManagedConfigUnpublishedException.class)
-        .hasRootCauseInstanceOf(PublishRefusedException.class)
-        .hasMessageContaining("which is not a regular file inside the cache root")
-        .extracting(e -> ((ManagedConfigUnpublishedException) e).code()).isEqualTo("managed_config_unpublished");
-    assertThat(store().log().entries(DatastoreOperation.WRITE)).noneMatch(e -> e.target().contains("pulled-archives"));
-    assertThatThrownBy(() -> TierPath.of("config/.lock"))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("Cannot use tier path \"config/.lock\": lock files never leave the checkout");
   }
 }

@@ -60,7 +60,9 @@ import java.util.Optional;
  * dev.tierlock.DatastoreUnavailableException} saying so and that nothing changed; a refused
  * permission a {@link dev.tierlock.DatastoreAccessDeniedException}; other I/O errors a {@link
  * dev.tierlock.DatastoreUnavailableException}, or a {@link dev.tierlock.OutcomeUnknownException}
- * when the atomic move that publishes a change (or forcing it afterwards) failed.
+ * when the atomic move that publishes a change (or forcing it afterwards) failed. Channels are
+ * interruptible: a thread interrupted during a read, or before a change was published, gets a
+ * {@link dev.tierlock.DatastoreUnavailableException} saying so, with its interrupt flag kept.
  *
  * <p><b>Providers.</b> Works on the default file system and on any NIO provider that supports
  * {@code newByteChannel}, {@code FileChannel.open}, {@code createFile}, directory streams, {@code

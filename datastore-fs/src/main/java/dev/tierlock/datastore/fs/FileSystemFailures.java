@@ -5,6 +5,8 @@ import dev.tierlock.DatastoreException;
 import dev.tierlock.DatastoreUnavailableException;
 import dev.tierlock.OutcomeUnknownException;
 import java.io.IOException;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.FileLockInterruptionException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileSystemException;
@@ -20,6 +22,10 @@ import java.util.Locale;
  *       touched, and a rename that finds no space does not happen);
  *   <li>{@link AccessDeniedException} or a {@link SecurityException}: {@link
  *       DatastoreAccessDeniedException};
+ *   <li>an interrupted channel ({@link ClosedByInterruptException} and its kin) while reading or
+ *       before a change was published: {@link DatastoreUnavailableException} saying the thread was
+ *       interrupted, with the thread's interrupt flag set again, so that callers can tell a
+ *       cancellation from an outage;
  *   <li>anything else while reading, locking or staging: {@link DatastoreUnavailableException};
  *   <li>anything else from the atomic move that publishes a change, or after it: {@link
  *       OutcomeUnknownException}, since the change may be visible.
@@ -54,6 +60,10 @@ final class FileSystemFailures {
    */
   DatastoreException reading(String verb, String what, Exception e) {
     String prefix = "Cannot " + verb + " " + what + " at " + root + ": ";
+    if (isInterruption(e)) {
+      Thread.currentThread().interrupt();
+      return new DatastoreUnavailableException(prefix + "the thread was interrupted (" + detail(e) + ")", e);
+    }
     if (isAccessDenied(e)) {
       return new DatastoreAccessDeniedException(prefix + "access denied (" + detail(e) + ")", e);
     }
@@ -75,6 +85,10 @@ final class FileSystemFailures {
     }
     if (isAccessDenied(e) && phase != Phase.DURABLE) {
       return new DatastoreAccessDeniedException(prefix + "access denied (" + detail(e) + "); nothing changed", e);
+    }
+    if (isInterruption(e) && phase == Phase.PREPARE) {
+      Thread.currentThread().interrupt();
+      return new DatastoreUnavailableException(prefix + "the thread was interrupted (" + detail(e) + "); nothing changed", e);
     }
     if (e instanceof AtomicMoveNotSupportedException) {
       return new DatastoreUnavailableException(prefix
@@ -114,6 +128,16 @@ final class FileSystemFailures {
       if (t instanceof IOException && (lower.contains("no space left") || lower.contains("enospc")
           || lower.contains("disk quota exceeded") || lower.contains("edquot")
           || lower.contains("not enough space on the disk"))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Returns whether a failure (or any of its causes) is an I/O call cut short by an interrupt. */
+  static boolean isInterruption(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof ClosedByInterruptException || t instanceof FileLockInterruptionException) {
         return true;
       }
     }

@@ -18,9 +18,9 @@ import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.NullMarked;
 
 /**
- * A second JVM running {@link ChildProcess} on the test classpath, talking line by line over its
- * standard streams. Every wait is bounded (a bound that only a broken test ever reaches); closing it
- * kills the process if it still runs.
+ * A second JVM running a test program ({@link ChildProcess} unless told otherwise) on the test
+ * classpath, talking line by line over its standard streams. Every wait is bounded (a bound that
+ * only a broken test ever reaches); closing it kills the process if it still runs.
  */
 final class ChildJvm implements AutoCloseable {
 
@@ -43,13 +43,19 @@ final class ChildJvm implements AutoCloseable {
 
   /** Starts {@link ChildProcess} with these arguments. */
   static ChildJvm start(String... args) throws IOException {
+    return start(ChildProcess.class, args);
+  }
+
+  /** Starts the program {@code main} with these arguments. */
+  static ChildJvm start(Class<?> main, String... args) throws IOException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-Xshare:auto");
     command.add("-XX:TieredStopAtLevel=1");
     command.add("-cp");
     command.add(classpath());
-    command.add(ChildProcess.class.getName());
+    command.add("-Dslf4j.internal.verbosity=ERROR");
+    command.add(main.getName());
     command.addAll(List.of(args));
     Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     return new ChildJvm(process);
@@ -68,6 +74,19 @@ final class ChildJvm implements AutoCloseable {
   void send(String line) throws IOException {
     stdin.write(line + "\n");
     stdin.flush();
+  }
+
+  /** Returns the child's process id. */
+  long pid() {
+    return process.pid();
+  }
+
+  /** Kills the child at once (no shutdown hooks, no finally blocks) and waits until it is gone. */
+  void kill() throws InterruptedException {
+    process.destroyForcibly();
+    if (!process.waitFor(WAIT_SECONDS, TimeUnit.SECONDS)) {
+      throw new AssertionError("the child JVM did not die within " + WAIT_SECONDS + " s of being killed");
+    }
   }
 
   /** Waits for the child to exit and returns its exit code, and the lines it printed meanwhile. */
@@ -109,9 +128,18 @@ final class ChildJvm implements AutoCloseable {
     }
   }
 
-  /** The locations of the test classes, this module's classes, core and JSpecify. */
+  /**
+   * The test classpath as surefire reports it, or else this JVM's classpath; and in any case the
+   * locations of the test classes, this module's classes, core and JSpecify.
+   */
   private static String classpath() {
     Set<String> entries = new LinkedHashSet<>();
+    String reported = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path", ""));
+    for (String entry : reported.split(System.getProperty("path.separator"))) {
+      if (!entry.isBlank()) {
+        entries.add(entry);
+      }
+    }
     for (Class<?> type : List.of(ChildProcess.class, FileSystemDatastore.class, ObjectKey.class, NullMarked.class)) {
       try {
         entries.add(Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI()).toString());

@@ -54,6 +54,28 @@ class FileSystemDatastoreFailureTest {
   }
 
   @Test
+  void readsAndWrites_onAnInterruptedThread_failSayingSo_keepTheFlag_andChangeNothing() {
+    FileSystemDatastore store = FileSystemDatastore.open(root);
+    try {
+      Thread.currentThread().interrupt();
+      assertThatThrownBy(() -> store.openStream(KEY))
+          .isExactlyInstanceOf(DatastoreUnavailableException.class)
+          .hasMessage("Cannot read object " + KEY + " at " + where
+              + ": the thread was interrupted (ClosedByInterruptException)")
+          .extracting(e -> ((TierlockException) e).code()).isEqualTo("datastore_unavailable");
+      assertThat(Thread.currentThread().isInterrupted()).isTrue();
+      assertThatThrownBy(() -> store.write(KEY, body("new bytes"), WriteCondition.mustMatch(oldVersion), NEW_META))
+          .isExactlyInstanceOf(DatastoreUnavailableException.class)
+          .hasMessageStartingWith("Cannot write object " + KEY + " at " + where + ": ")
+          .hasMessageEndingWith("; nothing changed");
+      assertThat(Thread.currentThread().isInterrupted()).isTrue();
+    } finally {
+      Thread.interrupted();
+    }
+    assertOldObjectIntact(store);
+  }
+
+  @Test
   void write_diskFullWhileStagingTheBytes_isUnavailableAndLeavesTheOldObjectIntact() {
     FileSystemDatastore store = withIo(new FileIo() {
       @Override

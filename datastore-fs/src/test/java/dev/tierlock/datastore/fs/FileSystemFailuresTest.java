@@ -9,6 +9,8 @@ import dev.tierlock.OutcomeUnknownException;
 import dev.tierlock.datastore.fs.FileSystemFailures.Phase;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.FileLockInterruptionException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
@@ -90,5 +92,29 @@ class FileSystemFailuresTest {
     assertThat(failures.interrupted("delete", "a", interrupt))
         .hasMessage("Cannot delete object a at file:///share/tier/: interrupted while waiting for its lock; nothing changed")
         .hasCause(interrupt);
+  }
+
+  @Test
+  void interruptedChannels_sayTheThreadWasInterrupted_andKeepItsFlag() {
+    ClosedByInterruptException closed = new ClosedByInterruptException();
+    try {
+      DatastoreException read = failures.reading("read", "object a", new UncheckedIOException(closed));
+      assertThat(Thread.interrupted()).as("the flag was set again").isTrue();
+      DatastoreException staged = failures.changing("write", "a", Phase.PREPARE, new FileLockInterruptionException());
+      assertThat(Thread.interrupted()).isTrue();
+
+      assertThat(read).isExactlyInstanceOf(DatastoreUnavailableException.class)
+          .hasMessage("Cannot read object a at file:///share/tier/: the thread was interrupted"
+              + " (UncheckedIOException: java.nio.channels.ClosedByInterruptException)")
+          .hasRootCause(closed);
+      assertThat(staged).isExactlyInstanceOf(DatastoreUnavailableException.class)
+          .hasMessage("Cannot write object a at file:///share/tier/: the thread was interrupted"
+              + " (FileLockInterruptionException); nothing changed");
+      assertThat(failures.changing("write", "a", Phase.DURABLE, closed)).isExactlyInstanceOf(OutcomeUnknownException.class);
+      assertThat(Thread.interrupted()).as("an interrupt after the change landed is no cancellation").isFalse();
+      assertThat(FileSystemFailures.isInterruption(new IOException("Input/output error"))).isFalse();
+    } finally {
+      Thread.interrupted();
+    }
   }
 }

@@ -7,8 +7,15 @@ import dev.tierlock.spi.ObjectVersion;
 import dev.tierlock.spi.ReadResult;
 import dev.tierlock.spi.StoredObject;
 import dev.tierlock.spi.WriteResult;
+import dev.tierlock.Lockfile;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
 
 /** Small values and result checks the datastore tests share. */
 final class Fixtures {
@@ -39,5 +46,27 @@ final class Fixtures {
 
   static List<String> keys(List<StoredObject> objects) {
     return objects.stream().map(o -> o.key().value()).toList();
+  }
+
+  /** Returns each entry's version by name, in the lockfile's order. */
+  static Map<String, String> versions(Lockfile lockfile) {
+    Map<String, String> out = new LinkedHashMap<>();
+    lockfile.entries().forEach((name, entry) -> out.put(name.value(), entry.version()));
+    return out;
+  }
+
+  /**
+   * Returns every regular file below a datastore root outside its internal directory, as paths
+   * relative to the root with {@code /} separators, sorted: the objects, and any lock or temp file
+   * that escaped the internal directory.
+   */
+  static List<String> filesOutsideInternal(Path root) throws IOException {
+    Path internal = root.resolve(RootLayout.INTERNAL);
+    try (Stream<Path> files = Files.walk(root)) {
+      return files.filter(f -> !f.startsWith(internal) && Files.isRegularFile(f))
+          .map(f -> root.relativize(f).toString().replace(f.getFileSystem().getSeparator(), "/"))
+          .sorted()
+          .toList();
+    }
   }
 }

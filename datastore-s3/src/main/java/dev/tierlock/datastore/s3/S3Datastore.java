@@ -14,7 +14,6 @@ import dev.tierlock.spi.StoredObject;
 import dev.tierlock.spi.WriteCondition;
 import dev.tierlock.spi.WriteResult;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -278,10 +277,16 @@ public final class S3Datastore implements Datastore {
   /**
    * {@inheritDoc}
    *
-   * <p>S3 listings carry no user metadata, so each listed object is then looked at with one HEAD
-   * request: a listing of n objects costs n / {@link S3DatastoreConfig#listPageSize()} LIST requests
-   * plus n HEAD requests. Each entry is what its HEAD saw; an object deleted meanwhile is left out.
-   * Keys that no datastore could have written (such as {@code folder/} markers) are skipped.
+   * <p>One ListObjectsV2 request per {@link S3DatastoreConfig#listPageSize()} objects, and nothing
+   * else: each entry has the key, ETag and size the listing page gave. S3 listings carry no user
+   * metadata, so every entry reports {@link ObjectMetadata#EMPTY}; {@link #stat} gives an object's
+   * metadata. Keys that no datastore could have written (such as {@code folder/} markers) are
+   * skipped.
+   *
+   * @throws DatastoreUnavailableException if a page cannot be read or is malformed
+   * @throws dev.tierlock.DatastoreAccessDeniedException if the credentials may not list the bucket
+   * @throws IllegalArgumentException if {@code prefix} is not a valid key prefix
+   * @throws IllegalStateException if this datastore is closed
    */
   @Override
   public List<StoredObject> list(String prefix) {
@@ -290,12 +295,7 @@ public final class S3Datastore implements Datastore {
       throw new IllegalStateException(
           "Cannot list s3://" + config.bucket() + "/" + config.prefix() + prefix + ": the datastore is closed");
     }
-    List<ObjectKey> keys = S3KeyListing.keys(client, config, readOverride, prefix);
-    List<StoredObject> found = new ArrayList<>(keys.size());
-    for (ObjectKey key : keys) {
-      stat(key).ifPresent(found::add);
-    }
-    return List.copyOf(found);
+    return List.copyOf(S3Listing.objects(client, config, readOverride, prefix));
   }
 
   /**

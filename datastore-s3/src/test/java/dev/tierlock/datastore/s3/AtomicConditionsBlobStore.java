@@ -1,20 +1,32 @@
 package dev.tierlock.datastore.s3;
 
+import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.gaul.s3proxy.S3ErrorCode;
 import org.gaul.s3proxy.S3ProxyException;
 import org.gaul.s3proxy.blobstore.BlobStore;
 import org.gaul.s3proxy.blobstore.ForwardingBlobStore;
+import org.gaul.s3proxy.blobstore.domain.MultipartUpload;
 import org.jspecify.annotations.Nullable;
+import software.amazon.awssdk.core.ResponseInputStream;
+import software.amazon.awssdk.services.s3.model.CompleteMultipartUploadRequest;
+import software.amazon.awssdk.services.s3.model.CompleteMultipartUploadResponse;
+import software.amazon.awssdk.services.s3.model.CopyObjectRequest;
+import software.amazon.awssdk.services.s3.model.CopyObjectResponse;
 import software.amazon.awssdk.services.s3.model.DeleteObjectRequest;
 import software.amazon.awssdk.services.s3.model.DeleteObjectResponse;
+import software.amazon.awssdk.services.s3.model.GetObjectRequest;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.HeadObjectRequest;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 import software.amazon.awssdk.services.s3.model.PutObjectResponse;
+import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
  * The blob store S3Proxy serves one request from: the shared in-memory store, with conditional
@@ -27,8 +39,10 @@ import software.amazon.awssdk.services.s3.model.PutObjectResponse;
  * object still has the ETag the handler saw. S3Proxy asks a fresh instance per request (through its
  * blob store locator), which is what ties the handler's look to the delete that follows it.
  *
- * <p>Per bucket it can also behave like a broken store ({@link ServerState.Mode#IGNORE_PRECONDITIONS})
- * or inject one answer ({@link ServerState#failNextWrite}).
+ * <p>Per bucket it can also behave like a broken store ({@link ServerState.Mode#IGNORE_PRECONDITIONS}),
+ * inject one answer ({@link ServerState#failNextWrite}), and log every object it stores, deletes,
+ * refuses to change or reads ({@link ServerState#record}). Refusals S3Proxy's handler makes before the store
+ * sees a request (its own {@code If-Match} pre-check) are not logged.
  */
 final class AtomicConditionsBlobStore extends ForwardingBlobStore {
 
@@ -45,22 +59,52 @@ final class AtomicConditionsBlobStore extends ForwardingBlobStore {
   public PutObjectResponse putBlob(PutObjectRequest request, InputStream input) {
     String bucket = request.bucket();
     if (state.mode(bucket) == ServerState.Mode.IGNORE_PRECONDITIONS) {
-      return delegate().putBlob(request.toBuilder().ifNoneMatch(null).ifMatch(null).build(), input);
+      PutObjectResponse response = refusalsLogged(bucket, request.key(),
+          () -> delegate().putBlob(request.toBuilder().ifNoneMatch(null).ifMatch(null).build(), input));
+      logStored(bucket, request.key());
+      return response;
     }
     Object lock = state.lockFor(bucket, request.key());
     synchronized (lock) {
       state.takeWriteFault(bucket, ServerState.Phase.BEFORE_APPLY).ifPresent(fault -> {
         throw fault;
       });
-      if (request.ifMatch() != null) {
-        requireETag(bucket, request.key(), request.ifMatch());
-      }
-      PutObjectResponse response = delegate().putBlob(request, input);
+      PutObjectResponse response = refusalsLogged(bucket, request.key(), () -> {
+        if (request.ifMatch() != null) {
+          requireETag(bucket, request.key(), request.ifMatch());
+        }
+        return delegate().putBlob(request, input);
+      });
+      logStored(bucket, request.key());
       state.takeWriteFault(bucket, ServerState.Phase.AFTER_APPLY).ifPresent(fault -> {
         throw fault;
       });
       return response;
     }
+  }
+
+  @Override
+  public CopyObjectResponse copyBlob(CopyObjectRequest request) {
+    CopyObjectResponse response = refusalsLogged(
+        request.destinationBucket(), request.destinationKey(), () -> delegate().copyBlob(request));
+    logStored(request.destinationBucket(), request.destinationKey());
+    return response;
+  }
+
+  @Override
+  public CompleteMultipartUploadResponse completeMultipartUpload(
+      MultipartUpload upload, CompleteMultipartUploadRequest request) {
+    CompleteMultipartUploadResponse response = refusalsLogged(
+        upload.containerName(), upload.blobName(), () -> delegate().completeMultipartUpload(upload, request));
+    logStored(upload.containerName(), upload.blobName());
+    return response;
+  }
+
+  @Override
+  public ResponseInputStream<GetObjectResponse> getBlob(GetObjectRequest request) {
+    ResponseInputStream<GetObjectResponse> in = super.getBlob(request);
+    state.log(request.bucket()).ifPresent(log -> log.read(request.key()));
+    return in;
   }
 
   @Override
@@ -74,21 +118,55 @@ final class AtomicConditionsBlobStore extends ForwardingBlobStore {
   public DeleteObjectResponse removeBlob(DeleteObjectRequest request) {
     String bucket = request.bucket();
     if (state.mode(bucket) == ServerState.Mode.IGNORE_PRECONDITIONS) {
-      return delegate().removeBlob(request.toBuilder().ifMatch(null).build());
+      DeleteObjectResponse response = refusalsLogged(bucket, request.key(),
+          () -> delegate().removeBlob(request.toBuilder().ifMatch(null).build()));
+      state.log(bucket).ifPresent(log -> log.deleted(request.key()));
+      return response;
     }
     Object lock = state.lockFor(bucket, request.key());
     synchronized (lock) {
-      String expected = request.ifMatch();
-      Optional<String> handlerSaw = seen.get(bucket + "/" + request.key());
-      if (expected == null && handlerSaw != null) {
-        // the handler looked first: this is a conditional delete, answered as AWS does
-        expected = handlerSaw.orElseThrow(() -> new S3ProxyException(S3ErrorCode.NO_SUCH_KEY));
-      }
-      if (expected != null) {
-        requireETag(bucket, request.key(), expected);
-      }
-      return delegate().removeBlob(request.toBuilder().ifMatch(null).build());
+      DeleteObjectResponse response = refusalsLogged(bucket, request.key(), () -> {
+        String expected = request.ifMatch();
+        Optional<String> handlerSaw = seen.get(bucket + "/" + request.key());
+        if (expected == null && handlerSaw != null) {
+          // the handler looked first: this is a conditional delete, answered as AWS does
+          expected = handlerSaw.orElseThrow(() -> new S3ProxyException(S3ErrorCode.NO_SUCH_KEY));
+        }
+        if (expected != null) {
+          requireETag(bucket, request.key(), expected);
+        }
+        return delegate().removeBlob(request.toBuilder().ifMatch(null).build());
+      });
+      state.log(bucket).ifPresent(log -> log.deleted(request.key()));
+      return response;
     }
+  }
+
+  /** Runs {@code change}, logging a refusal of the store (an S3 error answer) before passing it on. */
+  private <T> T refusalsLogged(String bucket, String key, Supplier<T> change) {
+    try {
+      return change.get();
+    } catch (S3Exception e) {
+      state.log(bucket).ifPresent(log -> log.refused(key, e instanceof S3ProxyException p
+          ? p.getError().name()
+          : "HTTP " + e.statusCode()));
+      throw e;
+    }
+  }
+
+  /** Logs that {@code key} was stored, with the bytes and metadata it now has if the log keeps them. */
+  private void logStored(String bucket, String key) {
+    state.log(bucket).ifPresent(log -> {
+      if (!log.keepsBodyOf(key)) {
+        log.stored(key, new byte[0], Map.of());
+        return;
+      }
+      try (ResponseInputStream<GetObjectResponse> in = delegate().getBlob(bucket, key)) {
+        log.stored(key, in.readAllBytes(), in.response().metadata());
+      } catch (IOException e) {
+        throw new UncheckedIOException("Cannot log the object stored at " + bucket + "/" + key, e);
+      }
+    });
   }
 
   private void requireETag(String bucket, String key, String expected) {

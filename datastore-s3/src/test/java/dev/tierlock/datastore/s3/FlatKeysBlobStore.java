@@ -1,5 +1,9 @@
 package dev.tierlock.datastore.s3;
 
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import org.gaul.s3proxy.S3ErrorCode;
 import org.gaul.s3proxy.S3ProxyException;
 import org.gaul.s3proxy.blobstore.BlobStore;
@@ -75,9 +79,23 @@ final class FlatKeysBlobStore extends ForwardingBlobStore {
     return delegate().blobExists(container, flat(key));
   }
 
+  /**
+   * Stores the object once its whole body has arrived. S3Proxy's store streams a body into a file
+   * named {@code <name>-<uuid>} beside the object and renames it when complete; a client whose body
+   * breaks midway would leave that file listed (as an object) until the server notices and deletes
+   * it, after the client has already seen its write fail. Reading the body first keeps a broken
+   * upload from creating any file.
+   */
   @Override
-  public PutObjectResponse putBlob(PutObjectRequest request, java.io.InputStream input) {
-    return delegate().putBlob(request.toBuilder().key(flat(request.key())).build(), input);
+  public PutObjectResponse putBlob(PutObjectRequest request, InputStream input) {
+    byte[] body;
+    try {
+      body = input.readAllBytes();
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot store " + request.bucket() + "/" + request.key()
+          + ": the body broke off", e);
+    }
+    return delegate().putBlob(request.toBuilder().key(flat(request.key())).build(), new ByteArrayInputStream(body));
   }
 
   @Override

@@ -19,7 +19,6 @@ import dev.tierlock.spi.WriteCondition;
 import dev.tierlock.spi.WriteResult;
 import java.io.IOException;
 import java.io.InputStream;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -29,7 +28,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
-import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.services.s3.model.S3Object;
@@ -112,36 +110,6 @@ class S3DatastoreTest {
     assertThat(datastore.delete(KEY, WriteCondition.mustMatch(second.version()))).isEqualTo(DeleteResult.ABSENT);
     assertThat(datastore.delete(KEY, WriteCondition.none())).isEqualTo(DeleteResult.ABSENT);
     assertThat(rawKeys(bucket)).isEmpty();
-  }
-
-  @Test
-  void list_followsEveryPageAndReturnsKeysRelativeToThePrefix(S3TestBucket bucket) {
-    S3Datastore datastore = bucket.datastore("", bucket.client(), b -> b.prefix("tier").listPageSize(2));
-    S3Datastore outside = bucket.datastore("other");
-    List<ObjectKey> written = new ArrayList<>();
-    for (int i = 6; i >= 0; i--) {
-      ObjectKey key = ObjectKey.of("config/pulled-archives/@s/n" + i + "/a.tar.gz");
-      datastore.write(key, body("a" + i), WriteCondition.mustNotExist(), ObjectMetadata.EMPTY);
-      written.add(0, key);
-    }
-    datastore.write(ObjectKey.of("config/other.json"), body("o"), WriteCondition.none(), ObjectMetadata.EMPTY);
-    outside.write(ObjectKey.of("config/pulled-archives/@s/x/a.tar.gz"), body("x"), WriteCondition.none(), ObjectMetadata.EMPTY);
-
-    List<StoredObject> listed = datastore.list("config/pulled-archives/");
-
-    assertThat(listed).extracting(StoredObject::key).containsExactlyElementsOf(written);
-    assertThat(listed).allSatisfy(object -> assertThat(object.size()).isEqualTo(2));
-    assertThat(listed.get(0).version()).isEqualTo(datastore.stat(written.get(0)).orElseThrow().version());
-  }
-
-  @Test
-  void list_skipsKeysThatNoDatastoreCouldHaveWritten(S3TestBucket bucket) {
-    S3Datastore datastore = bucket.datastore("tier");
-    // a "folder" marker as consoles create them: no valid key ends with '/'
-    bucket.client().putObject(b -> b.bucket(bucket.name()).key("tier/config/folder/"), RequestBody.fromString(""));
-    datastore.write(ObjectKey.of("config/even"), body("y"), WriteCondition.none(), ObjectMetadata.EMPTY);
-
-    assertThat(datastore.list("config/")).extracting(StoredObject::key).containsExactly(ObjectKey.of("config/even"));
   }
 
   @Test

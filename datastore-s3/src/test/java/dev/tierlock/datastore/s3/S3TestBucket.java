@@ -2,6 +2,7 @@ package dev.tierlock.datastore.s3;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 import software.amazon.awssdk.services.s3.S3Client;
 
@@ -55,6 +56,14 @@ final class S3TestBucket implements AutoCloseable {
   /** Makes the next write to this bucket answer {@code status} and {@code code}, before or after applying it. */
   void failNextWrite(ServerState.Phase phase, int status, String code) {
     server.state().failNextWrite(name, phase, status, code);
+  }
+
+  /**
+   * Starts logging, server-side, every object stored in, deleted from or refused in this bucket,
+   * keeping the bytes and metadata stored at the full S3 keys {@code keepBodies} accepts.
+   */
+  ServerObjectLog recordWrites(Predicate<String> keepBodies) {
+    return server.state().record(name, keepBodies);
   }
 
   @Override

@@ -5,12 +5,14 @@ import java.util.Deque;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
  * What the test S3 server does beyond storing objects, per bucket: its precondition mode, injected
- * answers to writes, and the per-key locks that make conditional writes atomic. Thread-safe.
+ * answers to writes, the per-key locks that make conditional writes atomic, and the log of what it
+ * wrote ({@link ServerObjectLog}). Thread-safe.
  */
 final class ServerState {
 
@@ -41,6 +43,7 @@ final class ServerState {
   private final Object[] locks = new Object[STRIPES];
   private final Map<String, Mode> modes = new ConcurrentHashMap<>();
   private final Map<String, Deque<WriteFault>> faults = new ConcurrentHashMap<>();
+  private final Map<String, ServerObjectLog> logs = new ConcurrentHashMap<>();
 
   ServerState() {
     for (int i = 0; i < STRIPES; i++) {
@@ -92,9 +95,29 @@ final class ServerState {
     }
   }
 
+  /**
+   * Starts logging every object the server stores in, deletes from or refuses to change in {@code
+   * bucket}, keeping the bytes and metadata stored at the keys {@code keepBodies} accepts.
+   *
+   * @throws IllegalStateException if the bucket is already being logged
+   */
+  ServerObjectLog record(String bucket, Predicate<String> keepBodies) {
+    ServerObjectLog log = new ServerObjectLog(keepBodies);
+    if (logs.putIfAbsent(bucket, log) != null) {
+      throw new IllegalStateException("Cannot record the writes to bucket " + bucket + ": they are recorded already");
+    }
+    return log;
+  }
+
+  /** Returns the log of {@code bucket}, if it is being logged. */
+  Optional<ServerObjectLog> log(String bucket) {
+    return Optional.ofNullable(logs.get(bucket));
+  }
+
   /** Forgets everything about {@code bucket}. */
   void forget(String bucket) {
     modes.remove(bucket);
     faults.remove(bucket);
+    logs.remove(bucket);
   }
 }

@@ -1,0 +1,277 @@
+package dev.tierlock.archive;
+
+import dev.tierlock.ExtensionName;
+import dev.tierlock.LockfileEntry;
+import dev.tierlock.LockfileRepository;
+import dev.tierlock.LockfileTransaction;
+import dev.tierlock.Tierlock;
+import dev.tierlock.TransactionContext;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Installs, updates, removes and restores extension archives together with the shared lockfile of
+ * one checkout ({@link Tierlock}): the lockfile says which bytes, the archive store holds them.
+ *
+ * <pre>{@code
+ * ArchiveTransactions archives = ArchiveTransactions.of(tierlock);
+ * VerifiedArchive verified = archives.verify(key, downloaded);          // outside any lock
+ * tierlock.transaction().run(tx -> archives.install(tx, verified, entry)); // archive, then entry
+ * // on a peer, with nothing but the datastore reachable:
+ * archives.restore(key.name(), stagingDirectory);
+ * }</pre>
+ *
+ * <p><b>One way for archive bytes to reach the tier.</b> Inside a transaction as outside, archive
+ * bytes reach the tier only through the archive store's create-only write ({@link
+ * ArchiveStore#store}); the transaction publishes no archive file of its own, only the lockfile. It
+ * is the mechanism that keeps every invariant:
+ *
+ * <ul>
+ *   <li><em>The lockfile never references bytes the tier lacks.</em> {@link #install} writes the
+ *       archive, and has it confirmed present (created, or already there with the same size), before
+ *       it writes the entry that pins it. A write that fails throws before the entry exists, so no
+ *       lockfile, published now or replayed later, pins that archive. Under the global lock no
+ *       peer's removal can delete the archive between the write and the entry.
+ *   <li><em>A failed publish never loses the archive.</em> When the lockfile publish fails after
+ *       the archive landed, the archive stays in the tier, and the pending record has only the
+ *       lockfile change to replay. No replay depends on a local file surviving until the next run.
+ *   <li><em>One upload path, verified.</em> The bytes are hashed again just before the write, an
+ *       object already under the key counts only if it has the same size (another one is replaced
+ *       conditionally), and the object records its digest. A generic upload of a cache file could do
+ *       none of that.
+ *   <li><em>Internal files never travel.</em> The only object written is the key's own tier path,
+ *       built from a validated key (a tier path refuses internal names), holding bytes the store
+ *       verified and moved into its cache itself.
+ *   <li><em>A superseded archive is deleted only after the lockfile no longer references it.</em>
+ *       {@link #install} (when the checksum changes) and {@link #remove} ask the transaction to delete
+ *       it after its lockfile publish ({@link TransactionContext#deleteAfterPublish}). A failed
+ *       publish keeps the archive and records the deletion with the change. The deletion is skipped
+ *       when the lockfile being published pins the archive again (a peer's value won a rebase).
+ *   <li><em>Direct mode is the same code.</em> A filesystem datastore's objects are the shared
+ *       directory, so the same create-only write puts the archive there, atomically, before the
+ *       lockfile is edited in place.
+ * </ul>
+ *
+ * <p>The cost: an archive write that fails fails the change, whatever the publish-failure policy
+ * (nothing was published; run the install again). A residual race remains only for a lock holder
+ * that stalls past its lease: its deletion may then remove an archive a peer pinned meanwhile; a
+ * restore then reports {@link ArchiveMissingException} and the next install stores it again.
+ *
+ * <p>Thread-safe. The methods taking a {@link TransactionContext} run on that transaction's thread,
+ * while its change runs.
+ */
+public final class ArchiveTransactions {
+
+  private final DatastoreArchiveStore store;
+  private final TarGzReader reader;
+  private final LockfileTransaction transaction;
+  private final LockfileRepository repository;
+
+  private ArchiveTransactions(DatastoreArchiveStore store, LockfileTransaction transaction,
+      LockfileRepository repository) {
+    this.store = store;
+    this.reader = TarGzReader.of(store.limits());
+    this.transaction = transaction;
+    this.repository = repository;
+  }
+
+  /**
+   * Returns the archives of {@code tierlock} with {@link ArchiveLimits#DEFAULTS}, timing reads on
+   * the system clock.
+   *
+   * @see #of(Tierlock, ArchiveLimits, Clock)
+   */
+  public static ArchiveTransactions of(Tierlock tierlock) {
+    return of(tierlock, ArchiveLimits.DEFAULTS, Clock.systemUTC());
+  }
+
+  /**
+   * Returns the archives of {@code tierlock}: a store over its datastore and namespace, caching in
+   * its cache directory (in {@link dev.tierlock.SyncMode#REMOTE}, beside the cached lockfile, laid
+   * out like the tier).
+   *
+   * @param limits the caps every verify, write, read and extraction applies
+   * @param clock the clock read deadlines are measured on
+   */
+  public static ArchiveTransactions of(Tierlock tierlock, ArchiveLimits limits, Clock clock) {
+    DatastoreArchiveStore store = new DatastoreArchiveStore(tierlock.datastore(), tierlock.namespace(),
+        tierlock.cacheDirectory(), limits, clock);
+    return new ArchiveTransactions(store, tierlock.transaction(), tierlock.repository());
+  }
+
+  /** Returns the archive store underneath, for reads and for writes outside a transaction. */
+  public ArchiveStore store() {
+    return store;
+  }
+
+  /** Returns the caps applied. */
+  public ArchiveLimits limits() {
+    return store.limits();
+  }
+
+  /**
+   * Verifies an archive before any lock is taken: copies {@code file} into the store's cache
+   * (atomically, only if its SHA-256 is the key's), then lists it, checking every cap and entry
+   * rule. Writes nothing to the datastore.
+   *
+   * @param key the archive's key (the extension name and the expected SHA-256)
+   * @param file the archive's bytes; read once, not modified
+   * @return the archive, ready for {@link #install}
+   * @throws ArchiveTamperedException if the bytes do not match the key (nothing cached)
+   * @throws ArchiveLimitException if the archive is over a cap (nothing left cached)
+   * @throws ArchiveRejectedException if an entry is hostile or unsupported (nothing left cached)
+   * @throws ArchiveCorruptException if the archive is not a well-formed tar.gz (nothing left cached)
+   * @throws ArchiveIoException if {@code file} or the cache cannot be read or written
+   * @throws ArchiveCancelledException if the thread was interrupted
+   */
+  public VerifiedArchive verify(ExtensionArchiveKey key, Path file) {
+    long size = store.stage(key, file);
+    Path staged = store.cachePath(key);
+    ArchiveListing listing;
+    try (InputStream in = Files.newInputStream(staged)) {
+      listing = reader.list(in, key.toString());
+    } catch (IOException e) {
+      ArchiveIoException failure = new ArchiveIoException(key.toString(), "Cannot verify archive " + key + " at "
+          + staged + ": " + e.getMessage(), e);
+      throw discarding(key, failure);
+    } catch (ArchiveException e) {
+      throw discarding(key, e);
+    }
+    return new VerifiedArchive(key, staged, size, listing);
+  }
+
+  /**
+   * Installs or updates an extension in the running transaction: writes the archive to the tier
+   * create-only (after hashing its staged copy again), then sets the name's entry to {@code entry}
+   * with {@code checksum} set to the archive's SHA-256; when the entry it replaces pinned another
+   * archive, that one is deleted after the lockfile publish. The transaction publishes the lockfile
+   * after the change returns, so after the archive is in the tier.
+   *
+   * @param tx the running transaction
+   * @param archive what {@link #verify} returned, on this instance
+   * @param entry the entry to write; its {@code checksum}, if set, must be the archive's SHA-256
+   * @return what the write did ({@link ArchiveChange.Outcome#CREATED}, {@link
+   *     ArchiveChange.Outcome#ALREADY_PRESENT} or {@link ArchiveChange.Outcome#REPLACED})
+   * @throws IllegalArgumentException if the entry's checksum is another digest, or {@code archive}
+   *     was verified by another store; nothing changed
+   * @throws IllegalStateException if {@code tx}'s change has returned; nothing changed
+   * @throws ArchiveTamperedException if the staged copy changed since it was verified (it is
+   *     removed); nothing was written
+   * @throws ArchiveIoException if the staged copy is gone or unreadable; nothing was written
+   * @throws dev.tierlock.DatastoreException if the archive write fails; the entry was not written
+   * @throws dev.tierlock.TierlockException as {@link LockfileRepository#writeEntry} does
+   */
+  public ArchiveChange install(TransactionContext tx, VerifiedArchive archive, LockfileEntry entry) {
+    ExtensionArchiveKey key = archive.key();
+    LockfileEntry pinned = pin(key, entry);
+    if (!archive.path().equals(store.cachePath(key))) {
+      throw new IllegalArgumentException("Cannot install archive " + key + ": it was verified at " + archive.path()
+          + ", not by this archive store (" + store.cachePath(key) + ")");
+    }
+    AtomicReference<ArchiveChange> stored = new AtomicReference<>();
+    tx.run(inner -> {
+      Optional<ExtensionArchiveKey> superseded = inner.repository().entry(key.name())
+          .flatMap(LockfileEntry::checksum)
+          .filter(previous -> !previous.equals(key.sha256()))
+          .map(previous -> ExtensionArchiveKey.of(key.name(), previous));
+      stored.set(store.storeStaged(key));
+      inner.repository().writeEntry(key.name(), pinned);
+      superseded.ifPresent(old -> inner.deleteAfterPublish(old.tierPath()));
+    });
+    return stored.get();
+  }
+
+  /**
+   * Removes an extension in the running transaction: removes the name's entry and, when it pinned
+   * an archive, deletes that archive after the lockfile publish.
+   *
+   * @param tx the running transaction
+   * @param name the extension
+   * @return the archive to be deleted; empty when the lockfile has no entry for {@code name} (nothing
+   *     changes) or the entry pins no archive
+   * @throws IllegalStateException if {@code tx}'s change has returned; nothing changed
+   * @throws dev.tierlock.TierlockException as {@link LockfileRepository#removeEntry} does
+   */
+  public Optional<ExtensionArchiveKey> remove(TransactionContext tx, ExtensionName name) {
+    AtomicReference<Optional<ExtensionArchiveKey>> removed = new AtomicReference<>(Optional.empty());
+    tx.run(inner -> inner.repository().entry(name).ifPresent(entry -> {
+      inner.repository().removeEntry(name);
+      Optional<ExtensionArchiveKey> key = entry.checksum().map(checksum -> ExtensionArchiveKey.of(name, checksum));
+      key.ifPresent(k -> inner.deleteAfterPublish(k.tierPath()));
+      removed.set(key);
+    }));
+    return removed.get();
+  }
+
+  /**
+   * Restores what the shared lockfile pins for {@code name}: fetches the shared lockfile ({@link
+   * LockfileTransaction#refresh()}, under the global lock), then restores its entry as {@link
+   * #restore(ExtensionName, LockfileEntry, Path)} does. Must not run inside a transaction of this
+   * checkout (use the other overload there).
+   *
+   * @return what was extracted; empty when the shared lockfile has no entry for {@code name}
+   * @throws ArchiveMissingException if the entry pins no archive or the tier lacks it
+   * @throws ArchiveTamperedException if the tier's bytes do not match the entry's checksum
+   * @throws ArchiveException if the archive is refused or cannot be extracted
+   * @throws dev.tierlock.TierlockException as {@link LockfileTransaction#refresh()} does
+   */
+  public Optional<RestoredArchive> restore(ExtensionName name, Path staging) {
+    transaction.refresh();
+    Optional<LockfileEntry> entry = repository.entry(name);
+    return entry.map(e -> restore(name, e, staging));
+  }
+
+  /**
+   * Restores the archive {@code entry} pins, from the tier alone (never a registry): reads it by
+   * its checksum (the verified cache copy, or the one object downloaded and hashed while it
+   * streams), then extracts it into {@code staging}, which must not exist (its parent must) or be
+   * an empty directory.
+   *
+   * @param name the extension
+   * @param entry its lockfile entry
+   * @param staging a fresh staging directory
+   * @return what was extracted
+   * @throws ArchiveMissingException if {@code entry} has no checksum or the tier lacks the archive;
+   *     nothing was written
+   * @throws ArchiveTamperedException if the tier's bytes do not match the checksum; nothing was
+   *     cached or extracted
+   * @throws ArchiveException if the archive is refused or cannot be extracted; nothing written is
+   *     left behind
+   * @throws dev.tierlock.DatastoreException if the datastore fails
+   */
+  public RestoredArchive restore(ExtensionName name, LockfileEntry entry, Path staging) {
+    String checksum = entry.checksum().orElseThrow(() -> new ArchiveMissingException(name.value(),
+        "its lockfile entry has no checksum, so it pins no archive"));
+    ExtensionArchiveKey key = ExtensionArchiveKey.of(name, checksum);
+    ArchiveFile file = store.read(key).orElseThrow(() -> new ArchiveMissingException(key.toString(),
+        "the lockfile pins it but the tier holds no object at " + key.tierPath()));
+    ArchiveListing listing = reader.extract(file.path(), staging);
+    return new RestoredArchive(key, staging, listing, file.origin());
+  }
+
+  private static LockfileEntry pin(ExtensionArchiveKey key, LockfileEntry entry) {
+    Optional<String> checksum = entry.checksum();
+    if (checksum.isEmpty()) {
+      return entry.toBuilder().checksum(key.sha256()).build();
+    }
+    if (!checksum.get().equals(key.sha256())) {
+      throw new IllegalArgumentException("Cannot install archive " + key + ": the entry's checksum " + checksum.get()
+          + " is not the archive's SHA-256");
+    }
+    return entry;
+  }
+
+  private ArchiveException discarding(ExtensionArchiveKey key, ArchiveException failure) {
+    try {
+      store.discardStaged(key);
+    } catch (ArchiveException e) {
+      failure.addSuppressed(e);
+    }
+    return failure;
+  }
+}
