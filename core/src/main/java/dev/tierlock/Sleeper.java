@@ -12,7 +12,7 @@ public interface Sleeper {
   /** A sleeper that really sleeps. */
   Sleeper SYSTEM = duration -> {
     if (!duration.isNegative() && !duration.isZero()) {
-      Thread.sleep(duration.toMillis(), (int) (duration.toNanosPart() % 1_000_000));
+      Thread.sleep(duration.toMillis(), duration.toNanosPart() % 1_000_000);
     }
   };
 
