@@ -16,16 +16,13 @@ import dev.tierlock.archive.ArchiveStore;
 import dev.tierlock.archive.ArchiveStores;
 import dev.tierlock.archive.ExtensionArchiveKey;
 import dev.tierlock.spi.Datastore;
-import dev.tierlock.spi.DeleteResult;
+import dev.tierlock.spi.ForwardingDatastore;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
 import dev.tierlock.spi.ObjectStream;
-import dev.tierlock.spi.ReadCondition;
-import dev.tierlock.spi.ReadResult;
 import dev.tierlock.spi.StoredObject;
 import dev.tierlock.spi.WriteCondition;
-import dev.tierlock.spi.WriteResult;
 import java.io.ByteArrayOutputStream;
 import java.io.FilterInputStream;
 import java.io.IOException;
@@ -264,13 +261,18 @@ abstract class ArchiveStoreContractSupport {
   }
 
   /** Counts the body bytes read from downloads and the downloads left open. */
-  static final class BodyCountingDatastore implements Datastore {
+  static final class BodyCountingDatastore extends ForwardingDatastore {
     private final Datastore delegate;
     long bodyBytesRead;
     int openStreams;
 
     BodyCountingDatastore(Datastore delegate) {
       this.delegate = delegate;
+    }
+
+    @Override
+    protected Datastore delegate() {
+      return delegate;
     }
 
     @Override
@@ -312,36 +314,11 @@ abstract class ArchiveStoreContractSupport {
       });
     }
 
-    @Override
-    public String describe() {
-      return delegate.describe();
-    }
 
-    @Override
-    public ReadResult read(ObjectKey key, ReadCondition condition) {
-      return delegate.read(key, condition);
-    }
 
-    @Override
-    public Optional<StoredObject> stat(ObjectKey key) {
-      return delegate.stat(key);
-    }
 
-    @Override
-    public WriteResult write(ObjectKey key, ObjectBody body, WriteCondition condition,
-        ObjectMetadata metadata) {
-      return delegate.write(key, body, condition, metadata);
-    }
 
-    @Override
-    public DeleteResult delete(ObjectKey key, WriteCondition condition) {
-      return delegate.delete(key, condition);
-    }
 
-    @Override
-    public List<StoredObject> list(String prefix) {
-      return delegate.list(prefix);
-    }
 
     @Override
     public void close() {

@@ -2,16 +2,15 @@ package dev.tierlock.testkit;
 
 import dev.tierlock.DatastoreUnavailableException;
 import dev.tierlock.spi.Datastore;
+import dev.tierlock.spi.ForwardingDatastore;
 import dev.tierlock.spi.DeleteResult;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
-import dev.tierlock.spi.ObjectStream;
 import dev.tierlock.spi.ReadCondition;
 import dev.tierlock.spi.ReadResult;
 import dev.tierlock.spi.StoredObject;
 import dev.tierlock.spi.WriteCondition;
-import dev.tierlock.spi.WriteResult;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,7 +45,7 @@ import java.util.stream.Stream;
  *
  * <p>Thread-safe. One open instance owns its directory: opening a second one on it throws.
  */
-public final class FakeRemote implements Datastore, AutoCloseable {
+public final class FakeRemote extends ForwardingDatastore implements AutoCloseable {
 
   private final FakeObjectStore store;
   private final FaultyDatastore faulty;
@@ -187,39 +186,20 @@ public final class FakeRemote implements Datastore, AutoCloseable {
   }
 
   @Override
+  protected Datastore delegate() {
+    return faulty;
+  }
+
+  @Override
   public String describe() {
     return store.describe();
   }
 
-  @Override
-  public ReadResult read(ObjectKey key, ReadCondition condition) {
-    return faulty.read(key, condition);
-  }
 
-  @Override
-  public Optional<ObjectStream> openStream(ObjectKey key) {
-    return faulty.openStream(key);
-  }
 
-  @Override
-  public Optional<StoredObject> stat(ObjectKey key) {
-    return faulty.stat(key);
-  }
 
-  @Override
-  public WriteResult write(ObjectKey key, ObjectBody body, WriteCondition condition, ObjectMetadata metadata) {
-    return faulty.write(key, body, condition, metadata);
-  }
 
-  @Override
-  public DeleteResult delete(ObjectKey key, WriteCondition condition) {
-    return faulty.delete(key, condition);
-  }
 
-  @Override
-  public List<StoredObject> list(String prefix) {
-    return faulty.list(prefix);
-  }
 
   /**
    * Closes open downloads and the store; deletes the directory when {@link #create()} made it.

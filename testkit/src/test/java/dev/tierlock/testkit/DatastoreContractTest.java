@@ -4,19 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tierlock.DatastoreUnsafeException;
 import dev.tierlock.spi.Datastore;
+import dev.tierlock.spi.ForwardingDatastore;
 import dev.tierlock.spi.DeleteResult;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
-import dev.tierlock.spi.ObjectStream;
 import dev.tierlock.spi.ReadCondition;
 import dev.tierlock.spi.ReadResult;
-import dev.tierlock.spi.StoredObject;
 import dev.tierlock.spi.WriteCondition;
 import dev.tierlock.spi.WriteResult;
 import java.util.EnumSet;
-import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -136,11 +133,16 @@ class DatastoreContractTest {
    * Wraps a store and takes away every optional feature the documented way: no not-modified reads,
    * no conditional deletes, no metadata, and deletes of missing keys that report DELETED.
    */
-  private static final class Degraded implements Datastore {
+  private static final class Degraded extends ForwardingDatastore {
     private final Datastore delegate;
 
     Degraded(Datastore delegate) {
       this.delegate = delegate;
+    }
+
+    @Override
+    protected Datastore delegate() {
+      return delegate;
     }
 
     @Override
@@ -153,15 +155,7 @@ class DatastoreContractTest {
       return delegate.read(key, ReadCondition.always());
     }
 
-    @Override
-    public Optional<ObjectStream> openStream(ObjectKey key) {
-      return delegate.openStream(key);
-    }
 
-    @Override
-    public Optional<StoredObject> stat(ObjectKey key) {
-      return delegate.stat(key);
-    }
 
     @Override
     public WriteResult write(ObjectKey key, ObjectBody body, WriteCondition condition, ObjectMetadata metadata) {
@@ -181,14 +175,6 @@ class DatastoreContractTest {
       return result == DeleteResult.ABSENT ? DeleteResult.DELETED : result;
     }
 
-    @Override
-    public List<StoredObject> list(String prefix) {
-      return delegate.list(prefix);
-    }
 
-    @Override
-    public void close() {
-      delegate.close();
-    }
   }
 }
