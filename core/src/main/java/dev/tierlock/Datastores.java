@@ -24,6 +24,8 @@ public final class Datastores {
    * file:///path}), through the provider of its scheme found on the thread's context class loader.
    * The caller closes it.
    *
+   * @param uri the datastore's URI
+   * @return the datastore, open
    * @throws UnknownSchemeException if no provider handles the scheme; the message lists those found
    * @throws IllegalArgumentException if the provider refuses the URI; the message says why
    */
@@ -39,7 +41,7 @@ public final class Datastores {
     throw new UnknownSchemeException(shown, schemes());
   }
 
-  /** Returns the schemes the registered providers open, sorted. */
+  /** {@return the schemes the registered providers open, sorted} */
   public static List<String> schemes() {
     TreeSet<String> schemes = new TreeSet<>();
     providers().forEach(p -> schemes.add(p.scheme()));
@@ -55,9 +57,17 @@ public final class Datastores {
    * {@code datastore} itself when it is already guarded. Closing the guard closes {@code
    * datastore}.
    *
+   * <p>A pass is also remembered for the process by {@link Datastore#describe()}. A guard used on
+   * its own checks once; a {@link Tierlock} built on a guard (or on a plain datastore, which it
+   * guards itself) lets it skip the check when this process, or a marker in the checkout's state
+   * directory younger than 24 hours, already holds a pass (see {@link Tierlock#checkDatastore()}).
+   *
    * <p>A write through the guard throws {@link DatastoreUnsafeException} (naming {@link
    * Datastore#describe()}) if the store ignored a precondition, and the store's own exception if it
    * failed during the check (the check then runs again on the next write).
+   *
+   * @param datastore the datastore to guard
+   * @return the guard (or datastore itself when already guarded)
    */
   public static Datastore selfChecked(Datastore datastore) {
     if (datastore instanceof SelfCheckedDatastore) {

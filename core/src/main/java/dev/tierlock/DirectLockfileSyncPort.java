@@ -2,7 +2,6 @@ package dev.tierlock;
 
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.DirectAccess;
-import dev.tierlock.spi.ObjectVersion;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -51,13 +50,18 @@ final class DirectLockfileSyncPort implements ManagedLockfileSyncPort {
   }
 
   @Override
-  public Optional<ObjectVersion> hydrate() {
+  public Optional<LockfileHead> hydrate() {
+    return Optional.empty();
+  }
+
+  @Override
+  public Optional<Lockfile> lastSeen() {
     return Optional.empty();
   }
 
   @Override
   public PublishOutcome publish(PublishRequest request) {
     List<TierPath> notDeleted = RemoteLockfileSyncPort.deleteAll(datastore, namespace, request.deletions());
-    return new PublishOutcome.Published(null, "direct", notDeleted);
+    return new PublishOutcome.Published(null, null, notDeleted);
   }
 }

@@ -4,8 +4,12 @@ import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 
 /**
@@ -50,6 +54,38 @@ interface FileLocks {
    * @throws IOException if the file cannot be created, opened or locked
    */
   Optional<Held> tryLock(Path file) throws IOException;
+
+  /**
+   * Locks {@code file} (creating its directory), polling through {@code sleeper} until {@code
+   * deadline} on {@code clock}.
+   *
+   * @param start when the caller started waiting, for the time reported on timeout
+   * @return the held lock
+   * @throws LockTimeoutException if another holder keeps it past the deadline
+   * @throws LocalFileException if the file cannot be created, opened or locked
+   * @throws InterruptedException if the thread is interrupted while waiting
+   */
+  default Held lockWithin(Path file, Instant start, Instant deadline, Duration poll, Clock clock, Sleeper sleeper)
+      throws InterruptedException {
+    while (true) {
+      Optional<Held> held;
+      try {
+        Files.createDirectories(file.toAbsolutePath().getParent());
+        held = tryLock(file);
+      } catch (IOException e) {
+        throw new LocalFileException("Cannot lock " + file + ": " + e.getMessage(), e);
+      }
+      if (held.isPresent()) {
+        return held.get();
+      }
+      Instant now = clock.instant();
+      Duration remaining = Duration.between(now, deadline);
+      if (remaining.isNegative() || remaining.isZero()) {
+        throw new LockTimeoutException(file.toString(), null, Duration.between(start, now));
+      }
+      sleeper.sleep(remaining.compareTo(poll) < 0 ? remaining : poll);
+    }
+  }
 
   /** A held file lock. */
   @FunctionalInterface

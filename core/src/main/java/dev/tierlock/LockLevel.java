@@ -6,7 +6,10 @@ package dev.tierlock;
  * LockOrderException}.
  */
 public enum LockLevel {
-  /** The datastore global lock, held across network I/O by a transaction. */
+  /**
+   * The datastore global lock, held across network I/O by a transaction, and the checkout's own
+   * transaction lock, taken right after it (or alone, by a refresh with nothing pending).
+   */
   GLOBAL,
   /** The per-checkout pulled-extensions lock. */
   PULLED_EXTENSIONS,

@@ -7,6 +7,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
+import org.slf4j.LoggerFactory;
 
 /**
  * One local lockfile file: a snapshot read when opened, and writes that never lose a concurrent
@@ -31,10 +32,10 @@ public final class LockfileRepository {
   private final LocalFileLock lock;
   private volatile Lockfile snapshot;
 
-  private LockfileRepository(Path path, LocalFileLock lock) {
+  private LockfileRepository(Path path, LocalFileLock lock, Lockfile snapshot) {
     this.path = path;
     this.lock = lock;
-    this.snapshot = read();
+    this.snapshot = snapshot;
   }
 
   /**
@@ -44,30 +45,59 @@ public final class LockfileRepository {
    * @param lockPath the file the lockfile's lock is taken on (kept outside any synced directory);
    *     created when first locked, never deleted
    * @param sleeper waits between lock attempts
+   * @return the repository
    * @throws LockfileFormatException if the file exists and does not decode
    * @throws LocalFileException if it cannot be read
    */
   public static LockfileRepository open(Path lockfile, Path lockPath, Sleeper sleeper) {
     Path absolute = lockfile.toAbsolutePath().normalize();
-    return new LockfileRepository(absolute, LocalFileLock.at(lockPath, absolute, sleeper));
+    LockfileRepository repository = new LockfileRepository(absolute, LocalFileLock.at(lockPath, absolute, sleeper),
+        Lockfile.EMPTY);
+    repository.refresh();
+    return repository;
   }
 
-  /** Returns the lockfile's path (absolute). */
+  /**
+   * Opens a local cache of the shared lockfile as {@link #open} does, except that a file that does
+   * not decode gives an empty snapshot instead of failing: the cache is only a copy, which the next
+   * fetch replaces (reads and writes through the repository still refuse it until then).
+   *
+   * @throws LocalFileException if it cannot be read
+   */
+  static LockfileRepository openCache(Path lockfile, Path lockPath, Sleeper sleeper) {
+    Path absolute = lockfile.toAbsolutePath().normalize();
+    LockfileRepository repository = new LockfileRepository(absolute, LocalFileLock.at(lockPath, absolute, sleeper),
+        Lockfile.EMPTY);
+    try {
+      repository.refresh();
+    } catch (LockfileFormatException e) {
+      LoggerFactory.getLogger(LockfileRepository.class).warn("{}; the next fetch of the shared lockfile replaces it",
+          e.getMessage());
+    }
+    return repository;
+  }
+
+  /** {@return the lockfile's path (absolute)} */
   public Path path() {
     return path;
   }
 
-  /** Returns the canonical path of the lock file that guards writes. */
+  /** {@return the canonical path of the lock file that guards writes} */
   public Path lockPath() {
     return lock.path();
   }
 
-  /** Returns the snapshot, without reading the disk. */
+  /** {@return the snapshot, without reading the disk} */
   public Lockfile snapshot() {
     return snapshot;
   }
 
-  /** Returns the snapshot's entry of {@code name}, without reading the disk. */
+  /**
+   * Returns the snapshot's entry of {@code name}, without reading the disk.
+   *
+   * @param name the entry's name
+   * @return its entry in the snapshot, or empty
+   */
   public Optional<LockfileEntry> entry(ExtensionName name) {
     return snapshot.entry(name);
   }
@@ -88,6 +118,8 @@ public final class LockfileRepository {
   /**
    * Sets the entry of {@code name} (in place if present, appended if new).
    *
+   * @param name the entry's name
+   * @param entry its new entry
    * @return the lockfile as written
    * @throws LockfileBusyException if the lock stayed held; nothing changed
    * @throws LockfileFormatException if the file on disk does not decode; nothing changed
@@ -100,6 +132,7 @@ public final class LockfileRepository {
   /**
    * Removes the entry of {@code name}; the file is written even when it had none.
    *
+   * @param name the entry's name
    * @return the lockfile as written
    * @throws LockfileBusyException if the lock stayed held; nothing changed
    * @throws LockfileFormatException if the file on disk does not decode; nothing changed
@@ -112,6 +145,7 @@ public final class LockfileRepository {
   /**
    * Applies {@code delta} to the file's current content, restoring its entries verbatim.
    *
+   * @param delta the change to apply
    * @return the lockfile as written
    * @throws LockfileBusyException if the lock stayed held; nothing changed
    * @throws LockfileFormatException if the file on disk does not decode; nothing changed
@@ -124,6 +158,7 @@ public final class LockfileRepository {
   /**
    * Replaces the whole content with {@code lockfile}, whatever the file held (it is not re-read).
    *
+   * @param lockfile the new content
    * @return {@code lockfile}
    * @throws LockfileBusyException if the lock stayed held; nothing changed
    * @throws LocalFileException if the file cannot be written; it holds the old bytes

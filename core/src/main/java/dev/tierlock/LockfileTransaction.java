@@ -1,13 +1,8 @@
 package dev.tierlock;
 
-import dev.tierlock.spi.ObjectVersion;
-import java.nio.file.Files;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,18 +16,26 @@ import org.slf4j.LoggerFactory;
  * the interleaving of checkouts, stalls or faults. Obtain one from {@link Tierlock#transaction()}.
  *
  * <p>{@link #run} stages nothing itself: do downloads and extraction before calling it. Under the
- * datastore global lock it then: replays any change a failed publish left pending; fetches the
- * shared lockfile ({@link ManagedLockfileSyncPort#hydrate()}) and refreshes the repository; records
- * the change ahead (so a crash mid-change is recovered); runs the change through a {@link
- * TransactionContext}; publishes what changed, conditional on the version fetched; on a conflict
- * fetches again and re-applies only this change, name by name, never reverting another checkout's
- * change to the same name; clears the record; and releases the lock.
+ * datastore global lock and the checkout's own transaction lock it then: reads any change left
+ * pending; fetches the shared lockfile ({@link ManagedLockfileSyncPort#hydrate()}) and refreshes
+ * the repository; replays what of the pending change is safe to replay; records the change ahead
+ * (so a crash mid-change is recovered); runs the change through a {@link TransactionContext};
+ * records the whole change with the commit id of the write about to be sent and publishes it, as
+ * computed in memory, conditional on the version fetched; on a conflict fetches again and
+ * re-applies only this change, name by name, never reverting another checkout's change; clears the
+ * record; and releases the locks. A write whose answer is lost is judged by the commit lineage the
+ * shared lockfile carries ({@link LockfileHead}), never by re-applying it.
+ *
+ * <p>The checkout's transaction lock (an OS file lock, {@code <state>/transaction.lock}) keeps two
+ * runs on one checkout (threads, {@link Tierlock} instances or processes) from interleaving, even
+ * when one of them stalled past the global lease. {@link #refresh()} with nothing pending takes
+ * only that lock and costs one conditional read.
  *
  * <p>With a {@link SyncMode#DIRECT} port (a shared filesystem) the change edits the shared file in
  * place under the same locks, with nothing to fetch or publish and no pending record.
  *
- * <p>Thread-safe: runs on different threads serialise on the global lock. A thread must not start a
- * run inside its own run; nested work joins through {@link TransactionContext#run}.
+ * <p>Thread-safe: runs on different threads serialise on the locks. A thread must not start a run
+ * inside its own run; nested work joins through {@link TransactionContext#run}.
  */
 public final class LockfileTransaction {
 
@@ -45,7 +48,7 @@ public final class LockfileTransaction {
     this.settings = settings;
   }
 
-  /** Returns a description for messages: the datastore and the lockfile's key or path. */
+  /** {@return a description for messages: the datastore and the lockfile's key or path} */
   public String describe() {
     return settings.port().describe();
   }
@@ -59,28 +62,36 @@ public final class LockfileTransaction {
    * @param change the change; writes through {@link TransactionContext#repository()}
    * @return how it ended: {@link TransactionStatus#NO_CHANGE}, {@link TransactionStatus#PUBLISHED},
    *     or {@link TransactionStatus#DEFERRED} under {@link PublishFailurePolicy#DEFER}
-   * @throws LockTimeoutException if the global lock was not acquired in time; nothing changed
+   * @throws LockTimeoutException if the global lock or the checkout's transaction lock was not
+   *     acquired in time; nothing changed
    * @throws ManagedLockfileUnavailableException if the global lock failed otherwise, or the shared
    *     lockfile could not be fetched; nothing changed
    * @throws LockfileConflictException if another checkout changed an entry this change changed, at
    *     the same time; that entry keeps their value, the rest of the change is published
    * @throws ManagedConfigUnpublishedException if the change could not be published (under {@link
    *     PublishFailurePolicy#THROW}); it is kept pending for the next transaction
-   * @throws NestedTransactionException if this thread is already running a transaction here
+   * @throws LockfileOutcomeUnknownException if a write of the change went unanswered and whether it
+   *     landed cannot be proven; the change is not kept pending (whatever the policy)
+   * @throws NestedTransactionException if this thread is already running a transaction on this
+   *     checkout
    */
   public TransactionResult run(Consumer<TransactionContext> change) {
     return execute(change, Mode.CHANGE);
   }
 
   /**
-   * Fetches the shared lockfile under the global lock and refreshes the repository, changing
-   * nothing; a change left pending by a failed publish is replayed and published first.
+   * Fetches the shared lockfile and refreshes the repository, changing nothing; a change left
+   * pending by a failed publish is replayed and published first (under the global lock). With
+   * nothing pending ({@link SyncMode#REMOTE}) it holds only the checkout's transaction lock and
+   * costs one conditional read.
    *
    * @return {@link TransactionStatus#NO_CHANGE}, or how publishing a pending change ended
-   * @throws LockTimeoutException if the global lock was not acquired in time
+   * @throws LockTimeoutException if a lock was not acquired in time
    * @throws ManagedLockfileUnavailableException if the shared lockfile could not be fetched
    * @throws ManagedConfigUnpublishedException if a pending change could not be published
-   * @throws NestedTransactionException if this thread is already running a transaction here
+   * @throws LockfileOutcomeUnknownException as {@link #run} does
+   * @throws NestedTransactionException if this thread is already running a transaction on this
+   *     checkout
    */
   public TransactionResult refresh() {
     return execute(context -> { }, Mode.READ_ONLY);
@@ -98,13 +109,36 @@ public final class LockfileTransaction {
     }
     try {
       Instant deadline = settings.clock().instant().plus(settings.deadline());
-      try (LockLease lease = acquireGlobal()) {
+      if (mode == Mode.READ_ONLY && settings.port().mode() == SyncMode.REMOTE) {
+        Optional<TransactionResult> refreshed = refreshWithoutLease(deadline);
+        if (refreshed.isPresent()) {
+          return refreshed.get();
+        }
+      }
+      try (LockLease lease = acquireGlobal();
+          CheckoutLock.Held checkout = settings.checkoutLock().acquire(deadline, describe())) {
         return settings.port().mode() == SyncMode.DIRECT
             ? runDirect(change)
             : runRemote(change, mode, deadline, lease);
       }
     } finally {
       running.remove(self);
+    }
+  }
+
+  /**
+   * Refreshes under the checkout's transaction lock alone, when nothing is pending: it writes only
+   * the local cache, which no one else writes while the lock is held.
+   *
+   * @return the result, or empty when something is pending (then the lock is released again)
+   */
+  private Optional<TransactionResult> refreshWithoutLease(Instant deadline) {
+    try (CheckoutLock.Held checkout = settings.checkoutLock().acquire(deadline, describe())) {
+      if (!(settings.pending().read() instanceof PendingChange.None)) {
+        return Optional.empty();
+      }
+      fetch();
+      return Optional.of(new TransactionResult(TransactionStatus.NO_CHANGE, LockfileDelta.EMPTY, 0, List.of()));
     }
   }
 
@@ -118,30 +152,40 @@ public final class LockfileTransaction {
     }
   }
 
-  private TransactionResult runRemote(Consumer<TransactionContext> change, Mode mode, Instant deadline, LockLease lease) {
-    List<String> warnings = new ArrayList<>();
-    Prior prior = readPrior(warnings);
-    ObjectVersion version;
-    Lockfile fetched;
+  /** The shared lockfile as fetched: its version (null when absent) and content. */
+  private record Fetched(@Nullable LockfileHead head, Lockfile lockfile) {}
+
+  private Fetched fetch() {
     try {
-      version = settings.port().hydrate().orElse(null);
-      fetched = settings.repository().refresh();
-    } catch (LockfileFormatException | DatastoreException | LocalFileException | LockfileBusyException e) {
+      LockfileHead head = settings.port().hydrate().orElse(null);
+      return new Fetched(head, settings.repository().refresh());
+    } catch (DatastoreException | LocalFileException | LockfileBusyException e) {
+      // A lockfile that does not parse is not a passing fault: LockfileFormatException reaches the
+      // caller as it is, naming the file and position, and nothing was changed.
       throw new ManagedLockfileUnavailableException("Cannot fetch the shared lockfile from " + describe(), e);
     }
-    LockfileDelta replayed = replay(prior, fetched, warnings);
-    Lockfile current = replayed.applyTo(fetched);
-    if (prior.exists()) {
+  }
+
+  private TransactionResult runRemote(Consumer<TransactionContext> change, Mode mode, Instant deadline, LockLease lease) {
+    List<String> warnings = new ArrayList<>();
+    PendingRecovery recovery = new PendingRecovery(settings, warnings);
+    PendingRecovery.Prior prior = recovery.read();
+    Fetched fetched = fetch();
+    PendingRecovery.Replay replay = recovery.replay(prior, fetched.head(), fetched.lockfile());
+    LockfileDelta replayed = replay.delta();
+    Lockfile current = replayed.applyTo(fetched.lockfile());
+    if (!replayed.isEmpty()) {
       settings.repository().replaceAll(current);
     }
-    if (mode == Mode.CHANGE) {
-      settings.pending().recordIncomplete(replayed, fetched, List.of(), prior.deletions());
+    if (mode == Mode.CHANGE || prior.exists()) {
+      settings.pending().recordIncomplete(replayed, fetched.lockfile(), replay.deletions());
     }
-    RunContext context = new RunContext(SyncMode.REMOTE, settings.repository(), fetched, settings.pulledExtensions());
+    RunContext context = new RunContext(SyncMode.REMOTE, settings.repository(), fetched.lockfile(),
+        settings.pulledExtensions());
     RuntimeException changeError = runChange(change, context);
     Lockfile now = settings.repository().refresh();
-    LockfileDelta delta = LockfileDelta.diff(fetched, now);
-    List<TierPath> deletions = union(prior.deletions(), context.deletions());
+    LockfileDelta delta = LockfileDelta.diff(fetched.lockfile(), now);
+    List<TierPath> deletions = PendingRecovery.union(replay.deletions(), context.deletions());
     if (delta.isEmpty() && deletions.isEmpty()) {
       settings.pending().clear();
       return rethrowOr(changeError, new TransactionResult(TransactionStatus.NO_CHANGE, delta, 0, warnings));
@@ -151,13 +195,15 @@ public final class LockfileTransaction {
       warn(warnings, "The global lock " + settings.globalLock().describe()
           + " was lost during the transaction; publishing stays safe: it is conditional on the version fetched");
     }
-    Settlement settlement = new Settlement(settings, deadline, warnings, delta, fetched, version, live, deletions);
+    Settlement settlement = new Settlement(settings, deadline, warnings, delta, fetched.lockfile(), fetched.head(), live,
+        deletions);
     return conclude(settlement, settlement.settle(), changeError, warnings);
   }
 
   /**
    * Maps how the settlement ended to the run's result or exception: a failure keeps the pending
-   * record; a conflict on this change's own names is thrown after the rest is settled; the change's
+   * record the settlement left (an unknown outcome clears it: nothing of it may be replayed); a
+   * conflict on this change's own names is thrown after the rest is settled; the change's
    * own exception wins over both (which are added to it as suppressed).
    */
   private TransactionResult conclude(Settlement settlement, boolean published, @Nullable RuntimeException changeError,
@@ -167,8 +213,11 @@ public final class LockfileTransaction {
     if (published) {
       settings.pending().clear();
       result = new TransactionResult(TransactionStatus.PUBLISHED, settlement.delta(), settlement.attempts(), warnings);
+    } else if (settlement.outcomeUnknown()) {
+      settings.pending().clear();
+      outcome = settlement.failure();
+      result = new TransactionResult(TransactionStatus.DEFERRED, settlement.delta(), settlement.attempts(), warnings);
     } else {
-      settings.pending().record(settlement.delta(), settlement.base(), List.of(), settlement.deletions());
       ManagedConfigUnpublishedException unpublished = new ManagedConfigUnpublishedException(describe(),
           settlement.delta(), settings.pending().path(), settlement.attempts(), settlement.failure());
       if (changeError != null || settings.policy() == PublishFailurePolicy.THROW) {
@@ -201,7 +250,7 @@ public final class LockfileTransaction {
     Lockfile before;
     try {
       before = settings.repository().refresh();
-    } catch (LockfileFormatException | LocalFileException e) {
+    } catch (LocalFileException e) {
       throw new ManagedLockfileUnavailableException("Cannot read the shared lockfile " + describe(), e);
     }
     RunContext context = new RunContext(SyncMode.DIRECT, settings.repository(), before, settings.pulledExtensions());
@@ -241,74 +290,6 @@ public final class LockfileTransaction {
       throw error;
     }
     return result;
-  }
-
-  /**
-   * What a pending record asks to replay: a delta and the shared entries it was made on (null when
-   * unknown), or, for an unreadable record, the local lockfile to recover additions from; and the
-   * tier paths to delete once it is published.
-   */
-  private record Prior(boolean exists, LockfileDelta delta, @Nullable Lockfile base, @Nullable Lockfile unknownLocal,
-      List<TierPath> deletions) {
-    static final Prior NONE = new Prior(false, LockfileDelta.EMPTY, null, null, List.of());
-  }
-
-  private Prior readPrior(List<String> warnings) {
-    PendingChange record = settings.pending().read();
-    if (record instanceof PendingChange.Recorded recorded) {
-      if (!recorded.isIncomplete()) {
-        return new Prior(true, recorded.delta(), recorded.base().orElse(null), null, recorded.deletions());
-      }
-      Lockfile base = recorded.incompleteBase().orElseThrow();
-      Optional<Lockfile> local = readLocal(warnings);
-      if (local.isEmpty()) {
-        warn(warnings, "The local lockfile of an interrupted change is unreadable; replaying the change recorded before it ran");
-        return new Prior(true, recorded.delta(), base, null, recorded.deletions());
-      }
-      return new Prior(true, LockfileDelta.diff(base, local.get()), base, null, recorded.deletions());
-    }
-    if (record instanceof PendingChange.Unknown unknown) {
-      warn(warnings, "Cannot read the pending-change record " + settings.pending().path() + ": " + unknown.reason()
-          + "; recovering the local entries the shared lockfile lacks");
-      return new Prior(true, LockfileDelta.EMPTY, null, readLocal(warnings).orElse(Lockfile.EMPTY), List.of());
-    }
-    return Prior.NONE;
-  }
-
-  private Optional<Lockfile> readLocal(List<String> warnings) {
-    if (!Files.exists(settings.repository().path())) {
-      return Optional.empty();
-    }
-    try {
-      return Optional.of(settings.repository().refresh());
-    } catch (LockfileFormatException | LocalFileException e) {
-      warn(warnings, e.getMessage());
-      return Optional.empty();
-    }
-  }
-
-  private LockfileDelta replay(Prior prior, Lockfile fetched, List<String> warnings) {
-    LockfileDelta wanted = prior.delta();
-    if (prior.unknownLocal() != null) {
-      Map<ExtensionName, LockfileEntry> additions = new LinkedHashMap<>();
-      prior.unknownLocal().entries().forEach((name, entry) -> {
-        if (!fetched.contains(name)) {
-          additions.put(name, entry);
-        }
-      });
-      wanted = LockfileDelta.of(additions, List.of());
-    }
-    Rebase rebase = Rebase.of(wanted, prior.base(), fetched);
-    for (LockfileConflictException.Conflict dropped : rebase.conflicts()) {
-      warn(warnings, "Dropped the unpublished change to " + dropped.describe() + ": another checkout changed it since");
-    }
-    return rebase.kept();
-  }
-
-  private static List<TierPath> union(List<TierPath> first, List<TierPath> second) {
-    LinkedHashSet<TierPath> all = new LinkedHashSet<>(first);
-    all.addAll(second);
-    return List.copyOf(all);
   }
 
   private static void warn(List<String> warnings, String message) {

@@ -2,10 +2,8 @@ package dev.tierlock;
 
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.DirectAccess;
-import dev.tierlock.spi.ObjectVersion;
 import java.nio.file.Path;
 import java.util.Optional;
-import java.util.function.Supplier;
 
 /**
  * The seam between a checkout and the shared lockfile: {@link #hydrate()} brings the shared
@@ -17,21 +15,24 @@ import java.util.function.Supplier;
  */
 public interface ManagedLockfileSyncPort {
 
-  /** Returns how this port reaches the shared lockfile. */
+  /** {@return how this port reaches the shared lockfile} */
   SyncMode mode();
 
-  /** Returns a description for messages: the datastore and the lockfile's key or path. */
+  /** {@return a description for messages: the datastore and the lockfile's key or path} */
   String describe();
 
-  /** Returns the local lockfile file: the cache copy ({@link SyncMode#REMOTE}) or the shared file itself. */
+  /** {@return the local lockfile file: the cache copy ({@link SyncMode#REMOTE}) or the shared file itself} */
   Path lockfilePath();
 
-  /** Returns the file the lockfile's own lock is taken on (outside anything synced). */
+  /** {@return the file the lockfile's own lock is taken on (outside anything synced)} */
   Path lockPath();
 
   /**
    * Returns the local file of a tier path: where a file to publish is placed (in the cache), or, in
    * {@link SyncMode#DIRECT}, where it is shared.
+   *
+   * @param path a tier path
+   * @return its local file
    */
   Path localPath(TierPath path);
 
@@ -41,30 +42,41 @@ public interface ManagedLockfileSyncPort {
    * before the local copy is replaced atomically; a shared lockfile that does not exist removes the
    * local copy. Does nothing in {@link SyncMode#DIRECT}.
    *
-   * @return the version seen, or empty when the shared lockfile does not exist (or in {@link
-   *     SyncMode#DIRECT})
+   * @return the version seen with its commit lineage, or empty when the shared lockfile does not
+   *     exist (or in {@link SyncMode#DIRECT})
    * @throws LockfileFormatException if the shared lockfile does not decode; the local copy is then
    *     unchanged
    * @throws DatastoreException if the read fails; the local copy is then unchanged
    * @throws LocalFileException if the local copy cannot be written
    */
-  Optional<ObjectVersion> hydrate();
+  Optional<LockfileHead> hydrate();
 
   /**
-   * Uploads exactly the tier paths {@code request} names from their local files: create-only paths
-   * first, then the lockfile under its precondition with a fresh commit id in its metadata, then
-   * deletions. An unanswered lockfile write is resolved by reading the commit id back. In {@link
-   * SyncMode#DIRECT} the files are already shared and only the deletions are made.
+   * Publishes what {@code request} names: the lockfile content it carries (never the local file),
+   * written under its precondition with its commit id and its parent's lineage in the metadata,
+   * then the deletions. On success the local copy holds the published bytes. An unanswered lockfile
+   * write is resolved by reading the lineage back ({@link LockfileHead}): the write landed when its
+   * commit id is in it, did not when the lockfile is still the parent version. In {@link
+   * SyncMode#DIRECT} only the deletions are made.
    *
+   * @param request what to publish
    * @return {@link PublishOutcome.Published}, or {@link PublishOutcome.Conflict} when the
-   *     lockfile's precondition failed (or the read-back showed another commit)
-   * @throws PublishRefusedException if a path's local file resolves outside the cache root, or the
-   *     local lockfile does not decode; nothing was uploaded
-   * @throws OutcomeUnknownException if a write went unanswered and reading back failed too
+   *     lockfile's precondition failed (or the read-back proved the write did not land)
+   * @throws OutcomeUnknownException if the write went unanswered and reading back failed, or showed
+   *     a newer version whose lineage neither includes the write nor proves it absent
    * @throws DatastoreException if the datastore fails otherwise
-   * @throws LocalFileException if a local file cannot be read
+   * @throws LocalFileException if a local file cannot be written
    */
   PublishOutcome publish(PublishRequest request);
+
+  /**
+   * Returns the shared lockfile as this checkout last fetched or published it, when that is known
+   * exactly: the base the local copy was changed from. {@link SyncMode#REMOTE} keeps a copy of those
+   * bytes in the state directory; {@link SyncMode#DIRECT} has none (empty).
+   *
+   * @return the lockfile last fetched or published, or empty when unknown
+   */
+  Optional<Lockfile> lastSeen();
 
   /**
    * Returns the port over a remote datastore, caching the config tier under {@code cacheRoot}.
@@ -75,17 +87,20 @@ public interface ManagedLockfileSyncPort {
    * @param stateDirectory the checkout's state directory: holds the lockfile's lock and what the
    *     last hydrate saw; never synced
    * @param sleeper waits between attempts at the lockfile's local lock
-   * @param commitIds a fresh, unique id per publish (letters, digits and {@code -})
+   * @return the port
    */
   static ManagedLockfileSyncPort remote(Datastore datastore, Namespace namespace, Path cacheRoot, Path stateDirectory,
-      Sleeper sleeper, Supplier<String> commitIds) {
-    return new RemoteLockfileSyncPort(datastore, namespace, cacheRoot, stateDirectory, sleeper, commitIds);
+      Sleeper sleeper) {
+    return new RemoteLockfileSyncPort(datastore, namespace, cacheRoot, stateDirectory, sleeper);
   }
 
   /**
    * Returns the direct port of a datastore that implements {@link DirectAccess}: the lockfile is
    * edited where the datastore keeps it, its lock lives in the datastore's lock directory.
    *
+   * @param datastore a datastore that implements DirectAccess
+   * @param namespace the namespace keys are bound to, once
+   * @return the port
    * @throws IllegalArgumentException if {@code datastore} does not implement {@link DirectAccess}
    */
   static ManagedLockfileSyncPort direct(Datastore datastore, Namespace namespace) {

@@ -1,5 +1,6 @@
 package dev.tierlock;
 
+import dev.tierlock.spi.ObjectVersion;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.CharacterCodingException;
@@ -19,16 +20,20 @@ import org.jspecify.annotations.Nullable;
 /**
  * The checkout's record of a lockfile change that is not published yet, in the state directory
  * ({@code <state>/managed-config-lockfile-unpublished}); it is never synced. The file is JSON
- * {@code {"version":1,"upserts":{...},"removals":[...],"incomplete"?:true,"base"?:{...},
- * "createOnly"?:[...],"deletions"?:[...]}}, written atomically. See {@link PendingChange.Recorded} for what {@code base} holds. Thread-safe (each
- * call is one atomic file operation; callers serialise read-modify-write under the global lock).
+ * {@code {"version":2,"upserts":{...},"removals":[...],"incomplete"?:true,"base":{...},
+ * "deletions"?:[...],"attempt"?:{"commit":...,"parentVersion"?:...,"parentLineage"?:...}}}, written
+ * atomically (temp file, fsync, atomic move). See {@link PendingChange.Recorded} for what {@code
+ * base} holds and {@link PendingChange.Attempt} for {@code attempt}. Version 1 records (this
+ * format without {@code attempt}, or the original tool's without {@code base}) are read too.
+ * Thread-safe (each call is one atomic file operation; callers serialise read-modify-write under
+ * the checkout's transaction lock).
  */
 public final class PendingChangeStore {
 
   /** The record's file name in the state directory. */
   public static final String FILE_NAME = "managed-config-lockfile-unpublished";
 
-  private static final int FORMAT_VERSION = 1;
+  private static final int FORMAT_VERSION = 2;
 
   private final Path path;
 
@@ -36,12 +41,17 @@ public final class PendingChangeStore {
     this.path = path;
   }
 
-  /** Returns the store of the checkout whose state directory is {@code stateDirectory}. */
+  /**
+   * Returns the store of the checkout whose state directory is {@code stateDirectory}.
+   *
+   * @param stateDirectory the checkout's state directory
+   * @return the store of its record
+   */
   public static PendingChangeStore in(Path stateDirectory) {
     return new PendingChangeStore(stateDirectory.toAbsolutePath().normalize().resolve(FILE_NAME));
   }
 
-  /** Returns the record's path. */
+  /** {@return the record's path} */
   public Path path() {
     return path;
   }
@@ -72,43 +82,68 @@ public final class PendingChangeStore {
   }
 
   /**
-   * Records a settled change that could not be published, with the shared entries it was made on
-   * (only the touched names are kept).
+   * Records a settled change that is not published, with the shared entries it was made on (only
+   * the touched names are kept).
    *
+   * @param delta the change left to publish
+   * @param base the shared lockfile it was made on
    * @throws LocalFileException if the record cannot be written; the old record is then unchanged
    */
   public void record(LockfileDelta delta, Lockfile base) {
-    record(delta, base, List.of(), List.of());
+    record(delta, base, List.of());
   }
 
   /**
-   * Records a settled change that could not be published, with the shared entries it was made on
-   * (only the touched names are kept) and the tier paths to publish and delete with it.
+   * Records a settled change that is not published, with the shared entries it was made on (only
+   * the touched names are kept) and the tier paths to delete once it is.
    *
+   * @param delta the change left to publish
+   * @param base the shared lockfile it was made on
+   * @param deletions the tier paths to delete once it is published
    * @throws LocalFileException if the record cannot be written; the old record is then unchanged
    */
-  public void record(LockfileDelta delta, Lockfile base, List<TierPath> createOnly, List<TierPath> deletions) {
-    write(delta, base.restrictedTo(delta.names()), false, createOnly, deletions);
+  public void record(LockfileDelta delta, Lockfile base, List<TierPath> deletions) {
+    write(new PendingChange.Recorded(delta, base.restrictedTo(delta.names()), false, deletions, null));
+  }
+
+  /**
+   * Records, just before the lockfile write {@code attempt} is sent, the settled change it publishes
+   * (as {@link #record(LockfileDelta, Lockfile, List)} does) and the attempt itself, so that a
+   * process that dies before it learns the outcome can tell on replay whether the write landed.
+   *
+   * @param delta the change the write publishes
+   * @param base the shared lockfile it was made on
+   * @param deletions the tier paths to delete once it is published
+   * @param attempt the write about to be sent
+   * @throws LocalFileException if the record cannot be written; the old record is then unchanged
+   */
+  public void recordAttempt(LockfileDelta delta, Lockfile base, List<TierPath> deletions, PendingChange.Attempt attempt) {
+    write(new PendingChange.Recorded(delta, base.restrictedTo(delta.names()), false, deletions, attempt));
   }
 
   /**
    * Records, ahead of running a change, the change replayed so far and the whole shared lockfile
    * fetched before it, so that a change interrupted before it settles can be recovered.
    *
+   * @param delta the change replayed so far
+   * @param base the whole shared lockfile fetched before the change
    * @throws LocalFileException if the record cannot be written; the old record is then unchanged
    */
   public void recordIncomplete(LockfileDelta delta, Lockfile base) {
-    recordIncomplete(delta, base, List.of(), List.of());
+    recordIncomplete(delta, base, List.of());
   }
 
   /**
    * Records ahead of running a change, as {@link #recordIncomplete(LockfileDelta, Lockfile)} does,
-   * with the tier paths replayed so far.
+   * with the tier paths to delete replayed so far.
    *
+   * @param delta the change replayed so far
+   * @param base the whole shared lockfile fetched before the change
+   * @param deletions the tier paths to delete replayed so far
    * @throws LocalFileException if the record cannot be written; the old record is then unchanged
    */
-  public void recordIncomplete(LockfileDelta delta, Lockfile base, List<TierPath> createOnly, List<TierPath> deletions) {
-    write(delta, base, true, createOnly, deletions);
+  public void recordIncomplete(LockfileDelta delta, Lockfile base, List<TierPath> deletions) {
+    write(new PendingChange.Recorded(delta, base, true, deletions, null));
   }
 
   /**
@@ -126,25 +161,22 @@ public final class PendingChangeStore {
     }
   }
 
-  private void write(LockfileDelta delta, Lockfile base, boolean incomplete, List<TierPath> createOnly,
-      List<TierPath> deletions) {
+  private void write(PendingChange.Recorded record) {
     Map<String, JsonValue> members = new LinkedHashMap<>();
     members.put("version", new JsonValue.Num(Integer.toString(FORMAT_VERSION)));
     Map<String, JsonValue> upserts = new LinkedHashMap<>();
-    delta.upserts().forEach((name, entry) -> upserts.put(name.value(), entry.toJson()));
+    record.delta().upserts().forEach((name, entry) -> upserts.put(name.value(), entry.toJson()));
     members.put("upserts", new JsonValue.Obj(upserts));
     members.put("removals", new JsonValue.Arr(
-        delta.removals().stream().map(n -> (JsonValue) new JsonValue.Str(n.value())).toList()));
-    if (incomplete) {
+        record.delta().removals().stream().map(n -> (JsonValue) new JsonValue.Str(n.value())).toList()));
+    if (record.isIncomplete()) {
       members.put("incomplete", JsonValue.Literal.TRUE);
     }
-    members.put("base", LockfileCodec.toJson(base));
-    if (!createOnly.isEmpty()) {
-      members.put("createOnly", paths(createOnly));
+    members.put("base", LockfileCodec.toJson(record.base().orElse(Lockfile.EMPTY)));
+    if (!record.deletions().isEmpty()) {
+      members.put("deletions", paths(record.deletions()));
     }
-    if (!deletions.isEmpty()) {
-      members.put("deletions", paths(deletions));
-    }
+    record.attempt().ifPresent(attempt -> members.put("attempt", attemptJson(attempt)));
     StringBuilder out = new StringBuilder();
     new JsonValue.Obj(members).writePretty(out, 0);
     out.append('\n');
@@ -155,14 +187,24 @@ public final class PendingChangeStore {
     }
   }
 
+  private static JsonValue attemptJson(PendingChange.Attempt attempt) {
+    Map<String, JsonValue> members = new LinkedHashMap<>();
+    members.put("commit", new JsonValue.Str(attempt.commitId()));
+    attempt.parent().ifPresent(parent -> {
+      members.put("parentVersion", new JsonValue.Str(parent.version().value()));
+      members.put("parentLineage", new JsonValue.Str(parent.lineageText()));
+    });
+    return new JsonValue.Obj(members);
+  }
+
   private static PendingChange parse(String text) throws LockfileCodec.EntryProblem {
     JsonValue root = JsonValue.parse(text);
     if (!(root instanceof JsonValue.Obj obj)) {
       throw new IllegalArgumentException("the record is not a JSON object");
     }
     Map<String, JsonValue> m = obj.members();
-    if (!(m.get("version") instanceof JsonValue.Num n) || !n.literal().equals(Integer.toString(FORMAT_VERSION))) {
-      throw new IllegalArgumentException("the record's version is not " + FORMAT_VERSION);
+    if (!(m.get("version") instanceof JsonValue.Num n) || !(n.literal().equals("1") || n.literal().equals("2"))) {
+      throw new IllegalArgumentException("the record's version is not 1 or " + FORMAT_VERSION);
     }
     Map<ExtensionName, LockfileEntry> upserts = entries(m.get("upserts"), "upserts");
     TreeSet<ExtensionName> removals = new TreeSet<>();
@@ -183,16 +225,37 @@ public final class PendingChangeStore {
     if (rawIncomplete != null && rawIncomplete != JsonValue.Literal.TRUE && rawIncomplete != JsonValue.Literal.FALSE) {
       throw new IllegalArgumentException("\"incomplete\" is not a boolean");
     }
-    List<TierPath> createOnly = paths(m.get("createOnly"), "createOnly");
     List<TierPath> deletions = paths(m.get("deletions"), "deletions");
+    PendingChange.Attempt attempt = attempt(m.get("attempt"));
     JsonValue rawBase = m.get("base");
     if (rawBase == null) {
       if (incomplete) {
         throw new IllegalArgumentException("the record is incomplete but has no base");
       }
-      return new PendingChange.Recorded(delta, null, false, createOnly, deletions);
+      return new PendingChange.Recorded(delta, null, false, deletions, attempt);
     }
-    return new PendingChange.Recorded(delta, Lockfile.of(entries(rawBase, "base")), incomplete, createOnly, deletions);
+    if (incomplete && attempt != null) {
+      throw new IllegalArgumentException("the record is incomplete but has a publish attempt");
+    }
+    return new PendingChange.Recorded(delta, Lockfile.of(entries(rawBase, "base")), incomplete, deletions, attempt);
+  }
+
+  private static PendingChange.@Nullable Attempt attempt(@Nullable JsonValue raw) {
+    if (raw == null) {
+      return null;
+    }
+    if (!(raw instanceof JsonValue.Obj obj) || !(obj.members().get("commit") instanceof JsonValue.Str commit)) {
+      throw new IllegalArgumentException("\"attempt\" is not an object with a \"commit\"");
+    }
+    JsonValue version = obj.members().get("parentVersion");
+    if (version == null) {
+      return PendingChange.Attempt.of(commit.value(), null);
+    }
+    if (!(version instanceof JsonValue.Str v) || !(obj.members().get("parentLineage") instanceof JsonValue.Str lineage)) {
+      throw new IllegalArgumentException("\"attempt\" has a parent without a version and a lineage");
+    }
+    return PendingChange.Attempt.of(commit.value(),
+        new LockfileHead(ObjectVersion.of(v.value()), LockfileHead.parse(lineage.value())));
   }
 
   private static JsonValue.Arr paths(List<TierPath> paths) {

@@ -9,34 +9,42 @@ import org.jspecify.annotations.Nullable;
 public sealed interface PublishOutcome {
 
   /**
-   * Everything landed: the create-only paths are present and the lockfile (if requested) was
-   * written under its precondition, possibly learned by reading its commit id back after a lost
-   * response.
+   * Everything landed: the lockfile (if requested) was written under its precondition, possibly
+   * learned by reading the commit lineage back after a lost response, and the deletions were made
+   * (best effort).
    */
   final class Published implements PublishOutcome {
     private final @Nullable ObjectVersion lockfileVersion;
-    private final String commitId;
+    private final @Nullable String commitId;
     private final List<TierPath> notDeleted;
 
-    Published(@Nullable ObjectVersion lockfileVersion, String commitId, List<TierPath> notDeleted) {
+    Published(@Nullable ObjectVersion lockfileVersion, @Nullable String commitId, List<TierPath> notDeleted) {
       this.lockfileVersion = lockfileVersion;
       this.commitId = commitId;
       this.notDeleted = List.copyOf(notDeleted);
     }
 
-    /** Returns the version the lockfile now has, or empty when no lockfile was published. */
+    /**
+     * Returns the version the lockfile write produced; empty when no lockfile was published, or when
+     * the write was learned to have landed only from a later version's lineage (a peer published on
+     * top of it before the answer was read back).
+     *
+     * @return the version written, or empty
+     */
     public Optional<ObjectVersion> lockfileVersion() {
       return Optional.ofNullable(lockfileVersion);
     }
 
-    /** Returns the commit id written in the lockfile's metadata. */
-    public String commitId() {
-      return commitId;
+    /** {@return the commit id written in the lockfile's metadata, or empty when no lockfile was published} */
+    public Optional<String> commitId() {
+      return Optional.ofNullable(commitId);
     }
 
     /**
      * Returns the paths whose deletion failed or was refused (changed since, or the store failed):
      * best effort, after the lockfile landed.
+     *
+     * @return the paths left in place, in request order
      */
     public List<TierPath> notDeleted() {
       return notDeleted;
@@ -49,9 +57,9 @@ public sealed interface PublishOutcome {
   }
 
   /**
-   * The lockfile's precondition failed: someone published since it was hydrated. Nothing of the
-   * lockfile changed (create-only paths may have landed; they are content-addressed). Hydrate again
-   * and re-apply.
+   * The lockfile write did not land: its precondition failed (someone published since the parent
+   * version), or a write whose answer was lost provably did not land (the lockfile is still the
+   * parent version). Nothing of the lockfile changed. Hydrate again and re-apply.
    */
   enum Conflict implements PublishOutcome {
     /** The only instance. */

@@ -10,95 +10,124 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What one {@link ManagedLockfileSyncPort#publish} uploads: tier paths written create-only first
- * (content-addressed archives: already present means done), then optionally the shared lockfile
- * under a precondition, then tier paths deleted. Only the named paths travel; the cache is never
- * walked. Immutable.
+ * What one {@link ManagedLockfileSyncPort#publish} sends: optionally a new version of the shared
+ * lockfile (the content itself, the version it is built on and its commit id), then tier paths to
+ * delete. The lockfile published is exactly the content given, never whatever the local cache holds
+ * by then; only the named paths travel, the cache is never walked. Immutable.
  */
 public final class PublishRequest {
 
-  private final @Nullable WriteCondition lockfileCondition;
-  private final List<TierPath> createOnly;
+  private final @Nullable Lockfile lockfile;
+  private final @Nullable LockfileHead parent;
+  private final @Nullable String commitId;
   private final List<TierPath> deletions;
 
-  private PublishRequest(@Nullable WriteCondition lockfileCondition, List<TierPath> createOnly, List<TierPath> deletions) {
-    this.lockfileCondition = lockfileCondition;
-    this.createOnly = List.copyOf(createOnly);
+  private PublishRequest(@Nullable Lockfile lockfile, @Nullable LockfileHead parent, @Nullable String commitId,
+      List<TierPath> deletions) {
+    this.lockfile = lockfile;
+    this.parent = parent;
+    this.commitId = commitId;
     this.deletions = List.copyOf(deletions);
   }
 
   /**
-   * Returns a request that publishes the lockfile under {@code condition}: {@link
-   * WriteCondition#mustMatch} the version hydrated, or {@link WriteCondition#mustNotExist()} when it
-   * was absent.
+   * Returns a request that publishes {@code content} as the version after {@code parent}: the write
+   * is conditional on {@code parent}'s version and carries {@code commitId} and {@code parent}'s
+   * lineage in its metadata.
    *
-   * @throws IllegalArgumentException for {@link WriteCondition#none()}: the shared lockfile is never
-   *     written last-writer-wins
+   * @param parent the version the write is conditioned on (its lineage goes into the metadata)
+   * @param content the whole lockfile to publish
+   * @param commitId the write's fresh commit id
+   * @return the request
+   * @throws IllegalArgumentException if {@code commitId} is not a commit id ({@link LockfileHead#isCommitId})
    */
-  public static PublishRequest lockfile(WriteCondition condition) {
-    if (condition instanceof WriteCondition.None) {
-      throw new IllegalArgumentException("Cannot publish the shared lockfile without a precondition");
-    }
-    return new PublishRequest(condition, List.of(), List.of());
-  }
-
-  /** Returns a request that publishes no lockfile, only the paths added with {@link #withCreateOnly}. */
-  public static PublishRequest pathsOnly() {
-    return new PublishRequest(null, List.of(), List.of());
+  public static PublishRequest lockfileOn(LockfileHead parent, Lockfile content, String commitId) {
+    return lockfile(parent, content, commitId);
   }
 
   /**
-   * Returns this request also uploading {@code paths} create-only, before the lockfile.
+   * Returns a request that creates the shared lockfile with {@code content}: the write is
+   * create-only and carries {@code commitId} in its metadata.
    *
-   * @throws IllegalArgumentException if a path is the lockfile's own
+   * @param content the whole lockfile to publish
+   * @param commitId the write's fresh commit id
+   * @return the request
+   * @throws IllegalArgumentException if {@code commitId} is not a commit id
    */
-  public PublishRequest withCreateOnly(Collection<TierPath> paths) {
-    if (paths.contains(TierPath.LOCKFILE)) {
-      throw new IllegalArgumentException("Cannot publish " + TierPath.LOCKFILE + " create-only: it is published last, conditionally");
+  public static PublishRequest newLockfile(Lockfile content, String commitId) {
+    return lockfile(null, content, commitId);
+  }
+
+  /** Returns {@link #lockfileOn} when {@code parent} is present, {@link #newLockfile} otherwise. */
+  static PublishRequest lockfile(@Nullable LockfileHead parent, Lockfile content, String commitId) {
+    if (!LockfileHead.isCommitId(commitId)) {
+      throw new IllegalArgumentException("Cannot use commit id \"" + commitId + "\": letters, digits and -, 1 to 64 characters");
     }
-    return new PublishRequest(lockfileCondition, union(createOnly, paths), deletions);
+    return new PublishRequest(content, parent, commitId, List.of());
+  }
+
+  /** {@return a request that publishes no lockfile, only the deletions added with {@link #withDeletions}} */
+  public static PublishRequest pathsOnly() {
+    return new PublishRequest(null, null, null, List.of());
   }
 
   /**
    * Returns this request also deleting {@code paths} after the lockfile is published.
    *
+   * @param paths the tier paths to delete once the lockfile is published
+   * @return a new request; this one is unchanged
    * @throws IllegalArgumentException if a path is the lockfile's own
    */
   public PublishRequest withDeletions(Collection<TierPath> paths) {
     if (paths.contains(TierPath.LOCKFILE)) {
       throw new IllegalArgumentException("Cannot delete " + TierPath.LOCKFILE + " by a publish");
     }
-    return new PublishRequest(lockfileCondition, createOnly, union(deletions, paths));
+    Set<TierPath> all = new LinkedHashSet<>(deletions);
+    all.addAll(paths);
+    return new PublishRequest(lockfile, parent, commitId, new ArrayList<>(all));
   }
 
-  /** Returns the lockfile's precondition, or empty when the lockfile is not published. */
+  /** {@return the lockfile content to publish, or empty when no lockfile is published} */
+  public Optional<Lockfile> lockfile() {
+    return Optional.ofNullable(lockfile);
+  }
+
+  /** {@return the version the published lockfile is built on; empty when it is created, or not published} */
+  public Optional<LockfileHead> parent() {
+    return Optional.ofNullable(parent);
+  }
+
+  /** {@return the commit id of the lockfile write, or empty when no lockfile is published} */
+  public Optional<String> commitId() {
+    return Optional.ofNullable(commitId);
+  }
+
+  /**
+   * Returns the lockfile write's precondition: {@link WriteCondition#mustMatch} the parent's version,
+   * or {@link WriteCondition#mustNotExist()} for a create; empty when no lockfile is published.
+   *
+   * @return the precondition, or empty
+   */
   public Optional<WriteCondition> lockfileCondition() {
-    return Optional.ofNullable(lockfileCondition);
+    if (lockfile == null) {
+      return Optional.empty();
+    }
+    return Optional.of(parent == null ? WriteCondition.mustNotExist() : WriteCondition.mustMatch(parent.version()));
   }
 
-  /** Returns the paths uploaded create-only, in order. */
-  public List<TierPath> createOnly() {
-    return createOnly;
-  }
-
-  /** Returns the paths deleted after the lockfile, in order. */
+  /** {@return the paths deleted after the lockfile, in order} */
   public List<TierPath> deletions() {
     return deletions;
   }
 
-  /** Returns whether the request uploads and deletes nothing. */
+  /** {@return whether the request publishes and deletes nothing} */
   public boolean isEmpty() {
-    return lockfileCondition == null && createOnly.isEmpty() && deletions.isEmpty();
-  }
-
-  private static List<TierPath> union(List<TierPath> first, Collection<TierPath> more) {
-    Set<TierPath> all = new LinkedHashSet<>(first);
-    all.addAll(more);
-    return new ArrayList<>(all);
+    return lockfile == null && deletions.isEmpty();
   }
 
   @Override
   public String toString() {
-    return "PublishRequest[lockfile=" + lockfileCondition + ", createOnly=" + createOnly + ", deletions=" + deletions + "]";
+    return "PublishRequest[lockfile=" + lockfileCondition().map(Object::toString).orElse("none")
+        + (commitId == null ? "" : ", commit " + commitId) + ", deletions=" + deletions + "]";
   }
 }

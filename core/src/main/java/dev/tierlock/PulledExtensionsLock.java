@@ -112,7 +112,7 @@ public final class PulledExtensionsLock {
       CheckoutMutex.Waiter waiter = mutex.take(clock, deadline, pollInterval, onQueued)
           .orElseThrow(() -> new LockTimeoutException(lockFile.toString(), null, Duration.between(start, clock.instant())));
       try {
-        FileLocks.Held file = lockFileWithin(start, deadline);
+        FileLocks.Held file = fileLocks.lockWithin(lockFile, start, deadline, pollInterval, clock, sleeper);
         Section section = new CheckoutSection(this, mutex, waiter, file, ticket);
         held = true;
         return section;
@@ -189,20 +189,6 @@ public final class PulledExtensionsLock {
     }
   }
 
-  private FileLocks.Held lockFileWithin(Instant start, Instant deadline) throws InterruptedException {
-    while (true) {
-      Optional<FileLocks.Held> held = tryLockFile();
-      if (held.isPresent()) {
-        return held.get();
-      }
-      Instant now = clock.instant();
-      Duration remaining = Duration.between(now, deadline);
-      if (remaining.isNegative() || remaining.isZero()) {
-        throw new LockTimeoutException(lockFile.toString(), null, Duration.between(start, now));
-      }
-      sleeper.sleep(remaining.compareTo(pollInterval) < 0 ? remaining : pollInterval);
-    }
-  }
 
   private Optional<FileLocks.Held> tryLockFile() {
     try {

@@ -21,8 +21,9 @@ record Rebase(LockfileDelta kept, List<ExtensionName> alreadyThere, List<Lockfil
   /**
    * Rebases {@code delta}, made on {@code base}, onto {@code theirs}.
    *
-   * @param base the shared entries the change was made on, or {@code null} when unknown (then every
-   *     name not already there is re-applied)
+   * @param base the shared entries the change was made on, or {@code null} when unknown: then
+   *     nothing can be re-applied safely (the newer value may be a peer's), so every name not
+   *     already there is a conflict
    */
   static Rebase of(LockfileDelta delta, @Nullable Lockfile base, Lockfile theirs) {
     List<ExtensionName> done = new ArrayList<>();
@@ -34,7 +35,7 @@ record Rebase(LockfileDelta kept, List<ExtensionName> alreadyThere, List<Lockfil
       if (same(ours, now)) {
         done.add(name);
         dropped.add(name);
-      } else if (base != null && !same(base.entry(name).orElse(null), now)) {
+      } else if (base == null || !same(base.entry(name).orElse(null), now)) {
         conflicts.add(new LockfileConflictException.Conflict(name, ours, now));
         dropped.add(name);
       }

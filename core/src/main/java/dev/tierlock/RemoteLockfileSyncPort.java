@@ -4,7 +4,6 @@ import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.DeleteResult;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
-import dev.tierlock.spi.ObjectMetadata;
 import dev.tierlock.spi.ObjectVersion;
 import dev.tierlock.spi.ReadCondition;
 import dev.tierlock.spi.ReadResult;
@@ -13,21 +12,20 @@ import dev.tierlock.spi.WriteCondition;
 import dev.tierlock.spi.WriteResult;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The port over a remote datastore (S3, GCS, the fake remote): the shared lockfile is cached under
  * the cache root, laid out like the datastore, and every key is bound to the namespace exactly once
- * through {@link Namespace}. What the last hydrate saw (key, version, digest of the cached bytes) is
- * remembered in the state directory, so a cache that was changed or removed since forces a full
- * read. Thread-safe.
+ * through {@link Namespace}. What the last hydrate or publish saw (key, version, lineage, digest and
+ * a copy of the bytes; see {@link HydrationRecord}) is remembered in the state directory, so a cache
+ * that was changed or removed since forces a full read. Thread-safe.
  */
 final class RemoteLockfileSyncPort implements ManagedLockfileSyncPort {
 
@@ -39,19 +37,16 @@ final class RemoteLockfileSyncPort implements ManagedLockfileSyncPort {
   private final Path lockPath;
   private final HydrationRecord seen;
   private final Sleeper sleeper;
-  private final Supplier<String> commitIds;
   private final ObjectKey lockfileKey;
 
-  RemoteLockfileSyncPort(Datastore datastore, Namespace namespace, Path cacheRoot, Path stateDirectory, Sleeper sleeper,
-      Supplier<String> commitIds) {
+  RemoteLockfileSyncPort(Datastore datastore, Namespace namespace, Path cacheRoot, Path stateDirectory, Sleeper sleeper) {
     this.datastore = datastore;
     this.namespace = namespace;
     this.cacheRoot = cacheRoot.toAbsolutePath().normalize();
     Path state = stateDirectory.toAbsolutePath().normalize();
     this.lockPath = state.resolve("upstream_extensions.json.lock");
-    this.seen = new HydrationRecord(state.resolve("lockfile-hydrated.json"));
+    this.seen = new HydrationRecord(state);
     this.sleeper = sleeper;
-    this.commitIds = commitIds;
     this.lockfileKey = namespace.key(TierPath.LOCKFILE);
   }
 
@@ -81,28 +76,23 @@ final class RemoteLockfileSyncPort implements ManagedLockfileSyncPort {
   }
 
   @Override
-  @SuppressWarnings("try") // the lock is held for the block
-  public synchronized Optional<ObjectVersion> hydrate() {
+  public synchronized Optional<LockfileHead> hydrate() {
     Path local = lockfilePath();
-    ReadCondition condition = seen.read()
+    Optional<HydrationRecord.Seen> last = seen.read()
         .filter(s -> s.key().equals(lockfileKey.value()))
-        .filter(s -> HydrationRecord.digestOf(local).map(s.sha256()::equals).orElse(false))
-        .map(s -> ReadCondition.ifNoneMatch(s.version()))
-        .orElse(ReadCondition.always());
+        .filter(s -> HydrationRecord.digestOf(local).map(s.sha256()::equals).orElse(false));
+    ReadCondition condition = last.map(s -> ReadCondition.ifNoneMatch(s.head().version())).orElse(ReadCondition.always());
     ReadResult result = datastore.read(lockfileKey, condition);
     if (result instanceof ReadResult.Found found) {
       LockfileCodec.decode(found.bytes(), describe());
-      try (LocalFileLock.Held held = LocalFileLock.at(lockPath, local, sleeper).acquire()) {
-        AtomicFileWriter.write(local, found.bytes());
-      } catch (IOException e) {
-        throw new LocalFileException("Cannot write cached lockfile " + local + ": " + e.getMessage(), e);
-      }
-      ObjectVersion version = found.object().version();
-      seen.write(lockfileKey.value(), version, HydrationRecord.sha256(found.bytes()));
-      return Optional.of(version);
+      LockfileHead head = LockfileHead.of(found.object());
+      writeCache(local, found.bytes());
+      seen.write(lockfileKey.value(), head, found.bytes());
+      return Optional.of(head);
     }
     if (result instanceof ReadResult.NotModified notModified) {
-      return Optional.of(notModified.version());
+      return Optional.of(new LockfileHead(notModified.version(),
+          last.map(s -> s.head().lineage()).orElse(List.of())));
     }
     try (LocalFileLock.Held held = LocalFileLock.at(lockPath, local, sleeper).acquire()) {
       Files.deleteIfExists(local);
@@ -115,50 +105,39 @@ final class RemoteLockfileSyncPort implements ManagedLockfileSyncPort {
 
   @Override
   public synchronized PublishOutcome publish(PublishRequest request) {
-    Path root = realCacheRoot();
-    List<Path> createOnlyFiles = new ArrayList<>();
-    for (TierPath path : request.createOnly()) {
-      createOnlyFiles.add(inside(root, path));
-    }
-    byte[] lockfileBytes = null;
-    if (request.lockfileCondition().isPresent()) {
-      Path local = inside(root, TierPath.LOCKFILE);
-      try {
-        lockfileBytes = Files.readAllBytes(local);
-      } catch (IOException e) {
-        throw new LocalFileException("Cannot read cached lockfile " + local + ": " + e.getMessage(), e);
-      }
-      try {
-        LockfileCodec.decode(lockfileBytes, local.toString());
-      } catch (LockfileFormatException e) {
-        throw new PublishRefusedException("Cannot publish " + TierPath.LOCKFILE + ": the local copy does not decode", e);
-      }
-    }
-    String commitId = commitIds.get();
-    ObjectMetadata metadata = ObjectMetadata.of(ObjectMetadata.COMMIT_ID, commitId);
-    for (int i = 0; i < createOnlyFiles.size(); i++) {
-      uploadCreateOnly(namespace.key(request.createOnly().get(i)), createOnlyFiles.get(i), metadata);
-    }
+    String commitId = request.commitId().orElse(null);
+    Lockfile content = request.lockfile().orElse(null);
     ObjectVersion version = null;
-    if (lockfileBytes != null) {
-      WriteCondition condition = request.lockfileCondition().orElseThrow();
-      Optional<ObjectVersion> written = writeLockfile(lockfileBytes, condition, metadata, commitId);
-      if (written.isEmpty()) {
+    if (content != null && commitId != null) {
+      byte[] bytes = LockfileCodec.encode(content);
+      LockfileHead parent = request.parent().orElse(null);
+      Optional<Landed> landed = writeLockfile(bytes, parent, commitId);
+      if (landed.isEmpty()) {
         return PublishOutcome.Conflict.INSTANCE;
       }
-      version = written.get();
-      seen.write(lockfileKey.value(), version, HydrationRecord.sha256(lockfileBytes));
+      version = landed.get().version();
+      remember(bytes, version == null ? null : headOf(version, commitId, parent));
     }
     return new PublishOutcome.Published(version, commitId, deleteAll(datastore, namespace, request.deletions()));
   }
 
-  /** Writes the lockfile; returns its new version, or empty on a conflict. */
-  private Optional<ObjectVersion> writeLockfile(byte[] bytes, WriteCondition condition, ObjectMetadata metadata,
-      String commitId) {
+  /** A lockfile write that landed, with the version it produced when that is still the current one. */
+  private record Landed(@Nullable ObjectVersion version) {}
+
+  /**
+   * Writes the lockfile conditional on {@code parent}; resolves a lost answer by reading the
+   * lineage back ({@link Landing}).
+   *
+   * @return how it landed, or empty when it did not
+   * @throws OutcomeUnknownException if the write went unanswered and reading back did not settle it
+   */
+  private Optional<Landed> writeLockfile(byte[] bytes, @Nullable LockfileHead parent, String commitId) {
+    WriteCondition condition = parent == null ? WriteCondition.mustNotExist() : WriteCondition.mustMatch(parent.version());
     try {
-      WriteResult result = datastore.write(lockfileKey, ObjectBody.of(bytes), condition, metadata);
+      WriteResult result = datastore.write(lockfileKey, ObjectBody.of(bytes), condition,
+          LockfileHead.metadataOf(commitId, parent));
       if (result instanceof WriteResult.Written written) {
-        return Optional.of(written.version());
+        return Optional.of(new Landed(written.version()));
       }
       return Optional.empty();
     } catch (OutcomeUnknownException unknown) {
@@ -169,33 +148,65 @@ final class RemoteLockfileSyncPort implements ManagedLockfileSyncPort {
         unknown.addSuppressed(readBack);
         throw unknown;
       }
-      boolean ours = now.flatMap(o -> o.metadata().get(ObjectMetadata.COMMIT_ID)).map(commitId::equals).orElse(false);
-      LOG.debug("Lockfile write to {} went unanswered; read-back shows {}", describe(), ours ? "our commit" : "another state");
-      return ours ? now.map(StoredObject::version) : Optional.empty();
+      LockfileHead head = now.map(LockfileHead::of).orElse(null);
+      Landing landing = Landing.of(commitId, parent, head);
+      LOG.debug("Lockfile write {} to {} went unanswered; read-back shows {}: {}", commitId, describe(), head, landing);
+      return switch (landing) {
+        case LANDED -> Optional.of(new Landed(head != null && head.commitId().filter(commitId::equals).isPresent()
+            ? head.version() : null));
+        case NOT_LANDED -> Optional.empty();
+        case UNKNOWN -> throw unknown;
+      };
     }
   }
 
-  private void uploadCreateOnly(ObjectKey key, Path file, ObjectMetadata metadata) {
-    ObjectBody body;
+  private static LockfileHead headOf(ObjectVersion version, String commitId, @Nullable LockfileHead parent) {
+    return LockfileHead.of(version, LockfileHead.metadataOf(commitId, parent));
+  }
+
+  /**
+   * Makes the cache hold the published bytes and remembers them with {@code head}, or forgets what
+   * was seen when the version is unknown. Best effort: the write landed, so a local failure only
+   * costs a full read next time.
+   */
+  private void remember(byte[] bytes, @Nullable LockfileHead head) {
     try {
-      body = ObjectBody.of(file);
-    } catch (IOException e) {
-      throw new LocalFileException("Cannot read " + file + " to publish it: " + e.getMessage(), e);
-    }
-    try {
-      datastore.write(key, body, WriteCondition.mustNotExist(), metadata);
-    } catch (OutcomeUnknownException unknown) {
-      Optional<StoredObject> now;
+      writeCache(lockfilePath(), bytes);
+      if (head == null) {
+        seen.clear();
+      } else {
+        seen.write(lockfileKey.value(), head, bytes);
+      }
+    } catch (LocalFileException | LockfileBusyException e) {
+      LOG.warn("Cannot cache the lockfile just published to {}: {}; the next fetch reads it in full", describe(),
+          e.getMessage());
       try {
-        now = datastore.stat(key);
-      } catch (RuntimeException readBack) {
-        unknown.addSuppressed(readBack);
-        throw unknown;
-      }
-      if (now.isEmpty()) {
-        throw unknown;
+        seen.clear();
+      } catch (LocalFileException again) {
+        e.addSuppressed(again);
+        LOG.warn("Cannot forget the hydration record either: {}", again.getMessage());
       }
     }
+  }
+
+  @SuppressWarnings("try") // the lock is held for the block
+  private void writeCache(Path local, byte[] bytes) {
+    try (LocalFileLock.Held held = LocalFileLock.at(lockPath, local, sleeper).acquire()) {
+      AtomicFileWriter.write(local, bytes);
+    } catch (IOException e) {
+      throw new LocalFileException("Cannot write cached lockfile " + local + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public synchronized Optional<Lockfile> lastSeen() {
+    return seen.seenBytes(lockfileKey.value()).flatMap(bytes -> {
+      try {
+        return Optional.of(LockfileCodec.decode(bytes, HydrationRecord.COPY_FILE_NAME));
+      } catch (LockfileFormatException e) {
+        return Optional.empty();
+      }
+    });
   }
 
   /**
@@ -219,35 +230,5 @@ final class RemoteLockfileSyncPort implements ManagedLockfileSyncPort {
       }
     }
     return notDeleted;
-  }
-
-  private Path realCacheRoot() {
-    try {
-      Files.createDirectories(cacheRoot);
-      return cacheRoot.toRealPath();
-    } catch (IOException e) {
-      throw new LocalFileException("Cannot resolve cache root " + cacheRoot + ": " + e.getMessage(), e);
-    }
-  }
-
-  /** Returns the real local file of {@code path}, refusing one that resolves outside the cache root. */
-  private Path inside(Path realRoot, TierPath path) {
-    Path local = namespace.localPath(cacheRoot, path);
-    Path real;
-    try {
-      real = local.toRealPath();
-    } catch (NoSuchFileException e) {
-      throw new PublishRefusedException("Cannot publish " + path + ": its local file " + local + " does not exist", e);
-    } catch (IOException e) {
-      throw new LocalFileException("Cannot resolve " + local + " to publish it: " + e.getMessage(), e);
-    }
-    if (!real.startsWith(realRoot) || real.equals(realRoot) || !Files.isRegularFile(real)) {
-      throw new PublishRefusedException("Cannot publish " + path + ": its local file " + local + " resolves to " + real
-          + ", which is not a regular file inside the cache root " + realRoot, null);
-    }
-    if (TierPath.isInternal(realRoot.relativize(real).toString().replace('\\', '/'))) {
-      throw new PublishRefusedException("Cannot publish " + path + ": its local file resolves to the internal file " + real, null);
-    }
-    return real;
   }
 }

@@ -2,19 +2,18 @@ package dev.tierlock;
 
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.DeleteResult;
+import dev.tierlock.spi.ForwardingDatastore;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
-import dev.tierlock.spi.ObjectStream;
 import dev.tierlock.spi.ObjectVersion;
-import dev.tierlock.spi.ReadCondition;
-import dev.tierlock.spi.ReadResult;
-import dev.tierlock.spi.StoredObject;
 import dev.tierlock.spi.WriteCondition;
 import dev.tierlock.spi.WriteResult;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -22,17 +21,22 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A datastore that proves, once, before its first write, that it honours preconditions; see {@link
- * Datastores#selfChecked}. Thread-safe.
+ * Datastores#selfChecked}. A pass is also remembered for the whole process, by {@link
+ * Datastore#describe()}: {@link Tierlock} trusts it (and a checkout's {@link SelfCheckMarker}) for
+ * the guards it builds, so one process checks one datastore once. Thread-safe.
  */
-final class SelfCheckedDatastore implements Datastore {
+final class SelfCheckedDatastore extends ForwardingDatastore {
 
   /** The prefix of probe keys. */
   static final String PROBE_PREFIX = ".tierlock-selfcheck/";
 
   private static final Logger LOG = LoggerFactory.getLogger(SelfCheckedDatastore.class);
 
+  private static final Set<String> PASSED = ConcurrentHashMap.newKeySet();
+
   private final Datastore delegate;
   private final Object checkLock = new Object();
+  private final List<Runnable> onPass = new ArrayList<>();
   private volatile boolean checked;
 
   SelfCheckedDatastore(Datastore delegate) {
@@ -49,12 +53,55 @@ final class SelfCheckedDatastore implements Datastore {
     if (checked) {
       return;
     }
+    List<Runnable> listeners;
+    synchronized (checkLock) {
+      if (checked) {
+        return;
+      }
+      runCheck();
+      PASSED.add(delegate.describe());
+      listeners = pass();
+    }
+    listeners.forEach(Runnable::run);
+  }
+
+  /** Returns whether the check has passed (or an earlier verdict was accepted). */
+  boolean isChecked() {
+    return checked;
+  }
+
+  /** Returns whether a guard of a datastore described as {@code identity} passed in this process. */
+  static boolean passedInThisProcess(String identity) {
+    return PASSED.contains(identity);
+  }
+
+  /**
+   * Takes an earlier verdict (this process's, or a fresh marker's) as this guard's: no check runs,
+   * and the listeners waiting for a pass are dropped (they record only checks that ran).
+   */
+  void acceptVerdict() {
+    synchronized (checkLock) {
+      pass();
+    }
+  }
+
+  /**
+   * Runs {@code listener} once the check passes (not at all if it has passed already: see {@link
+   * #isChecked()}).
+   */
+  void onPass(Runnable listener) {
     synchronized (checkLock) {
       if (!checked) {
-        runCheck();
-        checked = true;
+        onPass.add(listener);
       }
     }
+  }
+
+  private List<Runnable> pass() {
+    checked = true;
+    List<Runnable> listeners = List.copyOf(onPass);
+    onPass.clear();
+    return listeners;
   }
 
   private void runCheck() {
@@ -115,23 +162,8 @@ final class SelfCheckedDatastore implements Datastore {
   }
 
   @Override
-  public String describe() {
-    return delegate.describe();
-  }
-
-  @Override
-  public ReadResult read(ObjectKey key, ReadCondition condition) {
-    return delegate.read(key, condition);
-  }
-
-  @Override
-  public Optional<ObjectStream> openStream(ObjectKey key) {
-    return delegate.openStream(key);
-  }
-
-  @Override
-  public Optional<StoredObject> stat(ObjectKey key) {
-    return delegate.stat(key);
+  protected Datastore delegate() {
+    return delegate;
   }
 
   @Override
@@ -144,16 +176,6 @@ final class SelfCheckedDatastore implements Datastore {
   public DeleteResult delete(ObjectKey key, WriteCondition condition) {
     ensureChecked();
     return delegate.delete(key, condition);
-  }
-
-  @Override
-  public List<StoredObject> list(String prefix) {
-    return delegate.list(prefix);
-  }
-
-  @Override
-  public void close() {
-    delegate.close();
   }
 
   @Override

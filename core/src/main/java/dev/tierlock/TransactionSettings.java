@@ -2,6 +2,7 @@ package dev.tierlock;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 
 /**
@@ -12,6 +13,7 @@ import java.util.random.RandomGenerator;
  * @param pending the checkout's pending-change record
  * @param globalLock the datastore global lock
  * @param pulledExtensions the checkout's pulled-extensions lock
+ * @param checkoutLock the checkout's transaction lock, held for a whole run
  * @param clock measures the deadline
  * @param sleeper waits between publish attempts
  * @param random jitter of the waits; drawn from under its own monitor
@@ -20,6 +22,7 @@ import java.util.random.RandomGenerator;
  * @param maxAttempts the most publish attempts of one run
  * @param firstBackoff the first wait between attempts (doubling, with jitter)
  * @param maxBackoff the longest wait between attempts
+ * @param commitIds a fresh commit id per lockfile write
  */
 record TransactionSettings(
     ManagedLockfileSyncPort port,
@@ -27,6 +30,7 @@ record TransactionSettings(
     PendingChangeStore pending,
     DistributedLock globalLock,
     PulledExtensionsLock pulledExtensions,
+    CheckoutLock checkoutLock,
     Clock clock,
     Sleeper sleeper,
     RandomGenerator random,
@@ -34,7 +38,8 @@ record TransactionSettings(
     Duration deadline,
     int maxAttempts,
     Duration firstBackoff,
-    Duration maxBackoff) {
+    Duration maxBackoff,
+    Supplier<String> commitIds) {
 
   /** The default deadline of a run, lock wait included. */
   static final Duration DEFAULT_DEADLINE = Duration.ofSeconds(120);
@@ -63,6 +68,19 @@ record TransactionSettings(
     if (firstBackoff.isNegative() || firstBackoff.isZero() || firstBackoff.compareTo(maxBackoff) > 0) {
       throw new IllegalArgumentException("Cannot use backoff " + firstBackoff + " up to " + maxBackoff);
     }
+  }
+
+  /**
+   * Returns a fresh commit id.
+   *
+   * @throws IllegalArgumentException if the source gave something that is not a commit id
+   */
+  String nextCommitId() {
+    String id = commitIds.get();
+    if (!LockfileHead.isCommitId(id)) {
+      throw new IllegalArgumentException("Cannot use commit id \"" + id + "\": letters, digits and -, 1 to 64 characters");
+    }
+    return id;
   }
 
   /** Returns a uniform draw in [0, 1) for jitter. */

@@ -70,7 +70,7 @@ class DatastoresTest {
 
     assertThatThrownBy(() -> write(guarded))
         .isInstanceOf(DatastoreUnsafeException.class)
-        .hasMessageStartingWith("Cannot write to datastore memory://test: it does not honour write preconditions "
+        .hasMessageStartingWith("Cannot write to datastore " + memory.describe() + ": it does not honour write preconditions "
             + "(a create-only write over an existing object succeeded, probe key .tierlock-selfcheck/")
         .hasMessageEndingWith("); Tierlock refuses to write to it")
         .extracting(e -> ((DatastoreUnsafeException) e).code()).isEqualTo("datastore_unsafe");

@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A small in-memory datastore for core's own tests (the testkit's fake remote depends on core):
@@ -32,6 +33,9 @@ class MemoryDatastore implements Datastore {
 
   private final TreeMap<ObjectKey, Stored> objects = new TreeMap<>();
   private final List<String> writes = new ArrayList<>();
+  private static final AtomicLong INSTANCES = new AtomicLong();
+
+  private final long instance = INSTANCES.incrementAndGet();
   private long counter;
   private boolean ignorePreconditions;
   private boolean closed;
@@ -56,7 +60,7 @@ class MemoryDatastore implements Datastore {
 
   @Override
   public String describe() {
-    return "memory://test";
+    return "memory://test/" + instance;
   }
 
   @Override

@@ -2,6 +2,7 @@ package dev.tierlock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tierlock.spi.ObjectVersion;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -57,7 +58,7 @@ class PendingChangeStoreTest {
     assertThat(recorded.incompleteBase()).contains(base);
     assertThat(Files.readString(store.path())).startsWith("""
         {
-          "version": 1,
+          "version": 2,
           "upserts": {},
           "removals": [
             "@s/b"
@@ -83,12 +84,17 @@ class PendingChangeStoreTest {
     PendingChangeStore store = PendingChangeStore.in(state);
     Map<String, String> cases = Map.of(
         "2026-01-01T00:00:00.000Z", "Cannot parse JSON value",
-        "{\"version\":2,\"upserts\":{},\"removals\":[]}", "version is not 1",
+        "{\"version\":3,\"upserts\":{},\"removals\":[]}", "version is not 1 or 2",
         "{\"version\":1,\"upserts\":{\"@s/a\":{\"pulledAt\":\"t\"}},\"removals\":[]}", "has no \"version\"",
         "{\"version\":1,\"upserts\":{},\"removals\":[\"NotAName\"]}", "not an extension name",
         "{\"version\":1,\"upserts\":{},\"removals\":[],\"incomplete\":true}", "incomplete but has no base",
         "{\"version\":1,\"upserts\":{\"@s/a\":{\"version\":\"1\",\"pulledAt\":\"t\"}},\"removals\":[\"@s/a\"]}",
         "both upserted and removed",
+        "{\"version\":2,\"upserts\":{},\"removals\":[],\"base\":{},\"attempt\":[]}", "\"attempt\" is not an object",
+        "{\"version\":2,\"upserts\":{},\"removals\":[],\"base\":{},\"attempt\":{\"commit\":\"no spaces\"}}",
+        "Cannot use commit id",
+        "{\"version\":2,\"upserts\":{},\"removals\":[],\"base\":{},\"incomplete\":true,\"attempt\":{\"commit\":\"c1\"}}",
+        "incomplete but has a publish attempt",
         "[]", "not a JSON object");
 
     for (Map.Entry<String, String> c : cases.entrySet()) {
@@ -112,23 +118,59 @@ class PendingChangeStoreTest {
     assertThat(recorded.delta().upserts()).containsOnlyKeys(A);
     assertThat(recorded.base()).isEmpty();
   }
+
   @Test
-  void record_withTierPaths_keepsThem() {
+  void record_withDeletions_keepsThem() {
     PendingChangeStore store = PendingChangeStore.in(state);
-    TierPath archive = TierPath.of("config/pulled-archives/@s/a/" + "a".repeat(64) + ".tar.gz");
     TierPath old = TierPath.of("config/pulled-archives/@s/a/" + "b".repeat(64) + ".tar.gz");
 
-    store.record(LockfileDelta.upsert(A, entry("1")), Lockfile.EMPTY, List.of(archive), List.of(old));
+    store.record(LockfileDelta.upsert(A, entry("1")), Lockfile.EMPTY, List.of(old));
 
     PendingChange.Recorded recorded = (PendingChange.Recorded) store.read();
-    assertThat(recorded.createOnly()).containsExactly(archive);
     assertThat(recorded.deletions()).containsExactly(old);
+    assertThat(recorded.attempt()).isEmpty();
+  }
+
+  @Test
+  void recordAttempt_keepsTheCommitAndTheVersionItIsConditionedOn() {
+    PendingChangeStore store = PendingChangeStore.in(state);
+    LockfileHead parent = new LockfileHead(ObjectVersion.of("v7"), List.of("c2", "c1"));
+    LockfileDelta delta = LockfileDelta.upsert(A, entry("2"));
+
+    store.recordAttempt(delta, Lockfile.EMPTY.with(A, entry("1")).with(B, entry("1")), List.of(),
+        PendingChange.Attempt.on(parent, "c3"));
+
+    PendingChange.Recorded recorded = (PendingChange.Recorded) store.read();
+    assertThat(recorded.delta()).isEqualTo(delta);
+    assertThat(recorded.base()).contains(Lockfile.EMPTY.with(A, entry("1")));
+    assertThat(recorded.attempt()).hasValueSatisfying(attempt -> {
+      assertThat(attempt.commitId()).isEqualTo("c3");
+      assertThat(attempt.parent()).contains(parent);
+    });
+    store.recordAttempt(delta, Lockfile.EMPTY, List.of(), PendingChange.Attempt.creating("c4"));
+    assertThat(((PendingChange.Recorded) store.read()).attempt())
+        .hasValueSatisfying(attempt -> assertThat(attempt.parent()).isEmpty());
+    store.record(delta, Lockfile.EMPTY);
+    assertThat(((PendingChange.Recorded) store.read()).attempt()).as("a definite non-landing forgets it").isEmpty();
+  }
+
+  @Test
+  void read_aVersion1RecordOfThisTool_isStillRead() throws IOException {
+    PendingChangeStore store = PendingChangeStore.in(state);
+    Files.writeString(store.path(), "{\"version\":1,\"upserts\":{},\"removals\":[\"@s/a\"],\"base\":{},"
+        + "\"createOnly\":[\"config/pulled-archives/@s/a/" + "a".repeat(64) + ".tar.gz\"]}");
+
+    PendingChange.Recorded recorded = (PendingChange.Recorded) store.read();
+
+    assertThat(recorded.delta()).isEqualTo(LockfileDelta.removal(A));
+    assertThat(recorded.base()).contains(Lockfile.EMPTY);
+    assertThat(recorded.attempt()).isEmpty();
   }
 
   @Test
   void read_anInternalPathInTheRecord_isUnknown() throws IOException {
     PendingChangeStore store = PendingChangeStore.in(state);
-    Files.writeString(store.path(), "{\"version\":1,\"upserts\":{},\"removals\":[],\"createOnly\":[\"config/x.lock\"]}");
+    Files.writeString(store.path(), "{\"version\":2,\"upserts\":{},\"removals\":[],\"deletions\":[\"config/x.lock\"]}");
 
     assertThat(store.read()).isInstanceOfSatisfying(PendingChange.Unknown.class,
         u -> assertThat(u.reason()).isEqualTo("Cannot use tier path \"config/x.lock\": lock files never leave the checkout"));

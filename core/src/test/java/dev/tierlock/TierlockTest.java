@@ -128,7 +128,7 @@ class TierlockTest {
   }
 
   @Test
-  void directMode_aCorruptSharedFile_isUnavailableAndKeptAsItIs() throws Exception {
+  void directMode_aCorruptSharedFile_failsWithItsPositionAndIsKeptAsItIs() throws Exception {
     DirectMemoryDatastore direct = new DirectMemoryDatastore(dir.resolve("shared"));
     Path shared = direct.pathOf(TEAM.key(TierPath.LOCKFILE));
     Files.createDirectories(shared.getParent());
@@ -137,11 +137,88 @@ class TierlockTest {
       Files.writeString(shared, "{oops");
 
       assertThatThrownBy(() -> tierlock.transaction().run(tx -> tx.repository().writeEntry(NAME, entry("1"))))
-          .isInstanceOf(ManagedLockfileUnavailableException.class)
-          .hasMessageStartingWith("Cannot read the shared lockfile ")
-          .hasCauseInstanceOf(LockfileFormatException.class)
-          .extracting(e -> ((ManagedLockfileUnavailableException) e).code()).isEqualTo("managed_lockfile_unavailable");
+          .isInstanceOf(LockfileFormatException.class)
+          .hasMessageStartingWith("Cannot read lockfile " + shared)
+          .hasMessageContaining("line 1")
+          .extracting(e -> ((LockfileFormatException) e).code()).isEqualTo("lockfile_format");
       assertThat(Files.readString(shared)).isEqualTo("{oops");
     }
+  }
+
+  @Test
+  void remoteMode_theSelfCheck_runsOncePerProcessAndIsRememberedInTheCheckout() throws Exception {
+    MemoryDatastore memory = new MemoryDatastore();
+    try (Tierlock first = builder(memory).build()) {
+      first.transaction().run(tx -> tx.repository().writeEntry(NAME, entry("1")));
+      assertThat(first.stateDirectory().resolve(SelfCheckMarker.FILE_NAME)).exists();
+    }
+    long probes = memory.writes().stream().filter(w -> w.startsWith("WRITE .tierlock-selfcheck/")).count();
+    assertThat(probes).isEqualTo(4);
+    Path other = Files.createDirectories(dir.resolve("other"));
+
+    try (Tierlock again = builder(memory).build(); Tierlock elsewhere = builder(memory).checkout(other).build()) {
+      again.transaction().run(tx -> tx.repository().writeEntry(NAME, entry("2")));
+      elsewhere.transaction().run(tx -> tx.repository().writeEntry(NAME, entry("3")));
+      assertThat(elsewhere.stateDirectory().resolve(SelfCheckMarker.FILE_NAME)).as("recorded for later processes").exists();
+    }
+
+    assertThat(memory.writes().stream().filter(w -> w.startsWith("WRITE .tierlock-selfcheck/")).count()).isEqualTo(probes);
+  }
+
+  @Test
+  void remoteMode_aFreshMarkerInTheCheckout_skipsTheSelfCheck() {
+    MemoryDatastore memory = new MemoryDatastore();
+    new SelfCheckMarker(dir.resolve(".swamp"), clock).record(memory.describe());
+
+    try (Tierlock tierlock = builder(memory).build()) {
+      tierlock.transaction().run(tx -> tx.repository().writeEntry(NAME, entry("1")));
+    }
+
+    assertThat(memory.writes()).noneMatch(w -> w.contains(".tierlock-selfcheck/"));
+  }
+
+  @Test
+  void remoteMode_defaultCommitIds_areSixteenRandomHexDigits() {
+    MemoryDatastore memory = new MemoryDatastore();
+    try (Tierlock tierlock = builder(memory).build()) {
+      tierlock.transaction().run(tx -> tx.repository().writeEntry(NAME, entry("1")));
+      String first = memory.stat(TEAM.key(TierPath.LOCKFILE)).orElseThrow().metadata().get(ObjectMetadata.COMMIT_ID)
+          .orElseThrow();
+      tierlock.transaction().run(tx -> tx.repository().writeEntry(NAME, entry("2")));
+      ObjectMetadata second = memory.stat(TEAM.key(TierPath.LOCKFILE)).orElseThrow().metadata();
+
+      assertThat(first).matches("[0-9a-f]{16}");
+      assertThat(second.get(ObjectMetadata.COMMIT_ID)).hasValueSatisfying(id -> assertThat(id).matches("[0-9a-f]{16}")
+          .isNotEqualTo(first));
+      assertThat(second.get(LockfileHead.HISTORY)).contains(first);
+    }
+  }
+
+  @Test
+  void remoteMode_anUndecodableCache_opensAsEmpty() throws Exception {
+    MemoryDatastore memory = new MemoryDatastore();
+    Path cache = dir.resolve(".swamp/tier-cache/team/config/upstream_extensions.json");
+    Files.createDirectories(cache.getParent());
+    Files.writeString(cache, "{oops");
+
+    try (Tierlock tierlock = builder(memory).build()) {
+      assertThat(tierlock.repository().snapshot().isEmpty()).isTrue();
+      assertThat(tierlock.transaction().run(tx -> tx.repository().writeEntry(NAME, entry("1"))).status())
+          .isEqualTo(TransactionStatus.PUBLISHED);
+    }
+  }
+
+  @Test
+  void directMode_aCorruptSharedFileAtBuild_isRefusedAndKeptAsItIs() throws Exception {
+    DirectMemoryDatastore direct = new DirectMemoryDatastore(dir.resolve("shared"));
+    Path shared = direct.pathOf(TEAM.key(TierPath.LOCKFILE));
+    Files.createDirectories(shared.getParent());
+    Files.writeString(shared, "{oops");
+
+    assertThatThrownBy(() -> builder(direct).build())
+        .isInstanceOf(LockfileFormatException.class)
+        .hasMessageStartingWith("Cannot read lockfile " + shared)
+        .extracting(e -> ((LockfileFormatException) e).code()).isEqualTo("lockfile_format");
+    assertThat(Files.readString(shared)).isEqualTo("{oops");
   }
 }

@@ -7,6 +7,7 @@ import dev.tierlock.InvalidNameException;
 import dev.tierlock.LockTimeoutException;
 import dev.tierlock.LockfileBusyException;
 import dev.tierlock.LockfileConflictException;
+import dev.tierlock.LockfileOutcomeUnknownException;
 import dev.tierlock.ManagedConfigUnpublishedException;
 import dev.tierlock.ManagedLockfileUnavailableException;
 
@@ -35,7 +36,7 @@ final class ExitCodes {
       return CONFLICT;
     }
     if (ex instanceof LockTimeoutException || ex instanceof LockfileBusyException
-        || ex instanceof ManagedConfigUnpublishedException) {
+        || ex instanceof ManagedConfigUnpublishedException || ex instanceof LockfileOutcomeUnknownException) {
       return TEMPORARY;
     }
     if (ex instanceof DatastoreUnavailableException || ex instanceof DatastoreUnsafeException

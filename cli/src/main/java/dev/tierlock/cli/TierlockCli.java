@@ -31,7 +31,7 @@ import picocli.CommandLine.ScopeType;
       "3:not found",
       "4:conflict with a peer's change",
       "69:datastore unavailable, refused or unsafe",
-      "75:temporary failure: lock busy, or the change is saved locally but not yet published"
+      "75:temporary failure: lock busy, change saved locally but not yet published, or not applied: run it again"
     })
 public final class TierlockCli {
 

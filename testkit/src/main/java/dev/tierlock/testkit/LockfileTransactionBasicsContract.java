@@ -11,12 +11,16 @@ import dev.tierlock.NestedTransactionException;
 import dev.tierlock.PendingChange;
 import dev.tierlock.TransactionResult;
 import dev.tierlock.TransactionStatus;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
  * The lockfile-transaction contract without injected faults: stale caches, nesting, lock order,
- * read-only refresh, failing and interrupted changes, and conflicting peers.
+ * read-only refresh, failing and interrupted changes, conflicting peers, and pending records or
+ * caches that cannot be trusted (unreadable, without a base, corrupt).
  */
 abstract class LockfileTransactionBasicsContract extends LockfileTransactionContractSupport {
 
@@ -211,19 +215,76 @@ abstract class LockfileTransactionBasicsContract extends LockfileTransactionCont
         .isInstanceOf(IllegalStateException.class)
         .hasMessage("Cannot run a nested change: the transaction's change has returned");
   }
+
   @Test
-  final void anUnreadablePendingRecord_recoversTheLocalEntriesTheSharedLockfileLacks() throws java.io.IOException {
+  final void anUnreadablePendingRecord_recoversTheLocalChangeSinceTheLastFetch() throws IOException {
     TestCheckout a = checkout("a");
     a.put("@s/x", "1");
     a.overwriteLocal(a.local().with(name("@s/lost"), entryOf("9")));
-    java.nio.file.Files.writeString(a.tierlock().pendingChanges().path(), "2026-01-01T00:00:00.000Z");
+    Files.writeString(a.tierlock().pendingChanges().path(), "2026-01-01T00:00:00.000Z");
 
     TransactionResult result = a.transaction().refresh();
 
     assertThat(result.status()).isEqualTo(TransactionStatus.PUBLISHED);
     assertThat(result.warnings()).anyMatch(w -> w.startsWith("Cannot read the pending-change record ")
-        && w.endsWith("; recovering the local entries the shared lockfile lacks"));
+        && w.endsWith("; recovering the local change since the last fetch"));
     assertThat(versions(shared())).containsExactly(entry("@s/x", "1"), entry("@s/lost", "9"));
     assertThat(a.tierlock().pendingChanges().read()).isEqualTo(PendingChange.None.INSTANCE);
+  }
+
+  @Test
+  final void anUnreadablePendingRecord_neverResurrectsWhatAPeerRemoved() throws IOException {
+    TestCheckout a = checkout("a");
+    TestCheckout b = checkout("b");
+    a.put("@s/x", "1");
+    b.remove("@s/x");
+    Files.writeString(a.tierlock().pendingChanges().path(), "2026-01-01T00:00:00.000Z");
+
+    TransactionResult result = a.transaction().refresh();
+
+    assertThat(result.status()).isEqualTo(TransactionStatus.NO_CHANGE);
+    assertThat(result.warnings()).singleElement().asString().startsWith("Cannot read the pending-change record ");
+    assertThat(shared().contains(name("@s/x"))).as("b's acknowledged removal").isFalse();
+    assertThat(a.local().contains(name("@s/x"))).isFalse();
+    assertThat(a.tierlock().pendingChanges().read()).isEqualTo(PendingChange.None.INSTANCE);
+  }
+
+  @Test
+  final void aPendingRecordWithoutABase_neverRevertsAPeersNewerValue() throws IOException {
+    TestCheckout a = checkout("a");
+    TestCheckout b = checkout("b");
+    a.put("@s/x", "1");
+    b.put("@s/x", "2");
+    Files.writeString(a.tierlock().pendingChanges().path(), "{\"version\":1,\"upserts\":{\"@s/x\":{\"version\":\"1\","
+        + "\"pulledAt\":\"2026-01-01T00:00:00.000Z\"},\"@s/y\":{\"version\":\"1\",\"pulledAt\":\"2026-01-01T00:00:00.000Z\"}},"
+        + "\"removals\":[]}\n");
+
+    TransactionResult result = a.transaction().refresh();
+
+    assertThat(result.status()).isEqualTo(TransactionStatus.NO_CHANGE);
+    assertThat(result.warnings()).hasSize(2).allSatisfy(w -> assertThat(w)
+        .startsWith("Dropped the unpublished change to @s/")
+        .endsWith("the pending record does not say what it was made on (an older tool's record), so it could revert"
+            + " another checkout's change"));
+    assertThat(versions(shared())).containsExactly(entry("@s/x", "2"));
+    assertThat(a.tierlock().pendingChanges().read()).isEqualTo(PendingChange.None.INSTANCE);
+  }
+
+  @Test
+  final void aCorruptCache_isReplacedByTheNextFetch() throws IOException {
+    TestCheckout a = checkout("a");
+    a.put("@s/x", "1");
+    Path cache = a.tierlock().syncPort().lockfilePath();
+    a.close();
+    Files.writeString(cache, "{ not json");
+    TestCheckout again = checkout("a");
+    assertThat(again.tierlock().repository().snapshot().isEmpty()).as("an undecodable cache reads as absent").isTrue();
+
+    TransactionResult result = again.transaction().refresh();
+
+    assertThat(result.status()).isEqualTo(TransactionStatus.NO_CHANGE);
+    assertThat(versions(again.local())).containsExactly(entry("@s/x", "1"));
+    assertThat(again.put("@s/y", "1").status()).isEqualTo(TransactionStatus.PUBLISHED);
+    assertThat(versions(shared())).containsExactly(entry("@s/x", "1"), entry("@s/y", "1"));
   }
 }

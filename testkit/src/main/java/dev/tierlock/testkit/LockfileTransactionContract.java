@@ -44,11 +44,13 @@ import org.junit.jupiter.api.Test;
  * dropped with a warning; that only tier paths, the lock and self-check probes are ever written.
  * Archives with the lockfile (archive first, deletions after the publish, a failed publish keeping
  * the archive) are the archive store contract's ({@link ArchiveStoreContract}). Inherited: stale
- * caches, nesting, lock order,
- * refresh, failing and interrupted changes, conflicting peers, an unreadable pending record. Not
+ * caches, nesting, lock order, refresh, failing and interrupted changes, conflicting peers,
+ * pending records and caches that cannot be trusted ({@link LockfileTransactionBasicsContract});
+ * lost responses with stalled holders, crashes before and after a write lands, two runs on one
+ * checkout, a change that uses up the deadline ({@link LockfileTransactionRecoveryContract}). Not
  * thread-safe (JUnit runs one test per instance).
  */
-public abstract class LockfileTransactionContract extends LockfileTransactionBasicsContract {
+public abstract class LockfileTransactionContract extends LockfileTransactionRecoveryContract {
 
   /** More failures than a run makes attempts, so that the publish gives up. */
   private static final int BEYOND_ATTEMPTS = 50;
@@ -174,6 +176,30 @@ public abstract class LockfileTransactionContract extends LockfileTransactionBas
     assertThat(store().log().entries(DatastoreOperation.WRITE)).filteredOn(e -> e.target().equals(lockfileKey().value()))
         .hasSize(1);
     assertThat(versions(shared())).containsExactly(entry("@s/x", "1"));
+  }
+
+  @Test
+  final void anUncontendedPut_costsFourRoundTrips_andANoOpRefreshOne() {
+    TestCheckout a = checkout("a");
+    a.put("@s/warm", "1");
+    store().log().clear();
+
+    a.put("@s/x", "1");
+
+    assertThat(store().log().entries()).extracting(LoggedOperation::operation, LoggedOperation::target)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(DatastoreOperation.WRITE, globalLockKey().value()),
+            org.assertj.core.groups.Tuple.tuple(DatastoreOperation.READ, lockfileKey().value()),
+            org.assertj.core.groups.Tuple.tuple(DatastoreOperation.WRITE, lockfileKey().value()),
+            org.assertj.core.groups.Tuple.tuple(DatastoreOperation.DELETE, globalLockKey().value()));
+    store().log().clear();
+
+    assertThat(a.transaction().refresh().status()).isEqualTo(TransactionStatus.NO_CHANGE);
+
+    assertThat(store().log().entries()).singleElement().satisfies(e -> {
+      assertThat(e.operation()).isEqualTo(DatastoreOperation.READ);
+      assertThat(e.condition()).startsWith("ifNoneMatch(");
+    });
   }
 
   @Test

@@ -4,46 +4,36 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tierlock.DatastoreUnavailableException;
+import dev.tierlock.ExtensionName;
 import dev.tierlock.Lockfile;
-import dev.tierlock.LockfileCodec;
-import dev.tierlock.LockfileEntry;
 import dev.tierlock.LockfileFormatException;
+import dev.tierlock.LockfileHead;
 import dev.tierlock.ManagedLockfileSyncPort;
-import dev.tierlock.Namespace;
 import dev.tierlock.OutcomeUnknownException;
 import dev.tierlock.PublishOutcome;
-import dev.tierlock.PublishRefusedException;
 import dev.tierlock.PublishRequest;
 import dev.tierlock.SyncMode;
 import dev.tierlock.TierPath;
-import dev.tierlock.ExtensionName;
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.ObjectBody;
-import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
 import dev.tierlock.spi.ObjectVersion;
 import dev.tierlock.spi.WriteCondition;
-import dev.tierlock.spi.WriteResult;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The contract of {@link ManagedLockfileSyncPort#remote} over any datastore: hydrate is one
  * conditional read of exactly the lockfile's key, bound to the namespace once, decoded before the
- * cache is replaced; publish uploads exactly the named tier paths, create-only ones first, the
- * lockfile under its precondition with a commit id, unanswered writes resolved by reading the
- * commit id back, and nothing that resolves outside the cache. A datastore module subclasses it in
- * a few lines:
+ * cache is replaced, and returns the version with the commit lineage it carries; publish writes
+ * exactly the content it is given (never the local file) under its precondition, with a commit id
+ * and the parent's lineage in the metadata, then the deletions; an unanswered write is resolved by
+ * reading the lineage back: landed (even under a later version), not landed, or still unknown. A
+ * datastore module subclasses it in a few lines:
  *
  * <pre>{@code
  * class GcsSyncPortTest extends SyncPortContract {
@@ -54,19 +44,7 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>Every test method is final; the store is wrapped in a {@link FaultyDatastore} for faults and
  * the operation log. Not thread-safe (JUnit runs one test per instance).
  */
-public abstract class SyncPortContract {
-
-  private static final Namespace NAMESPACE = Namespace.of("team");
-  private static final ObjectKey LOCKFILE_KEY = NAMESPACE.key(TierPath.LOCKFILE);
-  private static final TierPath ARCHIVE_A = TierPath.of("config/pulled-archives/@s/a/" + "a".repeat(64) + ".tar.gz");
-  private static final TierPath ARCHIVE_B = TierPath.of("config/pulled-archives/@s/b/" + "b".repeat(64) + ".tar.gz");
-
-  @TempDir Path temp;
-
-  private @Nullable Datastore created;
-  private @Nullable FaultyDatastore store;
-  private @Nullable ManagedLockfileSyncPort port;
-  private final AtomicInteger commits = new AtomicInteger();
+public abstract class SyncPortContract extends SyncPortContractSupport {
 
   /** For subclasses. */
   protected SyncPortContract() {}
@@ -76,66 +54,8 @@ public abstract class SyncPortContract {
    *
    * @throws Exception if the store cannot be created (the test then fails)
    */
+  @Override
   protected abstract Datastore createDatastore() throws Exception;
-
-  @BeforeEach
-  final void openPort() throws Exception {
-    Datastore fresh = createDatastore();
-    created = fresh;
-    FaultyDatastore faulty = FaultyDatastore.wrap(fresh);
-    store = faulty;
-    port = ManagedLockfileSyncPort.remote(faulty, NAMESPACE, temp.resolve("cache"), temp.resolve("state"),
-        TestClock.create().sleeper(), () -> "commit-" + commits.incrementAndGet());
-  }
-
-  @AfterEach
-  final void closeStore() {
-    if (created != null) {
-      created.close();
-    }
-  }
-
-  private FaultyDatastore store() {
-    if (store == null) {
-      throw new IllegalStateException("Cannot use the store: the test has not started");
-    }
-    return store;
-  }
-
-  private ManagedLockfileSyncPort port() {
-    if (port == null) {
-      throw new IllegalStateException("Cannot use the port: the test has not started");
-    }
-    return port;
-  }
-
-  private static byte[] encode(String... names) {
-    Lockfile lockfile = Lockfile.EMPTY;
-    for (String name : names) {
-      lockfile = lockfile.with(ExtensionName.of(name), LockfileEntry.builder("1", "2026-01-01T00:00:00.000Z").build());
-    }
-    return LockfileCodec.encode(lockfile);
-  }
-
-  /** Writes the shared lockfile behind the port's back, as a peer would; returns its version. */
-  private ObjectVersion plant(byte[] bytes) {
-    WriteResult result = store().delegate().write(LOCKFILE_KEY, ObjectBody.of(bytes), WriteCondition.none(), ObjectMetadata.EMPTY);
-    return ((WriteResult.Written) result).version();
-  }
-
-  private byte[] local() throws IOException {
-    return Files.readAllBytes(port().lockfilePath());
-  }
-
-  private void writeLocal(TierPath path, byte[] bytes) throws IOException {
-    Path file = port().localPath(path);
-    Files.createDirectories(file.getParent());
-    Files.write(file, bytes);
-  }
-
-  private List<LoggedOperation> writes() {
-    return store().log().entries(DatastoreOperation.WRITE);
-  }
 
   @Test
   final void paths_bindTheNamespaceOnce() {
@@ -152,6 +72,7 @@ public abstract class SyncPortContract {
     assertThat(port().hydrate()).isEmpty();
 
     assertThat(port().lockfilePath()).doesNotExist();
+    assertThat(port().lastSeen()).isEmpty();
     assertThat(store().log().entries()).singleElement().satisfies(e -> {
       assertThat(e.operation()).isEqualTo(DatastoreOperation.READ);
       assertThat(e.target()).isEqualTo(LOCKFILE_KEY.value());
@@ -163,10 +84,22 @@ public abstract class SyncPortContract {
     byte[] remote = encode("@s/a");
     ObjectVersion version = plant(remote);
 
-    assertThat(port().hydrate()).contains(version);
+    assertThat(port().hydrate()).contains(new LockfileHead(version, List.of()));
 
     assertThat(local()).isEqualTo(remote);
+    assertThat(port().lastSeen()).contains(lockfile("@s/a"));
     assertThat(store().log().entries()).extracting(LoggedOperation::target).containsExactly(LOCKFILE_KEY.value());
+  }
+
+  @Test
+  final void hydrate_returnsTheCommitLineageTheVersionCarries_alsoWhenNotModified() {
+    ObjectVersion version = plant(encode("@s/a"), commitOf("c3", "c2 c1"));
+
+    assertThat(port().hydrate()).contains(new LockfileHead(version, List.of("c3", "c2", "c1")));
+    assertThat(port().hydrate()).contains(new LockfileHead(version, List.of("c3", "c2", "c1")));
+
+    assertThat(store().log().entries()).extracting(LoggedOperation::condition)
+        .containsExactly("always", "ifNoneMatch(" + version.value() + ")");
   }
 
   @Test
@@ -175,7 +108,7 @@ public abstract class SyncPortContract {
     port().hydrate();
     store().log().clear();
 
-    assertThat(port().hydrate()).contains(version);
+    assertThat(port().hydrate()).map(LockfileHead::version).contains(version);
 
     assertThat(store().log().entries()).singleElement()
         .satisfies(e -> assertThat(e.condition()).isEqualTo("ifNoneMatch(" + version.value() + ")"));
@@ -202,9 +135,10 @@ public abstract class SyncPortContract {
     byte[] newer = encode("@s/a", "@s/b");
     ObjectVersion version = plant(newer);
 
-    assertThat(port().hydrate()).contains(version);
+    assertThat(port().hydrate()).map(LockfileHead::version).contains(version);
 
     assertThat(local()).isEqualTo(newer);
+    assertThat(port().lastSeen()).contains(lockfile("@s/a", "@s/b"));
   }
 
   @Test
@@ -237,40 +171,58 @@ public abstract class SyncPortContract {
   }
 
   @Test
-  final void publish_writesOnlyTheLockfile_conditionalOnTheVersion_withACommitId() throws IOException {
-    ObjectVersion version = plant(encode("@s/a"));
-    port().hydrate();
-    byte[] changed = encode("@s/a", "@s/b");
-    writeLocal(TierPath.LOCKFILE, changed);
+  final void publish_writesTheGivenContent_conditionalOnTheParent_withItsCommitAndLineage() throws IOException {
+    plant(encode("@s/a"), commitOf("c1", ""));
+    LockfileHead parent = port().hydrate().orElseThrow();
+    writeLocal(TierPath.LOCKFILE, "{ the local file is never published".getBytes(StandardCharsets.UTF_8));
     Files.writeString(port().lockfilePath().resolveSibling(".lock"), "never uploaded");
     store().log().clear();
 
-    PublishOutcome outcome = port().publish(PublishRequest.lockfile(WriteCondition.mustMatch(version)));
+    PublishOutcome outcome = port().publish(PublishRequest.lockfileOn(parent, lockfile("@s/a", "@s/b"), "c2"));
 
     assertThat(outcome).isInstanceOfSatisfying(PublishOutcome.Published.class, p -> {
-      assertThat(p.commitId()).isEqualTo("commit-1");
+      assertThat(p.commitId()).contains("c2");
       assertThat(p.lockfileVersion()).isEqualTo(store().delegate().stat(LOCKFILE_KEY).map(o -> o.version()));
     });
     assertThat(writes()).singleElement().satisfies(e -> {
       assertThat(e.target()).isEqualTo(LOCKFILE_KEY.value());
-      assertThat(e.condition()).isEqualTo("mustMatch(" + version.value() + ")");
+      assertThat(e.condition()).isEqualTo("mustMatch(" + parent.version().value() + ")");
     });
-    assertThat(store().delegate().stat(LOCKFILE_KEY).orElseThrow().metadata().get(ObjectMetadata.COMMIT_ID)).contains("commit-1");
-    assertThat(TestCheckout.sharedLockfile(store().delegate(), NAMESPACE).size()).isEqualTo(2);
+    assertThat(sharedMetadata().get(ObjectMetadata.COMMIT_ID)).contains("c2");
+    assertThat(sharedMetadata().get(LockfileHead.HISTORY)).contains("c1");
+    assertThat(TestCheckout.sharedLockfile(store().delegate(), NAMESPACE)).isEqualTo(lockfile("@s/a", "@s/b"));
+    assertThat(local()).as("the cache holds what was published").isEqualTo(encode("@s/a", "@s/b"));
     store().log().clear();
-    port().hydrate();
+    assertThat(port().hydrate()).map(LockfileHead::lineage).contains(List.of("c2", "c1"));
     assertThat(store().log().entries()).singleElement().satisfies(e -> assertThat(e.condition()).startsWith("ifNoneMatch("));
   }
 
   @Test
-  final void publish_overAStaleVersion_isAConflictAndChangesNothing() throws IOException {
-    ObjectVersion hydrated = plant(encode("@s/a"));
-    port().hydrate();
-    byte[] peers = encode("@s/a", "@s/peer");
-    plant(peers);
-    writeLocal(TierPath.LOCKFILE, encode("@s/a", "@s/mine"));
+  final void publish_keepsAtMostTwelveIdsOfLineage_withinTheMetadataLimit() {
+    List<String> shortIds = new java.util.ArrayList<>();
+    for (int i = 20; i > 0; i--) {
+      shortIds.add("c" + i);
+    }
+    ObjectVersion version = plant(encode("@s/a"));
 
-    assertThat(port().publish(PublishRequest.lockfile(WriteCondition.mustMatch(hydrated))))
+    port().publish(PublishRequest.lockfileOn(new LockfileHead(version, shortIds), lockfile("@s/b"), "c21"));
+
+    assertThat(sharedMetadata().get(LockfileHead.HISTORY)).contains(String.join(" ", shortIds.subList(0, 12)));
+    List<String> longIds = List.of("a".repeat(64), "b".repeat(64), "c".repeat(64), "d".repeat(64), "e".repeat(64));
+    ObjectVersion next = store().delegate().stat(LOCKFILE_KEY).orElseThrow().version();
+
+    port().publish(PublishRequest.lockfileOn(new LockfileHead(next, longIds), lockfile("@s/c"), "c22"));
+
+    assertThat(sharedMetadata().get(LockfileHead.HISTORY)).contains(String.join(" ", longIds.subList(0, 3)));
+  }
+
+  @Test
+  final void publish_overAStaleVersion_isAConflictAndChangesNothing() throws IOException {
+    plant(encode("@s/a"));
+    LockfileHead hydrated = port().hydrate().orElseThrow();
+    plant(encode("@s/a", "@s/peer"));
+
+    assertThat(port().publish(PublishRequest.lockfileOn(hydrated, lockfile("@s/a", "@s/mine"), commit())))
         .isEqualTo(PublishOutcome.Conflict.INSTANCE);
 
     assertThat(TestCheckout.sharedLockfile(store().delegate(), NAMESPACE).names())
@@ -278,12 +230,11 @@ public abstract class SyncPortContract {
   }
 
   @Test
-  final void publish_whenItWasAbsent_isCreateOnly() throws IOException {
+  final void publish_whenItWasAbsent_isCreateOnly() {
     assertThat(port().hydrate()).isEmpty();
-    writeLocal(TierPath.LOCKFILE, encode("@s/mine"));
     plant(encode("@s/peer"));
 
-    assertThat(port().publish(PublishRequest.lockfile(WriteCondition.mustNotExist())))
+    assertThat(port().publish(PublishRequest.newLockfile(lockfile("@s/mine"), commit())))
         .isEqualTo(PublishOutcome.Conflict.INSTANCE);
 
     assertThat(writes()).last().satisfies(e -> assertThat(e.condition()).isEqualTo("mustNotExist"));
@@ -292,11 +243,10 @@ public abstract class SyncPortContract {
   }
 
   @Test
-  final void publish_aLostResponse_isResolvedByReadingTheCommitIdBack() throws IOException {
-    writeLocal(TierPath.LOCKFILE, encode("@s/mine"));
+  final void publish_aLostResponse_isResolvedByReadingTheCommitIdBack() {
     store().faults().failNext(DatastoreOperation.WRITE, 1, Fault.LOSE_RESPONSE);
 
-    PublishOutcome outcome = port().publish(PublishRequest.lockfile(WriteCondition.mustNotExist()));
+    PublishOutcome outcome = port().publish(PublishRequest.newLockfile(lockfile("@s/mine"), "c1"));
 
     Optional<ObjectVersion> now = store().delegate().stat(LOCKFILE_KEY).map(o -> o.version());
     assertThat(outcome).isInstanceOfSatisfying(PublishOutcome.Published.class,
@@ -306,54 +256,64 @@ public abstract class SyncPortContract {
   }
 
   @Test
-  final void publish_aWriteThatNeverApplied_isAConflictAfterTheReadBack() throws IOException {
-    writeLocal(TierPath.LOCKFILE, encode("@s/mine"));
+  final void publish_aLostResponseUnderALaterPeerVersion_landedByItsLineage() throws IOException {
+    store().faults().failNext(DatastoreOperation.WRITE, 1, Fault.LOSE_RESPONSE);
+    store().faults().beforeNext(DatastoreOperation.STAT, key -> key.equals(LOCKFILE_KEY),
+        () -> plant(encode("@s/peer"), commitOf("peer-1", "c1")));
+
+    PublishOutcome outcome = port().publish(PublishRequest.newLockfile(lockfile("@s/mine"), "c1"));
+
+    assertThat(outcome).isInstanceOfSatisfying(PublishOutcome.Published.class, p -> {
+      assertThat(p.commitId()).contains("c1");
+      assertThat(p.lockfileVersion()).as("a later version is not ours").isEmpty();
+    });
+    store().log().clear();
+    assertThat(port().hydrate()).map(LockfileHead::lineage).contains(List.of("peer-1", "c1"));
+    assertThat(store().log().entries()).singleElement().satisfies(e -> assertThat(e.condition()).isEqualTo("always"));
+    assertThat(local()).isEqualTo(encode("@s/peer"));
+  }
+
+  @Test
+  final void publish_aLostResponseOvertakenByAVersionWithoutIt_staysUnknown() {
+    plant(encode("@s/a"), commitOf("c1", ""));
+    LockfileHead parent = port().hydrate().orElseThrow();
+    store().faults().failNext(DatastoreOperation.WRITE, 1, Fault.TIMEOUT_BEFORE_APPLY);
+    store().faults().beforeNext(DatastoreOperation.STAT, key -> key.equals(LOCKFILE_KEY),
+        () -> plant(encode("@s/peer"), commitOf("peer-1", "")));
+
+    assertThatThrownBy(() -> port().publish(PublishRequest.lockfileOn(parent, lockfile("@s/a", "@s/mine"), "c2")))
+        .isInstanceOf(OutcomeUnknownException.class)
+        .extracting(e -> ((OutcomeUnknownException) e).code()).isEqualTo("outcome_unknown");
+    assertThat(TestCheckout.sharedLockfile(store().delegate(), NAMESPACE)).isEqualTo(lockfile("@s/peer"));
+  }
+
+  @Test
+  final void publish_aWriteThatNeverApplied_isAConflictAfterTheReadBack() {
     store().faults().failNext(DatastoreOperation.WRITE, 1, Fault.TIMEOUT_BEFORE_APPLY);
 
-    assertThat(port().publish(PublishRequest.lockfile(WriteCondition.mustNotExist())))
+    assertThat(port().publish(PublishRequest.newLockfile(lockfile("@s/mine"), commit())))
         .isEqualTo(PublishOutcome.Conflict.INSTANCE);
 
     assertThat(store().delegate().stat(LOCKFILE_KEY)).isEmpty();
   }
 
   @Test
-  final void publish_aLostResponseWithAFailedReadBack_staysUnknown() throws IOException {
-    writeLocal(TierPath.LOCKFILE, encode("@s/mine"));
+  final void publish_aLostResponseWithAFailedReadBack_staysUnknown() {
     store().faults().failNext(DatastoreOperation.WRITE, 1, Fault.LOSE_RESPONSE)
         .failNext(DatastoreOperation.STAT, 1, Fault.UNAVAILABLE);
 
-    assertThatThrownBy(() -> port().publish(PublishRequest.lockfile(WriteCondition.mustNotExist())))
+    assertThatThrownBy(() -> port().publish(PublishRequest.newLockfile(lockfile("@s/mine"), commit())))
         .isInstanceOf(OutcomeUnknownException.class)
         .satisfies(e -> assertThat(e.getSuppressed()).singleElement().isInstanceOf(DatastoreUnavailableException.class))
         .extracting(e -> ((OutcomeUnknownException) e).code()).isEqualTo("outcome_unknown");
   }
 
   @Test
-  final void publish_createOnlyPathsGoFirst_andOnesAlreadyPresentAreDone() throws IOException {
-    byte[] archive = "archive-a".getBytes(StandardCharsets.UTF_8);
-    store().delegate().write(NAMESPACE.key(ARCHIVE_A), ObjectBody.of(archive), WriteCondition.none(), ObjectMetadata.EMPTY);
-    writeLocal(ARCHIVE_A, archive);
-    writeLocal(ARCHIVE_B, "archive-b".getBytes(StandardCharsets.UTF_8));
-    writeLocal(TierPath.LOCKFILE, encode("@s/a", "@s/b"));
-
-    PublishOutcome outcome = port().publish(PublishRequest.lockfile(WriteCondition.mustNotExist())
-        .withCreateOnly(List.of(ARCHIVE_A, ARCHIVE_B)));
-
-    assertThat(outcome).isInstanceOf(PublishOutcome.Published.class);
-    assertThat(writes()).extracting(LoggedOperation::target, LoggedOperation::condition, LoggedOperation::outcome)
-        .containsExactly(
-            org.assertj.core.groups.Tuple.tuple(NAMESPACE.key(ARCHIVE_A).value(), "mustNotExist", "PRECONDITION_FAILED"),
-            org.assertj.core.groups.Tuple.tuple(NAMESPACE.key(ARCHIVE_B).value(), "mustNotExist", "WRITTEN"),
-            org.assertj.core.groups.Tuple.tuple(LOCKFILE_KEY.value(), "mustNotExist", "WRITTEN"));
-  }
-
-  @Test
-  final void publish_deletesAfterTheLockfile() throws IOException {
+  final void publish_deletesAfterTheLockfile() {
     store().delegate().write(NAMESPACE.key(ARCHIVE_A), ObjectBody.of(new byte[] {1}), WriteCondition.none(), ObjectMetadata.EMPTY);
-    writeLocal(TierPath.LOCKFILE, encode("@s/b"));
 
-    PublishOutcome outcome = port().publish(PublishRequest.lockfile(WriteCondition.mustNotExist())
-        .withDeletions(List.of(ARCHIVE_A, ARCHIVE_B)));
+    PublishOutcome outcome = port().publish(PublishRequest.newLockfile(lockfile("@s/b"), commit())
+        .withDeletions(List.of(ARCHIVE_A)));
 
     assertThat(outcome).isInstanceOfSatisfying(PublishOutcome.Published.class, p -> assertThat(p.notDeleted()).isEmpty());
     assertThat(store().delegate().stat(NAMESPACE.key(ARCHIVE_A))).isEmpty();
@@ -362,48 +322,16 @@ public abstract class SyncPortContract {
   }
 
   @Test
-  final void publish_refusesAFileThatResolvesOutsideTheCache() throws IOException {
-    Path outside = temp.resolve("state/secret");
-    Files.createDirectories(outside.getParent());
-    Files.writeString(outside, "secret");
-    Path link = port().localPath(ARCHIVE_A);
-    Files.createDirectories(link.getParent());
-    Files.createSymbolicLink(link, outside);
-    writeLocal(TierPath.LOCKFILE, encode("@s/a"));
-
-    assertThatThrownBy(() -> port().publish(PublishRequest.lockfile(WriteCondition.mustNotExist())
-        .withCreateOnly(List.of(ARCHIVE_A))))
-        .isInstanceOf(PublishRefusedException.class)
-        .hasMessageStartingWith("Cannot publish " + ARCHIVE_A + ": its local file ")
-        .hasMessageContaining("which is not a regular file inside the cache root")
-        .extracting(e -> ((PublishRefusedException) e).code()).isEqualTo("publish_refused");
-    assertThat(writes()).isEmpty();
-  }
-
-  @Test
-  final void publish_refusesALocalLockfileThatDoesNotDecode_orIsMissing() throws IOException {
-    assertThatThrownBy(() -> port().publish(PublishRequest.lockfile(WriteCondition.mustNotExist())))
-        .isInstanceOf(PublishRefusedException.class)
-        .hasMessageContaining("does not exist");
-    writeLocal(TierPath.LOCKFILE, "{\"@s/a\": 1}".getBytes(StandardCharsets.UTF_8));
-
-    assertThatThrownBy(() -> port().publish(PublishRequest.lockfile(WriteCondition.mustNotExist())))
-        .isInstanceOf(PublishRefusedException.class)
-        .hasMessage("Cannot publish " + TierPath.LOCKFILE + ": the local copy does not decode")
-        .hasCauseInstanceOf(LockfileFormatException.class);
-    assertThat(writes()).isEmpty();
-  }
-
-  @Test
-  final void internalFilesAndUnconditionalLockfileWrites_cannotEvenBeRequested() {
+  final void internalFilesAndBadRequests_cannotEvenBeMade() {
     assertThatThrownBy(() -> TierPath.of("config/upstream_extensions.json.lock"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("Cannot use tier path \"config/upstream_extensions.json.lock\": lock files never leave the checkout");
-    assertThatThrownBy(() -> PublishRequest.lockfile(WriteCondition.none()))
+    assertThatThrownBy(() -> PublishRequest.pathsOnly().withDeletions(List.of(TierPath.LOCKFILE)))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("Cannot publish the shared lockfile without a precondition");
-    assertThatThrownBy(() -> PublishRequest.pathsOnly().withCreateOnly(List.of(TierPath.LOCKFILE)))
+        .hasMessage("Cannot delete " + TierPath.LOCKFILE + " by a publish");
+    assertThatThrownBy(() -> PublishRequest.newLockfile(Lockfile.EMPTY, "not an id"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("it is published last, conditionally");
+        .hasMessage("Cannot use commit id \"not an id\": letters, digits and -, 1 to 64 characters");
+    assertThat(writes()).isEmpty();
   }
 }

@@ -56,32 +56,42 @@ public final class TestCheckout implements AutoCloseable {
    * Starts a checkout in {@code directory} (created if missing) on {@code shared}. Pass a store
    * already wrapped in {@link dev.tierlock.Datastores#selfChecked} to run its self-check once for
    * all checkouts.
+   *
+   * @param shared the shared datastore (not closed by the checkout)
+   * @param directory the checkout's directory
+   * @param clock the clock every checkout of the test shares
+   * @return a builder with the defaults
    */
   public static Builder builder(Datastore shared, Path directory, TestClock clock) {
     return new Builder(shared, directory, clock);
   }
 
-  /** Returns the checkout's Tierlock. */
+  /** {@return the checkout's Tierlock} */
   public Tierlock tierlock() {
     return tierlock;
   }
 
-  /** Returns the checkout's transaction. */
+  /** {@return the checkout's transaction} */
   public LockfileTransaction transaction() {
     return tierlock.transaction();
   }
 
-  /** Returns the checkout directory. */
+  /** {@return the checkout directory} */
   public Path directory() {
     return directory;
   }
 
-  /** Returns the clock the checkout runs on. */
+  /** {@return the clock the checkout runs on} */
   public TestClock clock() {
     return clock;
   }
 
-  /** Returns a plain entry of {@code version}, pulled at the clock's current instant. */
+  /**
+   * Returns a plain entry of {@code version}, pulled at the clock's current instant.
+   *
+   * @param version the entry's version
+   * @return the entry
+   */
   public LockfileEntry entry(String version) {
     return LockfileEntry.builder(version, clock.instant()).build();
   }
@@ -90,6 +100,9 @@ public final class TestCheckout implements AutoCloseable {
    * Sets {@code name} to {@code version} in one transaction (what {@code extension pull} does to the
    * lockfile).
    *
+   * @param name the extension name
+   * @param version its version
+   * @return how the transaction ended
    * @throws dev.tierlock.TierlockException as {@link LockfileTransaction#run} does
    */
   public TransactionResult put(String name, String version) {
@@ -101,6 +114,8 @@ public final class TestCheckout implements AutoCloseable {
   /**
    * Removes {@code name} in one transaction (what {@code extension rm} does to the lockfile).
    *
+   * @param name the extension name
+   * @return how the transaction ended
    * @throws dev.tierlock.TierlockException as {@link LockfileTransaction#run} does
    */
   public TransactionResult remove(String name) {
@@ -108,7 +123,7 @@ public final class TestCheckout implements AutoCloseable {
     return transaction().run(tx -> tx.repository().removeEntry(parsed));
   }
 
-  /** Returns the local lockfile as on disk now (the cache copy), re-reading it. */
+  /** {@return the local lockfile as on disk now (the cache copy), re-reading it} */
   public Lockfile local() {
     return tierlock.repository().refresh();
   }
@@ -117,6 +132,7 @@ public final class TestCheckout implements AutoCloseable {
    * Returns the shared lockfile as the datastore holds it now (empty when absent), read without
    * touching this checkout.
    *
+   * @return the shared lockfile
    * @throws dev.tierlock.LockfileFormatException if it does not decode
    */
   public Lockfile shared() {
@@ -127,6 +143,9 @@ public final class TestCheckout implements AutoCloseable {
    * Returns the shared lockfile {@code datastore} holds under {@code namespace} (empty when
    * absent).
    *
+   * @param datastore the shared datastore
+   * @param namespace the namespace the lockfile's key is bound to
+   * @return the shared lockfile
    * @throws dev.tierlock.LockfileFormatException if it does not decode
    */
   public static Lockfile sharedLockfile(Datastore datastore, Namespace namespace) {
@@ -140,6 +159,8 @@ public final class TestCheckout implements AutoCloseable {
   /**
    * Overwrites the local lockfile copy with {@code lockfile}, behind Tierlock's back (to make the
    * cache stale or odd on purpose).
+   *
+   * @param lockfile what the local copy holds afterwards
    */
   public void overwriteLocal(Lockfile lockfile) {
     try {
@@ -182,37 +203,66 @@ public final class TestCheckout implements AutoCloseable {
       this.seed = directory.toString().hashCode();
     }
 
-    /** Sets the namespace (default none). */
+    /**
+     * Sets the namespace (default none).
+     *
+     * @param value the namespace
+     * @return this builder
+     */
     public Builder namespace(Namespace value) {
       this.namespace = value;
       return this;
     }
 
-    /** Sets what a publish failure does (default {@link PublishFailurePolicy#THROW}). */
+    /**
+     * Sets what a publish failure does (default {@link PublishFailurePolicy#THROW}).
+     *
+     * @param value the policy
+     * @return this builder
+     */
     public Builder publishFailurePolicy(PublishFailurePolicy value) {
       this.policy = value;
       return this;
     }
 
-    /** Sets the global lock's options (default {@link LockOptions#DEFAULTS}). */
+    /**
+     * Sets the global lock's options (default {@link LockOptions#DEFAULTS}).
+     *
+     * @param value the lock options
+     * @return this builder
+     */
     public Builder lockOptions(LockOptions value) {
       this.lockOptions = value;
       return this;
     }
 
-    /** Sets the transaction deadline (default 120 s of test-clock time). */
+    /**
+     * Sets the transaction deadline (default 120 s of test-clock time).
+     *
+     * @param value the deadline
+     * @return this builder
+     */
     public Builder transactionDeadline(Duration value) {
       this.deadline = value;
       return this;
     }
 
-    /** Sets the seed of the backoff jitter (default derived from the directory). */
+    /**
+     * Sets the seed of the backoff jitter (default derived from the directory).
+     *
+     * @param value the seed
+     * @return this builder
+     */
     public Builder seed(long value) {
       this.seed = value;
       return this;
     }
 
-    /** Defers the datastore self-check to the first write instead of running it at build. */
+    /**
+     * Defers the datastore self-check to the first write instead of running it at build.
+     *
+     * @return this builder
+     */
     public Builder deferSelfCheck() {
       this.checkNow = false;
       return this;
@@ -222,6 +272,7 @@ public final class TestCheckout implements AutoCloseable {
      * Creates the directory and builds the checkout; runs the datastore self-check now unless
      * deferred.
      *
+     * @return the checkout
      * @throws dev.tierlock.DatastoreUnsafeException if the shared store ignores preconditions
      */
     public TestCheckout build() {

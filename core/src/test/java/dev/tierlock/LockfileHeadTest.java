@@ -1,0 +1,82 @@
+package dev.tierlock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tierlock.spi.ObjectKey;
+import dev.tierlock.spi.ObjectMetadata;
+import dev.tierlock.spi.ObjectVersion;
+import dev.tierlock.spi.StoredObject;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class LockfileHeadTest {
+
+  private static final ObjectVersion V1 = ObjectVersion.of("v1");
+
+  private static StoredObject object(ObjectMetadata metadata) {
+    return new StoredObject(ObjectKey.of("config/upstream_extensions.json"), V1, 2, metadata);
+  }
+
+  @Test
+  void of_readsTheCommitThenItsHistory() {
+    LockfileHead head = LockfileHead.of(object(new ObjectMetadata(Map.of(ObjectMetadata.COMMIT_ID, "c3",
+        LockfileHead.HISTORY, "c2 c1"))));
+
+    assertThat(head.lineage()).containsExactly("c3", "c2", "c1");
+    assertThat(head.commitId()).contains("c3");
+    assertThat(head.includes("c1")).isTrue();
+    assertThat(head.includes("c4")).isFalse();
+  }
+
+  @Test
+  void of_withoutACommitId_hasNoLineage_whateverTheHistorySays() {
+    assertThat(LockfileHead.of(object(ObjectMetadata.of(LockfileHead.HISTORY, "c2 c1"))).lineage()).isEmpty();
+    assertThat(LockfileHead.of(object(ObjectMetadata.of(ObjectMetadata.COMMIT_ID, "not an id"))).lineage()).isEmpty();
+    assertThat(LockfileHead.of(object(ObjectMetadata.EMPTY)).commitId()).isEmpty();
+  }
+
+  @Test
+  void of_keepsTheHistoryUpToItsFirstInvalidId() {
+    LockfileHead head = LockfileHead.of(object(new ObjectMetadata(Map.of(ObjectMetadata.COMMIT_ID, "c3",
+        LockfileHead.HISTORY, "c2 c1! c0"))));
+
+    assertThat(head.lineage()).containsExactly("c3", "c2");
+  }
+
+  @Test
+  void metadataOf_carriesTheParentsLineage_atMostTwelveIdsWithin256Characters() {
+    List<String> many = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      many.add(Integer.toHexString(0x1000_0000 + i) + "abcdef01");
+    }
+
+    ObjectMetadata metadata = LockfileHead.metadataOf("c9", new LockfileHead(V1, many));
+
+    assertThat(metadata.get(ObjectMetadata.COMMIT_ID)).contains("c9");
+    assertThat(metadata.get(LockfileHead.HISTORY)).contains(String.join(" ", many.subList(0, 12)));
+    ObjectMetadata wide = LockfileHead.metadataOf("c9", new LockfileHead(V1, List.of("a".repeat(64), "b".repeat(64),
+        "c".repeat(64), "d".repeat(64))));
+    assertThat(wide.get(LockfileHead.HISTORY)).hasValueSatisfying(h -> assertThat(h).hasSizeLessThanOrEqualTo(256)
+        .isEqualTo("a".repeat(64) + " " + "b".repeat(64) + " " + "c".repeat(64)));
+  }
+
+  @Test
+  void metadataOf_aCreateOrALegacyParent_carriesOnlyTheCommitId() {
+    assertThat(LockfileHead.metadataOf("c1", null).values()).containsOnlyKeys(ObjectMetadata.COMMIT_ID);
+    assertThat(LockfileHead.metadataOf("c1", new LockfileHead(V1, List.of())).values())
+        .containsOnlyKeys(ObjectMetadata.COMMIT_ID);
+  }
+
+  @Test
+  void invalidIds_areRejected() {
+    assertThatThrownBy(() -> new LockfileHead(V1, List.of("ok", "not ok")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Cannot use commit id \"not ok\": letters, digits and -, 1 to 64 characters");
+    assertThatThrownBy(() -> LockfileHead.metadataOf("x".repeat(65), null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("Cannot use commit id \"xxx");
+  }
+}
