@@ -1,5 +1,6 @@
 package dev.tierlock.spi;
 
+import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
 
@@ -18,4 +19,32 @@ public interface ObjectStream extends AutoCloseable {
   /** Aborts or finishes the download and frees its connection. */
   @Override
   void close() throws IOException;
+
+  /**
+   * Returns a download over {@code stream}, whose {@link #close()} runs {@code onClose} (which
+   * frees whatever the stream reads from: a channel, a connection).
+   *
+   * @param object what the store said of the object
+   * @param stream the object's bytes
+   * @param onClose what closing the download does
+   * @return the download
+   */
+  static ObjectStream of(StoredObject object, InputStream stream, Closeable onClose) {
+    return new ObjectStream() {
+      @Override
+      public StoredObject object() {
+        return object;
+      }
+
+      @Override
+      public InputStream stream() {
+        return stream;
+      }
+
+      @Override
+      public void close() throws IOException {
+        onClose.close();
+      }
+    };
+  }
 }

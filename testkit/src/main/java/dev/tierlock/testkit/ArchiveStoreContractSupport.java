@@ -21,7 +21,6 @@ import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
 import dev.tierlock.spi.ObjectStream;
-import dev.tierlock.spi.StoredObject;
 import dev.tierlock.spi.WriteCondition;
 import java.io.ByteArrayOutputStream;
 import java.io.FilterInputStream;
@@ -294,23 +293,10 @@ abstract class ArchiveStoreContractSupport {
             return n;
           }
         };
-        return new ObjectStream() {
-          @Override
-          public StoredObject object() {
-            return stream.object();
-          }
-
-          @Override
-          public InputStream stream() {
-            return counted;
-          }
-
-          @Override
-          public void close() throws IOException {
-            openStreams--;
-            stream.close();
-          }
-        };
+        return ObjectStream.of(stream.object(), counted, () -> {
+          openStreams--;
+          stream.close();
+        });
       });
     }
 

@@ -6,7 +6,6 @@ import dev.tierlock.spi.ObjectStream;
 import dev.tierlock.spi.ObjectVersion;
 import dev.tierlock.spi.StoredObject;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.SeekableByteChannel;
@@ -103,7 +102,7 @@ final class ObjectReader {
     try {
       ObjectState state = o.hash();
       o.channel.position(0);
-      return Optional.of(new ChannelObjectStream(state.describe(key), o.channel));
+      return Optional.of(ObjectStream.of(state.describe(key), Channels.newInputStream(o.channel), o.channel));
     } catch (IOException | RuntimeException e) {
       try {
         o.close();
@@ -187,34 +186,6 @@ final class ObjectReader {
         buffer.clear();
       }
       return state(Digests.hex(digest), size);
-    }
-
-    @Override
-    public void close() throws IOException {
-      channel.close();
-    }
-  }
-
-  /** A download over an open channel. Not thread-safe. */
-  private static final class ChannelObjectStream implements ObjectStream {
-    private final StoredObject object;
-    private final SeekableByteChannel channel;
-    private final InputStream stream;
-
-    ChannelObjectStream(StoredObject object, SeekableByteChannel channel) {
-      this.object = object;
-      this.channel = channel;
-      this.stream = Channels.newInputStream(channel);
-    }
-
-    @Override
-    public StoredObject object() {
-      return object;
-    }
-
-    @Override
-    public InputStream stream() {
-      return stream;
     }
 
     @Override

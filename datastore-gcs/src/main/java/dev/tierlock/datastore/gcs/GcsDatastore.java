@@ -183,7 +183,7 @@ public final class GcsDatastore implements Datastore {
     }
     Blob found = blob.get();
     ReadChannel channel = clients.reads().reader(BlobId.of(location.bucket(), found.getName(), found.getGeneration()));
-    return Optional.of(new GcsObjectStream(stored(key, found, found.getSize()), channel, location.toString()));
+    return Optional.of(GcsObjectStream.of(stored(key, found, found.getSize()), channel, location.toString()));
   }
 
   @Override

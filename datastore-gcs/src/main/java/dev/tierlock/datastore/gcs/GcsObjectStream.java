@@ -10,54 +10,47 @@ import java.io.InputStream;
 import java.nio.channels.Channels;
 
 /**
- * A download of one object generation through a {@link ReadChannel} pinned to that generation, so
- * the bytes are exactly those of {@link #object()}; if the generation is replaced before the bytes
- * are read, reading fails with an {@link IOException} instead of mixing versions. Failures while
- * reading are {@link IOException}s whose message names the object. Not thread-safe.
+ * Downloads of one object generation through a {@link ReadChannel} pinned to that generation, so
+ * the bytes are exactly those of the {@link StoredObject} described; if the generation is replaced
+ * before the bytes are read, reading fails with an {@link IOException} instead of mixing versions.
+ * Failures while reading are {@link IOException}s whose message names the object.
  */
-final class GcsObjectStream implements ObjectStream {
+final class GcsObjectStream {
 
-  private final StoredObject object;
-  private final ReadChannel channel;
-  private final InputStream stream;
+  private GcsObjectStream() {}
 
-  GcsObjectStream(StoredObject object, ReadChannel channel, String where) {
-    this.object = object;
-    this.channel = channel;
+  /** Returns a download over {@code channel}; closing it closes the channel. Not thread-safe. */
+  static ObjectStream of(StoredObject object, ReadChannel channel, String where) {
     String what = "object " + object.key() + " (generation " + object.version() + ") in " + where;
-    this.stream = new FilterInputStream(Channels.newInputStream(channel)) {
-      @Override
-      public int read() throws IOException {
-        try {
-          return super.read();
-        } catch (IOException | StorageException e) {
-          throw new IOException("Cannot read " + what + ": " + e.getMessage(), e);
-        }
+    return ObjectStream.of(object, new Translating(Channels.newInputStream(channel), what), channel::close);
+  }
+
+  /** Turns the client's unchecked failures into {@link IOException}s naming the object. */
+  private static final class Translating extends FilterInputStream {
+
+    private final String what;
+
+    Translating(InputStream in, String what) {
+      super(in);
+      this.what = what;
+    }
+
+    @Override
+    public int read() throws IOException {
+      try {
+        return super.read();
+      } catch (IOException | StorageException e) {
+        throw new IOException("Cannot read " + what + ": " + e.getMessage(), e);
       }
+    }
 
-      @Override
-      public int read(byte[] b, int off, int len) throws IOException {
-        try {
-          return super.read(b, off, len);
-        } catch (IOException | StorageException e) {
-          throw new IOException("Cannot read " + what + ": " + e.getMessage(), e);
-        }
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      try {
+        return super.read(b, off, len);
+      } catch (IOException | StorageException e) {
+        throw new IOException("Cannot read " + what + ": " + e.getMessage(), e);
       }
-    };
-  }
-
-  @Override
-  public StoredObject object() {
-    return object;
-  }
-
-  @Override
-  public InputStream stream() {
-    return stream;
-  }
-
-  @Override
-  public void close() throws IOException {
-    channel.close();
+    }
   }
 }
