@@ -3,25 +3,18 @@ package dev.tierlock;
 import java.io.IOException;
 
 /**
- * The outermost section of a {@link PulledExtensionsLock}: holds the in-JVM mutex and the OS file
- * lock until closed. Thread-safe.
+ * The outermost section of a {@link PulledExtensionsLock}: holds its {@link CheckoutLock} layers (the
+ * in-JVM mutex and the OS file lock) until closed. Thread-safe.
  */
 final class CheckoutSection implements PulledExtensionsLock.Section {
 
   private final PulledExtensionsLock lock;
-  private final CheckoutMutex mutex;
-  private final CheckoutMutex.Waiter waiter;
-  private final FileLocks.Held file;
-  private final LockOrder.Ticket ticket;
+  private final CheckoutLock.Held held;
   private boolean closed;
 
-  CheckoutSection(PulledExtensionsLock lock, CheckoutMutex mutex, CheckoutMutex.Waiter waiter, FileLocks.Held file,
-      LockOrder.Ticket ticket) {
+  CheckoutSection(PulledExtensionsLock lock, CheckoutLock.Held held) {
     this.lock = lock;
-    this.mutex = mutex;
-    this.waiter = waiter;
-    this.file = file;
-    this.ticket = ticket;
+    this.held = held;
   }
 
   @Override
@@ -48,18 +41,10 @@ final class CheckoutSection implements PulledExtensionsLock.Section {
       return;
     }
     closed = true;
-    IOException failure = null;
     try {
-      file.release();
+      held.unlock();
     } catch (IOException e) {
-      failure = e;
-    } finally {
-      mutex.release(waiter);
-      mutex.leave();
-      ticket.close();
-    }
-    if (failure != null) {
-      throw new LocalFileException("Cannot unlock " + lock.lockFile() + ": " + failure.getMessage(), failure);
+      throw new LocalFileException("Cannot unlock " + lock.lockFile() + ": " + e.getMessage(), e);
     }
   }
 

@@ -33,7 +33,8 @@ final class DaemonHeartbeats implements Heartbeats {
     executor.scheduleWithFixedDelay(() -> {
       try {
         beat.run();
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
+        // a periodic task that throws is never run again, silently: the lease would expire unnoticed
         LOG.warn("Heartbeat of {} failed; it runs again in {}", name, interval, e);
       }
     }, nanos, nanos, TimeUnit.NANOSECONDS);

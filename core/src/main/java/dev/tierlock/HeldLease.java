@@ -43,6 +43,8 @@ final class HeldLease implements LockLease {
   private ObjectVersion version;
   private LockInfo current;
   private Instant confirmedAt;
+  /** When the last confirmed refresh stops protecting the lease: from then on a peer may take it over. */
+  private volatile Instant expiresAt;
   private Heartbeats.@Nullable Scheduled heartbeat;
 
   HeldLease(LeaseLock lock, ObjectVersion version, LockInfo record, LockOrder.Ticket ticket) {
@@ -52,6 +54,7 @@ final class HeldLease implements LockLease {
     this.version = version;
     this.current = record;
     this.confirmedAt = record.acquiredAt();
+    this.expiresAt = record.acquiredAt().plus(record.ttl());
   }
 
   synchronized void startHeartbeat(Heartbeats heartbeats) {
@@ -65,9 +68,17 @@ final class HeldLease implements LockLease {
     return acquired;
   }
 
+  /**
+   * Returns whether the lease is held: not released, not found lost by a heartbeat, and its last
+   * confirmed refresh less than a ttl old by the lock's clock. The last condition makes the lease
+   * read as lost when its heartbeats stop (a stalled or dead heartbeat thread, a process paused past
+   * its ttl) from the moment a peer may take it over, without waiting for a heartbeat to notice. A
+   * heartbeat that runs late and still wins its conditional write proves that nobody took the lock
+   * over and makes the lease held again.
+   */
   @Override
   public boolean isHeld() {
-    return state == State.HELD;
+    return state == State.HELD && lock.clock.instant().isBefore(expiresAt);
   }
 
   /** Refreshes the record once; never throws. Runs on the heartbeat's thread or a caller's. */
@@ -128,6 +139,7 @@ final class HeldLease implements LockLease {
       current = holder.get();
       if (holder.get().acquiredAt().isAfter(confirmedAt)) {
         confirmedAt = holder.get().acquiredAt();
+        expiresAt = confirmedAt.plus(current.ttl());
       }
     }
   }
@@ -136,6 +148,7 @@ final class HeldLease implements LockLease {
     version = written;
     current = refreshed;
     confirmedAt = refreshed.acquiredAt();
+    expiresAt = confirmedAt.plus(refreshed.ttl());
   }
 
   private void lose(Loss why, String reason) {

@@ -9,9 +9,10 @@ public interface LockLease extends AutoCloseable {
   LockInfo info();
 
   /**
-   * Returns whether this lease is still held: false once released, or once a heartbeat found that
+   * Returns whether this lease is still held: false once released, once a heartbeat found that
    * the lock is gone or held under another nonce (the lease was lost, for instance after a stall
-   * past its ttl).
+   * past its ttl), or once its last confirmed refresh is a ttl old (its heartbeats stopped, so a
+   * peer may take it over).
    */
   boolean isHeld();
 

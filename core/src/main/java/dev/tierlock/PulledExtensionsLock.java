@@ -1,12 +1,10 @@
 package dev.tierlock;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Optional;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -48,21 +46,19 @@ public final class PulledExtensionsLock {
   private final Path checkout;
   private final Path lockFile;
   private final Duration maxWait;
-  private final Duration pollInterval;
   private final Clock clock;
-  private final Sleeper sleeper;
-  private final FileLocks fileLocks;
-  private final Runnable onQueued;
+  private final CheckoutLock layers;
 
   private PulledExtensionsLock(Builder builder, Path checkout, Path lockFile) {
     this.checkout = checkout;
     this.lockFile = lockFile;
     this.maxWait = builder.maxWait;
-    this.pollInterval = builder.pollInterval;
     this.clock = builder.clock;
-    this.sleeper = builder.sleeper;
-    this.fileLocks = builder.fileLocks;
-    this.onQueued = builder.onQueued;
+    String description = describe();
+    this.layers = CheckoutLock.of(lockFile, checkout, LockLevel.PULLED_EXTENSIONS, description, builder.pollInterval,
+        builder.clock, builder.sleeper, builder.fileLocks, builder.onQueued,
+        target -> new IllegalStateException("Cannot acquire " + description
+            + ": this thread already holds it; pass the held section and call nested()"));
   }
 
   /**
@@ -102,33 +98,7 @@ public final class PulledExtensionsLock {
    * @throws InterruptedOperationException if the thread was interrupted while waiting
    */
   public Section acquire() {
-    LockOrder.Ticket ticket = LockOrder.enter(LockLevel.PULLED_EXTENSIONS, describe());
-    CheckoutMutex mutex = CheckoutMutex.join(checkout);
-    boolean held = false;
-    try {
-      rejectSelfWait(mutex);
-      Instant start = clock.instant();
-      Instant deadline = start.plus(maxWait);
-      CheckoutMutex.Waiter waiter = mutex.take(clock, deadline, pollInterval, onQueued)
-          .orElseThrow(() -> new LockTimeoutException(lockFile.toString(), null, Duration.between(start, clock.instant())));
-      try {
-        FileLocks.Held file = fileLocks.lockWithin(lockFile, start, deadline, pollInterval, clock, sleeper);
-        Section section = new CheckoutSection(this, mutex, waiter, file, ticket);
-        held = true;
-        return section;
-      } finally {
-        if (!held) {
-          mutex.release(waiter);
-        }
-      }
-    } catch (InterruptedException e) {
-      throw new InterruptedOperationException("Cannot acquire " + describe(), e);
-    } finally {
-      if (!held) {
-        mutex.leave();
-        ticket.close();
-      }
-    }
+    return new CheckoutSection(this, layers.acquire(clock.instant().plus(maxWait), describe()));
   }
 
   /**
@@ -140,34 +110,7 @@ public final class PulledExtensionsLock {
    * @throws LocalFileException if the lock file cannot be created or locked
    */
   public Optional<Section> tryAcquire() {
-    LockOrder.Ticket ticket = LockOrder.enter(LockLevel.PULLED_EXTENSIONS, describe());
-    CheckoutMutex mutex = CheckoutMutex.join(checkout);
-    boolean held = false;
-    try {
-      rejectSelfWait(mutex);
-      Optional<CheckoutMutex.Waiter> waiter = mutex.tryTake();
-      if (waiter.isEmpty()) {
-        return Optional.empty();
-      }
-      try {
-        Optional<FileLocks.Held> file = tryLockFile();
-        if (file.isEmpty()) {
-          return Optional.empty();
-        }
-        Section section = new CheckoutSection(this, mutex, waiter.get(), file.get(), ticket);
-        held = true;
-        return Optional.of(section);
-      } finally {
-        if (!held) {
-          mutex.release(waiter.get());
-        }
-      }
-    } finally {
-      if (!held) {
-        mutex.leave();
-        ticket.close();
-      }
-    }
+    return layers.tryAcquire(describe()).map(held -> new CheckoutSection(this, held));
   }
 
   /**
@@ -179,23 +122,6 @@ public final class PulledExtensionsLock {
   public <T> T withLock(Function<Section, T> action) {
     try (Section section = acquire()) {
       return action.apply(section);
-    }
-  }
-
-  private void rejectSelfWait(CheckoutMutex mutex) {
-    if (mutex.isHeldBy(Thread.currentThread())) {
-      throw new IllegalStateException("Cannot acquire " + describe()
-          + ": this thread already holds it; pass the held section and call nested()");
-    }
-  }
-
-
-  private Optional<FileLocks.Held> tryLockFile() {
-    try {
-      Files.createDirectories(lockFile.getParent());
-      return fileLocks.tryLock(lockFile);
-    } catch (IOException e) {
-      throw new LocalFileException("Cannot lock " + lockFile + ": " + e.getMessage(), e);
     }
   }
 

@@ -215,7 +215,7 @@ final class DatastoreArchiveStore implements ArchiveStore {
     Path temp = cache.newTemp(key, local);
     try {
       VerifyingCopy.Result result;
-      try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE)) {
+      try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
         result = VerifyingCopy.copy(stream.stream(), channel, limits.maxCompressedBytes(), key.toString(), deadline);
         channel.force(true);
       }
@@ -245,7 +245,7 @@ final class DatastoreArchiveStore implements ArchiveStore {
     Path temp = cache.newTemp(key, local);
     VerifyingCopy.Result result;
     try {
-      try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE)) {
+      try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
         result = VerifyingCopy.copy(in, channel, limits.maxCompressedBytes(), key.toString(), () -> checkInterrupt(key));
         channel.force(true);
       }

@@ -1,11 +1,13 @@
 package dev.tierlock.archive;
 
+import java.text.Normalizer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
@@ -24,24 +26,36 @@ final class EntryTree {
 
   private enum Kind { IMPLIED_DIRECTORY, DIRECTORY, FILE, HARD_LINK, SYMBOLIC_LINK }
 
+  /**
+   * One path of the archive. Children are keyed by their folded name (Unicode NFC, lowercase), so
+   * that two names one case-insensitive or normalising filesystem (macOS, Windows) would store as
+   * one file are caught as duplicates, and link resolution follows what such a filesystem would.
+   */
   private static final class Node {
+    final String exact;
     Kind kind;
     @Nullable Map<String, Node> children;
 
-    Node(Kind kind) {
+    Node(String exact, Kind kind) {
+      this.exact = exact;
       this.kind = kind;
     }
 
     @Nullable Node child(String segment) {
-      return children == null ? null : children.get(segment);
+      return children == null ? null : children.get(fold(segment));
     }
+  }
+
+  /** Returns the name a case-insensitive, normalising filesystem would see. */
+  static String fold(String name) {
+    return Normalizer.normalize(name, Normalizer.Form.NFC).toLowerCase(Locale.ROOT);
   }
 
   private record Link(String path, String name, String target) {}
 
   private final String source;
   private final int maxNodes;
-  private final Node root = new Node(Kind.DIRECTORY);
+  private final Node root = new Node("", Kind.DIRECTORY);
   private final List<Link> symbolicLinks = new ArrayList<>();
   private final Map<String, String> linkTargets = new HashMap<>();
   private int nodes;
@@ -75,7 +89,7 @@ final class EntryTree {
   void addSymbolicLink(String path, String name, String target) {
     add(path, name, Kind.SYMBOLIC_LINK);
     symbolicLinks.add(new Link(path, name, target));
-    linkTargets.put(path, target);
+    linkTargets.put(fold(path), target);
   }
 
   /** Returns the number of paths recorded, implied directories included. */
@@ -100,6 +114,9 @@ final class EntryTree {
     String[] segments = path.split("/");
     for (int i = 0; i < segments.length - 1; i++) {
       Node child = parent.child(segments[i]);
+      if (child != null && !child.exact.equals(segments[i])) {
+        throw caseCollision(name, segments[i], child.exact);
+      }
       if (child == null) {
         child = put(parent, segments[i], Kind.IMPLIED_DIRECTORY);
       } else if (child.kind == Kind.SYMBOLIC_LINK) {
@@ -113,6 +130,9 @@ final class EntryTree {
     }
     String last = segments[segments.length - 1];
     Node existing = parent.child(last);
+    if (existing != null && !existing.exact.equals(last)) {
+      throw caseCollision(name, last, existing.exact);
+    }
     if (existing == null) {
       put(parent, last, kind);
     } else if (existing.kind == Kind.IMPLIED_DIRECTORY && kind == Kind.DIRECTORY) {
@@ -130,17 +150,18 @@ final class EntryTree {
     if (parent.children == null) {
       parent.children = new HashMap<>();
     }
-    Node node = new Node(kind);
-    parent.children.put(segment, node);
+    Node node = new Node(segment, kind);
+    parent.children.put(fold(segment), node);
     nodes++;
     return node;
   }
 
+  /** Returns the node at exactly {@code path} (same case and form), or null. */
   private @Nullable Node find(String path) {
     Node node = root;
     for (String segment : path.split("/")) {
       node = node.child(segment);
-      if (node == null) {
+      if (node == null || !node.exact.equals(segment)) {
         return null;
       }
     }
@@ -194,12 +215,18 @@ final class EntryTree {
         stack.add(segment);
         String childPath = String.join("/", stack);
         stack.remove(stack.size() - 1);
-        pushFront(pending, linkTargets.get(childPath));
+        pushFront(pending, linkTargets.get(fold(childPath)));
         continue;
       }
       stack.add(segment);
       nodesOnStack.add(child);
     }
+  }
+
+  private ArchiveRejectedException caseCollision(String name, String segment, String earlier) {
+    return new ArchiveRejectedException(source, name, ArchiveRule.DUPLICATE, "\"" + Printable.of(segment)
+        + "\" and the earlier \"" + Printable.of(earlier)
+        + "\" name one file on case-insensitive or normalising filesystems");
   }
 
   private ArchiveRejectedException loop(Link link, String why) {

@@ -2,57 +2,72 @@ package dev.tierlock.archive;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
+import java.nio.channels.SeekableByteChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
+import java.nio.file.SecureDirectoryStream;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFileAttributeView;
-import java.nio.file.attribute.PosixFilePermission;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
-import java.util.EnumSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 
 /**
- * Writes accepted entries into a staging directory it created (or found empty). It never follows a
- * link: files are created new with {@link LinkOption#NOFOLLOW_LINKS}, every parent is checked to be
- * a real directory before use, symbolic links are created last (after every check of the archive
- * passed), and permissions are set without following links. {@link #discard(Throwable)} removes everything
- * it wrote, without following links. Permission bits are kept where the filesystem supports POSIX
- * permissions; the owner always keeps read access to files and full access to directories, so
- * that the tree can be moved and removed later. Not thread-safe.
+ * Writes accepted entries into a staging directory it created (or found empty), and never follows
+ * a link, even one another process puts in place of a staging directory while the extraction runs.
+ * Every operation walks down from a handle on the staging root with {@link SecureDirectoryStream}
+ * (each directory opened relative to its verified parent, without following links); files are
+ * created new relative to their verified parent, permissions are changed relative to it, and
+ * {@link #discard(Throwable)} deletes relative to it. The operations the JDK offers only by path
+ * (creating a directory, a hard link or a symbolic link) are checked afterwards through the
+ * verified parent, and undone or refused when they did not land there. Symbolic links are created
+ * last, after every check of the archive passed. Permission bits are kept where the filesystem
+ * supports POSIX permissions; the owner always keeps read access to files and full access to
+ * directories, so that the tree can be moved and removed later. Needs a filesystem that offers
+ * {@link SecureDirectoryStream} (Linux, macOS); elsewhere extraction is refused. Not thread-safe.
  */
 final class StagingWriter implements EntrySink {
 
-  private static final LinkOption[] NOFOLLOW = {LinkOption.NOFOLLOW_LINKS};
+  private static final LinkOption NOFOLLOW = LinkOption.NOFOLLOW_LINKS;
+  private static final Set<OpenOption> CREATE_FILE =
+      Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+
+  private enum Missing { CREATE, REFUSE }
 
   private final String source;
   private final Path root;
   private final boolean created;
+  private final SecureDirectoryStream<Path> rootDirectory;
   private final List<DirectoryMode> directoryModes = new ArrayList<>();
+  private boolean closed;
 
-  private record DirectoryMode(Path directory, int mode) {}
+  private record DirectoryMode(String path, int mode) {}
 
-  private StagingWriter(String source, Path root, boolean created) {
+  private StagingWriter(String source, Path root, boolean created, SecureDirectoryStream<Path> rootDirectory) {
     this.source = source;
     this.root = root;
     this.created = created;
+    this.rootDirectory = rootDirectory;
   }
 
   /**
    * Creates {@code staging} (its parent must exist), or takes it when it is an empty directory.
    *
-   * @throws ArchiveIoException if it is a link, a file, a non-empty directory, or cannot be created
+   * @throws ArchiveIoException if it is a link, a file, a non-empty directory, cannot be created,
+   *     or its filesystem cannot open directories without following links
    */
   static StagingWriter open(Path staging, String source) {
     Path absolute = staging.toAbsolutePath().normalize();
+    boolean created = false;
     try {
       if (Files.exists(absolute, NOFOLLOW)) {
         if (!Files.isDirectory(absolute, NOFOLLOW)) {
@@ -65,22 +80,36 @@ final class StagingWriter implements EntrySink {
                 + ": the staging directory is not empty", new FileAlreadyExistsException(absolute.toString()));
           }
         }
-        return new StagingWriter(source, absolute.toRealPath(), false);
+      } else {
+        Files.createDirectory(absolute);
+        created = true;
       }
-      Files.createDirectory(absolute);
-      return new StagingWriter(source, absolute.toRealPath(), true);
+      Path real = absolute.toRealPath();
+      DirectoryStream<Path> stream = Files.newDirectoryStream(real);
+      if (stream instanceof SecureDirectoryStream<Path> secure) {
+        return new StagingWriter(source, real, created, secure);
+      }
+      stream.close();
+      throw new IOException("the filesystem cannot open directories without following links");
     } catch (IOException e) {
-      throw new ArchiveIoException(source, "Cannot extract archive " + source + " into " + absolute + ": "
-          + e.getMessage(), e);
+      ArchiveIoException failure = new ArchiveIoException(source, "Cannot extract archive " + source + " into "
+          + absolute + ": " + e.getMessage(), e);
+      if (created) {
+        try {
+          Files.deleteIfExists(absolute);
+        } catch (IOException suppressed) {
+          failure.addSuppressed(suppressed);
+        }
+      }
+      throw failure;
     }
   }
 
   @Override
   public void directory(String path, int mode) {
-    Path directory = resolve(path);
     try {
-      ensureDirectory(directory);
-      directoryModes.add(new DirectoryMode(directory, mode));
+      openDirectory(path, segments(path), Missing.CREATE).close();
+      directoryModes.add(new DirectoryMode(path, mode));
     } catch (IOException e) {
       throw failure(path, e);
     }
@@ -88,17 +117,24 @@ final class StagingWriter implements EntrySink {
 
   @Override
   public FileOutput file(String path, int mode) {
-    Path file = resolve(path);
-    FileChannel channel;
+    String[] segments = segments(path);
+    Path name = name(segments);
+    SecureDirectoryStream<Path> parent;
+    SeekableByteChannel channel;
     try {
-      ensureDirectory(file.getParent());
-      channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
-          LinkOption.NOFOLLOW_LINKS);
-    } catch (FileAlreadyExistsException e) {
-      throw new ArchiveRejectedException(source, path, ArchiveRule.DUPLICATE, "the filesystem already holds \""
-          + Printable.of(path) + "\" (a case-insensitive or normalising filesystem)");
+      parent = openDirectory(path, parentOf(segments), Missing.CREATE);
     } catch (IOException e) {
       throw failure(path, e);
+    }
+    try {
+      channel = parent.newByteChannel(name, CREATE_FILE);
+    } catch (FileAlreadyExistsException e) {
+      SecureDirectories.closeQuietly(parent, e);
+      throw new ArchiveRejectedException(source, path, ArchiveRule.DUPLICATE, "the filesystem already holds \""
+          + Printable.of(path) + "\" (a case-insensitive or normalising filesystem)");
+    } catch (IOException | RuntimeException e) {
+      SecureDirectories.closeQuietly(parent, e);
+      throw e instanceof IOException io ? failure(path, io) : (RuntimeException) e;
     }
     return new FileOutput() {
       @Override
@@ -115,9 +151,9 @@ final class StagingWriter implements EntrySink {
 
       @Override
       public void close() {
-        try {
+        try (parent) {
           channel.close();
-          setMode(file, mode | 0400);
+          setMode(parent, name, path, mode | 0400);
         } catch (IOException e) {
           throw failure(path, e);
         }
@@ -127,15 +163,23 @@ final class StagingWriter implements EntrySink {
 
   @Override
   public void hardLink(String path, String target) {
-    Path link = resolve(path);
-    Path existing = resolve(target);
-    try {
-      ensureDirectory(link.getParent());
-      if (!Files.isRegularFile(existing, NOFOLLOW)) {
+    String[] linkSegments = segments(path);
+    String[] targetSegments = segments(target);
+    try (SecureDirectoryStream<Path> linkParent = openDirectory(path, parentOf(linkSegments), Missing.CREATE);
+        SecureDirectoryStream<Path> targetParent = openDirectory(path, parentOf(targetSegments), Missing.REFUSE)) {
+      BasicFileAttributes existing = SecureDirectories.attributes(targetParent, name(targetSegments));
+      if (existing == null || !existing.isRegularFile()) {
         throw new ArchiveRejectedException(source, path, ArchiveRule.HARD_LINK_TARGET,
             "\"" + Printable.of(target) + "\" is not a regular file in the staging directory");
       }
-      Files.createLink(link, existing);
+      Files.createLink(root.resolve(path), root.resolve(target));
+      BasicFileAttributes made = SecureDirectories.attributes(linkParent, name(linkSegments));
+      if (made == null || !made.isRegularFile() || !Objects.equals(made.fileKey(), existing.fileKey())) {
+        if (made != null) {
+          linkParent.deleteFile(name(linkSegments));
+        }
+        throw changed(path);
+      }
     } catch (FileAlreadyExistsException e) {
       throw new ArchiveRejectedException(source, path, ArchiveRule.DUPLICATE, "the filesystem already holds it");
     } catch (IOException e) {
@@ -145,10 +189,13 @@ final class StagingWriter implements EntrySink {
 
   @Override
   public void symbolicLink(String path, String target) {
-    Path link = resolve(path);
-    try {
-      ensureDirectory(link.getParent());
-      Files.createSymbolicLink(link, link.getFileSystem().getPath(target));
+    String[] segments = segments(path);
+    try (SecureDirectoryStream<Path> parent = openDirectory(path, parentOf(segments), Missing.CREATE)) {
+      Files.createSymbolicLink(root.resolve(path), root.getFileSystem().getPath(target));
+      BasicFileAttributes made = SecureDirectories.attributes(parent, name(segments));
+      if (made == null || !made.isSymbolicLink()) {
+        throw changed(path);
+      }
     } catch (FileAlreadyExistsException e) {
       throw new ArchiveRejectedException(source, path, ArchiveRule.DUPLICATE, "the filesystem already holds it");
     } catch (IOException | UnsupportedOperationException e) {
@@ -158,42 +205,51 @@ final class StagingWriter implements EntrySink {
 
   @Override
   public void finish() {
-    directoryModes.sort(Comparator.comparingInt((DirectoryMode d) -> d.directory().getNameCount()).reversed());
+    directoryModes.sort(Comparator.comparingInt((DirectoryMode d) -> segments(d.path()).length).reversed());
     for (DirectoryMode d : directoryModes) {
-      try {
-        setMode(d.directory(), d.mode() | 0700);
+      String[] segments = segments(d.path());
+      try (SecureDirectoryStream<Path> parent = openDirectory(d.path(), parentOf(segments), Missing.REFUSE)) {
+        BasicFileAttributes attributes = SecureDirectories.attributes(parent, name(segments));
+        if (attributes == null || !attributes.isDirectory()) {
+          throw changed(d.path());
+        }
+        setMode(parent, name(segments), d.path(), d.mode() | 0700);
       } catch (IOException e) {
-        throw failure(root.relativize(d.directory()).toString(), e);
+        throw failure(d.path(), e);
       }
     }
+    closeRoot();
   }
 
   /**
-   * Removes everything written, without following links; removes the staging directory itself when
-   * this writer created it. Failures are added to {@code failure} as suppressed exceptions.
+   * Removes everything written, without following links (even ones put in place of a staging
+   * directory meanwhile); removes the staging directory itself when this writer created it.
+   * Failures are added to {@code failure} as suppressed exceptions.
    */
   void discard(Throwable failure) {
     try {
-      Files.walkFileTree(root, new SimpleFileVisitor<>() {
-        @Override
-        public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) throws IOException {
-          Files.delete(file);
-          return FileVisitResult.CONTINUE;
-        }
-
-        @Override
-        public FileVisitResult postVisitDirectory(Path directory, IOException e) throws IOException {
-          if (e != null) {
-            throw e;
+      if (closed) {
+        try (DirectoryStream<Path> stream = Files.newDirectoryStream(root)) {
+          if (stream instanceof SecureDirectoryStream<Path> secure) {
+            SecureDirectories.deleteContents(secure);
           }
-          if (created || !directory.equals(root)) {
-            Files.delete(directory);
-          }
-          return FileVisitResult.CONTINUE;
         }
-      });
+      } else {
+        try (SecureDirectoryStream<Path> self = rootDirectory.newDirectoryStream(dot(), NOFOLLOW)) {
+          SecureDirectories.deleteContents(self);
+        }
+      }
+      if (created) {
+        Files.delete(root);
+      }
     } catch (IOException e) {
       failure.addSuppressed(e);
+    } finally {
+      try {
+        closeRoot();
+      } catch (ArchiveIoException e) {
+        failure.addSuppressed(e);
+      }
     }
   }
 
@@ -202,56 +258,100 @@ final class StagingWriter implements EntrySink {
     return root;
   }
 
-  private Path resolve(String path) {
-    Path resolved = root.resolve(path).normalize();
-    if (!resolved.startsWith(root) || resolved.equals(root)) {
-      // unreachable for names that passed EntryNames; kept as the last line of defence
-      throw new ArchiveRejectedException(source, path, ArchiveRule.PARENT_REFERENCE, "it resolves outside staging");
+  /**
+   * Opens the directory {@code segments} below the root, creating missing ones, refusing any link
+   * or non-directory on the way. The caller closes the returned stream.
+   */
+  private SecureDirectoryStream<Path> openDirectory(String entry, String[] segments, Missing missing)
+      throws IOException {
+    SecureDirectoryStream<Path> current = rootDirectory;
+    try {
+      for (int i = 0; i < segments.length; i++) {
+        Path name = root.getFileSystem().getPath(segments[i]);
+        String walked = String.join("/", Arrays.copyOf(segments, i + 1));
+        BasicFileAttributes attributes = SecureDirectories.attributes(current, name);
+        if (attributes == null && missing == Missing.CREATE) {
+          try {
+            Files.createDirectory(root.resolve(walked));
+          } catch (FileAlreadyExistsException e) {
+            // created meanwhile: judged below like any other
+          }
+          attributes = SecureDirectories.attributes(current, name);
+          if (attributes == null) {
+            throw changed(entry);
+          }
+        }
+        if (attributes == null) {
+          throw new NoSuchFileException(root.resolve(walked).toString());
+        }
+        if (attributes.isSymbolicLink()) {
+          throw new ArchiveRejectedException(source, entry, ArchiveRule.THROUGH_SYMLINK,
+              "\"" + Printable.of(walked) + "\" is a symbolic link in the staging directory");
+        }
+        if (!attributes.isDirectory()) {
+          throw new ArchiveRejectedException(source, entry, ArchiveRule.PARENT_NOT_DIRECTORY,
+              "\"" + Printable.of(walked) + "\" is not a directory");
+        }
+        SecureDirectoryStream<Path> next = current.newDirectoryStream(name, NOFOLLOW);
+        if (current != rootDirectory) {
+          current.close();
+        }
+        current = next;
+      }
+      if (current == rootDirectory) {
+        // a second handle on the root, so that every caller closes what it gets
+        return rootDirectory.newDirectoryStream(dot(), NOFOLLOW);
+      }
+      return current;
+    } catch (IOException | RuntimeException e) {
+      if (current != rootDirectory) {
+        SecureDirectories.closeQuietly(current, e);
+      }
+      throw e;
     }
-    return resolved;
   }
 
-  /** Creates {@code directory} and its missing parents under the root, refusing any link on the way. */
-  private void ensureDirectory(Path directory) throws IOException {
-    Path current = root;
-    for (Path segment : root.relativize(directory)) {
-      current = current.resolve(segment);
-      if (Files.isSymbolicLink(current)) {
-        throw new ArchiveRejectedException(source, root.relativize(directory).toString(), ArchiveRule.THROUGH_SYMLINK,
-            "\"" + root.relativize(current) + "\" is a symbolic link in the staging directory");
-      }
-      if (Files.isDirectory(current, NOFOLLOW)) {
-        continue;
-      }
-      try {
-        Files.createDirectory(current);
-      } catch (FileAlreadyExistsException e) {
-        throw new ArchiveRejectedException(source, root.relativize(directory).toString(),
-            ArchiveRule.PARENT_NOT_DIRECTORY, "\"" + root.relativize(current) + "\" is not a directory");
-      }
-    }
-  }
-
-  private static void setMode(Path path, int mode) throws IOException {
-    PosixFileAttributeView view = Files.getFileAttributeView(path, PosixFileAttributeView.class, NOFOLLOW);
+  private void setMode(SecureDirectoryStream<Path> parent, Path name, String path, int mode) throws IOException {
+    PosixFileAttributeView view = parent.getFileAttributeView(name, PosixFileAttributeView.class, NOFOLLOW);
     if (view != null) {
-      view.setPermissions(permissions(mode));
+      BasicFileAttributes attributes = SecureDirectories.attributes(parent, name);
+      if (attributes == null || attributes.isSymbolicLink()) {
+        throw changed(path);
+      }
+      view.setPermissions(SecureDirectories.permissions(mode));
     }
   }
 
-  private static Set<PosixFilePermission> permissions(int mode) {
-    Set<PosixFilePermission> set = EnumSet.noneOf(PosixFilePermission.class);
-    PosixFilePermission[] order = {
-      PosixFilePermission.OTHERS_EXECUTE, PosixFilePermission.OTHERS_WRITE, PosixFilePermission.OTHERS_READ,
-      PosixFilePermission.GROUP_EXECUTE, PosixFilePermission.GROUP_WRITE, PosixFilePermission.GROUP_READ,
-      PosixFilePermission.OWNER_EXECUTE, PosixFilePermission.OWNER_WRITE, PosixFilePermission.OWNER_READ,
-    };
-    for (int bit = 0; bit < order.length; bit++) {
-      if ((mode & (1 << bit)) != 0) {
-        set.add(order[bit]);
+  private static String[] segments(String path) {
+    return path.split("/");
+  }
+
+  private static String[] parentOf(String[] segments) {
+    return Arrays.copyOf(segments, segments.length - 1);
+  }
+
+  private Path dot() {
+    return root.getFileSystem().getPath(".");
+  }
+
+  private Path name(String[] segments) {
+    return root.getFileSystem().getPath(segments[segments.length - 1]);
+  }
+
+  private void closeRoot() {
+    if (!closed) {
+      closed = true;
+      try {
+        rootDirectory.close();
+      } catch (IOException e) {
+        throw failure("", e);
       }
     }
-    return set;
+  }
+
+  private ArchiveRejectedException changed(String path) {
+    return new ArchiveRejectedException(source, path, ArchiveRule.THROUGH_SYMLINK,
+        "the staging directory was changed by someone else while extracting (a symbolic link took a directory's place)");
   }
 
   private ArchiveIoException failure(String path, Exception e) {

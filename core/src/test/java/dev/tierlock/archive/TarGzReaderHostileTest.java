@@ -127,6 +127,14 @@ class TarGzReaderHostileTest {
             filled(100, (byte) 'h'))), "ends inside a header record"),
         rejected("duplicate file", dir -> RawTar.create().file("a.txt", "one").file("a.txt", "two").end().gzip(),
             ArchiveRule.DUPLICATE, "a.txt"),
+        rejected("names differing only in case", dir -> RawTar.create().file("README", "one").file("readme", "two")
+            .end().gzip(), ArchiveRule.DUPLICATE, "readme"),
+        rejected("directories differing only in case", dir -> RawTar.create().file("lib/a.txt", "a")
+            .file("LIB/b.txt", "b").end().gzip(), ArchiveRule.DUPLICATE, "LIB/b.txt"),
+        rejected("names differing only in Unicode form", dir -> RawTar.create().file("caf\u00e9", "nfc")
+            .file("cafe\u0301", "nfd").end().gzip(), ArchiveRule.DUPLICATE, "cafe\u0301"),
+        rejected("symlink escaping through another case of a directory symlink", dir -> RawTar.create()
+            .symlink("a", ".").symlink("x", "A/../sentinel.txt").end().gzip(), ArchiveRule.LINK_ESCAPES, "x"),
         rejected("file over an implied directory", dir -> RawTar.create().file("a/b.txt", "b").file("a", "a").end()
             .gzip(), ArchiveRule.DUPLICATE, "a"),
         rejected("duplicate directory", dir -> RawTar.create().directory("d/").directory("d/").end().gzip(),

@@ -15,6 +15,8 @@ import dev.tierlock.spi.WriteCondition;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -149,6 +151,26 @@ abstract class DistributedLockFaultContract extends DistributedLockContractSuppo
   }
 
   @Test
+  public final void isHeld_heartbeatsStopped_turnsFalseOnceAPeerMayTakeOver() {
+    LockLease lease = lockOf("ada").acquire();
+
+    clock().advance(TTL.minusMillis(1));
+    assertThat(lease.isHeld()).as("a millisecond inside its ttl, no heartbeat ran").isTrue();
+    clock().advance(Duration.ofMillis(1));
+    assertThat(lease.isHeld()).as("its only refresh is a ttl old: peers may take it over from now on").isFalse();
+    clock().advance(Duration.ofMillis(1));
+    LockLease successor = lockOf("bob").acquire();
+
+    assertThat(clock().sleeps()).isEmpty();
+    assertThat(lease.isHeld()).isFalse();
+    assertThat(successor.isHeld()).isTrue();
+    lease.release();
+    assertThat(storedHolder().nonce()).isEqualTo(successor.info().nonce());
+    successor.release();
+    assertThat(store().delegate().stat(KEY)).isEmpty();
+  }
+
+  @Test
   public final void heartbeat_lostResponse_adoptsTheVersionItWrote() {
     LockLease lease = lockOf("ada").acquire();
     store().faults().failNext(DatastoreOperation.WRITE, 1, Fault.LOSE_RESPONSE);
@@ -163,6 +185,24 @@ abstract class DistributedLockFaultContract extends DistributedLockContractSuppo
     assertThat(logged(DatastoreOperation.WRITE).get(1)).endsWith(" -> FAULT:LOSE_RESPONSE");
     assertThat(storedHolder().acquiredAt()).isEqualTo(clock().instant());
     lease.release();
+    assertThat(store().delegate().stat(KEY)).isEmpty();
+  }
+
+  @Test
+  public final void release_afterAHeartbeatWhoseAnswerAndReadBackWereLost_deletesTheVersionThatLanded() {
+    LockLease lease = lockOf("ada").acquire();
+    ObjectVersion first = storedVersion();
+    store().faults().failNext(DatastoreOperation.WRITE, 1, Fault.LOSE_RESPONSE)
+        .failNext(DatastoreOperation.READ, 1, Fault.UNAVAILABLE);
+
+    beatAfter(BEAT);
+    ObjectVersion landed = storedVersion();
+    lease.release();
+
+    assertThat(landed).isNotEqualTo(first);
+    assertThat(lease.isHeld()).isFalse();
+    assertThat(logged(DatastoreOperation.DELETE))
+        .containsExactly(mustMatch(first) + " -> PRECONDITION_FAILED", mustMatch(landed) + " -> DELETED");
     assertThat(store().delegate().stat(KEY)).isEmpty();
   }
 
@@ -196,6 +236,33 @@ abstract class DistributedLockFaultContract extends DistributedLockContractSuppo
     assertThat(logged(DatastoreOperation.WRITE).get(3)).startsWith("mustMatch(").endsWith(" -> PRECONDITION_FAILED");
     assertThat(store().faults().pendingHooks()).isZero();
     holder.release();
+  }
+
+  @Test
+  public final void takeOver_twoWaitersOnOneStaleVersion_exactlyOneWins() {
+    LockLease stale = lockOf("ada").acquire();
+    ObjectVersion staleVersion = storedVersion();
+    clock().advance(TTL.plusSeconds(1));
+    DistributedLock cy = lockOf("cy");
+    List<LockLease> cyTook = new ArrayList<>();
+    // bob and cy both read the stale version; cy's takeover lands between bob's read and bob's write
+    store().faults().beforeNext(DatastoreOperation.READ, KEY::equals,
+        () -> store().faults().beforeNext(DatastoreOperation.WRITE, KEY::equals,
+            () -> cy.tryAcquire().ifPresent(cyTook::add)));
+
+    Optional<LockLease> bob = lockOf("bob").tryAcquire();
+
+    assertThat(bob).isEmpty();
+    assertThat(cyTook).hasSize(1);
+    assertThat(storedHolder().nonce()).isEqualTo(cyTook.get(0).info().nonce());
+    assertThat(logged(DatastoreOperation.WRITE).stream().filter(w -> w.startsWith(mustMatch(staleVersion))).toList())
+        .containsExactly(mustMatch(staleVersion) + " -> WRITTEN", mustMatch(staleVersion) + " -> PRECONDITION_FAILED");
+    heartbeats().beat();
+    assertThat(stale.isHeld()).isFalse();
+    assertThat(cyTook.get(0).isHeld()).isTrue();
+    stale.release();
+    cyTook.get(0).release();
+    assertThat(store().delegate().stat(KEY)).isEmpty();
   }
 
   @Test
