@@ -226,9 +226,12 @@ final class LeaseLock implements DistributedLock {
   }
 
   /**
-   * Returns whether the holder is stale: its record older than its ttl by our clock, or (whatever
-   * the record says, even when it cannot be read) its version unchanged for longer than the ttl
-   * since this lock first saw it, which also defeats a holder whose clock runs ahead.
+   * Returns whether the holder is stale: its version unchanged for longer than its ttl since this
+   * lock first saw it (whatever the record says, even when it cannot be read; measured on our clock
+   * alone, so immune to skew, and it also defeats a holder whose clock runs ahead), or its record
+   * older than twice its ttl by our clock ({@link LockInfo#isStaleAt}), so a lock abandoned long ago
+   * is taken over at first sight while a live holder whose clock lags ours by up to about 5/3 ttl is
+   * not.
    */
   private boolean isStale(ObjectVersion version, Optional<LockInfo> holder) {
     Instant now = clock.instant();

@@ -14,9 +14,11 @@ import java.util.random.RandomGenerator;
  *
  * <p>The lock is one object at its key holding a JSON {@link LockInfo}. Acquiring is a create-only
  * write; a holder renews its lease by a heartbeat every ttl/3, written conditional on the version it
- * last wrote; a holder whose record is older than its ttl by this lock's clock, or whose record has
- * stayed at one version for longer than its ttl, is stale and is taken over by a write conditional
- * on the stale version; release is a delete conditional on the held version. No operation ever
+ * last wrote; a holder whose record this lock has itself seen stay at one version for longer than
+ * its ttl (measured on this lock's clock alone, so clock skew cannot shorten it), or whose record is
+ * older than twice its ttl by this lock's clock ({@link LockInfo#isStaleAt}: taken over at first
+ * sight, yet a live holder whose clock lags by up to about 5/3 ttl is safe), is stale and is taken
+ * over by a write conditional on the stale version; release is a delete conditional on the held version. No operation ever
  * deletes or overwrites a lock unconditionally, so a stalled holder can never remove its successor's
  * lock. A record that cannot be read is treated as held until it has stayed unchanged for longer
  * than this lock's ttl: {@link DistributedLock#inspect()} then throws {@link

@@ -12,7 +12,8 @@ import java.time.Instant;
  * @param hostname the holder's host name
  * @param pid the holder's process id
  * @param acquiredAt when the lock was acquired or last heartbeat
- * @param ttl how long after {@code acquiredAt} the lease stays fresh
+ * @param ttl how long the lease stays fresh without a heartbeat (see {@link #isStaleAt} for how
+ *     waiters judge it)
  * @param nonce unique id of this holding, used to release or force-release it
  */
 public record LockInfo(String holder, String hostname, long pid, Instant acquiredAt, Duration ttl, String nonce) {
@@ -31,9 +32,19 @@ public record LockInfo(String holder, String hostname, long pid, Instant acquire
     }
   }
 
-  /** Returns whether the lease is stale at {@code now}: not refreshed within its ttl. */
+  /**
+   * Returns whether the lease is stale at {@code now} by its own timestamp: not refreshed within
+   * twice its ttl, so any waiter takes it over at first sight. Twice, because {@code acquiredAt} was
+   * written by the holder's clock and {@code now} is read from another: a live holder (refreshed
+   * every ttl/3) is never judged stale unless the clocks differ by more than about 5/3 ttl. A record
+   * younger than that may still be stale: a waiter that has itself seen the lock's version unchanged
+   * for longer than the ttl (measured on its own clock alone) takes it over too.
+   *
+   * @param now the instant to judge at, from the caller's clock; not null
+   * @return whether {@code now} is more than {@code 2 × ttl} after {@code acquiredAt}
+   */
   public boolean isStaleAt(Instant now) {
-    return now.isAfter(acquiredAt.plus(ttl));
+    return now.isAfter(acquiredAt.plus(ttl.multipliedBy(2)));
   }
 
   /** Returns the same holding with {@code acquiredAt} moved to {@code now} (a heartbeat). */

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
  * The {@link DistributedLockContract} cases about faults: lost answers, outages, refusals, and lock
  * records that cannot be read.
  */
-abstract class DistributedLockFaultContract extends DistributedLockContractSupport {
+abstract class DistributedLockFaultContract extends DistributedLockSkewContract {
 
   private static final Duration BEAT = TTL.dividedBy(3);
 
@@ -142,26 +142,29 @@ abstract class DistributedLockFaultContract extends DistributedLockContractSuppo
     assertThat(lease.isHeld()).as("a ttl without a confirmed heartbeat").isFalse();
     assertThat(heartbeats().running()).isZero();
     store().faults().online();
-    clock().advance(Duration.ofMillis(1));
-    LockLease successor = lockOf("bob").acquire();
-    assertThat(clock().sleeps()).isEmpty();
+    DistributedLock bob = lockOf("bob");
+    assertThat(bob.tryAcquire()).as("first sight of a record refreshed a ttl ago").isEmpty();
+    clock().advance(TTL.plusMillis(1));
+    LockLease successor = bob.tryAcquire().orElseThrow();
     lease.release();
     assertThat(storedHolder().nonce()).isEqualTo(successor.info().nonce());
     successor.release();
   }
 
   @Test
-  public final void isHeld_heartbeatsStopped_turnsFalseOnceAPeerMayTakeOver() {
+  public final void isHeld_heartbeatsStopped_turnsFalseNoLaterThanAPeerMayTakeOver() {
     LockLease lease = lockOf("ada").acquire();
+    DistributedLock bob = lockOf("bob");
+    assertThat(bob.tryAcquire()).as("bob sees the version as it is written").isEmpty();
 
     clock().advance(TTL.minusMillis(1));
     assertThat(lease.isHeld()).as("a millisecond inside its ttl, no heartbeat ran").isTrue();
     clock().advance(Duration.ofMillis(1));
-    assertThat(lease.isHeld()).as("its only refresh is a ttl old: peers may take it over from now on").isFalse();
+    assertThat(lease.isHeld()).as("its only refresh is a ttl old: a peer may take it over a moment later").isFalse();
+    assertThat(bob.tryAcquire()).as("bob has seen the version unchanged for exactly the ttl").isEmpty();
     clock().advance(Duration.ofMillis(1));
-    LockLease successor = lockOf("bob").acquire();
+    LockLease successor = bob.tryAcquire().orElseThrow();
 
-    assertThat(clock().sleeps()).isEmpty();
     assertThat(lease.isHeld()).isFalse();
     assertThat(successor.isHeld()).isTrue();
     lease.release();
@@ -223,7 +226,7 @@ abstract class DistributedLockFaultContract extends DistributedLockContractSuppo
   public final void takeOver_racingTheStaleHoldersHeartbeat_losesAndLeavesTheHolder() {
     ManualHeartbeats holderBeats = ManualHeartbeats.create();
     LockLease holder = peer("ada").heartbeats(holderBeats).build().acquire();
-    clock().advance(TTL.plusSeconds(1));
+    clock().advance(TTL.multipliedBy(2).plusSeconds(1));
     // the holder wakes from its stall between the taker's read and its conditional takeover write
     store().faults().beforeNext(DatastoreOperation.READ, KEY::equals,
         () -> store().faults().beforeNext(DatastoreOperation.WRITE, KEY::equals, holderBeats::beat));
@@ -242,7 +245,7 @@ abstract class DistributedLockFaultContract extends DistributedLockContractSuppo
   public final void takeOver_twoWaitersOnOneStaleVersion_exactlyOneWins() {
     LockLease stale = lockOf("ada").acquire();
     ObjectVersion staleVersion = storedVersion();
-    clock().advance(TTL.plusSeconds(1));
+    clock().advance(TTL.multipliedBy(2).plusSeconds(1));
     DistributedLock cy = lockOf("cy");
     List<LockLease> cyTook = new ArrayList<>();
     // bob and cy both read the stale version; cy's takeover lands between bob's read and bob's write
