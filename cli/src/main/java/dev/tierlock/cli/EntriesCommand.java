@@ -39,8 +39,7 @@ final class EntriesCommand {
     @Override
     public Integer call() {
       try (Tierlock tierlock = parent.root.open()) {
-        tierlock.transaction().refresh();
-        Lockfile lockfile = tierlock.repository().refresh();
+        Lockfile lockfile = fetchShared(tierlock);
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
           out.print(LockfileCodec.encodeText(lockfile));
@@ -72,8 +71,7 @@ final class EntriesCommand {
     public Integer call() {
       ExtensionName extension = ExtensionName.of(name);
       try (Tierlock tierlock = parent.root.open()) {
-        tierlock.transaction().refresh();
-        LockfileEntry entry = tierlock.repository().refresh().entry(extension)
+        LockfileEntry entry = fetchShared(tierlock).entry(extension)
             .orElseThrow(() -> new NotFoundException("Cannot show entry " + extension + ": the shared lockfile has no such entry"));
         PrintWriter out = spec.commandLine().getOut();
         out.print(LockfileCodec.encodeText(Lockfile.EMPTY.with(extension, entry)));
@@ -165,6 +163,12 @@ final class EntriesCommand {
         return ExitCodes.OK;
       }
     }
+  }
+
+  /** Fetches the shared lockfile into the checkout (read-only) and returns it. */
+  private static Lockfile fetchShared(Tierlock tierlock) {
+    tierlock.transaction().refresh();
+    return tierlock.repository().refresh();
   }
 
   private static void report(PrintWriter out, String what, TransactionResult result) {

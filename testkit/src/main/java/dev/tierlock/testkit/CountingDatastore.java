@@ -1,6 +1,7 @@
 package dev.tierlock.testkit;
 
 import dev.tierlock.spi.Datastore;
+import dev.tierlock.spi.ForwardingDatastore;
 import dev.tierlock.spi.DeleteResult;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
@@ -24,7 +25,7 @@ import java.util.concurrent.atomic.LongAdder;
  * round trip). Reading a download's bytes is part of its one {@link DatastoreOperation#OPEN_STREAM}.
  * Thread-safe.
  */
-public final class CountingDatastore implements Datastore {
+public final class CountingDatastore extends ForwardingDatastore {
 
   private final Datastore delegate;
   private final Map<DatastoreOperation, LongAdder> counts = new EnumMap<>(DatastoreOperation.class);
@@ -42,6 +43,7 @@ public final class CountingDatastore implements Datastore {
   }
 
   /** Returns the wrapped datastore. */
+  @Override
   public Datastore delegate() {
     return delegate;
   }
@@ -66,11 +68,6 @@ public final class CountingDatastore implements Datastore {
   /** Sets every count back to zero. */
   public void reset() {
     counts.values().forEach(LongAdder::reset);
-  }
-
-  @Override
-  public String describe() {
-    return delegate.describe();
   }
 
   @Override
@@ -107,12 +104,6 @@ public final class CountingDatastore implements Datastore {
   public List<StoredObject> list(String prefix) {
     counts.get(DatastoreOperation.LIST).increment();
     return delegate.list(prefix);
-  }
-
-  /** Closes the wrapped datastore. */
-  @Override
-  public void close() {
-    delegate.close();
   }
 
   @Override
