@@ -1,5 +1,7 @@
 package dev.tierlock;
 
+import dev.tierlock.spi.DatastoreUnsafeException;
+
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.DatastoreProvider;
 import java.net.URI;

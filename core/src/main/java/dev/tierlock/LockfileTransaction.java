@@ -1,5 +1,7 @@
 package dev.tierlock;
 
+import dev.tierlock.spi.DatastoreException;
+
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

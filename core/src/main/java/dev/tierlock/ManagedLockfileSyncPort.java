@@ -1,5 +1,8 @@
 package dev.tierlock;
 
+import dev.tierlock.spi.DatastoreException;
+import dev.tierlock.spi.OutcomeUnknownException;
+
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.DirectAccess;
 import java.nio.file.Path;

@@ -1,5 +1,8 @@
 package dev.tierlock;
 
+import dev.tierlock.spi.DatastoreException;
+import dev.tierlock.spi.OutcomeUnknownException;
+
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.DeleteResult;
 import dev.tierlock.spi.ObjectBody;
@@ -82,7 +85,7 @@ final class RemoteLockfileSyncPort implements ManagedLockfileSyncPort {
         .filter(s -> s.key().equals(lockfileKey.value()))
         .filter(s -> HydrationRecord.digestOf(local).map(s.sha256()::equals).orElse(false));
     ReadCondition condition = last.map(s -> ReadCondition.ifNoneMatch(s.head().version())).orElse(ReadCondition.always());
-    ReadResult result = datastore.read(lockfileKey, condition);
+    ReadResult result = datastore.read(lockfileKey, condition, LockfileCodec.MAX_BYTES);
     if (result instanceof ReadResult.Found found) {
       LockfileCodec.decode(found.bytes(), describe());
       LockfileHead head = LockfileHead.of(found.object());

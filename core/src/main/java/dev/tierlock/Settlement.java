@@ -1,5 +1,8 @@
 package dev.tierlock;
 
+import dev.tierlock.spi.DatastoreUnavailableException;
+import dev.tierlock.spi.OutcomeUnknownException;
+
 import dev.tierlock.archive.ExtensionArchiveKey;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,5 +1,8 @@
 package dev.tierlock;
 
+import dev.tierlock.spi.DatastoreUnavailableException;
+import dev.tierlock.spi.DatastoreUnsafeException;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -49,7 +52,7 @@ class DatastoresTest {
   void selfChecked_anHonestStore_provesItselfOnceBeforeItsFirstWrite() {
     MemoryDatastore memory = new MemoryDatastore();
     Datastore guarded = Datastores.selfChecked(memory);
-    guarded.read(KEY, ReadCondition.always());
+    guarded.read(KEY, ReadCondition.always(), 1024);
     assertThat(memory.writes()).isEmpty();
 
     assertThat(write(guarded)).isInstanceOf(WriteResult.Written.class);

@@ -1,11 +1,13 @@
 package dev.tierlock;
 
 import dev.tierlock.spi.Datastore;
+import dev.tierlock.spi.DatastoreIdentity;
 import dev.tierlock.spi.DeleteResult;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
 import dev.tierlock.spi.ObjectStream;
+import dev.tierlock.spi.ObjectTooLargeException;
 import dev.tierlock.spi.ObjectVersion;
 import dev.tierlock.spi.ReadCondition;
 import dev.tierlock.spi.ReadResult;
@@ -59,15 +61,23 @@ class MemoryDatastore implements Datastore {
   }
 
   @Override
+  public DatastoreIdentity identity() {
+    return new DatastoreIdentity("memory", "test", "", Long.toString(instance));
+  }
+
+  @Override
   public String describe() {
     return "memory://test/" + instance;
   }
 
   @Override
-  public synchronized ReadResult read(ObjectKey key, ReadCondition condition) {
+  public synchronized ReadResult read(ObjectKey key, ReadCondition condition, long maxBytes) {
     Stored s = objects.get(key);
     if (s == null) {
       return ReadResult.Absent.INSTANCE;
+    }
+    if (s.bytes().length > maxBytes) {
+      throw new ObjectTooLargeException(key.value(), s.bytes().length, maxBytes, null);
     }
     if (condition instanceof ReadCondition.IfNoneMatch m && m.version().equals(s.version())) {
       return new ReadResult.NotModified(s.version());

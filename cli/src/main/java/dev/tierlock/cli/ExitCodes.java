@@ -1,8 +1,8 @@
 package dev.tierlock.cli;
 
-import dev.tierlock.DatastoreAccessDeniedException;
-import dev.tierlock.DatastoreUnavailableException;
-import dev.tierlock.DatastoreUnsafeException;
+import dev.tierlock.spi.DatastoreAccessDeniedException;
+import dev.tierlock.spi.DatastoreUnavailableException;
+import dev.tierlock.spi.DatastoreUnsafeException;
 import dev.tierlock.InvalidNameException;
 import dev.tierlock.LockTimeoutException;
 import dev.tierlock.LockfileBusyException;

@@ -2,9 +2,9 @@ package dev.tierlock.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tierlock.DatastoreAccessDeniedException;
-import dev.tierlock.DatastoreUnavailableException;
-import dev.tierlock.DatastoreUnsafeException;
+import dev.tierlock.spi.DatastoreAccessDeniedException;
+import dev.tierlock.spi.DatastoreUnavailableException;
+import dev.tierlock.spi.DatastoreUnsafeException;
 import dev.tierlock.InvalidNameException;
 import dev.tierlock.LockTimeoutException;
 import dev.tierlock.LockfileBusyException;
@@ -13,7 +13,7 @@ import dev.tierlock.LockfileFormatException;
 import dev.tierlock.LockfileOutcomeUnknownException;
 import dev.tierlock.ManagedConfigUnpublishedException;
 import dev.tierlock.ManagedLockfileUnavailableException;
-import dev.tierlock.OutcomeUnknownException;
+import dev.tierlock.spi.OutcomeUnknownException;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -163,7 +163,7 @@ public final class ArchiveTransactions {
    * @throws ArchiveTamperedException if the staged copy changed since it was verified (it is
    *     removed); nothing was written
    * @throws ArchiveIoException if the staged copy is gone or unreadable; nothing was written
-   * @throws dev.tierlock.DatastoreException if the archive write fails; the entry was not written
+   * @throws dev.tierlock.spi.DatastoreException if the archive write fails; the entry was not written
    * @throws dev.tierlock.TierlockException as {@link LockfileRepository#writeEntry} does
    */
   public ArchiveChange install(TransactionContext tx, VerifiedArchive archive, LockfileEntry entry) {
@@ -242,7 +242,7 @@ public final class ArchiveTransactions {
    *     cached or extracted
    * @throws ArchiveException if the archive is refused or cannot be extracted; nothing written is
    *     left behind
-   * @throws dev.tierlock.DatastoreException if the datastore fails
+   * @throws dev.tierlock.spi.DatastoreException if the datastore fails
    */
   public RestoredArchive restore(ExtensionName name, LockfileEntry entry, Path staging) {
     String checksum = entry.checksum().orElseThrow(() -> new ArchiveMissingException(name.value(),

@@ -1,10 +1,10 @@
 package dev.tierlock.archive;
 
 import dev.tierlock.AtomicFileWriter;
-import dev.tierlock.DatastoreException;
-import dev.tierlock.DatastoreUnavailableException;
+import dev.tierlock.spi.DatastoreException;
+import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.Namespace;
-import dev.tierlock.OutcomeUnknownException;
+import dev.tierlock.spi.OutcomeUnknownException;
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.DeleteResult;
 import dev.tierlock.spi.ObjectBody;
@@ -154,7 +154,7 @@ final class DatastoreArchiveStore implements ArchiveStore {
    *
    * @throws ArchiveTamperedException if the cache file no longer matches the key (it is removed)
    * @throws ArchiveIoException if the cache file is gone or cannot be read
-   * @throws dev.tierlock.DatastoreException if the datastore fails
+   * @throws dev.tierlock.spi.DatastoreException if the datastore fails
    */
   ArchiveChange storeStaged(ExtensionArchiveKey key) {
     Path local = cache.path(namespace, key);

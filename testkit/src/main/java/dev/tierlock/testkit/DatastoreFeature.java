@@ -18,7 +18,7 @@ public enum DatastoreFeature {
 
   /**
    * Deletes conditional on a version are atomic. <b>Absent:</b> a delete with {@link
-   * dev.tierlock.spi.WriteCondition#mustMatch} throws {@link dev.tierlock.DatastoreUnsafeException}
+   * dev.tierlock.spi.WriteCondition#mustMatch} throws {@link dev.tierlock.spi.DatastoreUnsafeException}
    * and deletes nothing; unconditional deletes still work.
    */
   CONDITIONAL_DELETE,

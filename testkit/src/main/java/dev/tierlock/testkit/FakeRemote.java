@@ -1,6 +1,6 @@
 package dev.tierlock.testkit;
 
-import dev.tierlock.DatastoreUnavailableException;
+import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.ForwardingDatastore;
 import dev.tierlock.spi.DeleteResult;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.entry;
 
-import dev.tierlock.DatastoreUnavailableException;
+import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.LockOptions;
 import dev.tierlock.LockTimeoutException;
 import dev.tierlock.LockfileDelta;

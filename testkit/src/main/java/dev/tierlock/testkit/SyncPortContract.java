@@ -3,13 +3,13 @@ package dev.tierlock.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tierlock.DatastoreUnavailableException;
+import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.Lockfile;
 import dev.tierlock.LockfileFormatException;
 import dev.tierlock.LockfileHead;
 import dev.tierlock.ManagedLockfileSyncPort;
-import dev.tierlock.OutcomeUnknownException;
+import dev.tierlock.spi.OutcomeUnknownException;
 import dev.tierlock.PublishOutcome;
 import dev.tierlock.PublishRequest;
 import dev.tierlock.SyncMode;

@@ -273,7 +273,7 @@ public final class TestCheckout implements AutoCloseable {
      * deferred.
      *
      * @return the checkout
-     * @throws dev.tierlock.DatastoreUnsafeException if the shared store ignores preconditions
+     * @throws dev.tierlock.spi.DatastoreUnsafeException if the shared store ignores preconditions
      */
     public TestCheckout build() {
       try {

@@ -2,7 +2,7 @@ package dev.tierlock.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tierlock.DatastoreUnsafeException;
+import dev.tierlock.spi.DatastoreUnsafeException;
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.ForwardingDatastore;
 import dev.tierlock.spi.DeleteResult;

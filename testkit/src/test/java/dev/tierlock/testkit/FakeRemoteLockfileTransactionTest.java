@@ -3,7 +3,7 @@ package dev.tierlock.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tierlock.DatastoreUnsafeException;
+import dev.tierlock.spi.DatastoreUnsafeException;
 import dev.tierlock.Datastores;
 import dev.tierlock.TransactionStatus;
 import dev.tierlock.spi.Datastore;

@@ -1,6 +1,6 @@
 package dev.tierlock.testkit;
 
-import dev.tierlock.OutcomeUnknownException;
+import dev.tierlock.spi.OutcomeUnknownException;
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.DeleteResult;
 import dev.tierlock.spi.ObjectBody;

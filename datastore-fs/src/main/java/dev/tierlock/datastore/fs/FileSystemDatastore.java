@@ -53,16 +53,16 @@ import java.util.Optional;
  * old bytes or the new, never a torn mix, each paired with its own metadata.
  *
  * <p><b>Bounds.</b> Lock waits are bounded by the lock timeout (default 10 s); a lock that stays
- * busy is a {@link dev.tierlock.DatastoreUnavailableException}. The file operations themselves are
+ * busy is a {@link dev.tierlock.spi.DatastoreUnavailableException}. The file operations themselves are
  * bounded by the filesystem: mount network filesystems so that their calls time out.
  *
  * <p><b>Failures</b> are translated in one place: a full disk is a {@link
- * dev.tierlock.DatastoreUnavailableException} saying so and that nothing changed; a refused
- * permission a {@link dev.tierlock.DatastoreAccessDeniedException}; other I/O errors a {@link
- * dev.tierlock.DatastoreUnavailableException}, or a {@link dev.tierlock.OutcomeUnknownException}
+ * dev.tierlock.spi.DatastoreUnavailableException} saying so and that nothing changed; a refused
+ * permission a {@link dev.tierlock.spi.DatastoreAccessDeniedException}; other I/O errors a {@link
+ * dev.tierlock.spi.DatastoreUnavailableException}, or a {@link dev.tierlock.spi.OutcomeUnknownException}
  * when the atomic move that publishes a change (or forcing it afterwards) failed. Channels are
  * interruptible: a thread interrupted during a read, or before a change was published, gets a
- * {@link dev.tierlock.DatastoreUnavailableException} saying so, with its interrupt flag kept.
+ * {@link dev.tierlock.spi.DatastoreUnavailableException} saying so, with its interrupt flag kept.
  *
  * <p><b>Providers.</b> Works on the default file system and on any NIO provider that supports
  * {@code newByteChannel}, {@code FileChannel.open}, {@code createFile}, directory streams, {@code
@@ -102,9 +102,9 @@ public final class FileSystemDatastore implements Datastore, DirectAccess {
    *
    * @param root an absolute path to a directory, on any file system provider
    * @throws IllegalArgumentException if {@code root} is relative or exists and is not a directory
-   * @throws dev.tierlock.DatastoreAccessDeniedException if the root or its internal directory
+   * @throws dev.tierlock.spi.DatastoreAccessDeniedException if the root or its internal directory
    *     cannot be created for want of permission
-   * @throws dev.tierlock.DatastoreUnavailableException if they cannot be created otherwise
+   * @throws dev.tierlock.spi.DatastoreUnavailableException if they cannot be created otherwise
    */
   public static FileSystemDatastore open(Path root) {
     return open(root, FileSystemDatastoreOptions.defaults());
@@ -116,9 +116,9 @@ public final class FileSystemDatastore implements Datastore, DirectAccess {
    * @param root an absolute path to a directory, on any file system provider
    * @param options the lock timeout, clock and sleeper
    * @throws IllegalArgumentException if {@code root} is relative or exists and is not a directory
-   * @throws dev.tierlock.DatastoreAccessDeniedException if the root or its internal directory
+   * @throws dev.tierlock.spi.DatastoreAccessDeniedException if the root or its internal directory
    *     cannot be created for want of permission
-   * @throws dev.tierlock.DatastoreUnavailableException if they cannot be created otherwise
+   * @throws dev.tierlock.spi.DatastoreUnavailableException if they cannot be created otherwise
    */
   public static FileSystemDatastore open(Path root, FileSystemDatastoreOptions options) {
     return open(root, options, FileIo.STANDARD);
@@ -164,8 +164,8 @@ public final class FileSystemDatastore implements Datastore, DirectAccess {
    * {@inheritDoc}
    *
    * @throws IllegalArgumentException if the key cannot live in a filesystem datastore
-   * @throws dev.tierlock.DatastoreUnavailableException if the file cannot be read
-   * @throws dev.tierlock.DatastoreAccessDeniedException if reading it is not permitted
+   * @throws dev.tierlock.spi.DatastoreUnavailableException if the file cannot be read
+   * @throws dev.tierlock.spi.DatastoreAccessDeniedException if reading it is not permitted
    */
   @Override
   public ReadResult read(ObjectKey key, ReadCondition condition) {
@@ -212,9 +212,9 @@ public final class FileSystemDatastore implements Datastore, DirectAccess {
    * @throws IllegalArgumentException if the key cannot live in a filesystem datastore, or an
    *     object at a key that is a prefix of {@code key} (or below {@code key}) already occupies
    *     the path; nothing changed
-   * @throws dev.tierlock.DatastoreUnavailableException if the lock stayed busy past the timeout,
+   * @throws dev.tierlock.spi.DatastoreUnavailableException if the lock stayed busy past the timeout,
    *     the disk is full, or the change failed before it was published; nothing changed
-   * @throws dev.tierlock.OutcomeUnknownException if publishing the change failed and it may have
+   * @throws dev.tierlock.spi.OutcomeUnknownException if publishing the change failed and it may have
    *     happened
    */
   @Override
@@ -242,9 +242,9 @@ public final class FileSystemDatastore implements Datastore, DirectAccess {
    *
    * @throws IllegalArgumentException for {@link WriteCondition#mustNotExist()}, or a key that
    *     cannot live in a filesystem datastore
-   * @throws dev.tierlock.DatastoreUnavailableException if the lock stayed busy past the timeout or
+   * @throws dev.tierlock.spi.DatastoreUnavailableException if the lock stayed busy past the timeout or
    *     the delete failed before it was attempted; nothing changed
-   * @throws dev.tierlock.OutcomeUnknownException if the delete failed and may have happened
+   * @throws dev.tierlock.spi.OutcomeUnknownException if the delete failed and may have happened
    */
   @Override
   public DeleteResult delete(ObjectKey key, WriteCondition condition) {
@@ -301,7 +301,7 @@ public final class FileSystemDatastore implements Datastore, DirectAccess {
    * <p>This is {@code <root>/.tierlock/locks}; the per-key lock files of this datastore live there
    * too, named by the SHA-256 of their key.
    *
-   * @throws dev.tierlock.DatastoreUnavailableException if the directory cannot be created
+   * @throws dev.tierlock.spi.DatastoreUnavailableException if the directory cannot be created
    */
   @Override
   public Path lockDirectory() {

@@ -10,7 +10,7 @@ import java.time.Duration;
  * tests advance a clock instead of sleeping). Immutable and thread-safe.
  *
  * @param lockTimeout how long a write or delete waits for the key's lock; past it the call throws
- *     {@link dev.tierlock.DatastoreUnavailableException} and changes nothing
+ *     {@link dev.tierlock.spi.DatastoreUnavailableException} and changes nothing
  * @param clock measures the wait
  * @param sleeper spends the pauses between lock attempts
  */

@@ -2,10 +2,10 @@ package dev.tierlock.datastore.fs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tierlock.DatastoreAccessDeniedException;
-import dev.tierlock.DatastoreException;
-import dev.tierlock.DatastoreUnavailableException;
-import dev.tierlock.OutcomeUnknownException;
+import dev.tierlock.spi.DatastoreAccessDeniedException;
+import dev.tierlock.spi.DatastoreException;
+import dev.tierlock.spi.DatastoreUnavailableException;
+import dev.tierlock.spi.OutcomeUnknownException;
 import dev.tierlock.datastore.fs.FileSystemFailures.Phase;
 import java.io.IOException;
 import java.io.UncheckedIOException;

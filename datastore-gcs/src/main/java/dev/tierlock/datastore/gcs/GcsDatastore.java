@@ -8,7 +8,7 @@ import com.google.cloud.storage.BlobInfo;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageException;
 import com.google.cloud.storage.StorageOptions;
-import dev.tierlock.DatastoreUnavailableException;
+import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.datastore.gcs.GcsErrorTranslator.Answer;
 import dev.tierlock.datastore.gcs.GcsErrorTranslator.Call;
 import dev.tierlock.spi.Datastore;
@@ -45,7 +45,7 @@ import org.jspecify.annotations.Nullable;
  * derived from the caller's options with exactly one attempt ({@code maxAttempts = 1}): a 412 it
  * reports as {@link WriteResult.PreconditionFailed} or {@link DeleteResult#PRECONDITION_FAILED}
  * answers the only request the call sent. A lost answer, a timeout or a 5xx on a change is an
- * {@link dev.tierlock.OutcomeUnknownException}, which Tierlock's core resolves by reading the commit
+ * {@link dev.tierlock.spi.OutcomeUnknownException}, which Tierlock's core resolves by reading the commit
  * id back. As a second guard, a 412 whose exception shows an earlier attempt is reported as outcome
  * unknown, never as "nothing changed". Reads, stats, listings and downloads keep the client's
  * retries.

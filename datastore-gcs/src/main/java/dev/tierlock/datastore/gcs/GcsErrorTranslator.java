@@ -2,10 +2,10 @@ package dev.tierlock.datastore.gcs;
 
 import com.google.cloud.BaseServiceException;
 import com.google.cloud.storage.StorageException;
-import dev.tierlock.DatastoreAccessDeniedException;
-import dev.tierlock.DatastoreException;
-import dev.tierlock.DatastoreUnavailableException;
-import dev.tierlock.OutcomeUnknownException;
+import dev.tierlock.spi.DatastoreAccessDeniedException;
+import dev.tierlock.spi.DatastoreException;
+import dev.tierlock.spi.DatastoreUnavailableException;
+import dev.tierlock.spi.OutcomeUnknownException;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;

@@ -1,6 +1,6 @@
 package dev.tierlock.datastore.s3;
 
-import dev.tierlock.DatastoreUnavailableException;
+import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.DeleteResult;
 import dev.tierlock.spi.ObjectBody;
@@ -39,7 +39,7 @@ import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
  * <p><b>Retry honesty.</b> Conditional writes and deletes are sent once unless {@link
  * S3DatastoreConfig#conditionalWriteRetries()} says otherwise, and the attempts that reach the wire
  * are counted: a precondition failure is reported only when no earlier attempt of the same call
- * could have landed; otherwise the call throws {@link dev.tierlock.OutcomeUnknownException}.
+ * could have landed; otherwise the call throws {@link dev.tierlock.spi.OutcomeUnknownException}.
  *
  * <p><b>Deadlines.</b> Every request carries {@link S3DatastoreConfig#apiCallTimeout()} and {@link
  * S3DatastoreConfig#apiCallAttemptTimeout()}.
@@ -117,7 +117,7 @@ public final class S3Datastore implements Datastore {
    *
    * @throws DatastoreUnavailableException if the store cannot be reached, throttles, fails, or the
    *     bucket does not exist
-   * @throws dev.tierlock.DatastoreAccessDeniedException if the credentials may not read the key
+   * @throws dev.tierlock.spi.DatastoreAccessDeniedException if the credentials may not read the key
    * @throws IllegalArgumentException if the key is too long under this datastore's prefix
    * @throws IllegalStateException if this datastore is closed
    */
@@ -159,7 +159,7 @@ public final class S3Datastore implements Datastore {
    * Content-Length}. Closing the stream before its end aborts the connection.
    *
    * @throws DatastoreUnavailableException if the store cannot be reached or fails
-   * @throws dev.tierlock.DatastoreAccessDeniedException if the credentials may not read the key
+   * @throws dev.tierlock.spi.DatastoreAccessDeniedException if the credentials may not read the key
    * @throws IllegalStateException if this datastore is closed
    */
   @Override
@@ -201,7 +201,7 @@ public final class S3Datastore implements Datastore {
    * <p>One HeadObject.
    *
    * @throws DatastoreUnavailableException if the store cannot be reached or fails
-   * @throws dev.tierlock.DatastoreAccessDeniedException if the credentials may not read the key
+   * @throws dev.tierlock.spi.DatastoreAccessDeniedException if the credentials may not read the key
    * @throws IllegalStateException if this datastore is closed
    */
   @Override
@@ -235,10 +235,10 @@ public final class S3Datastore implements Datastore {
    * and, for {@code mustMatch}, 404 mean {@link WriteResult.PreconditionFailed}, but only when no
    * earlier attempt of this call may have landed.
    *
-   * @throws dev.tierlock.OutcomeUnknownException if the write was sent and may have landed (lost or
+   * @throws dev.tierlock.spi.OutcomeUnknownException if the write was sent and may have landed (lost or
    *     late answer, a 5xx other than 501 and 503, any failure after a retried attempt)
    * @throws DatastoreUnavailableException if the write was refused or never sent; nothing changed
-   * @throws dev.tierlock.DatastoreAccessDeniedException if the credentials may not write the key
+   * @throws dev.tierlock.spi.DatastoreAccessDeniedException if the credentials may not write the key
    * @throws dev.tierlock.TierlockException with code {@code object_body_unreadable} if {@code body}
    *     could not be read; nothing changed
    * @throws IllegalStateException if this datastore is closed
@@ -256,9 +256,9 @@ public final class S3Datastore implements Datastore {
    * delete with 204 whether or not the object existed, so an unconditional delete looks first (one
    * HeadObject) in order to report {@link DeleteResult#ABSENT}.
    *
-   * @throws dev.tierlock.OutcomeUnknownException if the delete was sent and may have landed
+   * @throws dev.tierlock.spi.OutcomeUnknownException if the delete was sent and may have landed
    * @throws DatastoreUnavailableException if the delete was refused or never sent; nothing changed
-   * @throws dev.tierlock.DatastoreAccessDeniedException if the credentials may not delete the key
+   * @throws dev.tierlock.spi.DatastoreAccessDeniedException if the credentials may not delete the key
    * @throws IllegalStateException if this datastore is closed
    */
   @Override
@@ -284,7 +284,7 @@ public final class S3Datastore implements Datastore {
    * skipped.
    *
    * @throws DatastoreUnavailableException if a page cannot be read or is malformed
-   * @throws dev.tierlock.DatastoreAccessDeniedException if the credentials may not list the bucket
+   * @throws dev.tierlock.spi.DatastoreAccessDeniedException if the credentials may not list the bucket
    * @throws IllegalArgumentException if {@code prefix} is not a valid key prefix
    * @throws IllegalStateException if this datastore is closed
    */

@@ -5,7 +5,7 @@ import static dev.tierlock.datastore.s3.S3DatastoreTest.rawKeys;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tierlock.DatastoreUnsafeException;
+import dev.tierlock.spi.DatastoreUnsafeException;
 import dev.tierlock.Datastores;
 import dev.tierlock.TierlockException;
 import dev.tierlock.spi.Datastore;

@@ -1,4 +1,4 @@
-package dev.tierlock;
+package dev.tierlock.spi;
 
 import org.jspecify.annotations.Nullable;
 

@@ -1,4 +1,6 @@
-package dev.tierlock;
+package dev.tierlock.spi;
+
+import dev.tierlock.TierlockException;
 
 import org.jspecify.annotations.Nullable;
 
