@@ -64,6 +64,18 @@ public interface Datastore extends AutoCloseable {
   }
 
   /**
+   * Returns whether an object's version can come back after it changed: true when a version is a
+   * digest of the content (an S3 ETag: writing the old bytes again gives the old ETag), false when
+   * every write makes a version never seen before (a GCS generation). Tierlock judges a lost
+   * write's landing by versions; a version that cannot repeat proves more.
+   *
+   * @return whether versions can repeat; by default true, the cautious answer
+   */
+  default boolean versionsRepeat() {
+    return true;
+  }
+
+  /**
    * Reads one object whole, refusing one larger than {@code maxBytes} before its bytes are held in
    * memory (the size is checked from what the store says before the body, and again while it
    * streams).

@@ -6,7 +6,8 @@ import java.util.Optional;
 /**
  * A datastore that forwards every call to another one: extend it and override only the calls a
  * decorator changes (counting, fault injection, a self-check before the first write). Forwards
- * everything else, {@link #identity()}, {@link #maxMetadataBytes()} and {@link #close()} included,
+ * everything else, {@link #identity()}, {@link #maxMetadataBytes()}, {@link #versionsRepeat()} and
+ * {@link #close()} included,
  * so wrapping a store never changes how Tierlock uses it. Thread-safe when the delegate is.
  */
 public abstract class ForwardingDatastore implements Datastore {
@@ -30,6 +31,11 @@ public abstract class ForwardingDatastore implements Datastore {
   @Override
   public int maxMetadataBytes() {
     return delegate().maxMetadataBytes();
+  }
+
+  @Override
+  public boolean versionsRepeat() {
+    return delegate().versionsRepeat();
   }
 
   @Override
