@@ -1,6 +1,7 @@
 package dev.tierlock;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -61,16 +62,26 @@ public final class LockfileCodec {
     if (!(value instanceof JsonValue.Obj obj)) {
       throw new EntryProblem("", "the entry of " + name + " must be a JSON object");
     }
-    Map<String, JsonValue> m = obj.members();
-    String version = requiredString(name, m, "version");
-    String pulledAt = requiredString(name, m, "pulledAt");
+    return entryFrom(name, obj.members().entrySet());
+  }
+
+  /**
+   * Converts the members of a JSON object, in document order and without duplicate names, to an
+   * entry.
+   *
+   * @throws EntryProblem naming the field at fault
+   */
+  static LockfileEntry entryFrom(ExtensionName name, Collection<Map.Entry<String, JsonValue>> members)
+      throws EntryProblem {
+    String version = requiredString(name, members, "version");
+    String pulledAt = requiredString(name, members, "pulledAt");
     LockfileEntry.Builder b;
     try {
       b = LockfileEntry.builder(version, pulledAt);
     } catch (IllegalArgumentException e) {
       throw new EntryProblem("version", e.getMessage());
     }
-    for (Map.Entry<String, JsonValue> member : m.entrySet()) {
+    for (Map.Entry<String, JsonValue> member : members) {
       String field = member.getKey();
       JsonValue v = member.getValue();
       try {
@@ -99,8 +110,15 @@ public final class LockfileCodec {
     return b.build();
   }
 
-  private static String requiredString(ExtensionName name, Map<String, JsonValue> m, String field) throws EntryProblem {
-    JsonValue v = m.get(field);
+  private static String requiredString(ExtensionName name, Collection<Map.Entry<String, JsonValue>> members,
+      String field) throws EntryProblem {
+    JsonValue v = null;
+    for (Map.Entry<String, JsonValue> member : members) {
+      if (member.getKey().equals(field)) {
+        v = member.getValue();
+        break;
+      }
+    }
     if (v == null || v == JsonValue.Literal.NULL) {
       throw new EntryProblem("", "the entry of " + name + " has no \"" + field + "\"");
     }

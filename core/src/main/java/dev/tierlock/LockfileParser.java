@@ -7,6 +7,9 @@ import com.fasterxml.jackson.core.JsonToken;
 import dev.tierlock.LockfileDocument.Member;
 import dev.tierlock.LockfileDocument.Span;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -23,6 +26,8 @@ import org.jspecify.annotations.Nullable;
 final class LockfileParser {
 
   private static final int BOM_LENGTH = 3;
+  private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final long HIGH_BITS = 0x8080808080808080L;
 
   private LockfileParser() {}
 
@@ -65,7 +70,7 @@ final class LockfileParser {
         String key = parser.currentName();
         JsonToken start = parser.nextToken();
         int valueStart = offset(parser);
-        raws.add(classify(key, keyStart, valueStart, start, JsonValue.read(parser)));
+        raws.add(classify(key, keyStart, valueStart, start, parser));
       }
       int close = offset(parser);
       if (parser.nextToken() != null) {
@@ -83,18 +88,30 @@ final class LockfileParser {
   private record Raw(String key, int keyStart, int valueStart, @Nullable ExtensionName name,
       @Nullable LockfileEntry entry, @Nullable String reason) {}
 
-  private static Raw classify(String key, int keyStart, int valueStart, JsonToken start, JsonValue value) {
-    if (!ExtensionName.isValid(key)) {
+  /** Reads the value the parser is on, to its last token, and classifies the member. */
+  private static Raw classify(String key, int keyStart, int valueStart, JsonToken start, JsonParser parser)
+      throws IOException {
+    ExtensionName name;
+    try {
+      name = ExtensionName.of(key);
+    } catch (InvalidNameException e) {
+      JsonValue.read(parser);
       return new Raw(key, keyStart, valueStart, null, null, "the key is not a valid extension name (names match "
           + ExtensionName.PATTERN.pattern() + " and have at most " + ExtensionName.MAX_LENGTH + " characters)");
     }
-    ExtensionName name = ExtensionName.of(key);
-    if (!(value instanceof JsonValue.Obj)) {
+    if (start != JsonToken.START_OBJECT) {
+      JsonValue.read(parser);
       return new Raw(key, keyStart, valueStart, name, null,
           "the entry of " + name + " must be a JSON object, found " + describe(start));
     }
+    List<Map.Entry<String, JsonValue>> members = new ArrayList<>(LockfileEntry.KNOWN_FIELDS.size());
+    while (parser.nextToken() == JsonToken.FIELD_NAME) {
+      String field = parser.currentName();
+      parser.nextToken();
+      members.add(Map.entry(field, JsonValue.read(parser)));
+    }
     try {
-      return new Raw(key, keyStart, valueStart, name, LockfileCodec.entryFrom(name, value), null);
+      return new Raw(key, keyStart, valueStart, name, LockfileCodec.entryFrom(name, members), null);
     } catch (LockfileCodec.EntryProblem p) {
       return new Raw(key, keyStart, valueStart, name, null, oneLine(p.getMessage()));
     }
@@ -167,6 +184,10 @@ final class LockfileParser {
   static int firstInvalidUtf8(byte[] bytes) {
     int i = 0;
     while (i < bytes.length) {
+      if (i + Long.BYTES <= bytes.length && ((long) LONGS.get(bytes, i) & HIGH_BITS) == 0) {
+        i += Long.BYTES;
+        continue;
+      }
       int c = bytes[i];
       if (c >= 0) {
         i++;
