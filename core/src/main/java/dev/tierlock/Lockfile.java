@@ -156,6 +156,7 @@ public final class Lockfile {
     return of(copy);
   }
 
+  /** Returns the document holding this lockfile's bytes. */
   LockfileDocument document() {
     return document;
   }

@@ -87,6 +87,11 @@ final class LockfileDocument {
     return foreign;
   }
 
+  /** Returns the top-level members, entries and foreign ones, in file order (unmodifiable). */
+  List<Member> members() {
+    return members;
+  }
+
   /** Returns the layout new and rewritten members are written in. */
   LockfileLayout layout() {
     return layout;

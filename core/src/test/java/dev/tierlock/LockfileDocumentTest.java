@@ -157,16 +157,6 @@ class LockfileDocumentTest {
   }
 
   @Test
-  void with_fourSpaceFile_detectsTheUnit() {
-    String four = "{\n    \"@a/b\": {\n        \"version\": \"1\",\n        \"pulledAt\": \"t\"\n    }\n}\n";
-
-    String out = parse(four).with(ExtensionName.of("@a/c"), entry("2")).text();
-
-    assertThat(out).isEqualTo("{\n    \"@a/b\": {\n        \"version\": \"1\",\n        \"pulledAt\": \"t\"\n    },\n"
-        + "    \"@a/c\": {\n        \"version\": \"2\",\n        \"pulledAt\": \"" + T + "\"\n    }\n}\n");
-  }
-
-  @Test
   void with_existingName_replacesOnlyTheValueBytes() {
     byte[] in = utf8(OLD_TOOL);
     int from = indexOf(in, "{\"version\": \"2.0.0\"");
@@ -263,6 +253,31 @@ class LockfileDocumentTest {
     assertThat(lockfile.without(ExtensionName.of("@a/b")).text()).isEqualTo("{ \"@a/c\": {\"version\": \"2\", \"pulledAt\": \"t\"}}\n");
     assertThat(parse("{\"@a/b\":{\"version\":\"1\",\"pulledAt\":\"t\"}}").with(ExtensionName.of("@a/c"), entry("2")).text())
         .isEqualTo("{\"@a/b\":{\"version\":\"1\",\"pulledAt\":\"t\"},\"@a/c\":{\"version\":\"2\",\"pulledAt\":\"" + T + "\"}}");
+  }
+
+  @Test
+  void edit_copiesUntouchedMembersWithoutReserialisingThem() {
+    Map<ExtensionName, LockfileEntry> many = new LinkedHashMap<>();
+    for (int i = 0; i < 5_000; i++) {
+      many.put(ExtensionName.of("@s" + i + "/n"), LockfileEntry.builder("1." + i, T).files(List.of("b" + i, "a" + i)).build());
+    }
+    byte[] in = Lockfile.of(many).bytes();
+    Lockfile parsed = Lockfile.parse(in, "big.json");
+    ExtensionName middle = ExtensionName.of("@s2500/n");
+
+    Lockfile edited = parsed.with(middle, entry("9")).without(ExtensionName.of("@s0/n")).with(ExtensionName.of("@x/new"), entry("1"));
+
+    List<LockfileDocument.Member> before = parsed.document().members();
+    List<LockfileDocument.Member> after = edited.document().members();
+    assertThat(after).hasSize(5_000);
+    for (int i = 1; i < 5_000; i++) {
+      if (i != 2500) {
+        assertThat(after.get(i - 1)).isSameAs(before.get(i));
+      }
+    }
+    assertThat(after.get(2499).value()).isNotSameAs(before.get(2500).value());
+    assertThat(after.get(2499).lead()).isSameAs(before.get(2500).lead());
+    assertThat(Lockfile.parse(edited.bytes(), "edited").entries()).isEqualTo(edited.entries());
   }
 
   private static final String WITH_FOREIGN = """
