@@ -3,7 +3,10 @@ package dev.tierlock;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonStreamContext;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.io.ContentReference;
+import com.fasterxml.jackson.core.io.JsonEOFException;
 import dev.tierlock.LockfileDocument.Member;
 import dev.tierlock.LockfileDocument.Span;
 import java.io.IOException;
@@ -78,10 +81,27 @@ final class LockfileParser {
       }
       return assemble(bytes, open, close, raws);
     } catch (JsonProcessingException e) {
-      throw problem(source, bom, e.getOriginalMessage(), e.getLocation(), e);
+      throw failure(source, bom, bytes.length, e);
     } catch (IOException e) {
       throw new LockfileFormatException(source, "the bytes cannot be read: " + e.getMessage(), 0, 0, e);
     }
+  }
+
+  /**
+   * The error for what the streaming parser refused. Bytes that end inside an array or object are
+   * reported at the opening bracket of the innermost one left open, which is where a truncated or
+   * hand-broken file is best repaired.
+   */
+  private static LockfileFormatException failure(String source, boolean bom, int length, JsonProcessingException e) {
+    JsonLocation at = e.getLocation();
+    boolean atEnd = e instanceof JsonEOFException || (at != null && at.getByteOffset() >= length
+        && String.valueOf(e.getOriginalMessage()).contains("end-of-input"));
+    JsonStreamContext open = e.getProcessor() instanceof JsonParser p ? p.getParsingContext() : null;
+    if (!atEnd || open == null || !(open.inArray() || open.inObject())) {
+      return problem(source, bom, e.getOriginalMessage(), at, e);
+    }
+    return problem(source, bom, "unexpected end of input: the " + (open.inArray() ? "array" : "object")
+        + " opened here is never closed", open.startLocation(ContentReference.unknown()), e);
   }
 
   /** A member as read: where its key and value start, and the entry it holds or why it is foreign. */

@@ -353,8 +353,11 @@ class LockfileDocumentTest {
 
   static Stream<Object[]> refusals() {
     return Stream.of(
-        new Object[] {"{\n  \"@a/b\": {\"version\": \"1\",\n", "3:1", "Unexpected end-of-input"},
+        new Object[] {"{\n  \"@a/b\": {\"version\": \"1\",\n", "2:11", "unexpected end of input: the object opened here is never closed"},
+        new Object[] {"{\n  \"@a/b\": [\n", "2:11", "unexpected end of input: the array opened here is never closed"},
+        new Object[] {"\uFEFF{\"x\": \"abc", "1:1", "unexpected end of input: the object opened here is never closed"},
         new Object[] {"{oops}", "1:2", "Unexpected character ('o'"},
+        new Object[] {"{\"a\": tru", "1:7", "Unrecognized token 'tru'"},
         new Object[] {"[1, 2]", "1:1", "the file must contain a JSON object, found an array"},
         new Object[] {"\n\n  \"text\"", "3:3", "the file must contain a JSON object, found a string"},
         new Object[] {"{}\n{}", "2:1", "unexpected content after the JSON object"},
