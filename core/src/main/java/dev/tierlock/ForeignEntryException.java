@@ -1,11 +1,10 @@
 package dev.tierlock;
 
 /**
- * A write (put or remove) names a member of the shared lockfile that is not a valid entry: its key
- * is not an extension name, or its value does not match the entry schema. Such a member is kept
- * verbatim and listed as foreign; only a write to it is refused. Nothing changed.
- *
- * <p>Code {@code foreign_entry}.
+ * A write (a put or a remove) targets a foreign member of the lockfile: a top-level member whose
+ * value does not match the entry schema (see {@link Lockfile#foreign()}). Tierlock keeps such a
+ * member byte for byte and never rewrites or drops it; only a hand edit of the file can change it.
+ * Nothing was changed. Code {@code foreign_entry}.
  */
 public final class ForeignEntryException extends TierlockException {
 
@@ -14,23 +13,30 @@ public final class ForeignEntryException extends TierlockException {
   /** The stable code. */
   public static final String CODE = "foreign_entry";
 
-  private final String name;
+  private final String key;
+  private final String reason;
 
   /**
-   * Creates an exception.
+   * Creates the exception.
    *
-   * @param verb what the write did ({@code set}, {@code remove})
-   * @param name the member's key
-   * @param reason why it is foreign
+   * @param verb what was refused, such as {@code put} or {@code remove}
+   * @param key the member's key, as decoded from the file
+   * @param reason why the member is foreign, one line
    */
-  public ForeignEntryException(String verb, String name, String reason) {
-    super(CODE, "Cannot " + verb + " entry " + name + ": the lockfile holds it as a foreign member (" + reason
-        + "), kept as it is; fix or remove it by hand first");
-    this.name = name;
+  public ForeignEntryException(String verb, String key, String reason) {
+    super(CODE, "Cannot " + verb + " lockfile entry " + key + ": the lockfile holds it as a foreign member ("
+        + reason + "), kept byte for byte; only a hand edit of the file can change it");
+    this.key = key;
+    this.reason = reason;
   }
 
-  /** {@return the member's key} */
-  public String name() {
-    return name;
+  /** Returns the key of the foreign member. */
+  public String key() {
+    return key;
+  }
+
+  /** Returns why the member is foreign. */
+  public String reason() {
+    return reason;
   }
 }
