@@ -111,7 +111,7 @@ final class LockfileCache {
       if (bytes.length > LockfileCodec.MAX_BYTES || !sha256(bytes).equals(sha.value())) {
         return Optional.empty();
       }
-      Lockfile lockfile = LockfileCodec.decode(bytes, file.toString());
+      Lockfile lockfile = Lockfile.parse(bytes, file.toString());
       return Optional.of(new Entry(new LockfileHead(ObjectVersion.of(version.value()), LockfileHead.parse(lineage)),
           lockfile));
     } catch (NoSuchFileException e) {

@@ -102,7 +102,7 @@ final class SyncPort {
     ReadCondition condition = known.map(e -> ReadCondition.ifNoneMatch(e.head().version())).orElse(ReadCondition.always());
     ReadResult result = datastore.read(key, condition, LockfileCodec.MAX_BYTES);
     if (result instanceof ReadResult.Found found) {
-      Lockfile lockfile = LockfileCodec.decode(found.bytes(), describe());
+      Lockfile lockfile = Lockfile.parse(found.bytes(), describe());
       LockfileHead head = LockfileHead.of(found.object());
       if (keep) {
         keepQuietly(() -> cache.keep(found.bytes(), head, lockfile));
@@ -140,7 +140,7 @@ final class SyncPort {
    * @throws DatastoreException if the store failed before the write could have landed
    */
   Outcome publish(Lockfile content, @Nullable LockfileHead parent, String commitId) {
-    byte[] bytes = LockfileCodec.encode(content);
+    byte[] bytes = content.bytes();
     WriteCondition condition = parent == null ? WriteCondition.mustNotExist() : WriteCondition.mustMatch(parent.version());
     try {
       WriteResult result = datastore.write(key, ObjectBody.of(bytes), condition,
@@ -187,7 +187,7 @@ final class SyncPort {
       if (head == null) {
         cache.forget();
       } else {
-        cache.keep(LockfileCodec.encode(content), head, content);
+        cache.keep(content.bytes(), head, content);
       }
       return Optional.empty();
     } catch (RuntimeException e) {
