@@ -124,7 +124,7 @@ final class CheckoutLock {
      */
     void unlock() throws IOException;
 
-    /** Same as {@link #unlock()}, logging an unlocking failure instead of throwing it. */
+    /** Same as {@link #unlock()}, logging an unlocking failure instead of throwing it: never throws. */
     @Override
     void close();
   }
@@ -229,8 +229,8 @@ final class CheckoutLock {
     public void close() {
       try {
         unlock();
-      } catch (IOException e) {
-        LOG.warn("Cannot unlock {} cleanly: {}; it is released nonetheless", file.lockFile(), e.getMessage());
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("Cannot unlock {} cleanly: {}; it is released nonetheless", file.lockFile(), e.toString());
       }
     }
   }

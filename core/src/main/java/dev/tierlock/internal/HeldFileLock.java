@@ -12,12 +12,12 @@ public final class HeldFileLock {
 
   private final OsLockRegistry registry;
   private final LockSlot slot;
-  private final LockSlot.Turn turn;
+  private final TurnQueue.Turn turn;
   private final LockHolder holder;
   private final boolean excludesProcesses;
   private boolean released;
 
-  HeldFileLock(OsLockRegistry registry, LockSlot slot, LockSlot.Turn turn, LockHolder holder, boolean excludesProcesses) {
+  HeldFileLock(OsLockRegistry registry, LockSlot slot, TurnQueue.Turn turn, LockHolder holder, boolean excludesProcesses) {
     this.registry = registry;
     this.slot = slot;
     this.turn = turn;

@@ -7,24 +7,17 @@ import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One canonical lock file in one {@link OsLockRegistry}: the fair in-JVM queue in front of it, and
- * the one channel to it with the OS lock taken through that channel.
- *
- * <p>The queue hands the turn to its head on release, so order is kept however threads are
- * scheduled; a waiter that gives up leaves it and those behind keep their places. Only the thread
+ * One canonical lock file in one {@link OsLockRegistry}: the fair in-JVM {@link TurnQueue} in front
+ * of it, and the one channel to it with the OS lock taken through that channel. Only the thread
  * whose turn it is tries the OS lock. The channel is opened on first need and closed only by the
  * registry, under its map's monitor, when nobody uses the slot and closing is provably safe.
- * Channel state is guarded by this object's monitor; the queue by {@link #guard}. Thread-safe.
+ * Channel state is guarded by this object's monitor. Thread-safe.
  */
 final class LockSlot {
 
@@ -41,18 +34,9 @@ final class LockSlot {
     UNSUPPORTED
   }
 
-  /** One thread's claim on the turn, granted when it reaches the head of the queue. */
-  static final class Turn {
-    final Thread thread = Thread.currentThread();
-    boolean granted;
-  }
-
   private final Path file;
   private final ChannelOpener opener;
-  private final ReentrantLock guard = new ReentrantLock();
-  private final Condition changed = guard.newCondition();
-  private final ArrayDeque<Turn> queue = new ArrayDeque<>();
-  private @Nullable Turn owner;
+  private final TurnQueue turns = new TurnQueue();
   private volatile @Nullable LockHolder holder;
 
   /** Users (waiters, holders, readers) of this slot; guarded by the registry's map. */
@@ -71,108 +55,20 @@ final class LockSlot {
     return file;
   }
 
-  /** Returns whether {@code thread} has the turn (it holds the lock, or is taking it). */
-  boolean isOwnedBy(Thread thread) {
-    guard.lock();
-    try {
-      return owner != null && owner.thread == thread;
-    } finally {
-      guard.unlock();
-    }
-  }
-
-  /** Returns the number of threads queued behind the turn's owner. */
-  int queued() {
-    guard.lock();
-    try {
-      return queue.size();
-    } finally {
-      guard.unlock();
-    }
-  }
-
-  /** Takes the turn if nobody has it and nobody is queued; otherwise returns null at once. */
-  @Nullable Turn tryTurn() {
-    guard.lock();
-    try {
-      if (owner != null || !queue.isEmpty()) {
-        return null;
-      }
-      Turn turn = new Turn();
-      turn.granted = true;
-      owner = turn;
-      return turn;
-    } finally {
-      guard.unlock();
-    }
+  /** Returns the in-JVM queue in front of the OS lock. */
+  TurnQueue turns() {
+    return turns;
   }
 
   /**
-   * Queues and waits until the turn is handed over, or until the deadline.
-   *
-   * @return the granted turn, or null when the deadline passed first (the caller left the queue)
-   * @throws InterruptedException if interrupted while waiting (the caller left the queue)
+   * Ends a granted turn and hands it to the next waiter, forgetting the holder first (only the
+   * turn's owner records one, so the next owner's cannot be lost); a stale turn changes nothing.
    */
-  @Nullable Turn takeTurn(LockWait wait) throws InterruptedException {
-    guard.lock();
-    try {
-      Turn turn = new Turn();
-      queue.addLast(turn);
-      handOver();
-      try {
-        if (!turn.granted) {
-          wait.onQueued().run();
-        }
-        while (!turn.granted) {
-          Duration remaining = Duration.between(wait.clock().instant(), wait.deadline());
-          if (remaining.isNegative() || remaining.isZero()) {
-            queue.remove(turn);
-            return null;
-          }
-          changed.awaitNanos((remaining.compareTo(wait.maxPause()) < 0 ? remaining : wait.maxPause()).toNanos());
-        }
-        return turn;
-      } catch (InterruptedException | RuntimeException | Error e) {
-        if (turn.granted) {
-          endTurn(turn);
-        } else {
-          queue.remove(turn);
-        }
-        throw e;
-      }
-    } finally {
-      guard.unlock();
+  void endTurn(TurnQueue.Turn turn) {
+    if (turns.isCurrent(turn)) {
+      holder = null;
     }
-  }
-
-  /** Ends a granted turn and hands it to the next waiter; a stale turn changes nothing. */
-  void endTurn(Turn turn) {
-    guard.lock();
-    try {
-      if (owner == turn) {
-        owner = null;
-        holder = null;
-        handOver();
-      }
-    } finally {
-      guard.unlock();
-    }
-  }
-
-  private void handOver() {
-    if (owner == null) {
-      Turn next = queue.pollFirst();
-      if (next != null) {
-        next.granted = true;
-        owner = next;
-        changed.signalAll();
-      }
-    }
-  }
-
-  /** Returns the holder known in this JVM: the one who holds the lock through this slot, if any. */
-  @Nullable LockHolder knownHolder() {
-    return holder;
+    turns.end(turn);
   }
 
   /**

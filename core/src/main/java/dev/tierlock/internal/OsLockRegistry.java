@@ -95,13 +95,13 @@ public final class OsLockRegistry {
   public LockAttempt acquire(Path lockFile, String guards, LockWait wait) throws IOException, InterruptedException {
     Instant start = wait.clock().instant();
     LockSlot slot = join(canonical(lockFile, true));
-    LockSlot.Turn turn = null;
+    TurnQueue.Turn turn = null;
     boolean held = false;
     try {
-      if (slot.isOwnedBy(Thread.currentThread())) {
+      if (slot.turns().isOwnedBy(Thread.currentThread())) {
         return new LockAttempt.Reentered();
       }
-      turn = slot.takeTurn(wait);
+      turn = slot.turns().take(wait);
       if (turn == null) {
         return busy(slot, start, wait.clock());
       }
@@ -141,13 +141,13 @@ public final class OsLockRegistry {
    */
   public LockAttempt tryAcquire(Path lockFile, String guards, Clock clock) throws IOException {
     LockSlot slot = join(canonical(lockFile, true));
-    LockSlot.Turn turn = null;
+    TurnQueue.Turn turn = null;
     boolean held = false;
     try {
-      if (slot.isOwnedBy(Thread.currentThread())) {
+      if (slot.turns().isOwnedBy(Thread.currentThread())) {
         return new LockAttempt.Reentered();
       }
-      turn = slot.tryTurn();
+      turn = slot.turns().tryTake();
       LockAttempt.Acquired acquired = turn == null ? null : lockWithTurn(slot, turn, guards, clock);
       if (acquired == null) {
         return new LockAttempt.Busy(slot.readHolder().orElse(null), Duration.ZERO);
@@ -201,11 +201,11 @@ public final class OsLockRegistry {
   /** Returns how many threads are queued for the lock of {@code lockFile}, behind the one whose turn it is. */
   public int queued(Path lockFile) {
     LockSlot slot = slotOf(lockFile);
-    return slot == null ? 0 : slot.queued();
+    return slot == null ? 0 : slot.turns().queued();
   }
 
   /** Releases a held lock; for {@link HeldFileLock#release()}. */
-  void release(LockSlot slot, LockSlot.Turn turn) throws IOException {
+  void release(LockSlot slot, TurnQueue.Turn turn) throws IOException {
     try {
       synchronized (slots) {
         slot.users--;
@@ -233,7 +233,7 @@ public final class OsLockRegistry {
    *
    * @return the held lock, or null when another process or class loader holds the OS lock
    */
-  private LockAttempt.@Nullable Acquired lockWithTurn(LockSlot slot, LockSlot.Turn turn, String guards, Clock clock)
+  private LockAttempt.@Nullable Acquired lockWithTurn(LockSlot slot, TurnQueue.Turn turn, String guards, Clock clock)
       throws IOException {
     LockSlot.OsResult result = slot.tryLock();
     if (result == LockSlot.OsResult.BUSY) {
