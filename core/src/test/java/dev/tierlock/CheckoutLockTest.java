@@ -144,7 +144,9 @@ class CheckoutLockTest {
           .isInstanceOf(NestedTransactionException.class)
           .hasMessageStartingWith("Cannot start a transaction on the lockfile: this thread is already running one there")
           .extracting(e -> ((NestedTransactionException) e).code()).isEqualTo("nested_transaction");
-      assertThatThrownBy(() -> lock().tryAcquire("the lockfile")).isInstanceOf(NestedTransactionException.class);
+      assertThatThrownBy(() -> lock().tryAcquire("the lockfile"))
+          .isInstanceOf(NestedTransactionException.class)
+          .hasMessageStartingWith("Cannot start a transaction on the lockfile: this thread is already running one there");
       assertThat(freeForOthers()).as("the rejected re-entry released nothing").isFalse();
       assertThat(LockOrder.innermost()).isEqualTo(LockLevel.GLOBAL);
     }

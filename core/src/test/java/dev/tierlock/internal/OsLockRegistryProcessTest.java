@@ -151,7 +151,7 @@ class OsLockRegistryProcessTest {
   }
 
   @Test
-  void interruptedHolder_writingAndEmptyingTheLockFile_neverLosesTheLock() throws Exception {
+  void acquireAndRelease_onAnInterruptedThread_neverLoseTheLock() throws Exception {
     // a FileChannel is closed by an interrupted thread's read, write or truncate, and closing drops the lock
     Path lockFile = dir.resolve("interrupted.lock");
     Thread.currentThread().interrupt();
