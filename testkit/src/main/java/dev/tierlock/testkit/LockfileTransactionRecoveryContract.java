@@ -16,11 +16,8 @@ import dev.tierlock.archive.ExtensionArchiveKey;
 import dev.tierlock.archive.VerifiedArchive;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -296,22 +293,23 @@ abstract class LockfileTransactionRecoveryContract extends LockfileTransactionBa
   }
 
   @Test
-  final void aCheckoutLockedByAnotherProcess_timesTheRunOutNamingTheLock() throws IOException {
+  final void aCheckoutLockedByAnotherProcess_timesTheRunOutNamingTheLock() throws Exception {
     TestCheckout a = register(checkoutBuilder("a").transactionDeadline(Duration.ofSeconds(5)).build());
     Path lockFile = a.tierlock().stateDirectory().resolve("transaction.lock");
-    try (FileChannel channel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-        FileLock held = channel.lock()) {
+    try (ChildLockHolder child = ChildLockHolder.start(lockFile, "another process's run")) {
+      String heldBy = "transaction.lock\": held by pid " + child.pid() + " on host ";
       assertThatThrownBy(() -> a.put("@s/x", "1"))
           .isInstanceOf(LockTimeoutException.class)
           .hasMessageStartingWith("Cannot acquire lock \"")
-          .hasMessageContaining("transaction.lock")
+          .hasMessageContaining(heldBy)
+          .hasMessageContaining("; guards another process's run)")
           .extracting(e -> ((LockTimeoutException) e).code()).isEqualTo("lock_timeout");
       assertThatThrownBy(() -> a.transaction().refresh())
           .isInstanceOf(LockTimeoutException.class)
-          .hasMessageContaining("transaction.lock");
-      assertThat(held.isValid()).isTrue();
+          .hasMessageContaining(heldBy);
+      assertThat(shared().isEmpty()).as("nothing was published while the other process held the checkout").isTrue();
+      child.release();
     }
-    assertThat(shared().isEmpty()).isTrue();
     assertThat(a.put("@s/x", "1").status()).as("the global lock was released").isEqualTo(TransactionStatus.PUBLISHED);
   }
 

@@ -38,9 +38,9 @@ import java.util.Optional;
  * one reads the whole file, so {@link #stat} and {@link #list} cost a read of every object they
  * report.
  *
- * <p><b>Changes.</b> A write or delete takes the key's lock (an in-JVM permit plus an OS lock on
+ * <p><b>Changes.</b> A write or delete takes the key's lock (a fair in-JVM queue plus an OS lock on
  * {@code locks/<sha256 of key>.lock}, polled until the lock timeout of {@link
- * FileSystemDatastoreOptions}), checks its precondition against the current file, stages the
+ * FileSystemDatastoreOptions}; the holder writes who it is into that file), checks its precondition against the current file, stages the
  * bytes in a temp file in the target's directory, forces it, records the metadata, moves the temp
  * file over the target atomically, forces the directory and releases the lock. Unconditional
  * writes are last-writer-wins. A crash at any point leaves either the old object or the new one;
@@ -53,7 +53,8 @@ import java.util.Optional;
  * old bytes or the new, never a torn mix, each paired with its own metadata.
  *
  * <p><b>Bounds.</b> Lock waits are bounded by the lock timeout (default 10 s); a lock that stays
- * busy is a {@link dev.tierlock.spi.DatastoreUnavailableException}. The file operations themselves are
+ * busy is a {@link dev.tierlock.spi.DatastoreUnavailableException} naming the holder (pid, host, since
+ * when) when its lock file names one. The file operations themselves are
  * bounded by the filesystem: mount network filesystems so that their calls time out.
  *
  * <p><b>Failures</b> are translated in one place: a full disk is a {@link
@@ -67,8 +68,8 @@ import java.util.Optional;
  * <p><b>Providers.</b> Works on the default file system and on any NIO provider that supports
  * {@code newByteChannel}, {@code FileChannel.open}, {@code createFile}, directory streams, {@code
  * delete} and {@code move} with {@code ATOMIC_MOVE} and {@code REPLACE_EXISTING}. Where the
- * provider supports {@code FileChannel} locks they exclude other processes; where it cannot lock
- * at all, writers fall back to the in-JVM permit alone and exclude only writers in this JVM (an
+ * provider supports {@code AsynchronousFileChannel} locks they exclude other processes; where it
+ * cannot lock that way, writers fall back to the in-JVM queue alone and exclude only writers in this JVM (an
  * in-memory file system has no other processes). Forcing a directory is skipped where the provider
  * cannot open one.
  *
@@ -324,8 +325,12 @@ public final class FileSystemDatastore implements Datastore, DirectAccess {
   }
 
   private KeyLocks.Held lock(String verb, ObjectKey key) throws IOException, InterruptedException {
-    Optional<KeyLocks.Held> held = locks.acquire(layout.lockFile(key));
-    return held.orElseThrow(() -> failures.lockTimeout(verb, key.value(), options.lockTimeout()));
+    Path lockFile = layout.lockFile(key);
+    Optional<KeyLocks.Held> held = locks.acquire(lockFile, verb + " of object " + key + " at " + describe());
+    if (held.isPresent()) {
+      return held.get();
+    }
+    throw failures.lockTimeout(verb, key.value(), options.lockTimeout(), locks.holder(lockFile).orElse(null));
   }
 
   private void refuseOccupied(ObjectKey key, Path target) {

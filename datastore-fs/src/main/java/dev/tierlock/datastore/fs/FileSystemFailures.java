@@ -12,6 +12,7 @@ import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileSystemException;
 import java.time.Duration;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Translates every failure of the filesystem into Tierlock's datastore exceptions, in one place:
@@ -103,10 +104,16 @@ final class FileSystemFailures {
     };
   }
 
-  /** Returns the failure of a change whose key lock stayed busy past the deadline; nothing changed. */
-  DatastoreUnavailableException lockTimeout(String verb, String key, Duration waited) {
+  /**
+   * Returns the failure of a change whose key lock stayed busy past the deadline; nothing changed.
+   *
+   * @param holder who held it, as the lock file names it ({@code pid 4242 on host h since ...;
+   *     started ...}), or null when it names nobody
+   */
+  DatastoreUnavailableException lockTimeout(String verb, String key, Duration waited, @Nullable String holder) {
     return new DatastoreUnavailableException("Cannot " + verb + " object " + key + " at " + root
-        + ": its lock stayed held by another writer for " + waited + " (the lock timeout); nothing changed", null);
+        + ": its lock stayed held by " + (holder == null ? "another writer" : holder) + " for " + waited
+        + " (the lock timeout); nothing changed", null);
   }
 
   /** Returns the failure of a change whose wait for the key lock was interrupted; nothing changed. */

@@ -11,7 +11,9 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -25,8 +27,9 @@ import java.util.List;
  *       and {@code increments <n>};
  *   <li>{@code crash <root> <key> <content> <commit id> object|meta}: writes the object and halts
  *       the JVM (exit code 42) just before it moves the object file, or the metadata file, in;
- *   <li>{@code hold <root> <key>}: takes the key's lock, prints {@code locked}, waits for a line,
- *       releases it and prints {@code released}.
+ *   <li>{@code hold <root> <key>}: takes the key's lock, prints {@code locked}, then appends {@code
+ *       <text>} to {@code <file>} for each line {@code append <file> <text>} (printing {@code
+ *       appended}) until another line comes, releases it and prints {@code released}.
  * </ul>
  */
 final class ChildProcess {
@@ -80,7 +83,12 @@ final class ChildProcess {
         try (held) {
           System.out.println("locked");
           System.out.flush();
-          stdin.readLine();
+          for (String line = stdin.readLine(); line != null && line.startsWith("append "); line = stdin.readLine()) {
+            String[] parts = line.split(" ", 3);
+            Files.writeString(Path.of(parts[1]), parts[2] + "\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+            System.out.println("appended");
+            System.out.flush();
+          }
         }
         System.out.println("released");
       }

@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tierlock.spi.DatastoreUnavailableException;
+import dev.tierlock.LockIdentity;
 import dev.tierlock.TierlockException;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
@@ -126,14 +127,18 @@ class FileSystemDatastoreProcessTest {
     try (ChildJvm child = ChildJvm.start("hold", root.toString(), KEY.value())) {
       assertThat(child.nextLine()).isEqualTo("locked");
 
+      String heldBy = "its lock stayed held by pid " + child.pid() + " on host " + LockIdentity.current().hostname() + " since ";
+      String started = "; started " + ProcessHandle.of(child.pid()).orElseThrow().info().startInstant().orElseThrow() + " (";
       assertThatThrownBy(() -> store.write(KEY, body("new"), WriteCondition.mustMatch(old), OLD_META))
           .isExactlyInstanceOf(DatastoreUnavailableException.class)
-          .hasMessage("Cannot write object " + KEY + " at " + store.describe()
-              + ": its lock stayed held by another writer for PT5S (the lock timeout); nothing changed")
+          .hasMessageStartingWith("Cannot write object " + KEY + " at " + store.describe() + ": " + heldBy)
+          .hasMessageContaining(started)
+          .hasMessageEndingWith(" for PT5S (the lock timeout); nothing changed")
           .extracting(e -> ((TierlockException) e).code()).isEqualTo("datastore_unavailable");
       assertThatThrownBy(() -> store.delete(KEY, WriteCondition.none()))
           .isExactlyInstanceOf(DatastoreUnavailableException.class)
-          .hasMessageContaining("Cannot delete object " + KEY);
+          .hasMessageStartingWith("Cannot delete object " + KEY + " at " + store.describe() + ": " + heldBy)
+          .hasMessageContaining(started);
       assertThat(clock.sleeps().stream().reduce(Duration.ZERO, Duration::plus)).isEqualTo(Duration.ofSeconds(10));
       assertOld(store, old);
 
