@@ -37,13 +37,14 @@ public final class FaultyChannel extends AsynchronousFileChannel {
     return new CopyOnWriteArraySet<>();
   }
 
-  /** Returns an opener of real channels that fail whatever is in {@code faults} at the time. */
+  /** Returns an opener of real channels that fail, once each, whatever is in {@code faults} at the time. */
   public static ChannelOpener opener(Set<Fault> faults) {
     return file -> new FaultyChannel(ChannelOpener.STANDARD.open(file), faults);
   }
 
+  /** Fails the next operation of {@code fault}'s kind once: the fault is taken out of the set as it fires. */
   private void check(Fault fault) throws IOException {
-    if (faults.contains(fault)) {
+    if (faults.remove(fault)) {
       throw new IOException(fault.name().toLowerCase(java.util.Locale.ROOT) + " refused");
     }
   }
