@@ -54,7 +54,7 @@ abstract class DatastoreReadWriteContract extends DatastoreContractSupport {
   public final void read_ifNoneMatchCurrentVersion_reportsNotModified() {
     ObjectVersion version = create(LOCKFILE, "current");
 
-    ReadResult result = store().read(LOCKFILE, ReadCondition.ifNoneMatch(version));
+    ReadResult result = store().read(LOCKFILE, ReadCondition.ifNoneMatch(version), READ_BOUND);
 
     if (has(DatastoreFeature.NOT_MODIFIED_READS)) {
       assertThat(result).isEqualTo(new ReadResult.NotModified(version));
@@ -70,7 +70,7 @@ abstract class DatastoreReadWriteContract extends DatastoreContractSupport {
     ObjectVersion first = create(LOCKFILE, "first");
     ObjectVersion second = replace(LOCKFILE, first, "second");
 
-    ReadResult result = store().read(LOCKFILE, ReadCondition.ifNoneMatch(first));
+    ReadResult result = store().read(LOCKFILE, ReadCondition.ifNoneMatch(first), READ_BOUND);
 
     assertThat(result).isInstanceOf(ReadResult.Found.class);
     assertThat(((ReadResult.Found) result).bytes()).isEqualTo(utf8("second"));
@@ -82,7 +82,7 @@ abstract class DatastoreReadWriteContract extends DatastoreContractSupport {
     ObjectVersion version = create(LOCKFILE, "gone soon");
     assertThat(store().delete(LOCKFILE, WriteCondition.none())).isEqualTo(DeleteResult.DELETED);
 
-    assertThat(store().read(LOCKFILE, ReadCondition.ifNoneMatch(version))).isEqualTo(ReadResult.Absent.INSTANCE);
+    assertThat(store().read(LOCKFILE, ReadCondition.ifNoneMatch(version), READ_BOUND)).isEqualTo(ReadResult.Absent.INSTANCE);
   }
 
   @Test
