@@ -7,6 +7,7 @@ import static dev.tierlock.datastore.fs.Fixtures.written;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tierlock.LockfileCodec;
 import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.TierlockException;
 import dev.tierlock.spi.ObjectKey;
@@ -44,7 +45,7 @@ class FileSystemDatastoreLockTest {
           .hasMessage("Cannot write object " + KEY + " at " + store.describe()
               + ": its lock stayed held by another writer for PT3S (the lock timeout); nothing changed")
           .extracting(e -> ((TierlockException) e).code()).isEqualTo("datastore_unavailable");
-      assertThat(text(found(store.read(KEY, ReadCondition.always())).bytes())).as("reads take no lock").isEqualTo("old");
+      assertThat(text(found(store.read(KEY, ReadCondition.always(), LockfileCodec.MAX_BYTES)).bytes())).as("reads take no lock").isEqualTo("old");
       assertThat(store.write(ObjectKey.of("config/other"), body("x"), WriteCondition.none(), ObjectMetadata.EMPTY))
           .as("other keys are not blocked").isInstanceOf(WriteResult.Written.class);
     }
@@ -69,7 +70,7 @@ class FileSystemDatastoreLockTest {
           .hasCauseExactlyInstanceOf(InterruptedException.class);
       assertThat(Thread.interrupted()).as("interrupt flag restored").isTrue();
     }
-    assertThat(text(found(store.read(KEY, ReadCondition.always())).bytes())).isEqualTo("old");
+    assertThat(text(found(store.read(KEY, ReadCondition.always(), LockfileCodec.MAX_BYTES)).bytes())).isEqualTo("old");
   }
 
   @Test
