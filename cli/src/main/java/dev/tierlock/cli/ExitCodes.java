@@ -1,6 +1,7 @@
 package dev.tierlock.cli;
 
 import dev.tierlock.spi.DatastoreAccessDeniedException;
+import dev.tierlock.spi.DatastoreBusyException;
 import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.spi.DatastoreUnsafeException;
 import dev.tierlock.InvalidNameException;
@@ -35,7 +36,7 @@ final class ExitCodes {
     if (ex instanceof LockfileConflictException) {
       return CONFLICT;
     }
-    if (ex instanceof LockTimeoutException || ex instanceof LockfileBusyException
+    if (ex instanceof LockTimeoutException || ex instanceof LockfileBusyException || ex instanceof DatastoreBusyException
         || ex instanceof ManagedConfigUnpublishedException || ex instanceof LockfileOutcomeUnknownException) {
       return TEMPORARY;
     }

@@ -160,7 +160,8 @@ public final class FakeRemote extends ForwardingDatastore implements AutoCloseab
 
   /**
    * Writes {@code bytes} at {@code key} unconditionally, with no metadata, behind everyone's back (as
-   * a peer would); not logged, never faulted. The object gets a new version.
+   * a peer would); not logged, never faulted. The object is versioned as any write ({@link
+   * Versions}).
    *
    * @throws IllegalStateException if the remote is closed
    */
@@ -173,6 +174,8 @@ public final class FakeRemote extends ForwardingDatastore implements AutoCloseab
    * back; not logged, never faulted.
    *
    * @throws IllegalStateException if the remote is closed
+   * @throws IllegalArgumentException if the metadata is larger than {@link #maxMetadataBytes()}, as
+   *     a peer's write would be refused
    */
   public void plant(ObjectKey key, byte[] bytes, ObjectMetadata metadata) {
     store.write(key, ObjectBody.of(bytes), WriteCondition.none(), metadata);
