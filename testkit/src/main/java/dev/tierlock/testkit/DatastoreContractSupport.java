@@ -7,12 +7,14 @@ import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
+import dev.tierlock.spi.ObjectStream;
 import dev.tierlock.spi.ObjectVersion;
 import dev.tierlock.spi.ReadCondition;
 import dev.tierlock.spi.ReadResult;
 import dev.tierlock.spi.StoredObject;
 import dev.tierlock.spi.WriteCondition;
 import dev.tierlock.spi.WriteResult;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 
@@ -96,6 +98,23 @@ abstract class DatastoreContractSupport {
     assertThat(found.object().version()).as("version of %s", key).isEqualTo(version);
     assertThat(found.object().size()).as("size of %s", key).isEqualTo(utf8(content).length);
     assertThat(store().stat(key)).as("stat of %s", key).contains(found.object());
+  }
+
+  /**
+   * Asserts that a read, a stat, a listing of {@code prefix} (alone holding the object) and a
+   * download all report {@code expected} (the listing without metadata unless the store has {@link
+   * DatastoreFeature#LISTING_METADATA}).
+   */
+  final void assertDescribedEverywhere(StoredObject expected, String prefix) throws IOException {
+    ObjectKey key = expected.key();
+    assertThat(found(key).object()).as("read of %s", key).isEqualTo(expected);
+    assertThat(store().stat(key)).as("stat of %s", key).contains(expected);
+    assertThat(store().list(prefix)).as("listing of %s", prefix).containsExactly(asListed(expected));
+    Optional<ObjectStream> download = store().openStream(key);
+    assertThat(download).as("download of %s", key).isPresent();
+    try (ObjectStream stream = download.get()) {
+      assertThat(stream.object()).as("download of %s", key).isEqualTo(expected);
+    }
   }
 
   /** Asserts that nothing exists at {@code key}, by every way of looking. */

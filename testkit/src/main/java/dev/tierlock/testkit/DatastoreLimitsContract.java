@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
-import dev.tierlock.spi.ObjectStream;
 import dev.tierlock.spi.ObjectTooLargeException;
 import dev.tierlock.spi.ObjectVersion;
 import dev.tierlock.spi.ReadCondition;
@@ -14,7 +13,6 @@ import dev.tierlock.spi.StoredObject;
 import dev.tierlock.spi.WriteCondition;
 import java.io.IOException;
 import java.util.List;
-import java.util.Optional;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
@@ -127,14 +125,7 @@ abstract class DatastoreLimitsContract extends DatastoreReadWriteContract {
     ObjectVersion version = written(store().write(LOCKFILE, body("full"), WriteCondition.mustNotExist(), full));
 
     StoredObject expected = new StoredObject(LOCKFILE, version, utf8("full").length, full);
-    assertThat(found(LOCKFILE).object()).isEqualTo(expected);
-    assertThat(store().stat(LOCKFILE)).contains(expected);
-    assertThat(store().list("config/")).containsExactly(asListed(expected));
-    Optional<ObjectStream> download = store().openStream(LOCKFILE);
-    assertThat(download).isPresent();
-    try (ObjectStream stream = download.get()) {
-      assertThat(stream.object()).isEqualTo(expected);
-    }
+    assertDescribedEverywhere(expected, "config/");
   }
 
   /**
