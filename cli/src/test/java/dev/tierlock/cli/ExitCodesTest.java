@@ -13,6 +13,9 @@ import dev.tierlock.LockfileFormatException;
 import dev.tierlock.LockfileOutcomeUnknownException;
 import dev.tierlock.ManagedConfigUnpublishedException;
 import dev.tierlock.ManagedLockfileUnavailableException;
+import dev.tierlock.spi.DatastoreBusyException;
+import dev.tierlock.spi.ObjectBodyUnreadableException;
+import dev.tierlock.spi.ObjectTooLargeException;
 import dev.tierlock.spi.OutcomeUnknownException;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -44,6 +47,8 @@ class ExitCodesTest {
         Path.of("/state/pending"), 3, new IOException("reset")))).isEqualTo(ExitCodes.TEMPORARY);
     assertThat(ExitCodes.of(new LockfileOutcomeUnknownException("s3://b/p", LockfileDelta.EMPTY, "0123456789abcdef",
         null, null))).isEqualTo(ExitCodes.TEMPORARY);
+    assertThat(ExitCodes.of(new DatastoreBusyException("Cannot write x: its lock is held by pid 7", null)))
+        .isEqualTo(ExitCodes.TEMPORARY);
   }
 
   @Test
@@ -60,6 +65,10 @@ class ExitCodesTest {
     assertThat(ExitCodes.of(new LockfileFormatException(LOCKFILE.toString(), "unexpected end", 2, 16, null)))
         .isEqualTo(ExitCodes.FAILURE);
     assertThat(ExitCodes.of(new OutcomeUnknownException("Cannot write x", null))).isEqualTo(ExitCodes.FAILURE);
+    assertThat(ExitCodes.of(new ObjectTooLargeException("s3://b/p/config/x", 20_000_000, 16 << 20, null)))
+        .isEqualTo(ExitCodes.FAILURE);
+    assertThat(ExitCodes.of(new ObjectBodyUnreadableException("Cannot write x: the file vanished", null)))
+        .isEqualTo(ExitCodes.FAILURE);
     assertThat(ExitCodes.of(new IllegalStateException("bug"))).isEqualTo(ExitCodes.FAILURE);
   }
 }

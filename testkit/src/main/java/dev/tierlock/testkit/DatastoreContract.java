@@ -3,6 +3,7 @@ package dev.tierlock.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tierlock.spi.Datastore;
+import dev.tierlock.spi.DatastoreIdentity;
 import dev.tierlock.spi.DeleteResult;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
@@ -38,8 +39,12 @@ import org.junit.jupiter.api.Test;
  * conditional and unconditional deletes; the {@code mustNotExist} delete refusal; listing by
  * prefix (nested keys, prefixes inside a segment, the empty store, invalid prefixes, many objects);
  * a 3 MiB download whose size is known before reading; stat; keys with {@code @}, spaces and
- * unicode; and races of 8 threads on create-only writes, compare-and-swap writes and conditional
- * deletes, where exactly one may win. The whole contract takes well under 5 s on {@link
+ * unicode; an identity that is stable and differs between two fresh stores; reads bounded by the
+ * caller ({@link dev.tierlock.spi.ObjectTooLargeException} over the bound, nothing changed) and
+ * refusing a bound that is not positive; metadata over the store's {@link
+ * Datastore#maxMetadataBytes()} refused, and metadata of exactly that size round-tripping; and
+ * races of 8 threads on create-only writes, compare-and-swap writes and conditional deletes, where
+ * exactly one may win. The whole contract takes well under 5 s on {@link
  * FakeRemote}. Not thread-safe (JUnit runs one test per instance).
  */
 public abstract class DatastoreContract extends DatastoreListingContract {
@@ -54,7 +59,9 @@ public abstract class DatastoreContract extends DatastoreListingContract {
 
   /**
    * Returns a fresh, empty datastore (a new bucket, prefix or directory); called before each test
-   * and closed after it.
+   * and closed after it. The identity test calls it a second time within one test: each call must
+   * return a store of its own (another bucket, prefix or directory), never a second instance over
+   * the first one's objects.
    *
    * @throws Exception if the store cannot be created (the test then fails)
    */
@@ -98,6 +105,24 @@ public abstract class DatastoreContract extends DatastoreListingContract {
   @Test
   public final void describe_namesTheStoreAsAUri() {
     assertThat(store().describe()).isNotBlank().contains("://");
+  }
+
+  @Test
+  public final void identity_isStableAndDiffersBetweenTwoFreshStores() throws Exception {
+    DatastoreIdentity identity = store().identity();
+    assertThat(store().identity()).isEqualTo(identity);
+    create(key("config/identity.json"), "written");
+    assertThat(store().identity()).as("identity after a write").isEqualTo(identity);
+
+    Datastore other = createDatastore();
+    try {
+      assertThat(other.identity()).as("identity of a second fresh store").isNotEqualTo(identity);
+      assertThat(other.identity().scheme()).as("scheme of a second fresh store").isEqualTo(identity.scheme());
+      assertThat(other.list("")).as("a second fresh store must be empty").isEmpty();
+    } finally {
+      other.close();
+    }
+    assertThat(store().identity()).isEqualTo(identity);
   }
 
   @Test

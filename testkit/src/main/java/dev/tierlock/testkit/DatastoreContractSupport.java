@@ -2,16 +2,19 @@ package dev.tierlock.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tierlock.LockfileCodec;
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
+import dev.tierlock.spi.ObjectStream;
 import dev.tierlock.spi.ObjectVersion;
 import dev.tierlock.spi.ReadCondition;
 import dev.tierlock.spi.ReadResult;
 import dev.tierlock.spi.StoredObject;
 import dev.tierlock.spi.WriteCondition;
 import dev.tierlock.spi.WriteResult;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 
@@ -20,6 +23,9 @@ import java.util.Optional;
  * short steps that assert as they go.
  */
 abstract class DatastoreContractSupport {
+
+  /** The bound of every contract read that is not about bounds: the lockfile's own, 16 MiB. */
+  static final long READ_BOUND = LockfileCodec.MAX_BYTES;
 
   /** Returns the store under test (fresh and empty at the start of each test). */
   abstract Datastore store();
@@ -72,14 +78,14 @@ abstract class DatastoreContractSupport {
 
   /** Reads {@code key} unconditionally and asserts it exists. */
   final ReadResult.Found found(ObjectKey key) {
-    ReadResult result = store().read(key, ReadCondition.always());
+    ReadResult result = store().read(key, ReadCondition.always(), READ_BOUND);
     assertThat(result).as("read of %s", key).isInstanceOf(ReadResult.Found.class);
     return (ReadResult.Found) result;
   }
 
   /** Returns the text at {@code key}, or empty when absent. */
   final Optional<String> content(ObjectKey key) {
-    ReadResult result = store().read(key, ReadCondition.always());
+    ReadResult result = store().read(key, ReadCondition.always(), READ_BOUND);
     assertThat(result).as("read of %s", key).isNotInstanceOf(ReadResult.NotModified.class);
     return result instanceof ReadResult.Found f ? Optional.of(new String(f.bytes(), StandardCharsets.UTF_8))
         : Optional.empty();
@@ -94,9 +100,26 @@ abstract class DatastoreContractSupport {
     assertThat(store().stat(key)).as("stat of %s", key).contains(found.object());
   }
 
+  /**
+   * Asserts that a read, a stat, a listing of {@code prefix} (alone holding the object) and a
+   * download all report {@code expected} (the listing without metadata unless the store has {@link
+   * DatastoreFeature#LISTING_METADATA}).
+   */
+  final void assertDescribedEverywhere(StoredObject expected, String prefix) throws IOException {
+    ObjectKey key = expected.key();
+    assertThat(found(key).object()).as("read of %s", key).isEqualTo(expected);
+    assertThat(store().stat(key)).as("stat of %s", key).contains(expected);
+    assertThat(store().list(prefix)).as("listing of %s", prefix).containsExactly(asListed(expected));
+    Optional<ObjectStream> download = store().openStream(key);
+    assertThat(download).as("download of %s", key).isPresent();
+    try (ObjectStream stream = download.get()) {
+      assertThat(stream.object()).as("download of %s", key).isEqualTo(expected);
+    }
+  }
+
   /** Asserts that nothing exists at {@code key}, by every way of looking. */
   final void assertAbsent(ObjectKey key) {
-    assertThat(store().read(key, ReadCondition.always())).as("read of %s", key).isEqualTo(ReadResult.Absent.INSTANCE);
+    assertThat(store().read(key, ReadCondition.always(), READ_BOUND)).as("read of %s", key).isEqualTo(ReadResult.Absent.INSTANCE);
     assertThat(store().stat(key)).as("stat of %s", key).isEmpty();
     assertThat(store().list(key.value())).as("listing of %s", key).noneMatch(o -> o.key().equals(key));
   }

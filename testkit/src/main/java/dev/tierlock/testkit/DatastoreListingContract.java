@@ -20,7 +20,7 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /** The listings, downloads, stats and key spellings of the {@link DatastoreContract}. */
-abstract class DatastoreListingContract extends DatastoreReadWriteContract {
+abstract class DatastoreListingContract extends DatastoreLimitsContract {
 
   private static final int LARGE_OBJECT_BYTES = 3 * 1024 * 1024;
 

@@ -7,7 +7,6 @@ import dev.tierlock.spi.DatastoreUnsafeException;
 import dev.tierlock.spi.DeleteResult;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
-import dev.tierlock.spi.ObjectStream;
 import dev.tierlock.spi.ObjectVersion;
 import dev.tierlock.spi.ReadCondition;
 import dev.tierlock.spi.ReadResult;
@@ -19,7 +18,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** The reads, writes, deletes and metadata of the {@link DatastoreContract}. */
@@ -54,7 +52,7 @@ abstract class DatastoreReadWriteContract extends DatastoreContractSupport {
   public final void read_ifNoneMatchCurrentVersion_reportsNotModified() {
     ObjectVersion version = create(LOCKFILE, "current");
 
-    ReadResult result = store().read(LOCKFILE, ReadCondition.ifNoneMatch(version));
+    ReadResult result = store().read(LOCKFILE, ReadCondition.ifNoneMatch(version), READ_BOUND);
 
     if (has(DatastoreFeature.NOT_MODIFIED_READS)) {
       assertThat(result).isEqualTo(new ReadResult.NotModified(version));
@@ -70,7 +68,7 @@ abstract class DatastoreReadWriteContract extends DatastoreContractSupport {
     ObjectVersion first = create(LOCKFILE, "first");
     ObjectVersion second = replace(LOCKFILE, first, "second");
 
-    ReadResult result = store().read(LOCKFILE, ReadCondition.ifNoneMatch(first));
+    ReadResult result = store().read(LOCKFILE, ReadCondition.ifNoneMatch(first), READ_BOUND);
 
     assertThat(result).isInstanceOf(ReadResult.Found.class);
     assertThat(((ReadResult.Found) result).bytes()).isEqualTo(utf8("second"));
@@ -82,7 +80,7 @@ abstract class DatastoreReadWriteContract extends DatastoreContractSupport {
     ObjectVersion version = create(LOCKFILE, "gone soon");
     assertThat(store().delete(LOCKFILE, WriteCondition.none())).isEqualTo(DeleteResult.DELETED);
 
-    assertThat(store().read(LOCKFILE, ReadCondition.ifNoneMatch(version))).isEqualTo(ReadResult.Absent.INSTANCE);
+    assertThat(store().read(LOCKFILE, ReadCondition.ifNoneMatch(version), READ_BOUND)).isEqualTo(ReadResult.Absent.INSTANCE);
   }
 
   @Test
@@ -185,14 +183,7 @@ abstract class DatastoreReadWriteContract extends DatastoreContractSupport {
     ObjectVersion version = written(store().write(LOCKFILE, body("with metadata"), WriteCondition.mustNotExist(), metadata));
 
     StoredObject expected = new StoredObject(LOCKFILE, version, utf8("with metadata").length, metadata);
-    assertThat(found(LOCKFILE).object()).isEqualTo(expected);
-    assertThat(store().stat(LOCKFILE)).contains(expected);
-    assertThat(store().list("config/")).containsExactly(asListed(expected));
-    Optional<ObjectStream> download = store().openStream(LOCKFILE);
-    assertThat(download).isPresent();
-    try (ObjectStream stream = download.get()) {
-      assertThat(stream.object()).isEqualTo(expected);
-    }
+    assertDescribedEverywhere(expected, "config/");
   }
 
   @Test

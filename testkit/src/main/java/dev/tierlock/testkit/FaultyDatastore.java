@@ -6,6 +6,7 @@ import dev.tierlock.spi.OutcomeUnknownException;
 import dev.tierlock.TierlockException;
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.DeleteResult;
+import dev.tierlock.spi.ForwardingDatastore;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
@@ -27,11 +28,13 @@ import org.jspecify.annotations.Nullable;
  * {@link Faults} for the order in which they apply), the calls are read back from {@link #log()}.
  * Every injected failure is an exception the {@link Datastore} contract allows. Only {@link
  * Datastore} is exposed: optional capabilities of the wrapped store (such as {@link
- * dev.tierlock.spi.DirectAccess}) are reached through {@link #delegate()}.
+ * dev.tierlock.spi.DirectAccess}) are reached through {@link #delegate()}. What the store is and
+ * holds ({@link #identity()}, {@link #describe()}, {@link #maxMetadataBytes()}) is forwarded as it
+ * is, never logged or faulted: those are not calls to the store.
  *
  * <p>Thread-safe when the wrapped store is; hooks run on the calling thread, outside any lock.
  */
-public final class FaultyDatastore implements Datastore {
+public final class FaultyDatastore extends ForwardingDatastore {
 
   private final Datastore delegate;
   private final Faults faults = new Faults();
@@ -57,20 +60,15 @@ public final class FaultyDatastore implements Datastore {
   }
 
   /** Returns the wrapped datastore (calls made on it directly are neither logged nor faulted). */
+  @Override
   public Datastore delegate() {
     return delegate;
   }
 
-  /** Returns the wrapped datastore's description. */
   @Override
-  public String describe() {
-    return delegate.describe();
-  }
-
-  @Override
-  public ReadResult read(ObjectKey key, ReadCondition condition) {
+  public ReadResult read(ObjectKey key, ReadCondition condition, long maxBytes) {
     return call(DatastoreOperation.READ, key, key.value(), describe(condition), () -> {
-      ReadResult result = delegate.read(key, condition);
+      ReadResult result = delegate.read(key, condition, maxBytes);
       if (result instanceof ReadResult.Found found) {
         if (found.bytes().length > 0 && faults.takeCorruption(key)) {
           byte[] bytes = found.bytes().clone();

@@ -149,7 +149,7 @@ public final class TestCheckout implements AutoCloseable {
    * @throws dev.tierlock.LockfileFormatException if it does not decode
    */
   public static Lockfile sharedLockfile(Datastore datastore, Namespace namespace) {
-    ReadResult read = datastore.read(namespace.key(TierPath.LOCKFILE), ReadCondition.always());
+    ReadResult read = datastore.read(namespace.key(TierPath.LOCKFILE), ReadCondition.always(), LockfileCodec.MAX_BYTES);
     if (read instanceof ReadResult.Found found) {
       return LockfileCodec.decode(found.bytes(), datastore.describe() + " " + namespace.key(TierPath.LOCKFILE));
     }

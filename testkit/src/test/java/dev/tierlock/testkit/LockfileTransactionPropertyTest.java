@@ -60,6 +60,10 @@ import org.jspecify.annotations.Nullable;
  * the run (so a peer's later put of that entry stands); a run that fails keeps its change pending
  * (or, for an unknown outcome, has nothing left to replay); and at the end every checkout has
  * nothing pending and the shared lockfile is what the observed writes add up to.
+ *
+ * <p>The property runs twice: on a remote whose versions are fresh generations (GCS), and on one
+ * whose versions are digests of the bytes (S3 ETags), where writing bytes a peer wrote before brings
+ * their old version back and a compare-and-swap conditioned on it succeeds again (the ABA case).
  */
 class LockfileTransactionPropertyTest {
 
@@ -98,6 +102,12 @@ class LockfileTransactionPropertyTest {
     play(scenario);
   }
 
+  @Property(tries = 100)
+  void everyAcknowledgedChange_landsOnce_andNothingIsReverted_whenEqualBytesGetEqualVersions(
+      @ForAll("scenarios") Scenario scenario) throws IOException {
+    play(scenario, FakeRemote.Versions.CONTENT_DIGEST);
+  }
+
   /**
    * Seed 8869861670633136750, shrunk. c0's put of k0 fails to publish and stays pending; c0 then
    * removes k1, which is absent, so its run publishes only the replayed k0. That write lands but its
@@ -118,8 +128,13 @@ class LockfileTransactionPropertyTest {
 
   /** Plays {@code scenario} on a fresh fake remote, checks it, and returns the shared lockfile it ends with. */
   private static Lockfile play(Scenario scenario) throws IOException {
+    return play(scenario, FakeRemote.Versions.GENERATIONS);
+  }
+
+  /** Plays {@code scenario} on a fresh fake remote with {@code versions}, checks it, and returns the shared lockfile. */
+  private static Lockfile play(Scenario scenario, FakeRemote.Versions versions) throws IOException {
     Path dir = Files.createTempDirectory("tierlock-property");
-    try (FakeRemote remote = FakeRemote.create()) {
+    try (FakeRemote remote = FakeRemote.builder().versions(versions).build()) {
       new Run(remote, dir, scenario).play();
       return TestCheckout.sharedLockfile(remote, NAMESPACE);
     } finally {

@@ -2,6 +2,7 @@ package dev.tierlock.testkit;
 
 import dev.tierlock.spi.OutcomeUnknownException;
 import dev.tierlock.spi.Datastore;
+import dev.tierlock.spi.DatastoreIdentity;
 import dev.tierlock.spi.DeleteResult;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
@@ -46,14 +47,24 @@ final class ObservedDatastore implements Datastore {
   }
 
   @Override
+  public DatastoreIdentity identity() {
+    return remote.identity();
+  }
+
+  @Override
+  public int maxMetadataBytes() {
+    return remote.maxMetadataBytes();
+  }
+
+  @Override
   public String describe() {
     return remote.describe();
   }
 
   @Override
-  public ReadResult read(ObjectKey key, ReadCondition condition) {
+  public ReadResult read(ObjectKey key, ReadCondition condition, long maxBytes) {
     alive();
-    return remote.read(key, condition);
+    return remote.read(key, condition, maxBytes);
   }
 
   @Override

@@ -3,6 +3,7 @@ package dev.tierlock.datastore.fs;
 import dev.tierlock.datastore.fs.ObjectReader.Content;
 import dev.tierlock.datastore.fs.ObjectReader.ObjectState;
 import dev.tierlock.spi.Datastore;
+import dev.tierlock.spi.DatastoreIdentity;
 import dev.tierlock.spi.DeleteResult;
 import dev.tierlock.spi.DirectAccess;
 import dev.tierlock.spi.ObjectBody;
@@ -50,7 +51,15 @@ import java.util.Optional;
  * themselves; an object they write reads as having no metadata.
  *
  * <p><b>Reads</b> take no lock: files are only ever replaced by atomic moves, so a reader sees the
- * old bytes or the new, never a torn mix, each paired with its own metadata.
+ * old bytes or the new, never a torn mix, each paired with its own metadata. A whole read checks
+ * the file's size against the caller's bound before reading a byte, and reads at most one byte
+ * more than the bound.
+ *
+ * <p><b>Identity</b> ({@link #identity()}): scheme {@code file}, the root directory's file key as
+ * endpoint (device and inode where the file system has them, so a root deleted and created again
+ * at the same path is another store; on a non-default provider without file keys, the URI of that
+ * file system's root; otherwise empty), no container, and the root's real path as prefix. User
+ * metadata may hold {@value #MAX_METADATA_BYTES} bytes ({@link #maxMetadataBytes()}).
  *
  * <p><b>Bounds.</b> Lock waits are bounded by the lock timeout (default 10 s); a lock that stays
  * busy is a {@link dev.tierlock.spi.DatastoreUnavailableException} naming the holder (pid, host, since
@@ -77,7 +86,11 @@ import java.util.Optional;
  */
 public final class FileSystemDatastore implements Datastore, DirectAccess {
 
+  /** The most bytes of metadata names and values one object may carry here, as on GCS. */
+  public static final int MAX_METADATA_BYTES = 8192;
+
   private final RootLayout layout;
+  private final DatastoreIdentity identity;
   private final FileSystemDatastoreOptions options;
   private final FileIo io;
   private final FileSystemFailures failures;
@@ -86,8 +99,10 @@ public final class FileSystemDatastore implements Datastore, DirectAccess {
   private final ObjectLister lister;
   private final ObjectWriter writer;
 
-  private FileSystemDatastore(RootLayout layout, FileSystemDatastoreOptions options, FileIo io) {
+  private FileSystemDatastore(
+      RootLayout layout, DatastoreIdentity identity, FileSystemDatastoreOptions options, FileIo io) {
     this.layout = layout;
+    this.identity = identity;
     this.options = options;
     this.io = io;
     this.failures = new FileSystemFailures(layout.describe());
@@ -139,7 +154,7 @@ public final class FileSystemDatastore implements Datastore, DirectAccess {
       RootLayout layout = new RootLayout(root.toRealPath());
       Files.createDirectories(layout.lockDirectory());
       Files.createDirectories(layout.metaDirectory());
-      return new FileSystemDatastore(layout, options, io);
+      return new FileSystemDatastore(layout, RootIdentity.of(layout.root()), options, io);
     } catch (IOException | UncheckedIOException | UnsupportedOperationException | SecurityException e) {
       throw new FileSystemFailures(root.toUri().toString()).reading("open", "filesystem datastore", e);
     }
@@ -155,23 +170,47 @@ public final class FileSystemDatastore implements Datastore, DirectAccess {
     return options;
   }
 
+  /**
+   * Returns {@code file}, the root's file key, no container and the root's real path (see the class
+   * description); read once, when the datastore was opened.
+   */
+  @Override
+  public DatastoreIdentity identity() {
+    return identity;
+  }
+
   /** Returns the root as a URI, such as {@code file:///srv/tier/}. */
   @Override
   public String describe() {
     return layout.describe();
   }
 
+  /** Returns {@value #MAX_METADATA_BYTES}. */
+  @Override
+  public int maxMetadataBytes() {
+    return MAX_METADATA_BYTES;
+  }
+
   /**
    * {@inheritDoc}
    *
-   * @throws IllegalArgumentException if the key cannot live in a filesystem datastore
+   * <p>The version is a digest of the bytes, so the size is checked before it: a read of an object
+   * over the bound is refused even when it is conditional on the object's current version.
+   *
+   * @throws IllegalArgumentException if the key cannot live in a filesystem datastore, or {@code
+   *     maxBytes} is not positive
+   * @throws dev.tierlock.spi.ObjectTooLargeException if the file is larger than {@code maxBytes}
    * @throws dev.tierlock.spi.DatastoreUnavailableException if the file cannot be read
    * @throws dev.tierlock.spi.DatastoreAccessDeniedException if reading it is not permitted
    */
   @Override
-  public ReadResult read(ObjectKey key, ReadCondition condition) {
+  public ReadResult read(ObjectKey key, ReadCondition condition, long maxBytes) {
     Path file = layout.objectPath(key, "read");
-    Optional<Content> content = reading("read", key, () -> reader.readAll(key, file));
+    if (maxBytes <= 0) {
+      throw new IllegalArgumentException("Cannot read object " + key + " at " + describe()
+          + ": the bound must be positive, got " + maxBytes);
+    }
+    Optional<Content> content = reading("read", key, () -> reader.readAll(key, file, maxBytes));
     if (content.isEmpty()) {
       return ReadResult.Absent.INSTANCE;
     }
@@ -210,9 +249,9 @@ public final class FileSystemDatastore implements Datastore, DirectAccess {
   /**
    * {@inheritDoc}
    *
-   * @throws IllegalArgumentException if the key cannot live in a filesystem datastore, or an
-   *     object at a key that is a prefix of {@code key} (or below {@code key}) already occupies
-   *     the path; nothing changed
+   * @throws IllegalArgumentException if the key cannot live in a filesystem datastore, an object
+   *     at a key that is a prefix of {@code key} (or below {@code key}) already occupies the path,
+   *     or the metadata is larger than {@link #maxMetadataBytes()}; nothing changed
    * @throws dev.tierlock.spi.DatastoreUnavailableException if the lock stayed busy past the timeout,
    *     the disk is full, or the change failed before it was published; nothing changed
    * @throws dev.tierlock.spi.OutcomeUnknownException if publishing the change failed and it may have
@@ -221,6 +260,11 @@ public final class FileSystemDatastore implements Datastore, DirectAccess {
   @Override
   public WriteResult write(ObjectKey key, ObjectBody body, WriteCondition condition, ObjectMetadata metadata) {
     Path target = layout.objectPath(key, "write");
+    if (metadata.byteSize() > MAX_METADATA_BYTES) {
+      throw new IllegalArgumentException("Cannot write object " + key + " at " + describe() + ": its metadata holds "
+          + metadata.byteSize() + " bytes of names and values, more than the " + MAX_METADATA_BYTES
+          + " a filesystem datastore keeps; nothing changed");
+    }
     refuseOccupied(key, target);
     StagedChange change = new StagedChange(io);
     try {

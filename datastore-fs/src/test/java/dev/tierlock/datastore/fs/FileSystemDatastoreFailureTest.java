@@ -7,6 +7,7 @@ import static dev.tierlock.datastore.fs.Fixtures.written;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tierlock.LockfileCodec;
 import dev.tierlock.spi.DatastoreAccessDeniedException;
 import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.spi.OutcomeUnknownException;
@@ -163,7 +164,7 @@ class FileSystemDatastoreFailureTest {
     assertThatThrownBy(() -> store.write(KEY, body("new"), WriteCondition.none(), NEW_META))
         .isExactlyInstanceOf(OutcomeUnknownException.class)
         .extracting(e -> ((TierlockException) e).code()).isEqualTo("outcome_unknown");
-    ReadResult.Found found = found(store.read(KEY, ReadCondition.always()));
+    ReadResult.Found found = found(store.read(KEY, ReadCondition.always(), LockfileCodec.MAX_BYTES));
     assertThat(text(found.bytes())).isEqualTo("new");
     assertThat(found.object().metadata()).isEqualTo(NEW_META);
   }
@@ -224,7 +225,7 @@ class FileSystemDatastoreFailureTest {
   }
 
   private void assertOldObjectIntact(FileSystemDatastore store) {
-    ReadResult.Found found = found(store.read(KEY, ReadCondition.always()));
+    ReadResult.Found found = found(store.read(KEY, ReadCondition.always(), LockfileCodec.MAX_BYTES));
     assertThat(text(found.bytes())).isEqualTo("old bytes");
     assertThat(found.object()).isEqualTo(new StoredObject(KEY, oldVersion, 9, OLD_META));
     assertThat(Fixtures.keys(store.list(""))).containsExactly(KEY.value());

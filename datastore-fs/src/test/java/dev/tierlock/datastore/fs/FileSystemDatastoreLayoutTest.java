@@ -9,6 +9,7 @@ import static dev.tierlock.datastore.fs.Fixtures.written;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tierlock.LockfileCodec;
 import dev.tierlock.AtomicFileWriter;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
@@ -91,7 +92,7 @@ class FileSystemDatastoreLayoutTest {
       assertThatThrownBy(() -> store.write(k, body("x"), WriteCondition.none(), COMMIT_A))
           .isExactlyInstanceOf(IllegalArgumentException.class)
           .hasMessage("Cannot write object " + key + " at " + store.describe() + reason);
-      assertThatThrownBy(() -> store.read(k, ReadCondition.always()))
+      assertThatThrownBy(() -> store.read(k, ReadCondition.always(), LockfileCodec.MAX_BYTES))
           .isExactlyInstanceOf(IllegalArgumentException.class)
           .hasMessage("Cannot read object " + key + " at " + store.describe() + reason);
       assertThatThrownBy(() -> store.delete(k, WriteCondition.none()))
@@ -152,7 +153,7 @@ class FileSystemDatastoreLayoutTest {
   }
 
   private void assertHolds(ObjectKey key, String content, ObjectVersion version, ObjectMetadata metadata) {
-    ReadResult.Found found = found(store.read(key, ReadCondition.always()));
+    ReadResult.Found found = found(store.read(key, ReadCondition.always(), LockfileCodec.MAX_BYTES));
     assertThat(text(found.bytes())).isEqualTo(content);
     assertThat(found.object()).isEqualTo(new StoredObject(key, version, bytes(content).length, metadata));
   }

@@ -116,6 +116,20 @@ final class GcsErrorTranslator {
   }
 
   /**
+   * Returns the {@link StorageException} an I/O failure of a download carries (the client's read
+   * channel wraps the answer it got, such as a 404 for a replaced generation), or null when it
+   * carries none.
+   */
+  static @Nullable StorageException storageExceptionIn(IOException e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof StorageException storage) {
+        return storage;
+      }
+    }
+    return null;
+  }
+
+  /**
    * Returns whether the exception carries the failure of an earlier attempt of the same call (the
    * client library attaches them as suppressed exceptions when it gives up after retrying).
    */

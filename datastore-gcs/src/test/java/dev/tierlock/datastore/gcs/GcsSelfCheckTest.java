@@ -36,7 +36,8 @@ class GcsSelfCheckTest {
       assertThatThrownBy(() -> store.write(KEY, ObjectBody.of(bytes("{}")), WriteCondition.mustNotExist(),
           ObjectMetadata.EMPTY))
           .isInstanceOf(DatastoreUnsafeException.class)
-          .hasMessageStartingWith("Cannot write to datastore gs://" + bucket.name() + "/tier: it does not honour write"
+          .hasMessageStartingWith("Cannot write to datastore gs://" + bucket.name() + "/tier?endpoint=" + bucket.endpoint()
+              + ": it does not honour write"
               + " preconditions (a create-only write over an existing object succeeded")
           .satisfies(e -> assertThat(((DatastoreUnsafeException) e).code()).isEqualTo("datastore_unsafe"));
     }
