@@ -85,14 +85,13 @@ abstract class ArchiveDeletionContract extends ArchiveStoreReadContract {
         .doesNotContain(objectKey(key).value());
     assertThat(storedArchives()).as("the shared lockfile still pins it").containsExactly(objectKey(key).value());
     assertThat(sharedChecksum(TOOLS)).contains(key.sha256());
-    assertThat(checkoutA.tierlock().pendingChanges().read()).isInstanceOfSatisfying(PendingChange.Recorded.class, r -> {
+    assertThat(checkoutA.tierlock().transaction().pending()).hasValueSatisfying(r -> {
       assertThat(r.delta().removals()).containsExactly(TOOLS);
-      assertThat(r.deletions()).containsExactly(key.tierPath());
     });
     a().faults().clear();
     a().log().clear();
 
-    assertThat(checkoutA.tierlock().transaction().refresh().status()).isEqualTo(TransactionStatus.PUBLISHED);
+    assertThat(checkoutA.tierlock().transaction().run(tx -> { }).status()).isEqualTo(TransactionStatus.PUBLISHED);
 
     assertThat(indexOf(a().log(), DatastoreOperation.WRITE, LOCKFILE_KEY, "WRITTEN"))
         .isLessThan(indexOf(a().log(), DatastoreOperation.DELETE, objectKey(key), "DELETED"));
@@ -117,16 +116,16 @@ abstract class ArchiveDeletionContract extends ArchiveStoreReadContract {
     checkoutB.install(checkoutB.verify(firstKey, file("first-b.tar.gz", first)), entry("1.0.0-again"));
     a().log().clear();
 
-    TransactionResult replay = checkoutA.tierlock().transaction().refresh();
+    TransactionResult replay = checkoutA.tierlock().transaction().run(tx -> { });
 
     assertThat(replay.warnings()).anySatisfy(w -> assertThat(w).startsWith("Dropped the unpublished change to @acme/tools"))
-        .contains("Kept " + firstKey.tierPath() + " in " + checkoutA.tierlock().syncPort().describe()
+        .contains("Kept " + firstKey.tierPath() + " in " + checkoutA.tierlock().transaction().describe()
             + ": the published lockfile pins it again");
     assertThat(a().log().entries(DatastoreOperation.DELETE)).extracting(LoggedOperation::target)
         .doesNotContain(objectKey(firstKey).value());
     assertThat(sharedLockfile().entry(TOOLS).orElseThrow().version()).isEqualTo("1.0.0-again");
     assertThat(sharedChecksum(TOOLS)).contains(firstKey.sha256());
     assertThat(storedArchives()).contains(objectKey(firstKey).value());
-    assertThat(checkoutA.tierlock().pendingChanges().read()).isEqualTo(PendingChange.None.INSTANCE);
+    assertThat(checkoutA.tierlock().transaction().pending()).isEmpty();
   }
 }

@@ -8,7 +8,6 @@ import dev.tierlock.ExtensionName;
 import dev.tierlock.ManagedConfigUnpublishedException;
 import dev.tierlock.PendingChange;
 import dev.tierlock.PublishFailurePolicy;
-import dev.tierlock.SyncMode;
 import dev.tierlock.TransactionStatus;
 import dev.tierlock.archive.ArchiveChange;
 import dev.tierlock.archive.ArchiveFile;
@@ -18,7 +17,6 @@ import dev.tierlock.archive.ExtensionArchiveKey;
 import dev.tierlock.archive.RestoredArchive;
 import dev.tierlock.archive.VerifiedArchive;
 import dev.tierlock.spi.Datastore;
-import dev.tierlock.spi.DirectAccess;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -89,8 +87,8 @@ abstract class ArchiveTransactionContract extends ArchiveDeletionContract {
 
     assertThat(a().log().writtenKeys()).doesNotContain(LOCKFILE_KEY, objectKey(key));
     assertThat(sharedLockfile().contains(TOOLS)).isFalse();
-    assertThat(checkoutA.tierlock().repository().refresh().contains(TOOLS)).isFalse();
-    assertThat(checkoutA.tierlock().pendingChanges().read()).isEqualTo(PendingChange.None.INSTANCE);
+    assertThat(checkoutA.tierlock().snapshot().contains(TOOLS)).isFalse();
+    assertThat(checkoutA.tierlock().transaction().pending()).isEmpty();
     assertThat(storedArchives()).isEmpty();
 
     // the verified copy waits in the cache: installing again needs no new download
@@ -115,12 +113,11 @@ abstract class ArchiveTransactionContract extends ArchiveDeletionContract {
 
     assertThat(storedArchives()).as("the archive landed first and stays").containsExactly(objectKey(key).value());
     assertThat(sharedLockfile().contains(TOOLS)).isFalse();
-    assertThat(checkoutA.tierlock().pendingChanges().read()).isInstanceOfSatisfying(PendingChange.Recorded.class,
-        r -> assertThat(r.delta().target(TOOLS).flatMap(e -> e.checksum())).contains(key.sha256()));
+    assertThat(checkoutA.tierlock().transaction().pending()).hasValueSatisfying(r -> assertThat(r.delta().target(TOOLS).flatMap(e -> e.checksum())).contains(key.sha256()));
     a().faults().clear();
     a().log().clear();
 
-    assertThat(checkoutA.tierlock().transaction().refresh().status()).isEqualTo(TransactionStatus.PUBLISHED);
+    assertThat(checkoutA.tierlock().transaction().run(tx -> { }).status()).isEqualTo(TransactionStatus.PUBLISHED);
 
     assertThat(a().log().writtenKeys()).contains(LOCKFILE_KEY).doesNotContain(objectKey(key));
     assertThat(sharedChecksum(TOOLS)).contains(key.sha256());
@@ -220,13 +217,8 @@ abstract class ArchiveTransactionContract extends ArchiveDeletionContract {
     ExtensionArchiveKey secondKey = keyOf(TOOLS.value(), second);
     ArchiveCheckout checkoutA = checkout("a", own);
     ArchiveCheckout checkoutB = checkout("b", own);
-    assertThat(checkoutA.tierlock().mode()).isEqualTo(own instanceof DirectAccess ? SyncMode.DIRECT : SyncMode.REMOTE);
 
     checkoutA.install(checkoutA.verify(firstKey, file("first.tar.gz", first)), entry("1.0.0"));
-    if (own instanceof DirectAccess direct) {
-      // the archive store writes into the shared directory itself
-      assertThat(direct.pathOf(objectKey(firstKey))).hasBinaryContent(first);
-    }
     Path staging = temp().resolve("staging-1");
     assertThat(checkoutB.archives().restore(TOOLS, staging).orElseThrow().key()).isEqualTo(firstKey);
     assertThat(staging.resolve("pkg/readme.txt")).hasContent("first");

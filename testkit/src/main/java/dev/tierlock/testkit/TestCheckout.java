@@ -2,6 +2,7 @@ package dev.tierlock.testkit;
 
 import dev.tierlock.ExtensionName;
 import dev.tierlock.Heartbeats;
+import dev.tierlock.internal.TierlockAccess;
 import dev.tierlock.Lockfile;
 import dev.tierlock.LockfileCodec;
 import dev.tierlock.LockfileEntry;
@@ -31,9 +32,9 @@ import java.util.SplittableRandom;
  * several on one datastore to play several machines.
  *
  * <pre>{@code
- * Datastore shared = Datastores.selfChecked(remote);
+ * Datastore shared = remote;
  * TestCheckout a = TestCheckout.builder(shared, dir.resolve("a"), clock).build();
- * TestCheckout b = TestCheckout.builder(shared, dir.resolve("b"), clock).build();
+ * TestCheckout b = TestCheckout.builder(remote, dir.resolve("b"), clock).build();
  * a.put("@acme/web", "1.0.0");
  * b.remove("@acme/db");
  * }</pre>
@@ -53,9 +54,8 @@ public final class TestCheckout implements AutoCloseable {
   }
 
   /**
-   * Starts a checkout in {@code directory} (created if missing) on {@code shared}. Pass a store
-   * already wrapped in {@link dev.tierlock.Datastores#selfChecked} to run its self-check once for
-   * all checkouts.
+   * Starts a checkout in {@code directory} (created if missing) on {@code shared}. The self-check
+   * runs once per datastore instance in a process, so many checkouts on one store pay it once.
    *
    * @param shared the shared datastore (not closed by the checkout)
    * @param directory the checkout's directory
@@ -108,7 +108,7 @@ public final class TestCheckout implements AutoCloseable {
   public TransactionResult put(String name, String version) {
     ExtensionName parsed = ExtensionName.of(name);
     LockfileEntry entry = entry(version);
-    return transaction().run(tx -> tx.repository().writeEntry(parsed, entry));
+    return transaction().run(tx -> tx.put(parsed, entry));
   }
 
   /**
@@ -120,12 +120,28 @@ public final class TestCheckout implements AutoCloseable {
    */
   public TransactionResult remove(String name) {
     ExtensionName parsed = ExtensionName.of(name);
-    return transaction().run(tx -> tx.repository().removeEntry(parsed));
+    return transaction().run(tx -> tx.remove(parsed));
   }
 
-  /** {@return the local lockfile as on disk now (the cache copy), re-reading it} */
+  /**
+   * Returns the checkout's cached copy of the shared lockfile as on disk now (empty when there is
+   * none). The cache only saves downloads: Tierlock never trusts it without its recorded digest.
+   *
+   * @return the cached copy
+   * @throws dev.tierlock.LockfileFormatException if the copy does not decode
+   */
   public Lockfile local() {
-    return tierlock.repository().refresh();
+    try {
+      Path path = cachePath();
+      return Files.exists(path) ? Lockfile.parse(Files.readAllBytes(path), path.toString()) : Lockfile.EMPTY;
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read the cached lockfile of " + directory, e);
+    }
+  }
+
+  /** {@return the file of the checkout's cached copy of the shared lockfile} */
+  public Path cachePath() {
+    return tierlock.namespace().localPath(TierlockAccess.of().cacheDirectory(tierlock), TierPath.LOCKFILE);
   }
 
   /**
@@ -136,7 +152,7 @@ public final class TestCheckout implements AutoCloseable {
    * @throws dev.tierlock.LockfileFormatException if it does not decode
    */
   public Lockfile shared() {
-    return sharedLockfile(tierlock.datastore(), tierlock.namespace());
+    return sharedLockfile(TierlockAccess.of().datastore(tierlock), tierlock.namespace());
   }
 
   /**
@@ -157,14 +173,14 @@ public final class TestCheckout implements AutoCloseable {
   }
 
   /**
-   * Overwrites the local lockfile copy with {@code lockfile}, behind Tierlock's back (to make the
-   * cache stale or odd on purpose).
+   * Overwrites the cached copy with {@code lockfile}, behind Tierlock's back (to make the cache
+   * stale or odd on purpose: Tierlock must notice and read the shared lockfile in full).
    *
    * @param lockfile what the local copy holds afterwards
    */
   public void overwriteLocal(Lockfile lockfile) {
     try {
-      Path path = tierlock.syncPort().lockfilePath();
+      Path path = cachePath();
       Files.createDirectories(path.getParent());
       Files.write(path, LockfileCodec.encode(lockfile));
     } catch (IOException e) {
