@@ -121,6 +121,12 @@ final class FakeObjectStore implements Datastore {
     return maxMetadataBytes;
   }
 
+  /** Returns whether versions can come back: true for {@link FakeRemote.Versions#CONTENT_DIGEST}, as S3 ETags. */
+  @Override
+  public boolean versionsRepeat() {
+    return versions == FakeRemote.Versions.CONTENT_DIGEST;
+  }
+
   /**
    * {@inheritDoc}
    *

@@ -183,6 +183,12 @@ public final class GcsDatastore implements Datastore {
     return MAX_METADATA_BYTES;
   }
 
+  /** Returns false: a generation is never reused, not even for the same bytes. */
+  @Override
+  public boolean versionsRepeat() {
+    return false;
+  }
+
   /**
    * {@inheritDoc}
    *
