@@ -244,9 +244,8 @@ class CheckoutLockTest {
   }
 
   @Test
-  void acquire_whileHoldingTheLockfileLock_isRejected() {
-    LocalFileLock lockfileLock = LocalFileLock.at(state.resolve("x.lock"), state.resolve("x"), clock.sleeper());
-    try (LocalFileLock.Held inner = lockfileLock.acquire()) {
+  void acquire_whileHoldingAnInnerLevel_isRejected() {
+    try (LockOrder.Ticket inner = LockOrder.enter(LockLevel.LOCKFILE, "an inner lock")) {
       assertThatThrownBy(() -> lock().acquire(clock.instant(), "target"))
           .isInstanceOf(LockOrderException.class)
           .extracting(e -> ((LockOrderException) e).code()).isEqualTo("lock_order");
