@@ -54,8 +54,7 @@ import org.junit.jupiter.api.io.TempDir;
  * entry; a failed lockfile publish that keeps the archive and replays; superseded and removed
  * archives deleted only after the lockfile publish, and kept when it fails or when a peer pins them
  * again; one object for two checkouts installing at once; a tampered tier refused at restore with
- * nothing extracted; a staged copy turned into a link never travels; and the datastore's own mode
- * (direct for a {@link dev.tierlock.spi.DirectAccess} store). Test methods are final. Not
+ * nothing extracted; a staged copy turned into a link never travels. Test methods are final. Not
  * thread-safe (JUnit runs one test per instance).
  */
 public abstract class ArchiveStoreContract extends ArchiveTransactionContract {

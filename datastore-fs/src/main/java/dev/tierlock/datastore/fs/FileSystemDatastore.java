@@ -5,7 +5,6 @@ import dev.tierlock.datastore.fs.ObjectReader.ObjectState;
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.DatastoreIdentity;
 import dev.tierlock.spi.DeleteResult;
-import dev.tierlock.spi.DirectAccess;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
@@ -24,12 +23,12 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * A datastore in a shared directory: each object is a plain file at {@code <root>/<key>}, so the
- * shared lockfile is a real file that direct mode edits in place ({@link DirectAccess}).
+ * A datastore in a shared directory: each object is a plain file at {@code <root>/<key>}. Tierlock
+ * uses it exactly as it uses S3 or GCS: the shared lockfile is fetched by a conditional read and
+ * written by a compare-and-swap on the version fetched.
  *
  * <p><b>Layout.</b> Everything else lives in the internal directory {@code <root>/.tierlock/},
- * which is never listed and never an object: per-key lock files in {@code locks/} (also {@link
- * #lockDirectory()}) and metadata sidecars in {@code meta/}. Keys with a {@code .tierlock}
+ * which is never listed and never an object: per-key lock files in {@code locks/} and metadata sidecars in {@code meta/}. Keys with a {@code .tierlock}
  * segment (any letter case), a segment shaped like a temp file, a segment over 255 bytes (a last
  * segment over 213), or that need a file where a directory is (or the reverse: {@code a} and
  * {@code a/b} cannot both be objects) are refused with {@link IllegalArgumentException}.
@@ -46,9 +45,8 @@ import java.util.Optional;
  * file over the target atomically, forces the directory and releases the lock. Unconditional
  * writes are last-writer-wins. A crash at any point leaves either the old object or the new one;
  * a temp file it leaves behind is ignored. Preconditions are atomic with respect to every writer
- * that goes through a {@code FileSystemDatastore}: processes that replace object files by other
- * means (direct-mode edits of the lockfile) must serialise with datastore writers of the same key
- * themselves; an object they write reads as having no metadata.
+ * that goes through a {@code FileSystemDatastore}; a file replaced by other means reads as a new
+ * version with no metadata.
  *
  * <p><b>Reads</b> take no lock: files are only ever replaced by atomic moves, so a reader sees the
  * old bytes or the new, never a torn mix, each paired with its own metadata. A whole read checks
@@ -84,7 +82,7 @@ import java.util.Optional;
  *
  * <p>Thread-safe. Holds no open file or lock between calls; {@link #close()} does nothing.
  */
-public final class FileSystemDatastore implements Datastore, DirectAccess {
+public final class FileSystemDatastore implements Datastore {
 
   /** The most bytes of metadata names and values one object may carry here, as on GCS. */
   public static final int MAX_METADATA_BYTES = 8192;
@@ -331,30 +329,12 @@ public final class FileSystemDatastore implements Datastore, DirectAccess {
   }
 
   /**
-   * {@inheritDoc}
+   * Returns the file that holds the object at {@code key} (which may not exist yet); for tests.
    *
    * @throws IllegalArgumentException if the key cannot live in a filesystem datastore
    */
-  @Override
-  public Path pathOf(ObjectKey key) {
+  Path pathOf(ObjectKey key) {
     return layout.objectPath(key, "locate");
-  }
-
-  /**
-   * {@inheritDoc}
-   *
-   * <p>This is {@code <root>/.tierlock/locks}; the per-key lock files of this datastore live there
-   * too, named by the SHA-256 of their key.
-   *
-   * @throws dev.tierlock.spi.DatastoreUnavailableException if the directory cannot be created
-   */
-  @Override
-  public Path lockDirectory() {
-    try {
-      return Files.createDirectories(layout.lockDirectory());
-    } catch (IOException | UnsupportedOperationException | SecurityException e) {
-      throw failures.reading("create", "lock directory", e);
-    }
   }
 
   /** Does nothing: this datastore holds no open file or lock between calls. */

@@ -65,7 +65,7 @@ class FileSystemDatastoreLayoutTest {
   void list_neverShowsTheInternalDirectory() throws IOException {
     store.write(LOCKFILE, body("x"), WriteCondition.none(), COMMIT_A);
     store.write(ObjectKey.of(".datastore.lock"), body("lock"), WriteCondition.mustNotExist(), COMMIT_A);
-    Files.writeString(store.lockDirectory().resolve("lockfile.lock"), "");
+    Files.writeString(new RootLayout(store.root()).lockDirectory().resolve("lockfile.lock"), "");
 
     try (Stream<Path> internal = Files.walk(store.root().resolve(".tierlock"))) {
       assertThat(internal.filter(Files::isRegularFile).count()).isGreaterThanOrEqualTo(4);
