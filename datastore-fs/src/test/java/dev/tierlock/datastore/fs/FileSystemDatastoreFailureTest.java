@@ -28,8 +28,6 @@ import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -229,12 +227,9 @@ class FileSystemDatastoreFailureTest {
     assertThat(text(found.bytes())).isEqualTo("old bytes");
     assertThat(found.object()).isEqualTo(new StoredObject(KEY, oldVersion, 9, OLD_META));
     assertThat(Fixtures.keys(store.list(""))).containsExactly(KEY.value());
-    assertThat(tempFiles()).as("temp files left behind").isEmpty();
-  }
-
-  private List<Path> tempFiles() {
-    try (Stream<Path> files = Files.walk(root)) {
-      return files.filter(f -> RootLayout.isTemp(f.getFileName().toString())).toList();
+    try {
+      assertThat(Fixtures.tempFiles(root)).as("temp files left behind").isEmpty();
+      assertThat(Fixtures.filesOutsideInternal(root)).containsExactly(KEY.value());
     } catch (IOException e) {
       throw new AssertionError(e);
     }

@@ -266,14 +266,17 @@ class FileSystemDatastoreTest {
   }
 
   @Test
-  void open_missingRoot_isCreatedWithItsInternalDirectory() {
+  void open_missingRoot_isCreated_andItsInternalDirectoryOnlyByTheFirstWrite() throws IOException {
     Path fresh = dir.resolve("a/b/c");
 
     FileSystemDatastore created = FileSystemDatastore.open(fresh);
 
-    assertThat(fresh).isDirectory();
-    assertThat(created.root().resolve(".tierlock/locks")).isDirectory();
+    assertThat(fresh).isDirectory().isEmptyDirectory();
     assertThat(created.list("")).isEmpty();
+    created.write(LOCKFILE, body("{}\n"), WriteCondition.mustNotExist(), COMMIT_A);
+    assertThat(created.root().resolve(".tierlock/locks")).isDirectory();
+    assertThat(created.root().resolve(".tierlock/meta")).isDirectory();
+    assertThat(created.root().resolve(".tierlock/tmp")).isEmptyDirectory();
   }
 
   @Test

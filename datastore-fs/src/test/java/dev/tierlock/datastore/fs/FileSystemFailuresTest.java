@@ -3,6 +3,7 @@ package dev.tierlock.datastore.fs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tierlock.spi.DatastoreAccessDeniedException;
+import dev.tierlock.spi.DatastoreBusyException;
 import dev.tierlock.spi.DatastoreException;
 import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.spi.OutcomeUnknownException;
@@ -82,15 +83,15 @@ class FileSystemFailuresTest {
   }
 
   @Test
-  void lockTimeoutAndInterruption_sayNothingChanged() {
-    DatastoreUnavailableException timeout = failures.lockTimeout("write", "a", Duration.ofSeconds(10), null);
-    DatastoreUnavailableException named = failures.lockTimeout("delete", "a", Duration.ofSeconds(10),
+  void lockTimeout_isBusyNamingTheHolder_andInterruption_saysNothingChanged() {
+    DatastoreBusyException timeout = failures.lockTimeout("write", "a", Duration.ofSeconds(10), null);
+    DatastoreBusyException named = failures.lockTimeout("delete", "a", Duration.ofSeconds(10),
         "pid 4242 on host h since 2026-01-01T00:00:00Z; started 2025-12-31T23:00:00Z (n; guards g)");
     InterruptedException interrupt = new InterruptedException();
 
     assertThat(timeout).hasMessage("Cannot write object a at file:///share/tier/: its lock stayed held by another"
         + " writer for PT10S (the lock timeout); nothing changed");
-    assertThat(timeout.code()).isEqualTo("datastore_unavailable");
+    assertThat(timeout.code()).isEqualTo("datastore_busy");
     assertThat(named).hasMessage("Cannot delete object a at file:///share/tier/: its lock stayed held by pid 4242 on host h"
         + " since 2026-01-01T00:00:00Z; started 2025-12-31T23:00:00Z (n; guards g) for PT10S (the lock timeout); nothing changed");
     assertThat(failures.interrupted("delete", "a", interrupt))
