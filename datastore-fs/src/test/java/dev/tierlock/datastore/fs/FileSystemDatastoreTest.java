@@ -280,6 +280,20 @@ class FileSystemDatastoreTest {
   }
 
   @Test
+  void open_existingRoot_andEveryRead_createNothingInIt() throws IOException {
+    Path existing = Files.createDirectories(dir.resolve("existing"));
+
+    FileSystemDatastore opened = FileSystemDatastore.open(existing);
+    assertThat(opened.read(LOCKFILE, ReadCondition.always(), LockfileCodec.MAX_BYTES)).isEqualTo(ReadResult.Absent.INSTANCE);
+    assertThat(opened.stat(LOCKFILE)).isEmpty();
+    assertThat(opened.openStream(LOCKFILE)).isEmpty();
+    assertThat(opened.list("")).isEmpty();
+    assertThat(opened.list("config/")).isEmpty();
+
+    assertThat(existing).isEmptyDirectory();
+  }
+
+  @Test
   void open_relativeOrNonDirectoryRoot_isRefused() throws IOException {
     Path file = Files.writeString(dir.resolve("plain.txt"), "not a directory");
 
