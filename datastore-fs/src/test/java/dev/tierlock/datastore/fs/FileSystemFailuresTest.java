@@ -15,6 +15,7 @@ import java.nio.channels.FileLockInterruptionException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.ReadOnlyFileSystemException;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -47,6 +48,27 @@ class FileSystemFailuresTest {
         .hasMessage("Cannot list prefix \"a/\" at file:///share/tier/: NoSuchFileException: /share/tier/a");
     assertThat(failures.reading("read", "object a", new SecurityException("no")))
         .isExactlyInstanceOf(DatastoreAccessDeniedException.class);
+  }
+
+  @Test
+  void aReadOnlyFileSystem_isAccessDenied_andChangedNothing() {
+    ReadOnlyFileSystemException provider = new ReadOnlyFileSystemException();
+    FileSystemException erofs = new FileSystemException("/share/tier/.tierlock/tmp/t", null, "Read-only file system");
+
+    assertThat(failures.changing("write", "a", Phase.PREPARE, provider))
+        .isExactlyInstanceOf(DatastoreAccessDeniedException.class)
+        .hasMessage("Cannot write object a at file:///share/tier/: the file system is read-only"
+            + " (ReadOnlyFileSystemException); nothing changed")
+        .hasCause(provider);
+    assertThat(failures.changing("delete", "a", Phase.COMMIT, erofs))
+        .isExactlyInstanceOf(DatastoreAccessDeniedException.class)
+        .hasMessage("Cannot delete object a at file:///share/tier/: the file system is read-only (FileSystemException:"
+            + " /share/tier/.tierlock/tmp/t: Read-only file system); nothing changed");
+    assertThat(failures.reading("open", "filesystem datastore", new UncheckedIOException(erofs)))
+        .isExactlyInstanceOf(DatastoreAccessDeniedException.class)
+        .hasMessageStartingWith("Cannot open filesystem datastore at file:///share/tier/: the file system is read-only");
+    assertThat(failures.changing("write", "a", Phase.DURABLE, erofs)).isExactlyInstanceOf(OutcomeUnknownException.class);
+    assertThat(FileSystemFailures.isReadOnly(new FileSystemException("/a", null, "Input/output error"))).isFalse();
   }
 
   @Test
