@@ -103,11 +103,6 @@ final class TempFiles {
     return hostDigest + "-" + pid + "-" + (start == null ? "unknown" : Long.toString(start.toEpochMilli())) + "-";
   }
 
-  /** Returns the directory the temp files live in. */
-  Path directory() {
-    return directory;
-  }
-
   /**
    * Creates a new empty temp file named for this process, creating the directory if it is
    * missing; first sweeps the directory if a sweep is due.
@@ -149,7 +144,13 @@ final class TempFiles {
       @Nullable FileTime now = fresh == null ? null : Files.getLastModifiedTime(fresh, LinkOption.NOFOLLOW_LINKS);
       try (DirectoryStream<Path> entries = Files.newDirectoryStream(directory)) {
         for (Path entry : entries) {
-          Optional<String> reason = entry.equals(fresh) ? Optional.empty() : staleness(entry, now);
+          Optional<String> reason;
+          try {
+            reason = entry.equals(fresh) ? Optional.empty() : staleness(entry, now);
+          } catch (IOException e) {
+            LOG.debug("Cannot judge the temp file {}: {}; the next sweep tries again", entry, e.toString());
+            continue;
+          }
           if (reason.isPresent() && delete(entry, reason.get())) {
             deleted++;
           }
