@@ -64,7 +64,7 @@ final class DatastoreArchiveStore implements ArchiveStore {
 
   @Override
   public Optional<ArchiveFile> read(ExtensionArchiveKey key, Duration timeout) {
-    Deadline deadline = Deadline.after(clock, timeout, key);
+    ReadCheckpoint deadline = ReadCheckpoint.after(clock, timeout, key);
     deadline.check();
     Path local = cache.path(namespace, key);
     Optional<ArchiveFile> cached = cache.verified(key, local, deadline);
@@ -206,7 +206,7 @@ final class DatastoreArchiveStore implements ArchiveStore {
         outcome == ArchiveChange.Outcome.DELETED ? List.of(key.tierPath()) : List.of());
   }
 
-  private ArchiveFile download(ExtensionArchiveKey key, Path local, ObjectStream stream, Deadline deadline) {
+  private ArchiveFile download(ExtensionArchiveKey key, Path local, ObjectStream stream, ReadCheckpoint deadline) {
     long declared = stream.object().size();
     if (declared > limits.maxCompressedBytes()) {
       throw new ArchiveLimitException(key.toString(), ArchiveLimit.COMPRESSED_BYTES, limits.maxCompressedBytes(),
