@@ -2,7 +2,6 @@ package dev.tierlock.cli;
 
 import dev.tierlock.ExtensionName;
 import dev.tierlock.Lockfile;
-import dev.tierlock.LockfileCodec;
 import dev.tierlock.LockfileEntry;
 import dev.tierlock.Tierlock;
 import dev.tierlock.TransactionResult;
@@ -42,8 +41,8 @@ final class EntriesCommand {
         Lockfile lockfile = tierlock.snapshot();
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
-          out.print(LockfileCodec.encodeText(lockfile));
-        } else if (lockfile.isEmpty()) {
+          out.print(lockfile.text());
+        } else if (lockfile.isEmpty() && lockfile.foreign().isEmpty()) {
           out.println("(no entries)");
         } else {
           for (Map.Entry<ExtensionName, LockfileEntry> e : lockfile.entries().entrySet()) {
@@ -51,6 +50,8 @@ final class EntriesCommand {
             out.printf("%s\t%s\t%s%s%n", e.getKey(), entry.version(), entry.pulledAt(),
                 entry.checksum().map(c -> "\tsha256:" + c.substring(0, 12)).orElse(""));
           }
+          // members that are not valid entries are kept as they are; a write to them is refused
+          lockfile.foreign().forEach(f -> out.printf("%s\t(foreign: %s)%n", f.name(), f.reason()));
         }
         out.flush();
         return ExitCodes.OK;
@@ -74,7 +75,7 @@ final class EntriesCommand {
         LockfileEntry entry = tierlock.snapshot().entry(extension)
             .orElseThrow(() -> new NotFoundException("Cannot show entry " + extension + ": the shared lockfile has no such entry"));
         PrintWriter out = spec.commandLine().getOut();
-        out.print(LockfileCodec.encodeText(Lockfile.EMPTY.with(extension, entry)));
+        out.print(Lockfile.EMPTY.with(extension, entry).text());
         out.flush();
         return ExitCodes.OK;
       }

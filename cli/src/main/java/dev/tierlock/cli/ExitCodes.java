@@ -7,6 +7,7 @@ import dev.tierlock.spi.DatastoreUnsafeException;
 import dev.tierlock.InvalidNameException;
 import dev.tierlock.LockTimeoutException;
 import dev.tierlock.PendingChange;
+import dev.tierlock.UnknownSchemeException;
 import dev.tierlock.LockfileConflictException;
 import dev.tierlock.LockfileOutcomeUnknownException;
 import dev.tierlock.ManagedConfigUnpublishedException;
@@ -27,7 +28,7 @@ final class ExitCodes {
 
   /** Maps a failure to its exit code. */
   static int of(Exception ex) {
-    if (ex instanceof InvalidNameException || ex instanceof IllegalArgumentException) {
+    if (ex instanceof InvalidNameException || ex instanceof UnknownSchemeException || ex instanceof IllegalArgumentException) {
       return USAGE;
     }
     if (ex instanceof NotFoundException) {
