@@ -255,7 +255,8 @@ final class PendingScenarios {
     assertBlocked(() -> a.remove("@s/x"), a, PendingChange.State.OUTCOME_UNKNOWN, "set @s/x 1, set @s/y 1");
     TransactionResult refreshed = a.transaction().refresh();
     assertThat(refreshed.warnings()).singleElement().asString().startsWith("A change of this checkout is pending"
-        + " (outcome unknown: set @s/x 1, set @s/y 1 (commit ");
+        + " (outcome unknown: set @s/x 1, set @s/y 1 (commit ")
+        .endsWith("); every transaction on this checkout fails until it is re-applied or discarded");
     assertThat(versions(f.shared())).as("nothing of a's was published, nothing of b's reverted")
         .containsEntry("@s/x", "2").doesNotContainKeys("@s/y", "@s/z");
 
@@ -359,7 +360,8 @@ final class PendingScenarios {
       assertThat(recordOf(a)).hasContent(newer);
     }
     assertThat(a.transaction().refresh().warnings()).singleElement().asString()
-        .startsWith("A change of this checkout is pending (unreadable: unreadable record; the record has format version 4");
+        .startsWith("A change of this checkout is pending (unreadable: unreadable record; the record has format version 4")
+        .endsWith("); every transaction on this checkout fails until it is re-applied or discarded");
     assertThat(recordOf(a)).hasContent(newer);
     assertThat(f.lockfileWrites()).isZero();
 
