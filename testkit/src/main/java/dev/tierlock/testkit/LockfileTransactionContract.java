@@ -23,8 +23,9 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>Every case is listed below by name, grouped by concept, as a final method of this class; the
  * longer bodies live in one package-private class per group ({@code PublishingScenarios}, {@code
- * PendingScenarios}, {@code RecoveryScenarios}, {@code LocksAndReadsScenarios}, {@code
- * LockfileBytesScenarios}). Cases named after a finding of issue 8 would fail on the code before it.
+ * PendingScenarios}, {@code LostAnswerScenarios}, {@code RecoveryScenarios}, {@code
+ * LocksScenarios}, {@code BoundaryScenarios}, {@code LockfileBytesScenarios}). Cases named after a
+ * finding of issue 8 would fail on the code before it.
  * A store with a small metadata capacity is played by wrapping the store under test so that it
  * reports one; a store that ignores preconditions, by wrapping it so that it drops them. Not
  * thread-safe (JUnit runs one test per instance).
@@ -81,12 +82,20 @@ public abstract class LockfileTransactionContract {
     return new PendingScenarios(fixture());
   }
 
+  private LostAnswerScenarios lostAnswers() {
+    return new LostAnswerScenarios(fixture());
+  }
+
   private RecoveryScenarios recovery() {
     return new RecoveryScenarios(fixture());
   }
 
-  private LocksAndReadsScenarios locksAndReads() {
-    return new LocksAndReadsScenarios(fixture());
+  private LocksScenarios locks() {
+    return new LocksScenarios(fixture());
+  }
+
+  private BoundaryScenarios boundaries() {
+    return new BoundaryScenarios(fixture());
   }
 
   private LockfileBytesScenarios bytes() {
@@ -185,7 +194,7 @@ public abstract class LockfileTransactionContract {
     publishing().aRefusedWriteAfterTheDeadline_endsUnpublished_andTheNextRunPublishesIt();
   }
 
-  // ---- Pending changes and honest outcomes --------------------------------------------------------
+  // ---- Pending changes ---------------------------------------------------------------------------
 
   /** A failed publish keeps the change; the next run publishes it on top of the peers' newer lockfile. */
   @Test
@@ -211,60 +220,6 @@ public abstract class LockfileTransactionContract {
     pending().aStaleReplayedChange_isDroppedWithAWarning_onlyBecauseAPeerChangedItSince();
   }
 
-  /** A lost answer is settled by one read-back: landed, one write. */
-  @Test
-  public final void aLostAnswerWithAWorkingReadBack_resolvesToSuccess_withOneWrite() {
-    pending().aLostAnswerWithAWorkingReadBack_resolvesToSuccess_withOneWrite();
-  }
-
-  /** A lost answer whose read-back fails is settled by the run's next fetch, never written twice. */
-  @Test
-  public final void aLostAnswerWithAFailedReadBack_isSettledByTheNextFetchOfTheSameRun() {
-    pending().aLostAnswerWithAFailedReadBack_isSettledByTheNextFetchOfTheSameRun();
-  }
-
-  /** A lost answer, then a stall in which a peer removes the entry: landed, and the removal stands. */
-  @Test
-  public final void aLostAnswer_thenAPeerRemovalWhileStalled_keepsThePeersRemoval() {
-    pending().aLostAnswer_thenAPeerRemovalWhileStalled_keepsThePeersRemoval();
-  }
-
-  /** An unanswered write that did not land, then a peer's publish: proven absent by the lineage, published on top. */
-  @Test
-  public final void anUnansweredWriteThatDidNotLand_thenAPeerPublishWhileStalled_isPublishedOnTopOfIt() {
-    pending().anUnansweredWriteThatDidNotLand_thenAPeerPublishWhileStalled_isPublishedOnTopOfIt();
-  }
-
-  /** Finding 7: a lost answer on the last attempt is an unknown outcome (in flight), never "unpublished". */
-  @Test
-  public final void aLostAnswerOnTheLastAttempt_isAnUnknownOutcomeInFlight_notUnpublished_whateverThePolicy() {
-    pending().aLostAnswerOnTheLastAttempt_isAnUnknownOutcomeInFlight_notUnpublished_whateverThePolicy();
-  }
-
-  /** Finding 1: past the lineage, the change is never dropped; every run fails until it is re-applied. */
-  @Test
-  public final void aLostAnswer_thenMorePeerCommitsThanTheLineageHolds_blocksEveryRunUntilReapplied_withoutRevertingAPeer() {
-    pending().aLostAnswer_thenMorePeerCommitsThanTheLineageHolds_blocksEveryRunUntilReapplied_withoutRevertingAPeer();
-  }
-
-  /** Finding 1: or until it is discarded. */
-  @Test
-  public final void aLostAnswer_thenMorePeerCommitsThanTheLineageHolds_isClearedOnlyByDiscarding() {
-    pending().aLostAnswer_thenMorePeerCommitsThanTheLineageHolds_isClearedOnlyByDiscarding();
-  }
-
-  /** Finding 1: within the lineage, a write that landed is settled on its own and not applied again. */
-  @Test
-  public final void aLostAnswer_thenFewerPeerCommitsThanTheLineageHolds_isSettledAsLanded() {
-    pending().aLostAnswer_thenFewerPeerCommitsThanTheLineageHolds_isSettledAsLanded();
-  }
-
-  /** Finding 1: within the lineage, a write that did not land is settled on its own and published again. */
-  @Test
-  public final void aLostAnswer_thenFewerPeerCommitsThanTheLineageHolds_isSettledAsNotLanded_andPublishedAgain() {
-    pending().aLostAnswer_thenFewerPeerCommitsThanTheLineageHolds_isSettledAsNotLanded_andPublishedAgain();
-  }
-
   /** Finding 7: a record of a newer format is refused, never overwritten, until discarded. */
   @Test
   public final void anUnknownNewerPendingRecordVersion_isRefused_andKeptByteIdenticalUntilDiscarded() throws Exception {
@@ -281,6 +236,62 @@ public abstract class LockfileTransactionContract {
   @Test
   public final void aPendingRecordWithoutABase_neverRevertsAPeersNewerValue() throws Exception {
     pending().aPendingRecordWithoutABase_neverRevertsAPeersNewerValue();
+  }
+
+  // ---- Lost answers and honest outcomes ----------------------------------------------------------
+
+  /** A lost answer is settled by one read-back: landed, one write. */
+  @Test
+  public final void aLostAnswerWithAWorkingReadBack_resolvesToSuccess_withOneWrite() {
+    lostAnswers().aLostAnswerWithAWorkingReadBack_resolvesToSuccess_withOneWrite();
+  }
+
+  /** A lost answer whose read-back fails is settled by the run's next fetch, never written twice. */
+  @Test
+  public final void aLostAnswerWithAFailedReadBack_isSettledByTheNextFetchOfTheSameRun() {
+    lostAnswers().aLostAnswerWithAFailedReadBack_isSettledByTheNextFetchOfTheSameRun();
+  }
+
+  /** A lost answer, then a stall in which a peer removes the entry: landed, and the removal stands. */
+  @Test
+  public final void aLostAnswer_thenAPeerRemovalWhileStalled_keepsThePeersRemoval() {
+    lostAnswers().aLostAnswer_thenAPeerRemovalWhileStalled_keepsThePeersRemoval();
+  }
+
+  /** An unanswered write that did not land, then a peer's publish: proven absent by the lineage, published on top. */
+  @Test
+  public final void anUnansweredWriteThatDidNotLand_thenAPeerPublishWhileStalled_isPublishedOnTopOfIt() {
+    lostAnswers().anUnansweredWriteThatDidNotLand_thenAPeerPublishWhileStalled_isPublishedOnTopOfIt();
+  }
+
+  /** Finding 7: a lost answer on the last attempt is an unknown outcome (in flight), never "unpublished". */
+  @Test
+  public final void aLostAnswerOnTheLastAttempt_isAnUnknownOutcomeInFlight_notUnpublished_whateverThePolicy() {
+    lostAnswers().aLostAnswerOnTheLastAttempt_isAnUnknownOutcomeInFlight_notUnpublished_whateverThePolicy();
+  }
+
+  /** Finding 1: past the lineage, the change is never dropped; every run fails until it is re-applied. */
+  @Test
+  public final void aLostAnswer_thenMorePeerCommitsThanTheLineageHolds_blocksEveryRunUntilReapplied_withoutRevertingAPeer() {
+    lostAnswers().aLostAnswer_thenMorePeerCommitsThanTheLineageHolds_blocksEveryRunUntilReapplied_withoutRevertingAPeer();
+  }
+
+  /** Finding 1: or until it is discarded. */
+  @Test
+  public final void aLostAnswer_thenMorePeerCommitsThanTheLineageHolds_isClearedOnlyByDiscarding() {
+    lostAnswers().aLostAnswer_thenMorePeerCommitsThanTheLineageHolds_isClearedOnlyByDiscarding();
+  }
+
+  /** Finding 1: within the lineage, a write that landed is settled on its own and not applied again. */
+  @Test
+  public final void aLostAnswer_thenFewerPeerCommitsThanTheLineageHolds_isSettledAsLanded() {
+    lostAnswers().aLostAnswer_thenFewerPeerCommitsThanTheLineageHolds_isSettledAsLanded();
+  }
+
+  /** Finding 1: within the lineage, a write that did not land is settled on its own and published again. */
+  @Test
+  public final void aLostAnswer_thenFewerPeerCommitsThanTheLineageHolds_isSettledAsNotLanded_andPublishedAgain() {
+    lostAnswers().aLostAnswer_thenFewerPeerCommitsThanTheLineageHolds_isSettledAsNotLanded_andPublishedAgain();
   }
 
   // ---- Crash recovery ------------------------------------------------------------------------------
@@ -339,84 +350,86 @@ public abstract class LockfileTransactionContract {
     recovery().aCheckoutLockedByAnotherProcess_timesTheRunOutNamingTheLock();
   }
 
-  // ---- Locks and reads ----------------------------------------------------------------------------
+  // ---- Locks ------------------------------------------------------------------------------------
 
   /** A run (or refresh, or re-apply) started inside a run on the same thread is refused. */
   @Test
   public final void startingARunInsideARun_isRejected_andReleasesTheLocks() {
-    locksAndReads().startingARunInsideARun_isRejected_andReleasesTheLocks();
+    locks().startingARunInsideARun_isRejected_andReleasesTheLocks();
   }
 
   /** Locks are taken in order: the global lock inside the pulled-extensions lock is refused. */
   @Test
   public final void lockOrder_theGlobalLockInsideThePulledExtensionsLock_isRejected() {
-    locksAndReads().lockOrder_theGlobalLockInsideThePulledExtensionsLock_isRejected();
+    locks().lockOrder_theGlobalLockInsideThePulledExtensionsLock_isRejected();
   }
 
   /** Pulled-extensions sections nest inside one run and are released after it. */
   @Test
   public final void pulledExtensionsSections_nestInsideOneRun_andAreReleasedAfterIt() {
-    locksAndReads().pulledExtensionsSections_nestInsideOneRun_andAreReleasedAfterIt();
+    locks().pulledExtensionsSections_nestInsideOneRun_andAreReleasedAfterIt();
   }
 
   /** A live holder of the global lock times the lock out, named in the message. */
   @Test
   public final void aLiveHolder_timesTheLockOut_namingIt() {
-    locksAndReads().aLiveHolder_timesTheLockOut_namingIt();
+    locks().aLiveHolder_timesTheLockOut_namingIt();
   }
 
   /** An unreachable store fails the lock as unavailable, changing nothing. */
   @Test
   public final void anUnreachableStore_failsTheLockAsUnavailable_andChangesNothing() {
-    locksAndReads().anUnreachableStore_failsTheLockAsUnavailable_andChangesNothing();
-  }
-
-  /** A failed fetch runs no change and changes nothing. */
-  @Test
-  public final void aFailedFetch_runsNoChange_andChangesNothing() {
-    locksAndReads().aFailedFetch_runsNoChange_andChangesNothing();
-  }
-
-  /** {@code refresh()} is read-only: one conditional read, no lock write, a pending change left pending. */
-  @Test
-  public final void refresh_isReadOnly_costsOneConditionalRead_andLeavesAPendingChangePending() {
-    locksAndReads().refresh_isReadOnly_costsOneConditionalRead_andLeavesAPendingChangePending();
-  }
-
-  /** Finding 5: reads need no lock; a snapshot costs one read and writes nothing. */
-  @Test
-  public final void snapshot_needsNoLock_costsOneRead_andWritesNothing_whileAnotherCheckoutHoldsTheGlobalLock() {
-    locksAndReads().snapshot_needsNoLock_costsOneRead_andWritesNothing_whileAnotherCheckoutHoldsTheGlobalLock();
-  }
-
-  /** Finding 5: no write outside a run: a leaked context refuses everything. */
-  @Test
-  public final void theContext_refusesEveryUseAfterItsChangeReturned() {
-    locksAndReads().theContext_refusesEveryUseAfterItsChangeReturned();
-  }
-
-  /** Finding 5: a context used from another thread is refused; another thread's run publishes only its own change. */
-  @Test
-  public final void theContext_usedFromAnotherThreadDuringARun_isRefused_andNothingIsSweptIntoTheRun() throws Exception {
-    locksAndReads().theContext_usedFromAnotherThreadDuringARun_isRefused_andNothingIsSweptIntoTheRun();
+    locks().anUnreachableStore_failsTheLockAsUnavailable_andChangesNothing();
   }
 
   /** Finding 2: a checkout on the store and one on a wrapper around it share the lock and lose nothing. */
   @Test
   public final void checkoutsOfDifferentConfigurationsOnOneStore_interleaved_loseNothing() {
-    locksAndReads().checkoutsOfDifferentConfigurationsOnOneStore_interleaved_loseNothing();
+    locks().checkoutsOfDifferentConfigurationsOnOneStore_interleaved_loseNothing();
+  }
+
+  // ---- What a run may read, write and touch -------------------------------------------------------
+
+  /** A failed fetch runs no change and changes nothing. */
+  @Test
+  public final void aFailedFetch_runsNoChange_andChangesNothing() {
+    boundaries().aFailedFetch_runsNoChange_andChangesNothing();
+  }
+
+  /** {@code refresh()} is read-only: one conditional read, no lock write, a pending change left pending. */
+  @Test
+  public final void refresh_isReadOnly_costsOneConditionalRead_andLeavesAPendingChangePending() {
+    boundaries().refresh_isReadOnly_costsOneConditionalRead_andLeavesAPendingChangePending();
+  }
+
+  /** Finding 5: reads need no lock; a snapshot costs one read and writes nothing. */
+  @Test
+  public final void snapshot_needsNoLock_costsOneRead_andWritesNothing_whileAnotherCheckoutHoldsTheGlobalLock() {
+    boundaries().snapshot_needsNoLock_costsOneRead_andWritesNothing_whileAnotherCheckoutHoldsTheGlobalLock();
+  }
+
+  /** Finding 5: no write outside a run: a leaked context refuses everything. */
+  @Test
+  public final void theContext_refusesEveryUseAfterItsChangeReturned() {
+    boundaries().theContext_refusesEveryUseAfterItsChangeReturned();
+  }
+
+  /** Finding 5: a context used from another thread is refused; another thread's run publishes only its own change. */
+  @Test
+  public final void theContext_usedFromAnotherThreadDuringARun_isRefused_andNothingIsSweptIntoTheRun() throws Exception {
+    boundaries().theContext_usedFromAnotherThreadDuringARun_isRefused_andNothingIsSweptIntoTheRun();
   }
 
   /** Nothing internal travels, checked on the operation log and on what the store holds. */
   @Test
   public final void onlyTheLockfile_theGlobalLockAndTheSelfCheck_areEverWritten() throws Exception {
-    locksAndReads().onlyTheLockfile_theGlobalLockAndTheSelfCheck_areEverWritten();
+    boundaries().onlyTheLockfile_theGlobalLockAndTheSelfCheck_areEverWritten();
   }
 
   /** Finding 3: a store that ignores preconditions surfaces from {@code run} as {@code DatastoreUnsafeException}. */
   @Test
   public final void aStoreThatIgnoresPreconditions_isRefusedByRunAsUnsafe_beforeAnyWrite() {
-    locksAndReads().aStoreThatIgnoresPreconditions_isRefusedByRunAsUnsafe_beforeAnyWrite();
+    boundaries().aStoreThatIgnoresPreconditions_isRefusedByRunAsUnsafe_beforeAnyWrite();
   }
 
   // ---- Lockfile bytes -----------------------------------------------------------------------------

@@ -44,7 +44,7 @@ import net.jqwik.api.lifecycle.AfterContainer;
 class LockfileTransactionPropertyTest {
 
   /** A metadata capacity that keeps a lineage of five 16-character commit ids. */
-  static final int SHORT_CAPACITY = PendingScenarios.SHORT_CAPACITY;
+  static final int SHORT_CAPACITY = LostAnswerScenarios.SHORT_CAPACITY;
 
   /** The lockfile the store holds at the start of a seeded scenario: as another tool left it. */
   static final String SEED = "{\n"
