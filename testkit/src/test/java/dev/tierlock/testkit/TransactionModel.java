@@ -36,10 +36,12 @@ import org.jspecify.annotations.Nullable;
  *       base held (so no write reverts a change its writer never saw).
  *   <li><b>After every run</b>, whatever it returned or threw, each outstanding edit is held by the
  *       checkout's record with the same target, or it is settled: it landed, or the checkout read a
- *       version that already had it, or it was dropped (a warning, or a conflict of the run) and the
- *       checkout read a version in which another checkout had changed that name since the edit's
- *       base to something else. Anything else is a lost change. The record holds nothing the model
- *       did not ask for; a run that returned PUBLISHED or NO_CHANGE leaves no record.
+ *       version that already had it, or it was dropped (a warning of a run that returned, a
+ *       conflict it threw; or, for a run that threw otherwise or died, whose warnings reach only the
+ *       log, silently: counted in {@link #unreportedDrops()}) and the checkout read a version in
+ *       which another checkout had changed that name since the edit's base to something else.
+ *       Anything else is a lost change. The record holds nothing the model did not ask for; a run
+ *       that returned PUBLISHED or NO_CHANGE leaves no record.
  * </ul>
  *
  * <p>Not thread-safe: the property runs on one thread.
