@@ -96,7 +96,8 @@ public final class LockfileTransaction {
    * Holds only the checkout's transaction lock and costs one conditional read.
    *
    * @return {@link TransactionStatus#NO_CHANGE} with the shared lockfile as fetched, and a warning
-   *     when a pending change is recorded
+   *     when a pending change is recorded (saying whether the next transaction settles it, or every
+   *     transaction fails until it is re-applied or discarded)
    * @throws LockTimeoutException if the checkout's transaction lock was not acquired in time
    * @throws ManagedLockfileUnavailableException if the shared lockfile could not be fetched
    * @throws LockfileFormatException if it does not parse
@@ -110,7 +111,9 @@ public final class LockfileTransaction {
     try (CheckoutLock.Held held = settings.checkoutLock().acquire(deadline(), describe())) {
       List<String> warnings = new ArrayList<>();
       Optional.ofNullable(settings.pending().view(settings.pending().read())).ifPresent(p -> warn(warnings,
-          "A change of this checkout is pending (" + p.describe() + "); the next transaction settles it"));
+          "A change of this checkout is pending (" + p.describe() + "); " + (p.blocksTransactions()
+              ? "every transaction on this checkout fails until it is re-applied or discarded"
+              : "the next transaction settles it")));
       SyncPort.Fetched fetched = fetch();
       return new TransactionResult(TransactionStatus.NO_CHANGE, LockfileDelta.EMPTY, 0, warnings, fetched.lockfile());
     } finally {

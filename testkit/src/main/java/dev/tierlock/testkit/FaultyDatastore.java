@@ -25,7 +25,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * A {@link Datastore} decorator that injects faults and logs every call; it wraps any datastore
  * (the fake remote, a filesystem, S3, GCS). The faults are set through {@link #faults()} (see
- * {@link Faults} for the order in which they apply), the calls are read back from {@link #log()}.
+ * {@link Faults} for the order in which they apply, hooks before and after a call included), the
+ * calls are read back from {@link #log()}.
  * Every injected failure is an exception the {@link Datastore} contract allows. Only {@link
  * Datastore} is exposed; the wrapped store itself is reached through {@link #delegate()}. What the store is and
  * holds ({@link #identity()}, {@link #describe()}, {@link #maxMetadataBytes()}) is forwarded as it
@@ -168,15 +169,35 @@ public final class FaultyDatastore extends ForwardingDatastore {
       outcome = action.get();
     } catch (RuntimeException e) {
       log.append(new LoggedOperation(operation, target, condition, errorOutcome(e)), null);
+      runAfterHook(operation, key, e);
       throw e;
     }
     if (fault.isPresent()) {
       discard(outcome);
       log.append(new LoggedOperation(operation, target, condition, "FAULT:" + Fault.LOSE_RESPONSE), outcome.landed);
-      throw injected(operation, target, Fault.LOSE_RESPONSE);
+      TierlockException lost = injected(operation, target, Fault.LOSE_RESPONSE);
+      runAfterHook(operation, key, lost);
+      throw lost;
     }
     log.append(new LoggedOperation(operation, target, condition, outcome.text), outcome.landed);
+    runAfterHook(operation, key, null);
     return outcome.value;
+  }
+
+  /** Runs the {@link Faults#afterNext} hook of this call, if any; what it throws replaces the answer. */
+  private void runAfterHook(DatastoreOperation operation, @Nullable ObjectKey key, @Nullable RuntimeException answer) {
+    Optional<Runnable> hook = faults.takeAfterHook(operation, key);
+    if (hook.isEmpty()) {
+      return;
+    }
+    try {
+      hook.get().run();
+    } catch (RuntimeException | Error e) {
+      if (answer != null) {
+        e.addSuppressed(answer);
+      }
+      throw e;
+    }
   }
 
   /** Applies latency and hooks, then returns the fault that decides this call, if any. */

@@ -149,6 +149,65 @@ class FaultsTest {
   }
 
   @Test
+  void afterNext_runsOnceTheWriteLanded_andWhatItThrowsReplacesTheAnswer() {
+    List<String> seen = new ArrayList<>();
+    store.faults().afterNext(DatastoreOperation.WRITE, LOCKFILE::equals, () -> {
+      seen.add("after the write: " + new String(remote.peek(LOCKFILE).orElseThrow(), java.nio.charset.StandardCharsets.UTF_8));
+      throw new IllegalStateException("the process died right after its write");
+    });
+
+    assertThatThrownBy(() -> create(LOCKFILE, "landed"))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("the process died right after its write");
+
+    assertThat(seen).containsExactly("after the write: landed");
+    assertThat(store.log().entries()).containsExactly(
+        new LoggedOperation(DatastoreOperation.WRITE, LOCKFILE.value(), "mustNotExist", "WRITTEN"));
+    assertThat(store.log().writtenKeys()).containsExactly(LOCKFILE);
+    assertThat(store.faults().pendingHooks()).isZero();
+    create(ARCHIVE, "no hook left");
+  }
+
+  @Test
+  void afterNext_isNotConsumedByACallThatNeverReachedTheStore_andRunsAfterALostAnswer() {
+    AtomicInteger runs = new AtomicInteger();
+    store.faults()
+        .failNext(DatastoreOperation.WRITE, 1, Fault.TIMEOUT_BEFORE_APPLY)
+        .failNext(DatastoreOperation.WRITE, 1, Fault.LOSE_RESPONSE)
+        .afterNext(DatastoreOperation.WRITE, LOCKFILE::equals, runs::incrementAndGet);
+    assertThat(store.faults().pending()).contains("afterNext(WRITE)");
+
+    assertFails(() -> create(LOCKFILE, "never sent"), dev.tierlock.spi.OutcomeUnknownException.class, "outcome_unknown",
+        "injected TIMEOUT_BEFORE_APPLY");
+    assertThat(runs).as("a call refused before the store does not consume the hook").hasValue(0);
+    assertThat(store.faults().pendingHooks()).isEqualTo(1);
+    assertFails(() -> create(LOCKFILE, "landed"), dev.tierlock.spi.OutcomeUnknownException.class, "outcome_unknown",
+        "injected LOSE_RESPONSE");
+
+    assertThat(runs).hasValue(1);
+    assertThat(remote.peek(LOCKFILE)).hasValue(bytes("landed"));
+    assertThat(store.faults().pendingHooks()).isZero();
+  }
+
+  @Test
+  void afterNext_afterARefusedWriteOrAStoreError_runsAndKeepsTheStoresAnswer() {
+    AtomicInteger runs = new AtomicInteger();
+    create(LOCKFILE, "first");
+    store.faults().afterNext(DatastoreOperation.WRITE, LOCKFILE::equals, runs::incrementAndGet)
+        .afterNext(DatastoreOperation.WRITE, LOCKFILE::equals, runs::incrementAndGet);
+
+    assertThat(store.write(LOCKFILE, body("second"), WriteCondition.mustNotExist(), ObjectMetadata.EMPTY))
+        .isEqualTo(WriteResult.PreconditionFailed.INSTANCE);
+    assertThatThrownBy(() -> store.write(LOCKFILE, body("third"), WriteCondition.none(),
+        ObjectMetadata.of("m", "x".repeat(FakeRemote.DEFAULT_MAX_METADATA_BYTES))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("Cannot write ");
+
+    assertThat(runs).hasValue(2);
+    assertThat(remote.peek(LOCKFILE)).hasValue(bytes("first"));
+  }
+
+  @Test
   void breakNextStream_yieldsThePrefixThenFails() throws IOException {
     create(ARCHIVE, "0123456789abcdef");
     store.faults().breakNextStream(ARCHIVE::equals, 10);
@@ -200,11 +259,12 @@ class FaultsTest {
     store.faults()
         .failNext(DatastoreOperation.WRITE, 3, Fault.UNAVAILABLE)
         .beforeNext(DatastoreOperation.WRITE, k -> true, () -> clock.advance(Duration.ofHours(1)))
+        .afterNext(DatastoreOperation.WRITE, k -> true, () -> clock.advance(Duration.ofHours(1)))
         .latency(Duration.ofSeconds(1), clock.sleeper(), Duration.ofSeconds(2))
         .breakNextStream(k -> true, 0)
         .corruptNextRead(k -> true)
         .offline();
-    assertThat(store.faults().pending()).hasSize(4);
+    assertThat(store.faults().pending()).hasSize(5);
 
     store.faults().clear();
     create(LOCKFILE, "x");
