@@ -163,8 +163,8 @@ final class RecoveryScenarios {
     MortalDatastore process = new MortalDatastore(f.store());
     TestCheckout a = f.register(f.builder("a", process).build());
     ArchiveTransactions archives = ArchiveTransactions.of(a.tierlock());
-    byte[] bytes = ArchiveStoreContractSupport.archive("crash before the upload");
-    ExtensionArchiveKey key = ArchiveStoreContractSupport.keyOf("@s/x", bytes);
+    byte[] bytes = ArchiveFixture.archive("crash before the upload");
+    ExtensionArchiveKey key = ArchiveFixture.keyOf("@s/x", bytes);
     VerifiedArchive verified = archives.verify(key, Files.write(f.temp().resolve("x.tar.gz"), bytes));
     f.store().faults().beforeNext(DatastoreOperation.WRITE, NAMESPACE.key(key.tierPath())::equals, () -> {
       throw process.die();
@@ -183,8 +183,8 @@ final class RecoveryScenarios {
     MortalDatastore process = new MortalDatastore(f.store());
     TestCheckout a = f.register(f.builder("a", process).build());
     ArchiveTransactions archives = ArchiveTransactions.of(a.tierlock());
-    byte[] bytes = ArchiveStoreContractSupport.archive("crash before the lockfile");
-    ExtensionArchiveKey key = ArchiveStoreContractSupport.keyOf("@s/x", bytes);
+    byte[] bytes = ArchiveFixture.archive("crash before the lockfile");
+    ExtensionArchiveKey key = ArchiveFixture.keyOf("@s/x", bytes);
     VerifiedArchive verified = archives.verify(key, Files.write(f.temp().resolve("x.tar.gz"), bytes));
     f.store().faults().beforeNext(DatastoreOperation.WRITE, isLockfile(), () -> {
       throw process.die();
