@@ -4,6 +4,7 @@ import dev.tierlock.spi.DatastoreException;
 import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.spi.OutcomeUnknownException;
 
+import dev.tierlock.internal.Backoff;
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.DeleteResult;
 import dev.tierlock.spi.ObjectBody;
@@ -104,7 +105,7 @@ final class LeaseLock implements DistributedLock {
   private LockLease acquireWithin(Acquisition acquisition) {
     Instant start = clock.instant();
     Instant deadline = start.plus(options.maxWait());
-    Backoff backoff = new Backoff(options, this::nextUnit);
+    Backoff backoff = new Backoff(options.retryInterval(), options.maxRetryInterval(), this::nextUnit);
     @Nullable LockInfo lastHolder = null;
     @Nullable DatastoreException lastFailure = null;
     boolean reachedStore = false;

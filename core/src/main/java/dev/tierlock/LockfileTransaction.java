@@ -1,5 +1,6 @@
 package dev.tierlock;
 
+import dev.tierlock.internal.Deadline;
 import dev.tierlock.spi.DatastoreAccessDeniedException;
 import dev.tierlock.spi.DatastoreBusyException;
 import dev.tierlock.spi.DatastoreUnavailableException;
@@ -229,7 +230,8 @@ public final class LockfileTransaction {
       warn(warnings, "The global lock " + settings.globalLock().describe() + " was lost during the transaction;"
           + " publishing stays safe: it is conditional on the version fetched");
     }
-    PublishLoop loop = new PublishLoop(settings, deadline, warnings, delta, fetched, live, deletions);
+    PublishLoop loop = new PublishLoop(settings, new Deadline(settings.clock(), deadline), warnings, delta, fetched,
+        live, deletions);
     PublishLoop.Ending ending = loop.run();
     List<LockfileConflictException.Conflict> conflicts = new ArrayList<>(replay.conflicts());
     conflicts.addAll(loop.conflicts());

@@ -1,6 +1,8 @@
 package dev.tierlock;
 
 import dev.tierlock.archive.ExtensionArchiveKey;
+import dev.tierlock.internal.Backoff;
+import dev.tierlock.internal.Deadline;
 import dev.tierlock.spi.DatastoreBusyException;
 import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.spi.OutcomeUnknownException;
@@ -55,7 +57,7 @@ final class PublishLoop {
   }
 
   private final TransactionSettings settings;
-  private final java.time.Instant deadline;
+  private final Deadline deadline;
   private final List<String> warnings;
   private final Set<ExtensionName> live;
   private final List<TierPath> deletions;
@@ -75,7 +77,7 @@ final class PublishLoop {
    *     replayed pending name it is a warning)
    * @param deletions the tier paths to delete after the lockfile is published, unless it pins them
    */
-  PublishLoop(TransactionSettings settings, java.time.Instant deadline, List<String> warnings, LockfileDelta delta,
+  PublishLoop(TransactionSettings settings, Deadline deadline, List<String> warnings, LockfileDelta delta,
       SyncPort.Fetched base, Set<ExtensionName> live, List<TierPath> deletions) {
     this.settings = settings;
     this.deadline = deadline;
@@ -97,7 +99,7 @@ final class PublishLoop {
     Backoff backoff = new Backoff(settings.firstBackoff(), settings.maxBackoff(), settings::nextUnit);
     boolean refetch = false;
     RuntimeException last = null;
-    while (attempts == 0 || (attempts < settings.maxAttempts() && settings.clock().instant().isBefore(deadline))) {
+    while (attempts == 0 || (attempts < settings.maxAttempts() && !deadline.hasPassed())) {
       attempts++;
       boolean writing = false;
       try {
@@ -151,12 +153,11 @@ final class PublishLoop {
         last = e;
         break;
       }
-      Duration remaining = Duration.between(settings.clock().instant(), deadline);
-      if (remaining.isNegative() || remaining.isZero()) {
+      if (deadline.hasPassed()) {
         break;
       }
       try {
-        settings.sleeper().sleep(backoff.next(remaining));
+        settings.sleeper().sleep(backoff.next(deadline));
       } catch (InterruptedException e) {
         last = new InterruptedOperationException("Cannot publish lockfile change to " + settings.port().describe(), e);
         break;

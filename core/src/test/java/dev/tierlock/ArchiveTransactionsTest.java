@@ -126,6 +126,43 @@ class ArchiveTransactionsTest {
   }
 
   @Test
+  void install_overASameSizeObjectWithOtherBytes_replacesIt_neverPinsIt() throws IOException {
+    MemoryDatastore memory = new MemoryDatastore();
+    byte[] one = tarGz("pkg/a.txt", "one");
+    byte[] impostor = one.clone();
+    impostor[impostor.length - 1] ^= 0x5a;
+    memory.write(objectKey(key(one)), dev.tierlock.spi.ObjectBody.of(impostor), dev.tierlock.spi.WriteCondition.none(),
+        dev.tierlock.spi.ObjectMetadata.of("tierlock-sha256", key(one).sha256()));
+    try (Tierlock tierlock = open(memory, "a")) {
+      ArchiveTransactions archives = archives(tierlock);
+      VerifiedArchive verified = archives.verify(key(one), file("one.tar.gz", one));
+
+      TransactionResult result = tierlock.transaction().run(tx ->
+          assertThat(archives.install(tx, verified, entry("1")).outcome()).isEqualTo(dev.tierlock.archive.ArchiveChange.Outcome.REPLACED));
+
+      assertThat(result.status()).isEqualTo(TransactionStatus.PUBLISHED);
+      assertThat(((dev.tierlock.spi.ReadResult.Found) memory.read(objectKey(key(one)),
+          dev.tierlock.spi.ReadCondition.always(), 1 << 20)).bytes()).as("the store holds the archive's own bytes")
+          .isEqualTo(one);
+    }
+  }
+
+  @Test
+  void install_overTheSameArchive_isAlreadyPresent_afterHashingWhatIsStored() throws IOException {
+    MemoryDatastore memory = new MemoryDatastore();
+    byte[] one = tarGz("pkg/a.txt", "one");
+    memory.write(objectKey(key(one)), dev.tierlock.spi.ObjectBody.of(one), dev.tierlock.spi.WriteCondition.none(),
+        dev.tierlock.spi.ObjectMetadata.EMPTY);
+    try (Tierlock tierlock = open(memory, "a")) {
+      ArchiveTransactions archives = archives(tierlock);
+      VerifiedArchive verified = archives.verify(key(one), file("one.tar.gz", one));
+
+      tierlock.transaction().run(tx ->
+          assertThat(archives.install(tx, verified, entry("1")).outcome()).isEqualTo(dev.tierlock.archive.ArchiveChange.Outcome.ALREADY_PRESENT));
+    }
+  }
+
+  @Test
   void install_entryWithAnotherChecksum_isRejectedAndChangesNothing() throws IOException {
     MemoryDatastore memory = new MemoryDatastore();
     byte[] one = tarGz("pkg/a.txt", "one");

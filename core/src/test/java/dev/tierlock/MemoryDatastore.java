@@ -93,6 +93,12 @@ class MemoryDatastore implements Datastore {
     return closed;
   }
 
+  /** Opens this store again after a close, with its objects; returns it. */
+  synchronized MemoryDatastore reopen() {
+    closed = false;
+    return this;
+  }
+
   @Override
   public DatastoreIdentity identity() {
     return new DatastoreIdentity("memory", endpoint, "", "");

@@ -105,7 +105,7 @@ public final class OsLockRegistry {
       if (turn == null) {
         return busy(slot, start, wait.clock());
       }
-      Duration pause = wait.firstPause();
+      Backoff pauses = new Backoff(wait.firstPause(), wait.maxPause(), Backoff.NO_JITTER);
       while (true) {
         LockAttempt.Acquired acquired = lockWithTurn(slot, turn, guards, wait.clock());
         if (acquired != null) {
@@ -116,9 +116,7 @@ public final class OsLockRegistry {
         if (remaining.isNegative() || remaining.isZero()) {
           return busy(slot, start, wait.clock());
         }
-        wait.sleeper().sleep(remaining.compareTo(pause) < 0 ? remaining : pause);
-        Duration doubled = pause.multipliedBy(2);
-        pause = doubled.compareTo(wait.maxPause()) < 0 ? doubled : wait.maxPause();
+        wait.sleeper().sleep(pauses.next(remaining));
       }
     } finally {
       if (!held) {

@@ -27,8 +27,7 @@ import org.jspecify.annotations.Nullable;
  * (the fake remote, a filesystem, S3, GCS). The faults are set through {@link #faults()} (see
  * {@link Faults} for the order in which they apply), the calls are read back from {@link #log()}.
  * Every injected failure is an exception the {@link Datastore} contract allows. Only {@link
- * Datastore} is exposed: optional capabilities of the wrapped store (such as {@link
- * dev.tierlock.spi.DirectAccess}) are reached through {@link #delegate()}. What the store is and
+ * Datastore} is exposed; the wrapped store itself is reached through {@link #delegate()}. What the store is and
  * holds ({@link #identity()}, {@link #describe()}, {@link #maxMetadataBytes()}) is forwarded as it
  * is, never logged or faulted: those are not calls to the store.
  *

@@ -150,6 +150,11 @@ class DatastoreContractTest {
       remote.plant(ObjectKey.of("left/over"), new byte[] {1});
       return remote;
     }
+
+    @Override
+    protected Set<DatastoreFeature> features() {
+      return EnumSet.allOf(DatastoreFeature.class);
+    }
   }
 
   /**
@@ -182,6 +187,11 @@ class DatastoreContractTest {
         }
       };
     }
+
+    @Override
+    protected Set<DatastoreFeature> features() {
+      return EnumSet.allOf(DatastoreFeature.class);
+    }
   }
 
   /** The fake remote behind a wrapper whose identity changes with every call. */
@@ -203,6 +213,11 @@ class DatastoreContractTest {
               real.prefix());
         }
       };
+    }
+
+    @Override
+    protected Set<DatastoreFeature> features() {
+      return EnumSet.allOf(DatastoreFeature.class);
     }
   }
 

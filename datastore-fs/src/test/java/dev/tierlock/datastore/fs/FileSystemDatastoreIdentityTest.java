@@ -93,6 +93,20 @@ class FileSystemDatastoreIdentityTest {
   }
 
   @Test
+  void versionsRepeat_isTrue_writingOldBytesWithTheSameMetadataGivesTheOldVersionBack() {
+    FileSystemDatastore store = FileSystemDatastore.open(dir.resolve("tier"));
+    ObjectMetadata meta = ObjectMetadata.of(ObjectMetadata.COMMIT_ID, "c1");
+    ObjectVersion first = written(store.write(KEY, body("old"), WriteCondition.mustNotExist(), meta));
+    ObjectVersion second = written(store.write(KEY, body("new"), WriteCondition.mustMatch(first), meta));
+
+    ObjectVersion again = written(store.write(KEY, body("old"), WriteCondition.mustMatch(second), meta));
+
+    assertThat(store.versionsRepeat()).isTrue();
+    assertThat(second).isNotEqualTo(first);
+    assertThat(again).isEqualTo(first);
+  }
+
+  @Test
   void maxMetadataBytes_isEightKibibytes() {
     assertThat(FileSystemDatastore.open(dir.resolve("tier")).maxMetadataBytes()).isEqualTo(8192);
   }

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tierlock.LockfileCodec;
+import dev.tierlock.spi.DatastoreBusyException;
 import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.LockIdentity;
 import dev.tierlock.TierlockException;
@@ -54,11 +55,11 @@ class FileSystemDatastoreLockTest {
         clock.advance(Duration.ofSeconds(3));
 
         assertThat(blocked.get(ChildJvm.WAIT_SECONDS, TimeUnit.SECONDS))
-            .isExactlyInstanceOf(DatastoreUnavailableException.class)
+            .isExactlyInstanceOf(DatastoreBusyException.class)
             .hasMessageStartingWith("Cannot write object " + KEY + " at " + store.describe() + ": its lock stayed held by pid "
                 + ProcessHandle.current().pid() + " on host " + LockIdentity.current().hostname() + " since ")
             .hasMessageEndingWith("; guards another writer's work) for PT3S (the lock timeout); nothing changed")
-            .extracting(e -> ((TierlockException) e).code()).isEqualTo("datastore_unavailable");
+            .extracting(e -> ((TierlockException) e).code()).isEqualTo("datastore_busy");
         assertThat(text(found(store.read(KEY, ReadCondition.always(), LockfileCodec.MAX_BYTES)).bytes())).as("reads take no lock").isEqualTo("old");
         assertThat(store.write(ObjectKey.of("config/other"), body("x"), WriteCondition.none(), ObjectMetadata.EMPTY))
             .as("other keys are not blocked").isInstanceOf(WriteResult.Written.class);

@@ -9,7 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tierlock.LockfileCodec;
-import dev.tierlock.spi.DatastoreUnavailableException;
+import dev.tierlock.spi.DatastoreBusyException;
 import dev.tierlock.LockIdentity;
 import dev.tierlock.TierlockException;
 import dev.tierlock.spi.ObjectKey;
@@ -34,7 +34,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -96,8 +95,9 @@ class FileSystemDatastoreProcessTest {
       assertThat(child.awaitExit().code()).isEqualTo(ChildProcess.CRASHED);
     }
 
-    assertThat(tempFiles()).singleElement()
-        .satisfies(temp -> assertThat(temp.getParent()).isEqualTo(store.pathOf(KEY).getParent()));
+    assertThat(Fixtures.tempFiles(root)).singleElement()
+        .satisfies(temp -> assertThat(temp.getParent()).isEqualTo(store.root().resolve(".tierlock/tmp")));
+    assertThat(Fixtures.filesOutsideInternal(root)).containsExactly(KEY.value());
     assertOld(store, old);
     assertThat(keys(store.list(""))).containsExactly(KEY.value());
     ObjectVersion next = written(store.write(KEY, body("next"), WriteCondition.mustMatch(old), OLD_META));
@@ -131,13 +131,13 @@ class FileSystemDatastoreProcessTest {
       String heldBy = "its lock stayed held by pid " + child.pid() + " on host " + LockIdentity.current().hostname() + " since ";
       String started = "; started " + ProcessHandle.of(child.pid()).orElseThrow().info().startInstant().orElseThrow() + " (";
       assertThatThrownBy(() -> store.write(KEY, body("new"), WriteCondition.mustMatch(old), OLD_META))
-          .isExactlyInstanceOf(DatastoreUnavailableException.class)
+          .isExactlyInstanceOf(DatastoreBusyException.class)
           .hasMessageStartingWith("Cannot write object " + KEY + " at " + store.describe() + ": " + heldBy)
           .hasMessageContaining(started)
           .hasMessageEndingWith(" for PT5S (the lock timeout); nothing changed")
-          .extracting(e -> ((TierlockException) e).code()).isEqualTo("datastore_unavailable");
+          .extracting(e -> ((TierlockException) e).code()).isEqualTo("datastore_busy");
       assertThatThrownBy(() -> store.delete(KEY, WriteCondition.none()))
-          .isExactlyInstanceOf(DatastoreUnavailableException.class)
+          .isExactlyInstanceOf(DatastoreBusyException.class)
           .hasMessageStartingWith("Cannot delete object " + KEY + " at " + store.describe() + ": " + heldBy)
           .hasMessageContaining(started);
       assertThat(clock.sleeps().stream().reduce(Duration.ZERO, Duration::plus)).isEqualTo(Duration.ofSeconds(10));
@@ -162,11 +162,5 @@ class FileSystemDatastoreProcessTest {
     ReadResult.Found found = found(store.read(KEY, ReadCondition.always(), LockfileCodec.MAX_BYTES));
     assertThat(text(found.bytes())).isEqualTo("old bytes");
     assertThat(found.object()).isEqualTo(new StoredObject(KEY, old, 9, OLD_META));
-  }
-
-  private List<Path> tempFiles() throws IOException {
-    try (Stream<Path> files = Files.walk(root)) {
-      return files.filter(f -> RootLayout.isTemp(f.getFileName().toString())).toList();
-    }
   }
 }

@@ -266,14 +266,31 @@ class FileSystemDatastoreTest {
   }
 
   @Test
-  void open_missingRoot_isCreatedWithItsInternalDirectory() {
+  void open_missingRoot_isCreated_andItsInternalDirectoryOnlyByTheFirstWrite() throws IOException {
     Path fresh = dir.resolve("a/b/c");
 
     FileSystemDatastore created = FileSystemDatastore.open(fresh);
 
-    assertThat(fresh).isDirectory();
-    assertThat(created.lockDirectory()).isEqualTo(created.root().resolve(".tierlock/locks")).isDirectory();
+    assertThat(fresh).isDirectory().isEmptyDirectory();
     assertThat(created.list("")).isEmpty();
+    created.write(LOCKFILE, body("{}\n"), WriteCondition.mustNotExist(), COMMIT_A);
+    assertThat(created.root().resolve(".tierlock/locks")).isDirectory();
+    assertThat(created.root().resolve(".tierlock/meta")).isDirectory();
+    assertThat(created.root().resolve(".tierlock/tmp")).isEmptyDirectory();
+  }
+
+  @Test
+  void open_existingRoot_andEveryRead_createNothingInIt() throws IOException {
+    Path existing = Files.createDirectories(dir.resolve("existing"));
+
+    FileSystemDatastore opened = FileSystemDatastore.open(existing);
+    assertThat(opened.read(LOCKFILE, ReadCondition.always(), LockfileCodec.MAX_BYTES)).isEqualTo(ReadResult.Absent.INSTANCE);
+    assertThat(opened.stat(LOCKFILE)).isEmpty();
+    assertThat(opened.openStream(LOCKFILE)).isEmpty();
+    assertThat(opened.list("")).isEmpty();
+    assertThat(opened.list("config/")).isEmpty();
+
+    assertThat(existing).isEmptyDirectory();
   }
 
   @Test

@@ -9,22 +9,23 @@ import dev.tierlock.LockInfo;
 import dev.tierlock.LockOptions;
 import dev.tierlock.Namespace;
 import dev.tierlock.Sleeper;
-import dev.tierlock.spi.Datastore;
+import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
+import dev.tierlock.spi.ObjectMetadata;
 import dev.tierlock.spi.ObjectVersion;
 import dev.tierlock.spi.StoredObject;
+import dev.tierlock.spi.WriteCondition;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.SplittableRandom;
-import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 
 /**
- * What the {@link DistributedLockContract} tests share: the store under test wrapped in fault
- * injection, a {@link TestClock}, hand-driven heartbeats, and locks of named peers on one key.
+ * The fixture of one {@link DistributedLockContract} test: the store under test wrapped in fault
+ * injection and a log, a {@link TestClock}, hand-driven heartbeats, and locks of named peers on one
+ * key. The scenario classes ({@code Lock*Scenarios}) share it. Not thread-safe.
  */
-abstract class DistributedLockContractSupport {
+final class LockFixture {
 
   /** The lock's key: the global lock of namespace {@code ns1}. */
   static final ObjectKey KEY = LeaseLocks.globalKey(Namespace.of("ns1"));
@@ -34,88 +35,89 @@ abstract class DistributedLockContractSupport {
 
   static final Duration TTL = OPTIONS.ttl();
 
-  private @Nullable FaultyDatastore store;
-  private @Nullable TestClock clock;
-  private @Nullable ManualHeartbeats heartbeats;
+  /** The heartbeat interval, a third of the ttl. */
+  static final Duration BEAT = TTL.dividedBy(3);
 
-  /** Returns a fresh, empty datastore for one test. */
-  abstract Datastore freshDatastore() throws Exception;
+  private final FaultyDatastore store;
+  private final TestClock clock;
+  private final ManualHeartbeats heartbeats;
 
-  @BeforeEach
-  final void openLockStore() throws Exception {
-    store = FaultyDatastore.wrap(freshDatastore());
-    clock = TestClock.create();
-    heartbeats = ManualHeartbeats.create();
-    assertThat(store.delegate().stat(KEY)).as("createDatastore() must return an empty store").isEmpty();
-  }
-
-  @AfterEach
-  final void closeLockStore() {
-    FaultyDatastore current = store;
-    store = null;
-    if (current != null) {
-      current.close();
-    }
+  LockFixture(FaultyDatastore store, TestClock clock, ManualHeartbeats heartbeats) {
+    this.store = store;
+    this.clock = clock;
+    this.heartbeats = heartbeats;
   }
 
   /** Returns the store under test, with fault injection and a log. */
-  final FaultyDatastore store() {
-    return require(store);
+  FaultyDatastore store() {
+    return store;
   }
 
-  final TestClock clock() {
-    return require(clock);
+  TestClock clock() {
+    return clock;
   }
 
   /** Returns the heartbeats every peer's leases are scheduled on, beaten by hand. */
-  final ManualHeartbeats heartbeats() {
-    return require(heartbeats);
+  ManualHeartbeats heartbeats() {
+    return heartbeats;
   }
 
   /** Returns a builder of peer {@code name}'s lock: the test clock, its sleeper, seeded jitter. */
-  final LeaseLocks.Builder peer(String name) {
-    return LeaseLocks.builder(store(), KEY)
+  LeaseLocks.Builder peer(String name) {
+    return LeaseLocks.builder(store, KEY)
         .options(OPTIONS)
-        .clock(clock())
-        .sleeper(clock().sleeper())
+        .clock(clock)
+        .sleeper(clock.sleeper())
         .random(new SplittableRandom(name.hashCode()))
         .identity(LockIdentity.of(name + "@host-" + name, "host-" + name, 1000 + Math.abs(name.hashCode() % 1000)))
-        .heartbeats(heartbeats());
+        .heartbeats(heartbeats);
   }
 
   /** Returns peer {@code name}'s lock with the defaults of {@link #peer}. */
-  final DistributedLock lockOf(String name) {
+  DistributedLock lockOf(String name) {
     return peer(name).build();
   }
 
   /** Returns a sleeper that advances the test clock, then beats {@code beats} (a holder alive meanwhile). */
-  final Sleeper sleeperBeating(ManualHeartbeats beats) {
-    Sleeper advance = clock().sleeper();
+  Sleeper sleeperBeating(ManualHeartbeats beats) {
+    Sleeper advance = clock.sleeper();
     return d -> {
       advance.sleep(d);
       beats.beat();
     };
   }
 
+  /** Advances the clock by {@code d}, then beats the shared heartbeats. */
+  void beatAfter(Duration d) {
+    clock.advance(d);
+    heartbeats.beat();
+  }
+
+  /** Writes {@code body} as the lock object, past the fault injection. */
+  void plant(String body) {
+    store.delegate().write(KEY, ObjectBody.of(body.getBytes(StandardCharsets.UTF_8)), WriteCondition.none(),
+        ObjectMetadata.EMPTY);
+  }
+
   /** Returns the lock object as the store holds it now, read past the fault injection. */
-  final StoredObject stored() {
-    return store().delegate().stat(KEY).orElseThrow(() -> new AssertionError("no lock object at " + KEY));
+  StoredObject stored() {
+    return store.delegate().stat(KEY).orElseThrow(() -> new AssertionError("no lock object at " + KEY));
   }
 
   /** Returns the lock's current version, read past the fault injection. */
-  final ObjectVersion storedVersion() {
+  ObjectVersion storedVersion() {
     return stored().version();
   }
 
   /** Returns the holder the store shows now (through a lock that only inspects). */
-  final LockInfo storedHolder() {
-    return LeaseLocks.builder(store().delegate(), KEY).identity(LockIdentity.of("inspector@h", "h", 0)).build().inspect()
+  LockInfo storedHolder() {
+    return LeaseLocks.builder(store.delegate(), KEY).identity(LockIdentity.of("inspector@h", "h", 0)).build().inspect()
         .orElseThrow(() -> new AssertionError("no holder at " + KEY));
   }
 
   /** Returns the logged calls of {@code operation} as {@code condition -> outcome} strings. */
-  final List<String> logged(DatastoreOperation operation) {
-    return store().log().entries(operation).stream().map(e -> e.condition() + " -> " + e.outcome()).toList();
+  List<String> logged(DatastoreOperation operation) {
+    return store.log().entries(operation).stream().map(e -> e.condition() + " -> " + e.outcome()).toList();
   }
 
   /** Returns the condition text the log uses for a write or delete conditional on {@code version}. */
@@ -148,12 +150,5 @@ abstract class DistributedLockContractSupport {
 
   private static Duration min(Duration a, Duration b) {
     return a.compareTo(b) <= 0 ? a : b;
-  }
-
-  private static <T> T require(@Nullable T value) {
-    if (value == null) {
-      throw new IllegalStateException("Cannot use the lock contract's fixtures: no test is running");
-    }
-    return value;
   }
 }

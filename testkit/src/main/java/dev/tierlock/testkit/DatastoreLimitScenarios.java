@@ -1,8 +1,15 @@
 package dev.tierlock.testkit;
 
+import static dev.tierlock.testkit.DatastoreSteps.LOCKFILE;
+import static dev.tierlock.testkit.DatastoreSteps.body;
+import static dev.tierlock.testkit.DatastoreSteps.filler;
+import static dev.tierlock.testkit.DatastoreSteps.key;
+import static dev.tierlock.testkit.DatastoreSteps.utf8;
+import static dev.tierlock.testkit.DatastoreSteps.written;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
 import dev.tierlock.spi.ObjectTooLargeException;
@@ -14,27 +21,32 @@ import dev.tierlock.spi.WriteCondition;
 import java.io.IOException;
 import java.util.List;
 import java.util.TreeMap;
-import org.junit.jupiter.api.Test;
 
 /**
- * The bounds of the {@link DatastoreContract}: reads refuse an object larger than the caller's
- * bound, writes refuse metadata larger than the store's {@link
- * dev.tierlock.spi.Datastore#maxMetadataBytes()}, and metadata of exactly that size round-trips.
+ * The {@link DatastoreContract} cases about limits: reads refuse an object larger than the
+ * caller's bound and a bound that is not positive; writes refuse metadata larger than the store's
+ * {@link Datastore#maxMetadataBytes()}, and metadata of exactly that size round-trips.
  */
-abstract class DatastoreLimitsContract extends DatastoreReadWriteContract {
+final class DatastoreLimitScenarios {
 
-  private static final ObjectKey LOCKFILE = ObjectKey.of("config/upstream_extensions.json");
   private static final int OBJECT_BYTES = 10_000;
 
-  @Test
-  public final void read_objectLargerThanTheBound_throwsObjectTooLargeAndChangesNothing() {
+  private final DatastoreSteps steps;
+  private final Datastore store;
+
+  DatastoreLimitScenarios(DatastoreSteps steps) {
+    this.steps = steps;
+    this.store = steps.store();
+  }
+
+  void read_objectLargerThanTheBound_throwsObjectTooLargeAndChangesNothing() {
     String content = filler(OBJECT_BYTES);
-    ObjectVersion first = create(LOCKFILE, "an earlier, small version");
-    ObjectVersion version = replace(LOCKFILE, first, content);
+    ObjectVersion first = steps.create(LOCKFILE, "an earlier, small version");
+    ObjectVersion version = steps.replace(LOCKFILE, first, content);
 
     for (long bound : List.of((long) OBJECT_BYTES - 1, 1L)) {
       for (ReadCondition condition : List.of(ReadCondition.always(), ReadCondition.ifNoneMatch(first))) {
-        assertThatThrownBy(() -> store().read(LOCKFILE, condition, bound))
+        assertThatThrownBy(() -> store.read(LOCKFILE, condition, bound))
             .as("read %s with bound %s", condition, bound)
             .isInstanceOf(ObjectTooLargeException.class)
             .hasMessageStartingWith("Cannot read")
@@ -50,32 +62,30 @@ abstract class DatastoreLimitsContract extends DatastoreReadWriteContract {
       }
     }
 
-    assertHolds(LOCKFILE, content, version);
-    ReadResult exact = store().read(LOCKFILE, ReadCondition.always(), OBJECT_BYTES);
+    steps.assertHolds(LOCKFILE, content, version);
+    ReadResult exact = store.read(LOCKFILE, ReadCondition.always(), OBJECT_BYTES);
     assertThat(exact).as("a read bounded by exactly the object's size").isInstanceOf(ReadResult.Found.class);
     assertThat(((ReadResult.Found) exact).bytes()).isEqualTo(utf8(content));
   }
 
-  @Test
-  public final void read_withABoundThatIsNotPositive_isRefused() {
-    ObjectVersion version = create(LOCKFILE, "kept");
+  void read_withABoundThatIsNotPositive_isRefused() {
+    ObjectVersion version = steps.create(LOCKFILE, "kept");
 
     for (long bound : List.of(0L, -1L, Long.MIN_VALUE)) {
-      assertThatThrownBy(() -> store().read(LOCKFILE, ReadCondition.always(), bound))
+      assertThatThrownBy(() -> store.read(LOCKFILE, ReadCondition.always(), bound))
           .as("bound %s", bound)
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageStartingWith("Cannot read")
           .hasMessageContaining(LOCKFILE.value());
     }
-    assertHolds(LOCKFILE, "kept", version);
+    steps.assertHolds(LOCKFILE, "kept", version);
   }
 
-  @Test
-  public final void write_metadataOverTheStoreCapacity_isRefusedAndChangesNothing() {
-    int capacity = store().maxMetadataBytes();
+  void write_metadataOverTheStoreCapacity_isRefusedAndChangesNothing() {
+    int capacity = store.maxMetadataBytes();
     assertThat(capacity).as("maxMetadataBytes()").isBetween(0, ObjectMetadata.MAX_BYTES);
-    assertThat(store().maxMetadataBytes()).as("maxMetadataBytes() again").isEqualTo(capacity);
-    ObjectVersion version = create(LOCKFILE, "kept");
+    assertThat(store.maxMetadataBytes()).as("maxMetadataBytes() again").isEqualTo(capacity);
+    ObjectVersion version = steps.create(LOCKFILE, "kept");
     ObjectKey fresh = key("config/fresh.json");
 
     if (capacity == ObjectMetadata.MAX_BYTES) {
@@ -87,45 +97,44 @@ abstract class DatastoreLimitsContract extends DatastoreReadWriteContract {
       ObjectMetadata over = metadataOfSize(capacity + 1);
       assertThat(over.byteSize()).isEqualTo(capacity + 1);
       for (WriteCondition condition : List.of(WriteCondition.mustMatch(version), WriteCondition.none())) {
-        assertThatThrownBy(() -> store().write(LOCKFILE, body("replaced"), condition, over))
+        assertThatThrownBy(() -> store.write(LOCKFILE, body("replaced"), condition, over))
             .as("write %s with %s bytes of metadata", condition, capacity + 1)
             .isInstanceOf(IllegalArgumentException.class)
             .hasMessageStartingWith("Cannot write")
             .hasMessageContaining(LOCKFILE.value())
             .satisfies(e -> {
-              if (has(DatastoreFeature.USER_METADATA)) {
+              if (steps.has(DatastoreFeature.USER_METADATA)) {
                 assertThat(e).hasMessageContaining(Integer.toString(capacity));
               }
             });
       }
-      assertThatThrownBy(() -> store().write(fresh, body("new"), WriteCondition.mustNotExist(), over))
+      assertThatThrownBy(() -> store.write(fresh, body("new"), WriteCondition.mustNotExist(), over))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageStartingWith("Cannot write")
           .hasMessageContaining(fresh.value());
     }
 
-    assertHolds(LOCKFILE, "kept", version);
-    assertThat(found(LOCKFILE).object().metadata()).isEqualTo(ObjectMetadata.EMPTY);
-    assertAbsent(fresh);
+    steps.assertHolds(LOCKFILE, "kept", version);
+    assertThat(steps.found(LOCKFILE).object().metadata()).isEqualTo(ObjectMetadata.EMPTY);
+    steps.assertAbsent(fresh);
   }
 
-  @Test
-  public final void write_metadataOfExactlyTheStoreCapacity_roundTrips() throws IOException {
-    ObjectMetadata full = metadataOfSize(store().maxMetadataBytes());
-    assertThat(full.byteSize()).isEqualTo(store().maxMetadataBytes());
+  void write_metadataOfExactlyTheStoreCapacity_roundTrips() throws IOException {
+    ObjectMetadata full = metadataOfSize(store.maxMetadataBytes());
+    assertThat(full.byteSize()).isEqualTo(store.maxMetadataBytes());
 
-    if (!has(DatastoreFeature.USER_METADATA) && !full.values().isEmpty()) {
-      assertThatThrownBy(() -> store().write(LOCKFILE, body("full"), WriteCondition.mustNotExist(), full))
+    if (!steps.has(DatastoreFeature.USER_METADATA) && !full.values().isEmpty()) {
+      assertThatThrownBy(() -> store.write(LOCKFILE, body("full"), WriteCondition.mustNotExist(), full))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageStartingWith("Cannot write")
           .hasMessageContaining(LOCKFILE.value());
-      assertAbsent(LOCKFILE);
+      steps.assertAbsent(LOCKFILE);
       return;
     }
-    ObjectVersion version = written(store().write(LOCKFILE, body("full"), WriteCondition.mustNotExist(), full));
+    ObjectVersion version = written(store.write(LOCKFILE, body("full"), WriteCondition.mustNotExist(), full));
 
     StoredObject expected = new StoredObject(LOCKFILE, version, utf8("full").length, full);
-    assertDescribedEverywhere(expected, "config/");
+    steps.assertDescribedEverywhere(expected, "config/");
   }
 
   /**
@@ -153,14 +162,5 @@ abstract class DatastoreLimitsContract extends DatastoreReadWriteContract {
       values.put(String.format("fill-%02d", i), filler(valueBytes / entries + (i < valueBytes % entries ? 1 : 0)));
     }
     return new ObjectMetadata(values);
-  }
-
-  /** Returns {@code length} printable ASCII characters. */
-  static String filler(int length) {
-    StringBuilder out = new StringBuilder(length);
-    for (int i = 0; i < length; i++) {
-      out.append((char) ('a' + i % 26));
-    }
-    return out.toString();
   }
 }

@@ -16,16 +16,12 @@ import dev.tierlock.archive.ArchiveStore;
 import dev.tierlock.archive.ArchiveStores;
 import dev.tierlock.archive.ExtensionArchiveKey;
 import dev.tierlock.spi.Datastore;
-import dev.tierlock.spi.ForwardingDatastore;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
-import dev.tierlock.spi.ObjectStream;
 import dev.tierlock.spi.WriteCondition;
 import java.io.ByteArrayOutputStream;
-import java.io.FilterInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -49,12 +45,12 @@ import java.util.stream.Stream;
 import java.util.zip.GZIPOutputStream;
 
 /**
- * The fixtures of {@link ArchiveStoreContract}: two checkouts ("a" and "b"), each with its own
- * cache and its own logged, fault-injecting wrapper over one shared datastore; whole {@link
- * ArchiveCheckout}s on those wrappers for the transaction tests; archives, digests and a download
- * byte counter. Not thread-safe.
+ * The fixture of one {@link ArchiveStoreContract} test: a shared datastore and two checkouts ("a"
+ * and "b"), each with its own cache and its own logged, fault-injecting wrapper over it; whole
+ * {@link ArchiveCheckout}s on those wrappers for the transaction cases; archives, digests and
+ * lookups in the logs. The scenario classes ({@code Archive*Scenarios}) share it. Not thread-safe.
  */
-abstract class ArchiveStoreContractSupport {
+final class ArchiveFixture {
 
   static final Duration TIMEOUT = Duration.ofSeconds(30);
 
@@ -64,27 +60,51 @@ abstract class ArchiveStoreContractSupport {
   /** The global lock's key. */
   static final ObjectKey GLOBAL_LOCK_KEY = LeaseLocks.globalKey(Namespace.NONE);
 
-  final TestClock clock = TestClock.create();
-
+  private final TestClock clock = TestClock.create();
+  private final Datastore shared;
+  private final FaultyDatastore a;
+  private final FaultyDatastore b;
+  private final Path temp;
   private final List<ArchiveCheckout> checkouts = new ArrayList<>();
 
+  /** Shares {@code shared} between two checkouts whose caches and checkouts live in {@code temp}. */
+  ArchiveFixture(Datastore shared, Path temp) {
+    this.shared = shared;
+    this.a = FaultyDatastore.wrap(shared);
+    this.b = FaultyDatastore.wrap(shared);
+    this.temp = temp;
+  }
+
   /** Returns the shared datastore, unwrapped (calls on it are neither logged nor faulted). */
-  abstract Datastore datastore();
+  Datastore datastore() {
+    return shared;
+  }
 
   /** Returns checkout A's wrapper of the shared datastore. */
-  abstract FaultyDatastore a();
+  FaultyDatastore a() {
+    return a;
+  }
 
   /** Returns checkout B's wrapper of the shared datastore. */
-  abstract FaultyDatastore b();
+  FaultyDatastore b() {
+    return b;
+  }
 
   /** Returns this test's temp directory. */
-  abstract Path temp();
+  Path temp() {
+    return temp;
+  }
+
+  /** Returns the clock of both checkouts and their archive stores. */
+  TestClock clock() {
+    return clock;
+  }
 
   /**
    * Opens a Tierlock checkout named {@code name} on {@code store} (checkout A's or B's wrapper, or
-   * the unwrapped datastore for its own mode), closed after the test; clears both operation logs.
+   * the unwrapped datastore), closed after the test; clears both operation logs.
    */
-  final ArchiveCheckout checkout(String name, Datastore store, Sleeper sleeper, PublishFailurePolicy policy) {
+  ArchiveCheckout checkout(String name, Datastore store, Sleeper sleeper, PublishFailurePolicy policy) {
     ArchiveCheckout checkout = ArchiveCheckout.open(store, temp().resolve("checkout-" + name), clock, sleeper, policy);
     checkouts.add(checkout);
     a().log().clear();
@@ -93,33 +113,33 @@ abstract class ArchiveStoreContractSupport {
   }
 
   /** Opens a checkout that sleeps on the test clock and throws on a failed publish. */
-  final ArchiveCheckout checkout(String name, Datastore store) {
+  ArchiveCheckout checkout(String name, Datastore store) {
     return checkout(name, store, clock.sleeper(), PublishFailurePolicy.THROW);
   }
 
   /** Closes every checkout opened by {@link #checkout}. */
-  final void closeCheckouts() {
+  void closeCheckouts() {
     checkouts.forEach(ArchiveCheckout::close);
     checkouts.clear();
   }
 
   /** Returns the shared lockfile as the datastore holds it now (empty when absent). */
-  final Lockfile sharedLockfile() {
+  Lockfile sharedLockfile() {
     return TestCheckout.sharedLockfile(datastore(), Namespace.NONE);
   }
 
   /** Returns the checksum the shared lockfile pins for {@code name}, if any. */
-  final Optional<String> sharedChecksum(ExtensionName name) {
+  Optional<String> sharedChecksum(ExtensionName name) {
     return sharedLockfile().entry(name).flatMap(LockfileEntry::checksum);
   }
 
   /** Returns the keys of the archive objects the datastore holds, sorted. */
-  final List<String> storedArchives() {
+  List<String> storedArchives() {
     return datastore().list(ExtensionArchiveKey.DIRECTORY + "/").stream().map(o -> o.key().value()).sorted().toList();
   }
 
   /** Returns a plain entry of {@code version}, pulled at the clock's instant. */
-  final LockfileEntry entry(String version) {
+  LockfileEntry entry(String version) {
     return LockfileEntry.builder(version, clock.instant()).build();
   }
 
@@ -145,23 +165,23 @@ abstract class ArchiveStoreContractSupport {
     throw new AssertionError("Cannot find " + operation + " " + key + " -> " + outcome + " in " + log);
   }
 
-  final ArchiveStore checkoutA() {
+  ArchiveStore checkoutA() {
     return store("a", a(), ArchiveLimits.DEFAULTS, Namespace.NONE);
   }
 
-  final ArchiveStore checkoutB() {
+  ArchiveStore checkoutB() {
     return store("b", b(), ArchiveLimits.DEFAULTS, Namespace.NONE);
   }
 
-  final ArchiveStore store(String checkout, Datastore datastore, ArchiveLimits limits, Namespace namespace) {
+  ArchiveStore store(String checkout, Datastore datastore, ArchiveLimits limits, Namespace namespace) {
     return ArchiveStores.over(datastore, namespace, cache(checkout), limits, clock);
   }
 
-  final Path cache(String checkout) {
+  Path cache(String checkout) {
     return temp().resolve("cache-" + checkout);
   }
 
-  final List<String> cacheFiles(String checkout) {
+  List<String> cacheFiles(String checkout) {
     Path root = cache(checkout);
     if (!Files.exists(root)) {
       return List.of();
@@ -174,11 +194,11 @@ abstract class ArchiveStoreContractSupport {
     }
   }
 
-  final Path file(String name, byte[] bytes) throws IOException {
+  Path file(String name, byte[] bytes) throws IOException {
     return Files.write(temp().resolve(name), bytes);
   }
 
-  final void plant(ExtensionArchiveKey key, byte[] bytes) {
+  void plant(ExtensionArchiveKey key, byte[] bytes) {
     datastore().write(objectKey(key), ObjectBody.of(bytes), WriteCondition.none(), ObjectMetadata.EMPTY);
   }
 
@@ -257,58 +277,5 @@ abstract class ArchiveStoreContractSupport {
     byte[] digits = String.format("%0" + (length - 1) + "o", value).getBytes(StandardCharsets.US_ASCII);
     System.arraycopy(digits, 0, header, offset, length - 1);
     header[offset + length - 1] = 0;
-  }
-
-  /** Counts the body bytes read from downloads and the downloads left open. */
-  static final class BodyCountingDatastore extends ForwardingDatastore {
-    private final Datastore delegate;
-    long bodyBytesRead;
-    int openStreams;
-
-    BodyCountingDatastore(Datastore delegate) {
-      this.delegate = delegate;
-    }
-
-    @Override
-    protected Datastore delegate() {
-      return delegate;
-    }
-
-    @Override
-    public Optional<ObjectStream> openStream(ObjectKey key) {
-      return delegate.openStream(key).map(stream -> {
-        openStreams++;
-        InputStream counted = new FilterInputStream(stream.stream()) {
-          @Override
-          public int read() throws IOException {
-            int b = super.read();
-            bodyBytesRead += b < 0 ? 0 : 1;
-            return b;
-          }
-
-          @Override
-          public int read(byte[] buffer, int offset, int length) throws IOException {
-            int n = super.read(buffer, offset, length);
-            bodyBytesRead += Math.max(0, n);
-            return n;
-          }
-        };
-        return ObjectStream.of(stream.object(), counted, () -> {
-          openStreams--;
-          stream.close();
-        });
-      });
-    }
-
-
-
-
-
-
-
-    @Override
-    public void close() {
-      // the test closes the shared datastore
-    }
   }
 }
