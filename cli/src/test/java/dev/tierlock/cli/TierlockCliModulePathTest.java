@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tierlock.testkit.gcs.GcsFakeServer;
 import java.io.File;
 import java.io.IOException;
+import java.io.InputStream;
+import java.lang.module.ModuleFinder;
+import java.lang.module.ModuleReader;
+import java.lang.module.ModuleReference;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -23,12 +27,15 @@ import org.junit.jupiter.api.io.TempDir;
  * dev.tierlock.cli/dev.tierlock.cli.TierlockCli}, to prove the module descriptors at run time: the
  * {@code requires}, core's {@code uses} and each datastore's {@code provides} (the command line
  * names no datastore module), and the internals core exports to the filesystem datastore and the
- * testkit only. The other tests run on the class path, as most users run Tierlock.
+ * testkit only; and that each datastore's {@code provides} names what its {@code META-INF/services}
+ * file lists for class-path users. The other tests run on the class path, as most users run
+ * Tierlock.
  */
 class TierlockCliModulePathTest {
 
   private static final String MAIN = "dev.tierlock.cli/dev.tierlock.cli.TierlockCli";
   private static final String SHARED_LOCKFILE = "config/upstream_extensions.json";
+  private static final String PROVIDER_SERVICE = "dev.tierlock.spi.DatastoreProvider";
 
   @TempDir Path temp;
 
@@ -122,6 +129,27 @@ class TierlockCliModulePathTest {
     assertThat(server.getModule()).isSameAs(testkit);
     try (AutoCloseable started = (AutoCloseable) server.getMethod("start").invoke(null)) {
       assertThat(server.getMethod("endpoint").invoke(started).toString()).matches("http://127\\.0\\.0\\.1:\\d+");
+    }
+  }
+
+  @Test
+  void datastoreModules_provideExactlyTheProvidersTheirServiceFilesList() throws Exception {
+    // class-path users find providers through the file, module-path users through the descriptor
+    ModulePathLayout layout = ModulePathLayout.resolving(ModulePathLayout.runtimeEntries(),
+        "dev.tierlock.datastore.fs", "dev.tierlock.datastore.s3", "dev.tierlock.datastore.gcs");
+    for (String name : List.of("dev.tierlock.datastore.fs", "dev.tierlock.datastore.s3", "dev.tierlock.datastore.gcs")) {
+      ModuleReference module = ModuleFinder.of(Path.of(layout.location(name))).find(name).orElseThrow();
+      List<String> listed;
+      try (ModuleReader reader = module.open();
+          InputStream file = reader.open("META-INF/services/" + PROVIDER_SERVICE).orElseThrow()) {
+        listed = new String(file.readAllBytes(), StandardCharsets.UTF_8).lines()
+            .map(line -> line.replaceFirst("#.*", "").strip()).filter(line -> !line.isEmpty()).toList();
+      }
+
+      assertThat(module.descriptor().provides()).as(name).singleElement().satisfies(provides -> {
+        assertThat(provides.service()).isEqualTo(PROVIDER_SERVICE);
+        assertThat(provides.providers()).hasSize(1).containsExactlyElementsOf(listed);
+      });
     }
   }
 
