@@ -1,5 +1,10 @@
 package dev.tierlock;
 
+import dev.tierlock.internal.HeldFileLock;
+import dev.tierlock.internal.LockAttempt;
+import dev.tierlock.internal.LockHolder;
+import dev.tierlock.internal.LockWait;
+import dev.tierlock.internal.OsLockRegistry;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,54 +17,52 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A checkout-local lock in two layers, taken in this order and released in reverse: a fair in-JVM
- * {@link CheckoutMutex} keyed by a canonical path, then an exclusive OS lock on a lock file in the
- * checkout's state directory, which the OS frees if the process dies. The lock file is never
- * deleted. One wait budget covers both layers; a waiter that runs out of it leaves the in-JVM queue
- * without disturbing those behind it. Every failure while acquiring frees whatever was taken.
+ * A checkout-local lock: a lock file in the checkout's state directory, taken through the {@link
+ * OsLockRegistry}, which puts a fair (first come, first served) in-JVM queue in front of an exclusive
+ * OS lock that the OS frees if the process dies. One wait budget covers both; a waiter that runs out
+ * of it leaves the queue without disturbing those behind it and gets a {@link LockTimeoutException}
+ * naming the lock file and, when the file names one, its holder. Every failure while acquiring frees
+ * whatever was taken. The lock file is never deleted.
  *
- * <p>Two locks are built on it. {@link #in} is the checkout's transaction lock: a {@link
- * LockfileTransaction} run holds it from just after the global lease until just before releasing
- * it, so that two runs on one checkout (two threads, two {@link Tierlock} instances, two processes)
- * never interleave on the checkout's cache, pending record and hydration record, even when one of
- * them stalled past its lease and the other took the lease over. A read-only refresh with nothing
- * pending holds it alone, without the global lease. Its mutex is keyed by the canonical lock file
- * {@code <state>/transaction.lock}, and it belongs to {@link LockLevel#GLOBAL}: the checkout's part
- * of the global level, so it may be taken while the global lease is held, and nothing outer may be
- * taken while it is. {@link PulledExtensionsLock} is the other, at {@link
- * LockLevel#PULLED_EXTENSIONS}, keyed by the checkout. Thread-safe.
+ * <p>Two locks are built on it. {@link #in} is the checkout's transaction lock, {@code
+ * <state>/transaction.lock}: a {@link LockfileTransaction} run holds it from just after the global
+ * lease until just before releasing it, so that two runs on one checkout (two threads, two {@link
+ * Tierlock} instances, two processes) never interleave on the checkout's cache, pending record and
+ * hydration record, even when one of them stalled past its lease and the other took the lease over.
+ * A read-only refresh with nothing pending holds it alone. It belongs to {@link LockLevel#GLOBAL}:
+ * the checkout's part of the global level, so it may be taken while the global lease is held, and
+ * nothing outer may be taken while it is. {@link PulledExtensionsLock} is the other, at {@link
+ * LockLevel#PULLED_EXTENSIONS}. Thread-safe.
  */
 final class CheckoutLock {
 
   /** The transaction lock file's name in the state directory. */
   static final String FILE_NAME = "transaction.lock";
 
-  /** How often a busy lock file is tried again (and the longest an in-JVM waiter goes without re-reading the clock). */
+  /** How often a busy lock file is tried again (and the longest a queued waiter goes without re-reading the clock). */
   static final Duration POLL = Duration.ofMillis(100);
 
   private static final Logger LOG = LoggerFactory.getLogger(CheckoutLock.class);
 
   private final Path lockFile;
-  private final Path mutexKey;
   private final LockLevel level;
   private final String description;
   private final Duration poll;
   private final Clock clock;
   private final Sleeper sleeper;
-  private final FileLocks fileLocks;
+  private final OsLockRegistry registry;
   private final Runnable onQueued;
   private final Function<String, RuntimeException> selfWait;
 
-  private CheckoutLock(Path lockFile, Path mutexKey, LockLevel level, String description, Duration poll, Clock clock,
-      Sleeper sleeper, FileLocks fileLocks, Runnable onQueued, Function<String, RuntimeException> selfWait) {
+  private CheckoutLock(Path lockFile, LockLevel level, String description, Duration poll, Clock clock, Sleeper sleeper,
+      OsLockRegistry registry, Runnable onQueued, Function<String, RuntimeException> selfWait) {
     this.lockFile = lockFile;
-    this.mutexKey = mutexKey;
     this.level = level;
     this.description = description;
     this.poll = poll;
     this.clock = clock;
     this.sleeper = sleeper;
-    this.fileLocks = fileLocks;
+    this.registry = registry;
     this.onQueued = onQueued;
     this.selfWait = selfWait;
   }
@@ -73,32 +76,33 @@ final class CheckoutLock {
   static CheckoutLock in(Path stateDirectory, Clock clock, Sleeper sleeper) {
     try {
       Path file = Files.createDirectories(stateDirectory).toRealPath().resolve(FILE_NAME);
-      return new CheckoutLock(file, file, LockLevel.GLOBAL, "transaction lock " + file, POLL, clock, sleeper,
-          FileLocks.OS, () -> { }, NestedTransactionException::new);
+      return new CheckoutLock(file, LockLevel.GLOBAL, "transaction lock " + file, POLL, clock, sleeper,
+          OsLockRegistry.shared(), () -> { }, NestedTransactionException::new);
     } catch (IOException e) {
       throw new LocalFileException("Cannot prepare transaction lock in " + stateDirectory + ": " + e.getMessage(), e);
     }
   }
 
   /**
-   * Returns a lock on {@code lockFile} whose in-JVM layer is keyed by {@code mutexKey}.
+   * Returns a lock on {@code lockFile}.
    *
    * @param description what messages call the lock, {@code <noun> <path>}
    * @param poll how often a busy lock file is tried again; positive
+   * @param registry the registry to lock through ({@link OsLockRegistry#shared()} outside tests)
    * @param onQueued run on a thread each time it has to queue in this JVM
    * @param selfWait the failure for a thread that already holds the lock, given the caller's target
    */
-  static CheckoutLock of(Path lockFile, Path mutexKey, LockLevel level, String description, Duration poll, Clock clock,
-      Sleeper sleeper, FileLocks fileLocks, Runnable onQueued, Function<String, RuntimeException> selfWait) {
-    return new CheckoutLock(lockFile, mutexKey, level, description, poll, clock, sleeper, fileLocks, onQueued, selfWait);
+  static CheckoutLock of(Path lockFile, LockLevel level, String description, Duration poll, Clock clock, Sleeper sleeper,
+      OsLockRegistry registry, Runnable onQueued, Function<String, RuntimeException> selfWait) {
+    return new CheckoutLock(lockFile, level, description, poll, clock, sleeper, registry, onQueued, selfWait);
   }
 
   /** Returns this lock, running {@code action} on a thread each time it has to queue in this JVM (for tests). */
   CheckoutLock onQueued(Runnable action) {
-    return new CheckoutLock(lockFile, mutexKey, level, description, poll, clock, sleeper, fileLocks, action, selfWait);
+    return new CheckoutLock(lockFile, level, description, poll, clock, sleeper, registry, action, selfWait);
   }
 
-  /** Returns the lock file (canonical). */
+  /** Returns the lock file. */
   Path lockFile() {
     return lockFile;
   }
@@ -112,137 +116,111 @@ final class CheckoutLock {
   interface Held extends AutoCloseable {
 
     /**
-     * Unlocks the file, then frees the in-JVM mutex and the lock-order level; both are free
-     * afterwards even when this throws. Idempotent.
+     * Empties and unlocks the lock file and hands the lock to the next waiter, then frees the
+     * lock-order level; all of it is free afterwards even when this throws. Idempotent; may be called
+     * on any thread.
      *
-     * @throws IOException if unlocking the file failed (closing it released the OS lock)
+     * @throws IOException if emptying or unlocking the file failed (closing it released the OS lock)
      */
     void unlock() throws IOException;
 
-    /** Same as {@link #unlock()}, logging an unlocking failure instead of throwing it. */
+    /** Same as {@link #unlock()}, logging an unlocking failure instead of throwing it: never throws. */
     @Override
     void close();
   }
 
   /**
-   * Acquires both layers, waiting until {@code deadline} at most (one try when it has passed).
+   * Acquires the lock, waiting until {@code deadline} at most (one try when it has passed).
    *
-   * @param target what the caller runs on, for messages
+   * @param target what the caller runs on: written into the lock file as what it guards, and given
+   *     to the self-wait failure
    * @throws LockTimeoutException if another holder kept it until the deadline; names the lock file
+   *     and, when the file names one, the holder
    * @throws RuntimeException the lock's self-wait failure ({@link NestedTransactionException} for the
    *     transaction lock) if this thread holds it already
    * @throws LockOrderException if this thread holds a lock of an inner level
    * @throws InterruptedOperationException if the thread was interrupted while waiting
-   * @throws LocalFileException if the lock file cannot be created or locked
+   * @throws LocalFileException if the lock file cannot be created, locked or written
    */
   Held acquire(Instant deadline, String target) {
     LockOrder.Ticket ticket = LockOrder.enter(level, describe());
-    CheckoutMutex mutex = CheckoutMutex.join(mutexKey);
     boolean held = false;
     try {
-      rejectSelfWait(mutex, target);
-      Instant start = clock.instant();
-      CheckoutMutex.Waiter waiter = mutex.take(clock, deadline, poll, onQueued)
-          .orElseThrow(() -> new LockTimeoutException(lockFile.toString(), null, Duration.between(start, clock.instant())));
-      try {
-        FileLocks.Held file = fileLocks.lockWithin(lockFile, start, deadline, poll, clock, sleeper);
-        held = true;
-        return new Release(file, mutex, waiter, ticket);
-      } finally {
-        if (!held) {
-          mutex.release(waiter);
-        }
-      }
+      LockWait wait = LockWait.until(deadline, clock, sleeper, poll).withOnQueued(onQueued);
+      Held lock = settle(registry.acquire(lockFile, guards(target), wait), target, ticket);
+      held = true;
+      return lock;
+    } catch (IOException e) {
+      throw new LocalFileException("Cannot lock " + lockFile + ": " + e.getMessage(), e);
     } catch (InterruptedException e) {
       throw new InterruptedOperationException("Cannot acquire " + describe(), e);
     } finally {
       if (!held) {
-        mutex.leave();
         ticket.close();
       }
     }
   }
 
   /**
-   * Acquires both layers if both are free now, without waiting.
+   * Acquires the lock if nobody in this JVM has or awaits it and no other process holds it, without
+   * waiting.
    *
-   * @param target what the caller runs on, for messages
+   * @param target what the caller runs on
    * @return the held lock, or empty when another thread or process holds it
    * @throws RuntimeException the lock's self-wait failure if this thread holds it already
    * @throws LockOrderException if this thread holds a lock of an inner level
-   * @throws LocalFileException if the lock file cannot be created or locked
+   * @throws LocalFileException if the lock file cannot be created, locked or written
    */
   Optional<Held> tryAcquire(String target) {
     LockOrder.Ticket ticket = LockOrder.enter(level, describe());
-    CheckoutMutex mutex = CheckoutMutex.join(mutexKey);
     boolean held = false;
     try {
-      rejectSelfWait(mutex, target);
-      Optional<CheckoutMutex.Waiter> waiter = mutex.tryTake();
-      if (waiter.isEmpty()) {
+      LockAttempt attempt = registry.tryAcquire(lockFile, guards(target), clock);
+      if (attempt instanceof LockAttempt.Busy) {
         return Optional.empty();
       }
-      try {
-        Optional<FileLocks.Held> file = tryLockFile();
-        if (file.isEmpty()) {
-          return Optional.empty();
-        }
-        held = true;
-        return Optional.of(new Release(file.get(), mutex, waiter.get(), ticket));
-      } finally {
-        if (!held) {
-          mutex.release(waiter.get());
-        }
-      }
+      Held lock = settle(attempt, target, ticket);
+      held = true;
+      return Optional.of(lock);
+    } catch (IOException e) {
+      throw new LocalFileException("Cannot lock " + lockFile + ": " + e.getMessage(), e);
     } finally {
       if (!held) {
-        mutex.leave();
         ticket.close();
       }
     }
   }
 
-  private void rejectSelfWait(CheckoutMutex mutex, String target) {
-    if (mutex.isHeldBy(Thread.currentThread())) {
-      throw selfWait.apply(target);
-    }
+  private String guards(String target) {
+    return target.equals(description) ? description : description + " for " + target;
   }
 
-  private Optional<FileLocks.Held> tryLockFile() {
-    try {
-      Files.createDirectories(lockFile.toAbsolutePath().getParent());
-      return fileLocks.tryLock(lockFile);
-    } catch (IOException e) {
-      throw new LocalFileException("Cannot lock " + lockFile + ": " + e.getMessage(), e);
+  private Held settle(LockAttempt attempt, String target, LockOrder.Ticket ticket) {
+    if (attempt instanceof LockAttempt.Acquired acquired) {
+      return new Release(acquired.lock(), ticket);
     }
+    if (attempt instanceof LockAttempt.Busy busy) {
+      throw LockTimeoutException.ofLockFile(lockFile.toString(), busy.holder().map(LockHolder::describe).orElse(null),
+          busy.waited());
+    }
+    throw selfWait.apply(target);
   }
 
-  /** Releases the OS lock, then the in-JVM mutex, then the lock-order ticket. */
+  /** Releases the file lock, then the lock-order ticket. */
   private static final class Release implements Held {
-    private final FileLocks.Held file;
-    private final CheckoutMutex mutex;
-    private final CheckoutMutex.Waiter waiter;
+    private final HeldFileLock file;
     private final LockOrder.Ticket ticket;
-    private boolean closed;
 
-    Release(FileLocks.Held file, CheckoutMutex mutex, CheckoutMutex.Waiter waiter, LockOrder.Ticket ticket) {
+    Release(HeldFileLock file, LockOrder.Ticket ticket) {
       this.file = file;
-      this.mutex = mutex;
-      this.waiter = waiter;
       this.ticket = ticket;
     }
 
     @Override
-    public synchronized void unlock() throws IOException {
-      if (closed) {
-        return;
-      }
-      closed = true;
+    public void unlock() throws IOException {
       try {
         file.release();
       } finally {
-        mutex.release(waiter);
-        mutex.leave();
         ticket.close();
       }
     }
@@ -251,8 +229,8 @@ final class CheckoutLock {
     public void close() {
       try {
         unlock();
-      } catch (IOException e) {
-        LOG.warn("Cannot unlock a checkout lock cleanly: {}; closing its file released it", e.getMessage());
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("Cannot unlock {} cleanly: {}; it is released nonetheless", file.lockFile(), e.toString());
       }
     }
   }

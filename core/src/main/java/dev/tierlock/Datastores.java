@@ -1,5 +1,7 @@
 package dev.tierlock;
 
+import dev.tierlock.spi.DatastoreUnsafeException;
+
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.DatastoreProvider;
 import java.net.URI;
@@ -10,12 +12,10 @@ import java.util.ServiceLoader;
 import java.util.TreeSet;
 
 /**
- * Finds and guards datastores: {@link #open(URI)} looks a URI's scheme up among the {@link
- * DatastoreProvider}s registered with {@link ServiceLoader}; {@link #selfChecked(Datastore)} makes a
- * datastore prove that it honours write preconditions before its first write. Stateless and
- * thread-safe.
+ * Finds datastores by URI: {@link #open(URI)} looks a URI's scheme up among the {@link
+ * DatastoreProvider}s registered with {@link ServiceLoader}. Stateless and thread-safe.
  */
-public final class Datastores {
+final class Datastores {
 
   private Datastores() {}
 
@@ -29,7 +29,7 @@ public final class Datastores {
    * @throws UnknownSchemeException if no provider handles the scheme; the message lists those found
    * @throws IllegalArgumentException if the provider refuses the URI; the message says why
    */
-  public static Datastore open(URI uri) {
+  static Datastore open(URI uri) {
     String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
     List<DatastoreProvider> providers = providers();
     for (DatastoreProvider provider : providers) {
@@ -42,38 +42,10 @@ public final class Datastores {
   }
 
   /** {@return the schemes the registered providers open, sorted} */
-  public static List<String> schemes() {
+  static List<String> schemes() {
     TreeSet<String> schemes = new TreeSet<>();
     providers().forEach(p -> schemes.add(p.scheme()));
     return List.copyOf(schemes);
-  }
-
-  /**
-   * Returns {@code datastore} guarded by the precondition self-check: before its first write or
-   * delete, it proves (on a probe key under {@code .tierlock-selfcheck/}, removed afterwards by
-   * conditional deletes) that a create-only write over an existing object fails and that a write
-   * conditional on a stale version fails. Until the check has passed, every write and delete runs
-   * it first; once passed it never runs again for this guard. Reads are never checked. Returns
-   * {@code datastore} itself when it is already guarded. Closing the guard closes {@code
-   * datastore}.
-   *
-   * <p>A pass is also remembered for the process by {@link Datastore#describe()}. A guard used on
-   * its own checks once; a {@link Tierlock} built on a guard (or on a plain datastore, which it
-   * guards itself) lets it skip the check when this process, or a marker in the checkout's state
-   * directory younger than 24 hours, already holds a pass (see {@link Tierlock#checkDatastore()}).
-   *
-   * <p>A write through the guard throws {@link DatastoreUnsafeException} (naming {@link
-   * Datastore#describe()}) if the store ignored a precondition, and the store's own exception if it
-   * failed during the check (the check then runs again on the next write).
-   *
-   * @param datastore the datastore to guard
-   * @return the guard (or datastore itself when already guarded)
-   */
-  public static Datastore selfChecked(Datastore datastore) {
-    if (datastore instanceof SelfCheckedDatastore) {
-      return datastore;
-    }
-    return new SelfCheckedDatastore(datastore);
   }
 
   private static List<DatastoreProvider> providers() {

@@ -1,5 +1,7 @@
 package dev.tierlock;
 
+import dev.tierlock.spi.DatastoreException;
+
 import java.util.Optional;
 import java.util.function.Supplier;
 

@@ -1,5 +1,7 @@
 package dev.tierlock;
 
+import dev.tierlock.spi.OutcomeUnknownException;
+
 import dev.tierlock.spi.DeleteResult;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectMetadata;
@@ -115,7 +117,7 @@ final class HeldLease implements LockLease {
   private void reconcile(byte @Nullable [] written, LockInfo refreshed) {
     ReadResult read;
     try {
-      read = lock.datastore.read(lock.key, ReadCondition.always());
+      read = lock.datastore.read(lock.key, ReadCondition.always(), LockInfoCodec.MAX_BYTES);
     } catch (RuntimeException e) {
       LOG.warn("Cannot read back {} after a heartbeat (nonce {}); retrying on the next beat", lock.describe(), acquired.nonce(), e);
       return;
@@ -207,7 +209,7 @@ final class HeldLease implements LockLease {
       } catch (OutcomeUnknownException e) {
         LOG.debug("Release of {} had no answer; reading it back", lock.describe(), e);
       }
-      ReadResult read = lock.datastore.read(lock.key, ReadCondition.always());
+      ReadResult read = lock.datastore.read(lock.key, ReadCondition.always(), LockInfoCodec.MAX_BYTES);
       if (!(read instanceof ReadResult.Found found)) {
         return;
       }

@@ -146,35 +146,44 @@ sealed interface JsonValue {
    * indentation of the line the value starts on, in levels of two spaces).
    */
   default void writePretty(StringBuilder out, int depth) {
+    writePretty(out, "  ".repeat(depth), "  ", "\n");
+  }
+
+  /**
+   * Writes this value as {@code JSON.stringify(value, null, unit)} does, with {@code eol} for each
+   * line break, nested under a line indented by {@code indent}: inner lines are indented by {@code
+   * indent} plus one {@code unit} per level, and the closing bracket by {@code indent}.
+   */
+  default void writePretty(StringBuilder out, String indent, String unit, String eol) {
     if (this instanceof Obj obj) {
       if (obj.members().isEmpty()) {
         out.append("{}");
         return;
       }
-      out.append("{\n");
+      String inner = indent + unit;
+      out.append('{').append(eol);
       int i = 0;
       for (Map.Entry<String, JsonValue> member : obj.members().entrySet()) {
-        indent(out, depth + 1);
+        out.append(inner);
         quote(member.getKey(), out);
         out.append(": ");
-        member.getValue().writePretty(out, depth + 1);
-        out.append(++i < obj.members().size() ? ",\n" : "\n");
+        member.getValue().writePretty(out, inner, unit, eol);
+        out.append(++i < obj.members().size() ? "," : "").append(eol);
       }
-      indent(out, depth);
-      out.append('}');
+      out.append(indent).append('}');
     } else if (this instanceof Arr arr) {
       if (arr.items().isEmpty()) {
         out.append("[]");
         return;
       }
-      out.append("[\n");
+      String inner = indent + unit;
+      out.append('[').append(eol);
       for (int i = 0; i < arr.items().size(); i++) {
-        indent(out, depth + 1);
-        arr.items().get(i).writePretty(out, depth + 1);
-        out.append(i + 1 < arr.items().size() ? ",\n" : "\n");
+        out.append(inner);
+        arr.items().get(i).writePretty(out, inner, unit, eol);
+        out.append(i + 1 < arr.items().size() ? "," : "").append(eol);
       }
-      indent(out, depth);
-      out.append(']');
+      out.append(indent).append(']');
     } else {
       writeScalar(out);
     }
@@ -231,10 +240,6 @@ sealed interface JsonValue {
     } else if (this instanceof Literal literal) {
       out.append(literal.text);
     }
-  }
-
-  private static void indent(StringBuilder out, int depth) {
-    out.append("  ".repeat(depth));
   }
 
   /**

@@ -1,5 +1,10 @@
 package dev.tierlock;
 
+import dev.tierlock.spi.DatastoreException;
+import dev.tierlock.spi.DatastoreUnavailableException;
+import dev.tierlock.spi.OutcomeUnknownException;
+
+import dev.tierlock.internal.Backoff;
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.DeleteResult;
 import dev.tierlock.spi.ObjectBody;
@@ -100,7 +105,7 @@ final class LeaseLock implements DistributedLock {
   private LockLease acquireWithin(Acquisition acquisition) {
     Instant start = clock.instant();
     Instant deadline = start.plus(options.maxWait());
-    Backoff backoff = new Backoff(options, this::nextUnit);
+    Backoff backoff = new Backoff(options.retryInterval(), options.maxRetryInterval(), this::nextUnit);
     @Nullable LockInfo lastHolder = null;
     @Nullable DatastoreException lastFailure = null;
     boolean reachedStore = false;
@@ -209,7 +214,7 @@ final class LeaseLock implements DistributedLock {
    * stale one is taken over when allowed; anything else is busy.
    */
   private Attempt readAndDecide(Acquisition acquisition, TakeOver takeOver) {
-    ReadResult read = datastore.read(key, ReadCondition.always());
+    ReadResult read = datastore.read(key, ReadCondition.always(), LockInfoCodec.MAX_BYTES);
     if (!(read instanceof ReadResult.Found found)) {
       return new Attempt.Busy(null);
     }
@@ -276,7 +281,7 @@ final class LeaseLock implements DistributedLock {
 
   @Override
   public Optional<LockInfo> inspect() {
-    ReadResult read = datastore.read(key, ReadCondition.always());
+    ReadResult read = datastore.read(key, ReadCondition.always(), LockInfoCodec.MAX_BYTES);
     if (read instanceof ReadResult.Found found) {
       return Optional.of(LockInfoCodec.decode(key.value(), found.bytes()));
     }
@@ -290,7 +295,7 @@ final class LeaseLock implements DistributedLock {
     }
     boolean maybeDeleted = false;
     for (int round = 0; round < FORCE_RELEASE_ROUNDS; round++) {
-      ReadResult read = datastore.read(key, ReadCondition.always());
+      ReadResult read = datastore.read(key, ReadCondition.always(), LockInfoCodec.MAX_BYTES);
       if (!(read instanceof ReadResult.Found found)) {
         return maybeDeleted;
       }

@@ -1,5 +1,8 @@
 package dev.tierlock;
 
+import dev.tierlock.spi.DatastoreUnavailableException;
+import dev.tierlock.spi.OutcomeUnknownException;
+
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.ObjectKey;
 import java.security.SecureRandom;

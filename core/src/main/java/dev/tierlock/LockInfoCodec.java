@@ -1,20 +1,11 @@
 package dev.tierlock;
 
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.util.DefaultIndenter;
-import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
-import com.fasterxml.jackson.core.util.Separators;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.ObjectWriter;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -34,31 +25,20 @@ final class LockInfoCodec {
 
   private static final Instant LATEST = Instant.parse("9999-12-31T23:59:59Z");
 
-  private static final ObjectMapper MAPPER = new ObjectMapper()
-      .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-      .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
-
-  private static final ObjectWriter WRITER = MAPPER.writer(
-      new DefaultPrettyPrinter(Separators.createDefaultInstance()
-              .withObjectFieldValueSpacing(Separators.Spacing.AFTER))
-          .withObjectIndenter(new DefaultIndenter("  ", "\n")));
-
   private LockInfoCodec() {}
 
   /** Returns the body that records {@code info}. */
   static byte[] encode(LockInfo info) {
-    ObjectNode node = MAPPER.createObjectNode();
-    node.put("holder", info.holder());
-    node.put("hostname", info.hostname());
-    node.put("pid", info.pid());
-    node.put("acquiredAt", info.acquiredAt().toString());
-    node.put("ttlMs", info.ttl().toMillis());
-    node.put("nonce", info.nonce());
-    try {
-      return (WRITER.writeValueAsString(node) + "\n").getBytes(StandardCharsets.UTF_8);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("Cannot encode lock record of " + info.holder() + ": " + e.getMessage(), e);
-    }
+    Map<String, JsonValue> members = new LinkedHashMap<>();
+    members.put("holder", new JsonValue.Str(info.holder()));
+    members.put("hostname", new JsonValue.Str(info.hostname()));
+    members.put("pid", new JsonValue.Num(Long.toString(info.pid())));
+    members.put("acquiredAt", new JsonValue.Str(info.acquiredAt().toString()));
+    members.put("ttlMs", new JsonValue.Num(Long.toString(info.ttl().toMillis())));
+    members.put("nonce", new JsonValue.Str(info.nonce()));
+    StringBuilder out = new StringBuilder();
+    new JsonValue.Obj(members).writePretty(out, 0);
+    return out.append('\n').toString().getBytes(StandardCharsets.UTF_8);
   }
 
   /**
@@ -74,15 +54,16 @@ final class LockInfoCodec {
     if (body.length > MAX_BYTES) {
       throw new LockUnreadableException(lockKey, "the lock body is " + body.length + " bytes, over the " + MAX_BYTES + " byte limit", null);
     }
-    JsonNode root;
+    JsonValue parsed;
     try {
-      root = MAPPER.readTree(body);
-    } catch (JsonProcessingException e) {
-      throw new LockUnreadableException(lockKey, "the lock body is not valid JSON: " + e.getOriginalMessage(), e);
-    } catch (IOException e) {
-      throw new LockUnreadableException(lockKey, "the lock body cannot be read: " + e.getMessage(), e);
+      parsed = JsonValue.parse(StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(body)).toString());
+    } catch (java.nio.charset.CharacterCodingException e) {
+      throw new LockUnreadableException(lockKey, "the lock body is not UTF-8 text", e);
+    } catch (IllegalArgumentException e) {
+      throw new LockUnreadableException(lockKey, "the lock body is not valid JSON: "
+          + e.getMessage().replaceFirst("^Cannot parse JSON value: ", ""), e);
     }
-    if (root == null || !root.isObject()) {
+    if (!(parsed instanceof JsonValue.Obj root)) {
       throw new LockUnreadableException(lockKey, "the lock body is not a JSON object", null);
     }
     String holder = text(lockKey, root, "holder");
@@ -121,19 +102,21 @@ final class LockInfoCodec {
     }
   }
 
-  private static String text(String lockKey, JsonNode root, String field) {
-    JsonNode value = root.get(field);
-    if (value == null || !value.isTextual()) {
+  private static String text(String lockKey, JsonValue.Obj root, String field) {
+    if (!(root.members().get(field) instanceof JsonValue.Str value)) {
       throw new LockUnreadableException(lockKey, "field \"" + field + "\" is missing or not a string", null);
     }
-    return value.textValue();
+    return value.value();
   }
 
-  private static long integral(String lockKey, JsonNode root, String field) {
-    JsonNode value = root.get(field);
-    if (value == null || !value.isIntegralNumber() || !value.canConvertToLong()) {
-      throw new LockUnreadableException(lockKey, "field \"" + field + "\" is missing or not an integer", null);
+  private static long integral(String lockKey, JsonValue.Obj root, String field) {
+    if (root.members().get(field) instanceof JsonValue.Num value && value.literal().matches("-?[0-9]{1,19}")) {
+      try {
+        return Long.parseLong(value.literal());
+      } catch (NumberFormatException e) {
+        // over the range of a long: reported below
+      }
     }
-    return value.longValue();
+    throw new LockUnreadableException(lockKey, "field \"" + field + "\" is missing or not an integer", null);
   }
 }

@@ -1,22 +1,29 @@
 package dev.tierlock;
 
 import java.util.ArrayDeque;
-import java.util.Deque;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Checks, per thread, that locks are taken in {@link LockLevel} order. Every lock of Tierlock calls
  * {@link #enter} before acquiring and closes the returned ticket after releasing. Re-entry at the
  * level already held innermost is allowed (a nested section joins the outer one; the lock itself
  * decides whether it re-enters).
+ *
+ * <p>A ticket belongs to the thread that entered it, but may be closed on any thread: a lock taken
+ * on a pool thread and released on another frees the level of the thread that took it, so that the
+ * pool thread is not left holding a level forever. Each thread's levels are kept in a stack that its
+ * tickets reference directly and that every access locks (uncontended, except when a ticket is
+ * closed on a foreign thread). Thread-safe.
  */
 final class LockOrder {
 
-  private static final ThreadLocal<Deque<LockLevel>> HELD = ThreadLocal.withInitial(ArrayDeque::new);
+  private static final ThreadLocal<ArrayDeque<Entry>> HELD = ThreadLocal.withInitial(ArrayDeque::new);
 
   private LockOrder() {}
 
-  /** A level entered by the current thread; close it once the lock is released. */
+  /** A level entered by a thread; close it, on any thread, once the lock is released. */
   interface Ticket extends AutoCloseable {
+    /** Frees the level in the stack of the thread that entered it. Idempotent. */
     @Override
     void close();
   }
@@ -27,33 +34,56 @@ final class LockOrder {
    * @throws LockOrderException if it already holds an inner level
    */
   static Ticket enter(LockLevel level, String what) {
-    Deque<LockLevel> held = HELD.get();
-    LockLevel innermost = held.peek();
-    if (innermost != null && innermost.compareTo(level) > 0) {
-      throw new LockOrderException(level, innermost, what);
-    }
-    held.push(level);
-    Thread owner = Thread.currentThread();
-    return new Ticket() {
-      private boolean closed;
-
-      @Override
-      public void close() {
-        if (closed || Thread.currentThread() != owner) {
-          return;
-        }
-        closed = true;
-        Deque<LockLevel> stack = HELD.get();
-        stack.removeFirstOccurrence(level);
-        if (stack.isEmpty()) {
-          HELD.remove();
-        }
+    ArrayDeque<Entry> stack = HELD.get();
+    synchronized (stack) {
+      Entry innermost = stack.peek();
+      if (innermost != null && innermost.level.compareTo(level) > 0) {
+        throw new LockOrderException(level, innermost.level, what);
       }
-    };
+      Entry entry = new Entry(level, stack);
+      stack.push(entry);
+      return entry;
+    }
   }
 
   /** Returns the innermost level the current thread holds, or {@code null} when it holds none. */
-  static LockLevel innermost() {
-    return HELD.get().peek();
+  static @Nullable LockLevel innermost() {
+    ArrayDeque<Entry> stack = HELD.get();
+    synchronized (stack) {
+      Entry innermost = stack.peek();
+      if (innermost == null) {
+        HELD.remove();
+        return null;
+      }
+      return innermost.level;
+    }
+  }
+
+  /** One entered level, in the stack of the thread that entered it. */
+  private static final class Entry implements Ticket {
+    private final LockLevel level;
+    private final ArrayDeque<Entry> stack;
+    private final Thread owner = Thread.currentThread();
+    private boolean closed;
+
+    Entry(LockLevel level, ArrayDeque<Entry> stack) {
+      this.level = level;
+      this.stack = stack;
+    }
+
+    @Override
+    public void close() {
+      synchronized (stack) {
+        if (closed) {
+          return;
+        }
+        closed = true;
+        stack.removeFirstOccurrence(this);
+        if (stack.isEmpty() && Thread.currentThread() == owner) {
+          // drop the empty stack so that pool threads keep nothing; a foreign closer leaves it (empty) in place
+          HELD.remove();
+        }
+      }
+    }
   }
 }

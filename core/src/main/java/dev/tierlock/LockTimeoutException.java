@@ -35,6 +35,23 @@ public final class LockTimeoutException extends TierlockException {
     this.waited = waited;
   }
 
+  private LockTimeoutException(String lockFile, Duration waited, String heldBy) {
+    super(CODE, "Cannot acquire lock \"" + lockFile + "\": held by " + heldBy + "; timed out after " + waited.toMillis() + " ms");
+    this.lockKey = lockFile;
+    this.holder = null;
+    this.waited = waited;
+  }
+
+  /**
+   * Returns the exception for a local lock file, naming its holder as the lock file describes it
+   * ({@code pid 4242 on host h since ...; started ...}); {@link #holder()} is empty.
+   *
+   * @param heldBy the holder's description, or null when the lock file names none
+   */
+  static LockTimeoutException ofLockFile(String lockFile, @Nullable String heldBy, Duration waited) {
+    return new LockTimeoutException(lockFile, waited, heldBy == null ? "an unknown holder" : heldBy);
+  }
+
   /** Returns the lock's key or path. */
   public String lockKey() {
     return lockKey;

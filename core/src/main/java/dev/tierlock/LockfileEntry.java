@@ -45,21 +45,31 @@ public final class LockfileEntry {
   private final @Nullable String serverUrl;
   private final @Nullable String channel;
   private final Map<String, JsonValue> unknown;
-  private final String canonical;
+  /** The canonical JSON, computed on first use (a benign race: every thread computes the same string). */
+  private @Nullable String canonical;
 
   private LockfileEntry(Builder b) {
     this.version = b.version;
     this.pulledAt = b.pulledAt;
-    List<String> sortedFiles = new ArrayList<>(b.files);
-    Collections.sort(sortedFiles);
-    this.files = List.copyOf(sortedFiles);
+    this.files = sorted(b.files);
     this.include = List.copyOf(b.include);
     this.checksum = b.checksum;
     this.filesChecksum = b.filesChecksum;
     this.serverUrl = b.serverUrl;
     this.channel = b.channel;
-    this.unknown = Collections.unmodifiableMap(new LinkedHashMap<>(b.unknown));
-    this.canonical = toJson().toCanonicalString();
+    this.unknown = b.unknown.isEmpty() ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(b.unknown));
+  }
+
+  /** Returns {@code values} sorted, as an immutable list; {@code values} itself when it is one already. */
+  private static List<String> sorted(List<String> values) {
+    for (int i = 1; i < values.size(); i++) {
+      if (values.get(i - 1).compareTo(values.get(i)) > 0) {
+        List<String> copy = new ArrayList<>(values);
+        Collections.sort(copy);
+        return List.copyOf(copy);
+      }
+    }
+    return List.copyOf(values);
   }
 
   /**
@@ -146,7 +156,12 @@ public final class LockfileEntry {
 
   /** Returns the entry as compact JSON with object members sorted by name: its identity. */
   public String canonicalJson() {
-    return canonical;
+    String c = canonical;
+    if (c == null) {
+      c = toJson().toCanonicalString();
+      canonical = c;
+    }
+    return c;
   }
 
   /** Returns the entry as a JSON object: known fields in {@link #KNOWN_FIELDS} order, then unknown ones. */
@@ -180,17 +195,17 @@ public final class LockfileEntry {
 
   @Override
   public boolean equals(@Nullable Object o) {
-    return o instanceof LockfileEntry other && other.canonical.equals(canonical);
+    return o instanceof LockfileEntry other && other.canonicalJson().equals(canonicalJson());
   }
 
   @Override
   public int hashCode() {
-    return canonical.hashCode();
+    return canonicalJson().hashCode();
   }
 
   @Override
   public String toString() {
-    return canonical;
+    return canonicalJson();
   }
 
   /**
@@ -323,11 +338,25 @@ public final class LockfileEntry {
     }
 
     private static String digest(String field, String value) {
-      if (!DIGEST.matcher(value).matches()) {
+      if (!isDigest(value)) {
         throw new IllegalArgumentException("Cannot build lockfile entry: " + field
             + " must be exactly 64 lowercase hex digits (a SHA-256), got \"" + abbreviate(value) + "\"");
       }
       return value;
+    }
+
+    /** Returns whether {@code value} matches {@link #DIGEST}, without the cost of a regex match. */
+    private static boolean isDigest(String value) {
+      if (value.length() != 64) {
+        return false;
+      }
+      for (int i = 0; i < value.length(); i++) {
+        char c = value.charAt(i);
+        if ((c < '0' || c > '9') && (c < 'a' || c > 'f')) {
+          return false;
+        }
+      }
+      return true;
     }
 
     private static String abbreviate(String value) {

@@ -4,10 +4,11 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A lockfile (or another Tierlock JSON file) is not in the expected format: malformed JSON, not an
- * object, a duplicate or invalid name, an entry without {@code version} or {@code pulledAt}, a bad
- * digest, or too large. Nothing was changed, and the file is never replaced by an empty one. Code
- * {@code lockfile_format}.
+ * A lockfile (or another Tierlock JSON file) is not in the expected format: not UTF-8, malformed
+ * JSON, not one object, a duplicate member name, or too large. (In the shared lockfile, a member
+ * whose name or entry is invalid is not an error: it is kept as {@linkplain Lockfile#foreign()
+ * foreign}.) Nothing was changed, and the file is never replaced by an empty one. Code {@code
+ * lockfile_format}.
  */
 public final class LockfileFormatException extends TierlockException {
 

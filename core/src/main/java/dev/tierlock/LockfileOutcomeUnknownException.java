@@ -1,14 +1,26 @@
 package dev.tierlock;
 
+import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A lockfile write went unanswered and whether it landed cannot be proven: the shared lockfile has
- * moved on since, and its commit lineage neither includes the write nor shows the lockfile still as
- * the write found it (see {@link LockfileHead}). Re-applying the change could revert what another
- * checkout published meanwhile, so it is neither retried nor kept pending: the change may or may not
- * be in the shared lockfile. Look at the shared lockfile and redo the change if it is missing. Code
- * {@code lockfile_outcome_unknown}.
+ * A change of this checkout may or may not be in the shared lockfile, and Tierlock will neither
+ * drop it nor re-apply it on its own. {@link #pending()} says which case it is:
+ *
+ * <ul>
+ *   <li>{@link PendingChange.State#IN_FLIGHT}: a write went unanswered and no read-back succeeded
+ *       before the deadline. The change is kept; the next transaction on this checkout reads the
+ *       lineage back and publishes it again only if it provably did not land.
+ *   <li>{@link PendingChange.State#OUTCOME_UNKNOWN}: the lineage cannot prove it either way. The
+ *       change is kept and every transaction on this checkout fails with this exception until the
+ *       caller decides: {@link LockfileTransaction#reapplyPending()} (never reverts another
+ *       checkout's change to the same entry) or {@link LockfileTransaction#discardPending()}; on the
+ *       command line {@code tierlock pending apply} or {@code tierlock pending discard}.
+ *   <li>{@link PendingChange.State#UNREADABLE}: the record cannot be read (damaged, or written by a
+ *       newer Tierlock); every transaction fails until it is discarded.
+ * </ul>
+ *
+ * <p>Code {@code lockfile_outcome_unknown}.
  */
 public final class LockfileOutcomeUnknownException extends TierlockException {
 
@@ -17,38 +29,49 @@ public final class LockfileOutcomeUnknownException extends TierlockException {
   /** The stable code. */
   public static final String CODE = "lockfile_outcome_unknown";
 
-  private final transient LockfileDelta delta;
-  private final String commitId;
+  private final transient PendingChange pending;
 
   /**
    * Creates the exception.
    *
-   * @param target where the change was published
-   * @param delta the change whose outcome is unknown
-   * @param commitId the commit id of the unanswered write
-   * @param now the shared lockfile as read back, or {@code null} when it no longer exists
-   * @param cause the unanswered write's failure, if known
+   * @param target the shared lockfile
+   * @param pending the change in doubt, as recorded
+   * @param cause the last failure, if any
    */
-  public LockfileOutcomeUnknownException(String target, LockfileDelta delta, String commitId, @Nullable LockfileHead now,
-      @Nullable Throwable cause) {
-    super(CODE, "Cannot confirm lockfile change to " + target + ": the write of commit " + commitId
-        + " went unanswered and the shared lockfile has moved on since ("
-        + (now == null ? "it no longer exists" : "now version " + now.version().value()
-            + now.commitId().map(id -> " of commit " + id).orElse(" written without a commit id"))
-        + ") without that commit in its lineage; the change (" + ManagedConfigUnpublishedException.describe(delta)
-        + ") may or may not be in it, and it is not retried, so that no other checkout's change is reverted;"
-        + " check the shared lockfile and redo the change if it is missing", cause);
-    this.delta = delta;
-    this.commitId = commitId;
+  public LockfileOutcomeUnknownException(String target, PendingChange pending, @Nullable Throwable cause) {
+    super(CODE, message(target, pending), cause);
+    this.pending = pending;
   }
 
-  /** {@return the change whose outcome is unknown} */
+  private static String message(String target, PendingChange pending) {
+    String change = PendingChange.describe(pending.delta());
+    String commit = pending.commitId().map(id -> " (commit " + id + ")").orElse("");
+    return switch (pending.state()) {
+      case UNREADABLE -> "Cannot run a transaction on " + target + ": the pending-change record " + pending.record()
+          + " cannot be read (" + pending.reason().orElse("unknown reason") + "); it may hold a change that was never"
+          + " published; check the shared lockfile, then discard it (tierlock pending discard)";
+      case OUTCOME_UNKNOWN -> "Cannot confirm lockfile change to " + target + commit + ": "
+          + pending.reason().orElse("its landing cannot be proven") + "; the change (" + change + ") is kept in "
+          + pending.record() + " and every transaction on this checkout fails until you re-apply it (tierlock pending"
+          + " apply: entries another checkout changed since are left alone) or discard it (tierlock pending discard)";
+      default -> "Cannot confirm lockfile change to " + target + commit + ": its write went unanswered and reading the"
+          + " shared lockfile back failed; the change (" + change + ") is kept in " + pending.record() + " and the next"
+          + " transaction on this checkout settles it from the lineage, publishing it again only if it did not land";
+    };
+  }
+
+  /** {@return the change in doubt, as recorded} */
+  public PendingChange pending() {
+    return pending;
+  }
+
+  /** {@return the change in doubt (empty when the record is unreadable)} */
   public LockfileDelta delta() {
-    return delta;
+    return pending.delta();
   }
 
-  /** {@return the commit id of the unanswered write} */
-  public String commitId() {
-    return commitId;
+  /** {@return the commit id of the unanswered write, if one was sent} */
+  public Optional<String> commitId() {
+    return pending.commitId();
   }
 }

@@ -1,7 +1,14 @@
 package dev.tierlock;
 
+import dev.tierlock.internal.Deadline;
+import dev.tierlock.spi.DatastoreAccessDeniedException;
+import dev.tierlock.spi.DatastoreBusyException;
+import dev.tierlock.spi.DatastoreUnavailableException;
+import dev.tierlock.spi.DatastoreUnsafeException;
+import dev.tierlock.spi.OutcomeUnknownException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -12,27 +19,31 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Changes the shared lockfile of one checkout so that no acknowledged change is ever lost, whatever
- * the interleaving of checkouts, stalls or faults. Obtain one from {@link Tierlock#transaction()}.
+ * Changes the shared lockfile of one checkout so that no acknowledged change is ever lost and no
+ * change is dropped without the caller being told, whatever the interleaving of checkouts, stalls,
+ * crashes or faults. Obtain one from {@link Tierlock#transaction()}.
  *
- * <p>{@link #run} stages nothing itself: do downloads and extraction before calling it. Under the
- * datastore global lock and the checkout's own transaction lock it then: reads any change left
- * pending; fetches the shared lockfile ({@link ManagedLockfileSyncPort#hydrate()}) and refreshes
- * the repository; replays what of the pending change is safe to replay; records the change ahead
- * (so a crash mid-change is recovered); runs the change through a {@link TransactionContext};
- * records the whole change with the commit id of the write about to be sent and publishes it, as
- * computed in memory, conditional on the version fetched; on a conflict fetches again and
- * re-applies only this change, name by name, never reverting another checkout's change; clears the
- * record; and releases the locks. A write whose answer is lost is judged by the commit lineage the
- * shared lockfile carries ({@link LockfileHead}), never by re-applying it.
+ * <p>{@link #run} does, in order, under the datastore global lock and the checkout's own
+ * transaction lock (an OS lock, {@code <state>/transaction.lock}, so two runs on one checkout never
+ * interleave, even when one stalled past its lease):
  *
- * <p>The checkout's transaction lock (an OS file lock, {@code <state>/transaction.lock}) keeps two
- * runs on one checkout (threads, {@link Tierlock} instances or processes) from interleaving, even
- * when one of them stalled past the global lease. {@link #refresh()} with nothing pending takes
- * only that lock and costs one conditional read.
+ * <ol>
+ *   <li>read the checkout's pending record; a change whose landing cannot be proven, or a record
+ *       that cannot be read, stops here with {@link LockfileOutcomeUnknownException} until the
+ *       caller resolves it ({@link #reapplyPending()}, {@link #discardPending()});
+ *   <li>fetch the shared lockfile (a conditional read: not-modified costs no download);
+ *   <li>settle the pending change: a write in flight is judged by the lineage; what provably did
+ *       not land is rebased onto the fetched lockfile, never reverting a peer's newer change;
+ *   <li>run the change against a {@link TransactionContext}, which records a {@link
+ *       LockfileDelta}; if it throws, nothing of it is published or kept, and it is rethrown;
+ *   <li>publish the delta ({@link PublishLoop}): recorded durably first, written conditional on the
+ *       version fetched with a fresh commit id and the lineage in metadata, rebased per name and
+ *       retried on a newer lockfile, settled by the lineage when an answer is lost;
+ *   <li>release the locks in reverse order.
+ * </ol>
  *
- * <p>With a {@link SyncMode#DIRECT} port (a shared filesystem) the change edits the shared file in
- * place under the same locks, with nothing to fetch or publish and no pending record.
+ * <p>Every datastore takes this one path, a shared filesystem included: there is no unfenced edit
+ * in place, and a holder stalled past its lease cannot overwrite a newer version in any mode.
  *
  * <p>Thread-safe: runs on different threads serialise on the locks. A thread must not start a run
  * inside its own run; nested work joins through {@link TransactionContext#run}.
@@ -48,7 +59,7 @@ public final class LockfileTransaction {
     this.settings = settings;
   }
 
-  /** {@return a description for messages: the datastore and the lockfile's key or path} */
+  /** {@return a description for messages: the datastore and the lockfile's key} */
   public String describe() {
     return settings.port().describe();
   }
@@ -56,240 +67,295 @@ public final class LockfileTransaction {
   /**
    * Runs {@code change} as one transaction and publishes what it changed.
    *
-   * <p>If {@code change} throws, what it already wrote is still settled (published or kept
-   * pending) and then its exception is rethrown, with any publish failure added as suppressed.
-   *
-   * @param change the change; writes through {@link TransactionContext#repository()}
+   * @param change the change; reads and edits through its {@link TransactionContext}
    * @return how it ended: {@link TransactionStatus#NO_CHANGE}, {@link TransactionStatus#PUBLISHED},
    *     or {@link TransactionStatus#DEFERRED} under {@link PublishFailurePolicy#DEFER}
    * @throws LockTimeoutException if the global lock or the checkout's transaction lock was not
    *     acquired in time; nothing changed
-   * @throws ManagedLockfileUnavailableException if the global lock failed otherwise, or the shared
-   *     lockfile could not be fetched; nothing changed
+   * @throws ManagedLockfileUnavailableException if the global lock or the fetch failed for a
+   *     passing reason (store unavailable or busy); nothing changed
+   * @throws LockfileFormatException if the shared lockfile does not parse; nothing changed
+   * @throws DatastoreUnsafeException if the datastore failed the precondition self-check
+   * @throws DatastoreAccessDeniedException if the credentials may not read or write it
    * @throws LockfileConflictException if another checkout changed an entry this change changed, at
    *     the same time; that entry keeps their value, the rest of the change is published
    * @throws ManagedConfigUnpublishedException if the change could not be published (under {@link
-   *     PublishFailurePolicy#THROW}); it is kept pending for the next transaction
-   * @throws LockfileOutcomeUnknownException if a write of the change went unanswered and whether it
-   *     landed cannot be proven; the change is not kept pending (whatever the policy)
-   * @throws NestedTransactionException if this thread is already running a transaction on this
-   *     checkout
+   *     PublishFailurePolicy#THROW}); it is kept pending and the next transaction publishes it
+   * @throws LockfileOutcomeUnknownException if a write of the change went unanswered and could not
+   *     be settled, or a pending change blocks this checkout; the change is kept (whatever the policy)
+   * @throws NestedTransactionException if this thread is already running a transaction here
+   * @throws RuntimeException whatever {@code change} threw; nothing of it was published or kept
    */
   public TransactionResult run(Consumer<TransactionContext> change) {
-    return execute(change, Mode.CHANGE);
+    return execute(change, Resolution.NONE);
   }
 
   /**
-   * Fetches the shared lockfile and refreshes the repository, changing nothing; a change left
-   * pending by a failed publish is replayed and published first (under the global lock). With
-   * nothing pending ({@link SyncMode#REMOTE}) it holds only the checkout's transaction lock and
-   * costs one conditional read.
+   * Fetches the shared lockfile into the checkout's cache, changing nothing in the datastore: no
+   * global lock, no write, no replay of a pending change (which the next {@link #run} publishes).
+   * Holds only the checkout's transaction lock and costs one conditional read.
    *
-   * @return {@link TransactionStatus#NO_CHANGE}, or how publishing a pending change ended
-   * @throws LockTimeoutException if a lock was not acquired in time
+   * @return {@link TransactionStatus#NO_CHANGE} with the shared lockfile as fetched, and a warning
+   *     when a pending change is recorded (saying whether the next transaction settles it, or every
+   *     transaction fails until it is re-applied or discarded)
+   * @throws LockTimeoutException if the checkout's transaction lock was not acquired in time
    * @throws ManagedLockfileUnavailableException if the shared lockfile could not be fetched
-   * @throws ManagedConfigUnpublishedException if a pending change could not be published
-   * @throws LockfileOutcomeUnknownException as {@link #run} does
-   * @throws NestedTransactionException if this thread is already running a transaction on this
-   *     checkout
+   * @throws LockfileFormatException if it does not parse
+   * @throws NestedTransactionException if this thread is already running a transaction here
    */
   public TransactionResult refresh() {
-    return execute(context -> { }, Mode.READ_ONLY);
-  }
-
-  private enum Mode {
-    CHANGE,
-    READ_ONLY
-  }
-
-  private TransactionResult execute(Consumer<TransactionContext> change, Mode mode) {
     Thread self = Thread.currentThread();
     if (!running.add(self)) {
       throw new NestedTransactionException(describe());
     }
-    try {
-      Instant deadline = settings.clock().instant().plus(settings.deadline());
-      if (mode == Mode.READ_ONLY && settings.port().mode() == SyncMode.REMOTE) {
-        Optional<TransactionResult> refreshed = refreshWithoutLease(deadline);
-        if (refreshed.isPresent()) {
-          return refreshed.get();
-        }
-      }
-      try (LockLease lease = acquireGlobal();
-          CheckoutLock.Held checkout = settings.checkoutLock().acquire(deadline, describe())) {
-        return settings.port().mode() == SyncMode.DIRECT
-            ? runDirect(change)
-            : runRemote(change, mode, deadline, lease);
-      }
+    try (CheckoutLock.Held held = settings.checkoutLock().acquire(deadline(), describe())) {
+      List<String> warnings = new ArrayList<>();
+      Optional.ofNullable(settings.pending().view(settings.pending().read())).ifPresent(p -> warn(warnings,
+          "A change of this checkout is pending (" + p.describe() + "); " + (p.blocksTransactions()
+              ? "every transaction on this checkout fails until it is re-applied or discarded"
+              : "the next transaction settles it")));
+      SyncPort.Fetched fetched = fetch();
+      return new TransactionResult(TransactionStatus.NO_CHANGE, LockfileDelta.EMPTY, 0, warnings, fetched.lockfile());
     } finally {
       running.remove(self);
     }
   }
 
   /**
-   * Refreshes under the checkout's transaction lock alone, when nothing is pending: it writes only
-   * the local cache, which no one else writes while the lock is held.
+   * Returns the change of this checkout that is recorded but not known to be published, if any.
+   * Reads one local file; takes no lock.
    *
-   * @return the result, or empty when something is pending (then the lock is released again)
+   * @return the pending change, or empty
    */
-  private Optional<TransactionResult> refreshWithoutLease(Instant deadline) {
-    try (CheckoutLock.Held checkout = settings.checkoutLock().acquire(deadline, describe())) {
-      if (!(settings.pending().read() instanceof PendingChange.None)) {
-        return Optional.empty();
+  public Optional<PendingChange> pending() {
+    return Optional.ofNullable(settings.pending().view(settings.pending().read()));
+  }
+
+  /**
+   * Resolves a pending change by re-applying it, in a transaction like {@link #run}: each name is
+   * rebased onto the shared lockfile as it is now, so a name another checkout changed since the
+   * change was made is never reverted (it is reported as a conflict); a write provably landed is
+   * not applied twice. This is how an {@link PendingChange.State#OUTCOME_UNKNOWN} change is
+   * published after all; for any other pending change it is what the next {@link #run} does anyway.
+   *
+   * @return how it ended ({@link TransactionStatus#NO_CHANGE} when nothing is pending or everything
+   *     is already in the shared lockfile)
+   * @throws LockfileOutcomeUnknownException if the record cannot be read (only discarding clears
+   *     it), or a write of the re-applied change went unanswered again
+   * @throws LockfileConflictException if another checkout changed some of its entries since; those
+   *     keep their value, the rest is published
+   * @throws TierlockException as {@link #run} does
+   */
+  public TransactionResult reapplyPending() {
+    return execute(context -> { }, Resolution.REAPPLY);
+  }
+
+  /**
+   * Resolves a pending change by dropping it: the record is deleted under the checkout's
+   * transaction lock and nothing is published. Check the shared lockfile first: a change whose
+   * outcome was unknown may be in it, or not.
+   *
+   * @return what was discarded, or empty when nothing was pending
+   * @throws LockTimeoutException if the checkout's transaction lock was not acquired in time
+   * @throws LocalFileException if the record cannot be deleted
+   */
+  public Optional<PendingChange> discardPending() {
+    try (CheckoutLock.Held held = settings.checkoutLock().acquire(deadline(), describe())) {
+      PendingRecord.Stored stored = settings.pending().read();
+      Optional<PendingChange> view = Optional.ofNullable(settings.pending().view(stored));
+      if (view.isPresent()) {
+        settings.pending().clear();
+        LOG.warn("Discarded the pending lockfile change of {}: {}", describe(), view.get().describe());
       }
-      fetch();
-      return Optional.of(new TransactionResult(TransactionStatus.NO_CHANGE, LockfileDelta.EMPTY, 0, List.of()));
+      return view;
     }
+  }
+
+  /** Whether this run resolves a pending change the caller decided on. */
+  private enum Resolution {
+    NONE,
+    REAPPLY
+  }
+
+  private Instant deadline() {
+    return settings.clock().instant().plus(settings.deadline());
+  }
+
+  private TransactionResult execute(Consumer<TransactionContext> change, Resolution resolution) {
+    Thread self = Thread.currentThread();
+    if (!running.add(self)) {
+      throw new NestedTransactionException(describe());
+    }
+    try {
+      Instant deadline = deadline();
+      try (LockLease lease = acquireGlobal();
+          CheckoutLock.Held held = settings.checkoutLock().acquire(deadline, describe())) {
+        return runLocked(change, resolution, deadline, lease);
+      }
+    } finally {
+      running.remove(self);
+    }
+  }
+
+  private TransactionResult runLocked(Consumer<TransactionContext> change, Resolution resolution, Instant deadline,
+      LockLease lease) {
+    List<String> warnings = new ArrayList<>();
+    PendingRecord.Stored stored = settings.pending().read();
+    if (stored instanceof PendingRecord.Unreadable
+        || stored instanceof PendingRecord.Change c && c.unknown() != null && resolution != Resolution.REAPPLY) {
+      throw blocked(stored, null);
+    }
+    SyncPort.Fetched fetched = fetch();
+    Replay replay = replay(stored, fetched, resolution, warnings);
+    Lockfile start = replay.delta().applyTo(fetched.lockfile());
+    ChangeEditor editor = new ChangeEditor(start, settings.pulledExtensions());
+    try {
+      change.accept(editor);
+    } finally {
+      editor.close();
+    }
+    Set<ExtensionName> live = new LinkedHashSet<>(replay.live());
+    LockfileDelta own = editor.delta();
+    live.addAll(own.names());
+    Set<ExtensionName> names = new LinkedHashSet<>(replay.delta().names());
+    names.addAll(own.names());
+    LockfileDelta delta = ChangeEditor.deltaOf(fetched.lockfile(), own.applyTo(start), names);
+    List<TierPath> deletions = new ArrayList<>(replay.deletions());
+    editor.deletions().stream().filter(p -> !deletions.contains(p)).forEach(deletions::add);
+    if (delta.isEmpty() && deletions.isEmpty()) {
+      if (!(stored instanceof PendingRecord.None)) {
+        clearQuietly(warnings);
+      }
+      return conclude(new TransactionResult(TransactionStatus.NO_CHANGE, LockfileDelta.EMPTY, 0, warnings,
+          fetched.lockfile()), replay.conflicts(), null);
+    }
+    if (!lease.isHeld()) {
+      warn(warnings, "The global lock " + settings.globalLock().describe() + " was lost during the transaction;"
+          + " publishing stays safe: it is conditional on the version fetched");
+    }
+    PublishLoop loop = new PublishLoop(settings, new Deadline(settings.clock(), deadline), warnings, delta, fetched,
+        live, deletions);
+    PublishLoop.Ending ending = loop.run();
+    List<LockfileConflictException.Conflict> conflicts = new ArrayList<>(replay.conflicts());
+    conflicts.addAll(loop.conflicts());
+    if (ending instanceof PublishLoop.Ending.Published published) {
+      return conclude(new TransactionResult(TransactionStatus.PUBLISHED, loop.published(), loop.attempts(), warnings,
+          published.lockfile()), conflicts, null);
+    }
+    if (ending instanceof PublishLoop.Ending.Unpublished unpublished) {
+      ManagedConfigUnpublishedException failure = new ManagedConfigUnpublishedException(describe(), loop.left(),
+          settings.pending().path(), loop.attempts(), unpublished.cause());
+      if (settings.policy() == PublishFailurePolicy.THROW) {
+        return conclude(null, conflicts, failure);
+      }
+      warn(warnings, failure.getMessage());
+      return conclude(new TransactionResult(TransactionStatus.DEFERRED, loop.left(), loop.attempts(), warnings,
+          fetched.lockfile()), conflicts, null);
+    }
+    Throwable cause = ending instanceof PublishLoop.Ending.InFlight inFlight ? inFlight.cause() : null;
+    return conclude(null, conflicts, blocked(settings.pending().read(), cause));
+  }
+
+  /** What a pending record contributes to a run. */
+  private record Replay(LockfileDelta delta, List<TierPath> deletions, Set<ExtensionName> live,
+      List<LockfileConflictException.Conflict> conflicts) {
+    static final Replay NONE = new Replay(LockfileDelta.EMPTY, List.of(), Set.of(), List.of());
+  }
+
+  /**
+   * Settles a pending change against the fetched lockfile: a write in flight is judged by the
+   * lineage (landed: nothing to re-apply; unprovable: the record is marked and the run stops,
+   * unless the caller asked to re-apply); the rest is rebased, dropping names a peer changed since.
+   */
+  private Replay replay(PendingRecord.Stored stored, SyncPort.Fetched fetched, Resolution resolution,
+      List<String> warnings) {
+    if (!(stored instanceof PendingRecord.Change change)) {
+      return Replay.NONE;
+    }
+    PendingRecord.Attempt attempt = change.attempt();
+    if (attempt != null) {
+      Landing landing = settings.port().judge(attempt.commitId(), attempt.parent(), fetched.head());
+      LOG.debug("The pending change's write of commit {} to {}: {}", attempt.commitId(), describe(), landing);
+      if (landing == Landing.LANDED) {
+        return new Replay(LockfileDelta.EMPTY, change.deletions(), Set.of(), List.of());
+      }
+      if (landing == Landing.UNKNOWN && resolution != Resolution.REAPPLY) {
+        PendingRecord.Change marked = change.unknown("its write (commit " + attempt.commitId() + ") went unanswered and"
+            + " the shared lockfile has moved on (now " + (fetched.head() == null ? "absent"
+                : "version " + fetched.head().version().value()) + ") without a lineage that shows whether it landed");
+        settings.pending().write(marked);
+        throw blocked(marked, null);
+      }
+    }
+    boolean reapply = resolution == Resolution.REAPPLY;
+    Rebase rebase = Rebase.of(change.delta(), change.base(), fetched.lockfile());
+    if (!reapply) {
+      for (LockfileConflictException.Conflict dropped : rebase.conflicts()) {
+        warn(warnings, "Dropped the unpublished change to " + dropped.describe() + (change.base() == null
+            ? ": the pending record does not say what it was made on (an older tool's record), so it could revert"
+                + " another checkout's change"
+            : ": another checkout changed it since"));
+      }
+    }
+    return new Replay(rebase.kept(), change.deletions(), reapply ? change.delta().names() : Set.of(),
+        reapply ? rebase.conflicts() : List.of());
+  }
+
+  private LockfileOutcomeUnknownException blocked(PendingRecord.Stored stored, @Nullable Throwable cause) {
+    PendingChange view = settings.pending().view(stored);
+    if (view == null) {
+      throw new IllegalStateException("Cannot describe a pending change of " + describe() + ": none is recorded");
+    }
+    return new LockfileOutcomeUnknownException(describe(), view, cause);
+  }
+
+  /**
+   * Returns {@code result}, or throws: a conflict on this run's names after the rest was settled,
+   * with {@code failure} added as suppressed; else {@code failure}.
+   */
+  private TransactionResult conclude(@Nullable TransactionResult result,
+      List<LockfileConflictException.Conflict> conflicts, @Nullable RuntimeException failure) {
+    if (!conflicts.isEmpty()) {
+      LockfileConflictException conflict = new LockfileConflictException(describe(), conflicts);
+      if (failure != null) {
+        conflict.addSuppressed(failure);
+      }
+      throw conflict;
+    }
+    if (failure != null) {
+      throw failure;
+    }
+    if (result == null) {
+      throw new IllegalStateException("Cannot conclude a transaction with neither a result nor a failure");
+    }
+    return result;
   }
 
   private LockLease acquireGlobal() {
     try {
       return settings.globalLock().acquire();
-    } catch (LockTimeoutException | LockOrderException | InterruptedOperationException e) {
+    } catch (LockTimeoutException | LockOrderException | InterruptedOperationException | DatastoreUnsafeException
+        | DatastoreAccessDeniedException e) {
       throw e;
     } catch (RuntimeException e) {
       throw new ManagedLockfileUnavailableException("Cannot acquire " + settings.globalLock().describe(), e);
     }
   }
 
-  /** The shared lockfile as fetched: its version (null when absent) and content. */
-  private record Fetched(@Nullable LockfileHead head, Lockfile lockfile) {}
-
-  private Fetched fetch() {
+  private SyncPort.Fetched fetch() {
     try {
-      LockfileHead head = settings.port().hydrate().orElse(null);
-      return new Fetched(head, settings.repository().refresh());
-    } catch (DatastoreException | LocalFileException | LockfileBusyException e) {
-      // A lockfile that does not parse is not a passing fault: LockfileFormatException reaches the
-      // caller as it is, naming the file and position, and nothing was changed.
+      return settings.port().hydrate();
+    } catch (DatastoreUnavailableException | DatastoreBusyException | OutcomeUnknownException e) {
       throw new ManagedLockfileUnavailableException("Cannot fetch the shared lockfile from " + describe(), e);
     }
   }
 
-  private TransactionResult runRemote(Consumer<TransactionContext> change, Mode mode, Instant deadline, LockLease lease) {
-    List<String> warnings = new ArrayList<>();
-    PendingRecovery recovery = new PendingRecovery(settings, warnings);
-    PendingRecovery.Prior prior = recovery.read();
-    Fetched fetched = fetch();
-    PendingRecovery.Replay replay = recovery.replay(prior, fetched.head(), fetched.lockfile());
-    LockfileDelta replayed = replay.delta();
-    Lockfile current = replayed.applyTo(fetched.lockfile());
-    if (!replayed.isEmpty()) {
-      settings.repository().replaceAll(current);
-    }
-    if (mode == Mode.CHANGE || prior.exists()) {
-      settings.pending().recordIncomplete(replayed, fetched.lockfile(), replay.deletions());
-    }
-    RunContext context = new RunContext(SyncMode.REMOTE, settings.repository(), fetched.lockfile(),
-        settings.pulledExtensions());
-    RuntimeException changeError = runChange(change, context);
-    Lockfile now = settings.repository().refresh();
-    LockfileDelta delta = LockfileDelta.diff(fetched.lockfile(), now);
-    List<TierPath> deletions = PendingRecovery.union(replay.deletions(), context.deletions());
-    if (delta.isEmpty() && deletions.isEmpty()) {
-      settings.pending().clear();
-      return rethrowOr(changeError, new TransactionResult(TransactionStatus.NO_CHANGE, delta, 0, warnings));
-    }
-    Set<ExtensionName> live = LockfileDelta.diff(current, now).names();
-    if (!lease.isHeld()) {
-      warn(warnings, "The global lock " + settings.globalLock().describe()
-          + " was lost during the transaction; publishing stays safe: it is conditional on the version fetched");
-    }
-    Settlement settlement = new Settlement(settings, deadline, warnings, delta, fetched.lockfile(), fetched.head(), live,
-        deletions);
-    return conclude(settlement, settlement.settle(), changeError, warnings);
-  }
-
-  /**
-   * Maps how the settlement ended to the run's result or exception: a failure keeps the pending
-   * record the settlement left (an unknown outcome clears it: nothing of it may be replayed); a
-   * conflict on this change's own names is thrown after the rest is settled; the change's
-   * own exception wins over both (which are added to it as suppressed).
-   */
-  private TransactionResult conclude(Settlement settlement, boolean published, @Nullable RuntimeException changeError,
-      List<String> warnings) {
-    RuntimeException outcome = null;
-    TransactionResult result;
-    if (published) {
-      settings.pending().clear();
-      result = new TransactionResult(TransactionStatus.PUBLISHED, settlement.delta(), settlement.attempts(), warnings);
-    } else if (settlement.outcomeUnknown()) {
-      settings.pending().clear();
-      outcome = settlement.failure();
-      result = new TransactionResult(TransactionStatus.DEFERRED, settlement.delta(), settlement.attempts(), warnings);
-    } else {
-      ManagedConfigUnpublishedException unpublished = new ManagedConfigUnpublishedException(describe(),
-          settlement.delta(), settings.pending().path(), settlement.attempts(), settlement.failure());
-      if (changeError != null || settings.policy() == PublishFailurePolicy.THROW) {
-        outcome = unpublished;
-      } else {
-        warn(warnings, unpublished.getMessage());
-      }
-      result = new TransactionResult(TransactionStatus.DEFERRED, settlement.delta(), settlement.attempts(), warnings);
-    }
-    if (!settlement.conflicts().isEmpty()) {
-      LockfileConflictException conflict = new LockfileConflictException(describe(), settlement.conflicts());
-      if (outcome != null) {
-        conflict.addSuppressed(outcome);
-      }
-      outcome = conflict;
-    }
-    if (changeError != null) {
-      if (outcome != null) {
-        changeError.addSuppressed(outcome);
-      }
-      throw changeError;
-    }
-    if (outcome != null) {
-      throw outcome;
-    }
-    return result;
-  }
-
-  private TransactionResult runDirect(Consumer<TransactionContext> change) {
-    Lockfile before;
+  private void clearQuietly(List<String> warnings) {
     try {
-      before = settings.repository().refresh();
+      settings.pending().clear();
     } catch (LocalFileException e) {
-      throw new ManagedLockfileUnavailableException("Cannot read the shared lockfile " + describe(), e);
+      warn(warnings, e.getMessage() + "; it holds nothing left to publish");
     }
-    RunContext context = new RunContext(SyncMode.DIRECT, settings.repository(), before, settings.pulledExtensions());
-    RuntimeException changeError = runChange(change, context);
-    Lockfile after = settings.repository().refresh();
-    LockfileDelta delta = LockfileDelta.diff(before, after);
-    List<String> warnings = new ArrayList<>();
-    List<TierPath> unpinned = Settlement.unpinned(context.deletions(), after);
-    context.deletions().stream().filter(p -> !unpinned.contains(p)).forEach(p -> warn(warnings, "Kept " + p + " in "
-        + describe() + ": the lockfile pins it again"));
-    if (!unpinned.isEmpty()) {
-      PublishOutcome outcome = settings.port().publish(PublishRequest.pathsOnly().withDeletions(unpinned));
-      if (outcome instanceof PublishOutcome.Published published) {
-        published.notDeleted().forEach(p -> warn(warnings, "Cannot delete " + p + " from " + describe()
-            + ": it changed in between or the store failed; it is left in place"));
-      }
-    }
-    TransactionStatus status = delta.isEmpty() && !context.hasPaths() ? TransactionStatus.NO_CHANGE : TransactionStatus.PUBLISHED;
-    return rethrowOr(changeError, new TransactionResult(status, delta, 0, warnings));
-  }
-
-  private static @Nullable RuntimeException runChange(Consumer<TransactionContext> change, RunContext context) {
-    try {
-      change.accept(context);
-      return null;
-    } catch (RuntimeException e) {
-      return e;
-    } catch (Error e) {
-      throw e;
-    } finally {
-      context.close();
-    }
-  }
-
-  private static TransactionResult rethrowOr(@Nullable RuntimeException error, TransactionResult result) {
-    if (error != null) {
-      throw error;
-    }
-    return result;
   }
 
   private static void warn(List<String> warnings, String message) {

@@ -1,13 +1,15 @@
 package dev.tierlock;
 
 import java.nio.file.Path;
+import org.jspecify.annotations.Nullable;
 
 /**
- * A lockfile change was made locally but could not be published to the datastore (it stayed
- * unavailable or throttled past the transaction's deadline, refused access, or the outcome stayed
- * unknown). The change is kept in the checkout's pending-change record and the next transaction
- * (or {@link LockfileTransaction#refresh()}) publishes it; nothing is rolled back. Code {@code
- * managed_config_unpublished}.
+ * A lockfile change could not be published, and provably did not land: the datastore stayed
+ * unavailable or busy, or the shared lockfile kept changing, past the transaction's deadline or its
+ * most attempts. The change is kept in the checkout's pending-change record and the next
+ * transaction on this checkout publishes it; nothing is rolled back.
+ *
+ * <p>Code {@code managed_config_unpublished}.
  */
 public final class ManagedConfigUnpublishedException extends TierlockException {
 
@@ -26,32 +28,26 @@ public final class ManagedConfigUnpublishedException extends TierlockException {
    * @param delta the change kept pending
    * @param record the pending-change record that keeps it
    * @param attempts how many publish attempts were made
-   * @param cause why publishing failed
+   * @param cause the last failure, or {@code null} when every attempt met a newer lockfile
    */
-  public ManagedConfigUnpublishedException(String target, LockfileDelta delta, Path record, int attempts, Throwable cause) {
-    super(CODE, "Cannot publish lockfile change to " + target + " (" + attempts + (attempts == 1 ? " attempt" : " attempts")
-        + "): " + cause.getMessage()
-        + "; the change (" + describe(delta) + ") is saved locally in " + record
-        + " and is published by the next transaction", cause);
+  public ManagedConfigUnpublishedException(String target, LockfileDelta delta, Path record, int attempts,
+      @Nullable Throwable cause) {
+    super(CODE, "Cannot publish lockfile change to " + target + " (" + attempts
+        + (attempts == 1 ? " attempt" : " attempts") + "): "
+        + (cause != null ? cause.getMessage() : "the shared lockfile changed before each attempt")
+        + "; the change (" + PendingChange.describe(delta) + ") is saved in " + record
+        + " and the next transaction on this checkout publishes it", cause);
     this.delta = delta;
     this.record = record;
   }
 
-  /** Returns the change kept pending. */
+  /** {@return the change kept pending} */
   public LockfileDelta delta() {
     return delta;
   }
 
-  /** Returns the pending-change record that keeps it. */
+  /** {@return the pending-change record that keeps it} */
   public Path record() {
     return record;
-  }
-
-  static String describe(LockfileDelta delta) {
-    StringBuilder out = new StringBuilder();
-    delta.upserts().forEach((name, entry) -> out.append(out.length() > 0 ? ", " : "").append("set ").append(name)
-        .append(" ").append(entry.version()));
-    delta.removals().forEach(name -> out.append(out.length() > 0 ? ", " : "").append("remove ").append(name));
-    return out.length() == 0 ? "no entry change" : out.toString();
   }
 }

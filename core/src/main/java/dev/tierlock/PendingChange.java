@@ -1,180 +1,126 @@
 package dev.tierlock;
 
-import java.util.List;
+import java.nio.file.Path;
 import java.util.Objects;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What {@link PendingChangeStore#read()} found: no record, a recorded unpublished change, or a
- * record that cannot be read. Immutable.
+ * A change of this checkout that is recorded but not known to be in the shared lockfile, as
+ * {@link LockfileTransaction#pending()} reports it. The record lives in the checkout's state
+ * directory and is never synced. Immutable.
+ *
+ * <p>What happens next depends on its {@link #state()}: an {@link State#UNPUBLISHED} or {@link
+ * State#IN_FLIGHT} change is settled by the next transaction on this checkout on its own; an
+ * {@link State#OUTCOME_UNKNOWN} or {@link State#UNREADABLE} one makes every transaction fail with
+ * {@link LockfileOutcomeUnknownException} until the caller decides: {@link
+ * LockfileTransaction#reapplyPending()} or {@link LockfileTransaction#discardPending()} (on the
+ * command line, {@code tierlock pending apply} or {@code tierlock pending discard}).
  */
-public sealed interface PendingChange {
+public final class PendingChange {
 
-  /** No change is waiting to be published. */
-  enum None implements PendingChange {
-    /** The only instance. */
-    INSTANCE
-  }
-
-  /**
-   * A lockfile write that was sent, or about to be, and may have landed: its commit id and the
-   * version it was conditioned on. A replay judges from the shared lockfile's lineage whether it
-   * landed before publishing anything again. Immutable.
-   */
-  final class Attempt {
-    private final String commitId;
-    private final @Nullable LockfileHead parent;
-
-    private Attempt(String commitId, @Nullable LockfileHead parent) {
-      if (!LockfileHead.isCommitId(commitId)) {
-        throw new IllegalArgumentException("Cannot use commit id \"" + commitId + "\": letters, digits and -, 1 to 64 characters");
-      }
-      this.commitId = commitId;
-      this.parent = parent;
-    }
-
+  /** Where a recorded change stands. */
+  public enum State {
+    /** Not published: its last attempt was refused or never sent. The next transaction publishes it. */
+    UNPUBLISHED,
     /**
-     * Returns the attempt to write commit {@code commitId} conditional on {@code parent}.
-     *
-     * @param parent the version the write is conditioned on
-     * @param commitId the write's commit id
-     * @return the attempt
-     * @throws IllegalArgumentException if {@code commitId} is not a commit id
+     * A write of it was sent and its answer was lost. The next transaction reads the shared
+     * lockfile's lineage back: landed, it is done; not landed, it is published again; neither
+     * provable, it becomes {@link #OUTCOME_UNKNOWN}.
      */
-    public static Attempt on(LockfileHead parent, String commitId) {
-      return new Attempt(commitId, parent);
-    }
-
+    IN_FLIGHT,
     /**
-     * Returns the attempt to create the shared lockfile with commit {@code commitId}.
-     *
-     * @param commitId the write's commit id
-     * @return the attempt
-     * @throws IllegalArgumentException if {@code commitId} is not a commit id
+     * Whether it landed cannot be proven (the shared lockfile moved on further than its lineage
+     * reaches, or another tool wrote it). It is never dropped and never re-applied on its own:
+     * every transaction fails until the caller re-applies or discards it.
      */
-    public static Attempt creating(String commitId) {
-      return new Attempt(commitId, null);
-    }
+    OUTCOME_UNKNOWN,
+    /**
+     * The record cannot be read: damaged, or written by a newer Tierlock. Every transaction fails
+     * until it is discarded (or published with the version that wrote it).
+     */
+    UNREADABLE
+  }
 
-    static Attempt of(String commitId, @Nullable LockfileHead parent) {
-      return new Attempt(commitId, parent);
-    }
+  private final State state;
+  private final LockfileDelta delta;
+  private final @Nullable String commitId;
+  private final @Nullable String reason;
+  private final Path record;
 
-    /** {@return the write's commit id} */
-    public String commitId() {
-      return commitId;
-    }
+  PendingChange(State state, LockfileDelta delta, @Nullable String commitId, @Nullable String reason, Path record) {
+    this.state = state;
+    this.delta = delta;
+    this.commitId = commitId;
+    this.reason = reason;
+    this.record = record;
+  }
 
-    /** {@return the version the write was conditioned on; empty for a create} */
-    public Optional<LockfileHead> parent() {
-      return Optional.ofNullable(parent);
-    }
+  /** {@return where the change stands} */
+  public State state() {
+    return state;
+  }
 
-    @Override
-    public boolean equals(@Nullable Object o) {
-      return o instanceof Attempt other && other.commitId.equals(commitId) && Objects.equals(other.parent, parent);
-    }
+  /** {@return the recorded change; empty when the record is {@link State#UNREADABLE}} */
+  public LockfileDelta delta() {
+    return delta;
+  }
 
-    @Override
-    public int hashCode() {
-      return Objects.hash(commitId, parent);
-    }
+  /** {@return the commit id of the write whose answer was lost, when one was sent} */
+  public Optional<String> commitId() {
+    return Optional.ofNullable(commitId);
+  }
 
-    @Override
-    public String toString() {
-      return "Attempt[commit " + commitId + " on " + (parent == null ? "nothing" : parent) + "]";
-    }
+  /** {@return why the change is in doubt or unreadable; empty while it is merely unpublished} */
+  public Optional<String> reason() {
+    return Optional.ofNullable(reason);
+  }
+
+  /** {@return the record's file in the state directory} */
+  public Path record() {
+    return record;
+  }
+
+  /** {@return whether every transaction on this checkout fails until the caller resolves the change} */
+  public boolean blocksTransactions() {
+    return state == State.OUTCOME_UNKNOWN || state == State.UNREADABLE;
   }
 
   /**
-   * A change that was not published yet.
+   * Returns one line for people: the state, the change and the reason.
    *
-   * <p>{@link #base()} holds, for the names the change touches, the entries of the shared lockfile
-   * the change was made on (a name it lacks was absent): a replay compares them with a fresh fetch
-   * so that it never silently reverts a peer's newer change to the same name. A record without a
-   * base (written by an older tool) re-applies nothing that differs from a fresh fetch. A record
-   * written ahead of a change that never settled is <em>incomplete</em>: its base is then the whole
-   * shared lockfile fetched before the change, and the change's local effects are recovered by
-   * comparing the local lockfile with it. The tier paths to delete once the change is published are
-   * kept too, and so is the {@link #attempt()} of a publish that may have landed.
+   * @return the description
    */
-  final class Recorded implements PendingChange {
-    private final LockfileDelta delta;
-    private final @Nullable Lockfile base;
-    private final boolean incomplete;
-    private final List<TierPath> deletions;
-    private final @Nullable Attempt attempt;
-
-    Recorded(LockfileDelta delta, @Nullable Lockfile base, boolean incomplete, List<TierPath> deletions,
-        @Nullable Attempt attempt) {
-      if (incomplete && base == null) {
-        throw new IllegalArgumentException("Cannot describe an incomplete pending change without its base");
-      }
-      if (incomplete && attempt != null) {
-        throw new IllegalArgumentException("Cannot describe an incomplete pending change with a publish attempt");
-      }
-      this.delta = delta;
-      this.base = base;
-      this.incomplete = incomplete;
-      this.deletions = List.copyOf(deletions);
-      this.attempt = attempt;
-    }
-
-    /** {@return the unpublished change} */
-    public LockfileDelta delta() {
-      return delta;
-    }
-
-    /** {@return the shared entries the change was made on, if recorded} */
-    public Optional<Lockfile> base() {
-      return Optional.ofNullable(base);
-    }
-
-    /** {@return the tier paths to delete after the change is published} */
-    public List<TierPath> deletions() {
-      return deletions;
-    }
-
-    /** {@return the lockfile write that was sent (or about to be) and may have landed, if any} */
-    public Optional<Attempt> attempt() {
-      return Optional.ofNullable(attempt);
-    }
-
-    /** {@return whether the record was written ahead of a change that did not settle} */
-    public boolean isIncomplete() {
-      return incomplete;
-    }
-
-    /** {@return the whole shared lockfile fetched before the change, when the record is incomplete} */
-    public Optional<Lockfile> incompleteBase() {
-      return incomplete ? Optional.ofNullable(base) : Optional.empty();
-    }
-
-    @Override
-    public boolean equals(@Nullable Object o) {
-      return o instanceof Recorded other && other.delta.equals(delta) && other.incomplete == incomplete
-          && Objects.equals(other.base, base) && other.deletions.equals(deletions)
-          && Objects.equals(other.attempt, attempt);
-    }
-
-    @Override
-    public int hashCode() {
-      return Objects.hash(delta, base, incomplete, deletions, attempt);
-    }
-
-    @Override
-    public String toString() {
-      return "Recorded[delta=" + delta + ", base=" + base + ", incomplete=" + incomplete + ", deletions=" + deletions
-          + ", attempt=" + attempt + "]";
-    }
+  public String describe() {
+    return state.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ') + ": "
+        + (state == State.UNREADABLE ? "unreadable record" : describe(delta))
+        + (commitId == null ? "" : " (commit " + commitId + ")")
+        + (reason == null ? "" : "; " + reason);
   }
 
-  /**
-   * A record exists but cannot be read (unreadable, not JSON, unknown version, bad entry, an
-   * incomplete record without a base).
-   *
-   * @param reason why it cannot be read
-   */
-  record Unknown(String reason) implements PendingChange {}
+  /** Returns a short description of a delta: {@code set @a/b 1.0, remove @c/d}. */
+  static String describe(LockfileDelta delta) {
+    StringBuilder out = new StringBuilder();
+    delta.upserts().forEach((name, entry) -> out.append(out.length() > 0 ? ", " : "").append("set ").append(name)
+        .append(" ").append(entry.version()));
+    delta.removals().forEach(name -> out.append(out.length() > 0 ? ", " : "").append("remove ").append(name));
+    return out.length() == 0 ? "no entry change" : out.toString();
+  }
+
+  @Override
+  public boolean equals(@Nullable Object o) {
+    return o instanceof PendingChange other && other.state == state && other.delta.equals(delta)
+        && Objects.equals(other.commitId, commitId) && Objects.equals(other.reason, reason)
+        && other.record.equals(record);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(state, delta, commitId, reason, record);
+  }
+
+  @Override
+  public String toString() {
+    return "PendingChange[" + describe() + "]";
+  }
 }

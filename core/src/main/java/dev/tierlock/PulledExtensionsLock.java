@@ -1,5 +1,6 @@
 package dev.tierlock;
 
+import dev.tierlock.internal.OsLockRegistry;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -13,13 +14,14 @@ import org.jspecify.annotations.Nullable;
  * Serialises every change to one checkout's pulled extensions (their files and their lockfile
  * entries), among the threads of this JVM and among processes.
  *
- * <p>Two layers, taken in this order and released in reverse: a fair (first come, first served)
- * in-JVM mutex keyed by the checkout's canonical path, so that every spelling of the path (relative,
- * absolute, through a symbolic link) and every instance of this class share it; then an exclusive OS
- * lock on {@code <state directory>/pulled-extensions.lock}, which the OS frees if the process dies.
- * One wait budget (default 180 s) covers both; a waiter that runs out of it leaves the queue without
- * disturbing those behind it and gets a {@link LockTimeoutException} naming the lock file. The lock
- * file is never deleted and lives in the state directory, outside anything that is synced.
+ * <p>A {@link CheckoutLock} on {@code <state directory>/pulled-extensions.lock}: a fair (first come,
+ * first served) in-JVM queue in front of an exclusive OS lock, both keyed by the canonical lock file,
+ * so that every spelling of the path (relative, absolute, through a symbolic link), every instance of
+ * this class and every checkout sharing the state directory share it; the OS frees the lock if the
+ * process dies. One wait budget (default 180 s) covers both; a waiter that runs out of it leaves the
+ * queue without disturbing those behind it and gets a {@link LockTimeoutException} naming the lock
+ * file and its holder (pid, host, since when). The lock file is never deleted and lives in the state
+ * directory, outside anything that is synced.
  *
  * <p>Re-entry is explicit: {@link #acquire()} returns a {@link Section}; code that runs inside it and
  * needs the lock again calls {@link Section#nested()}, which runs inline without taking anything.
@@ -47,7 +49,7 @@ public final class PulledExtensionsLock {
   private final Path lockFile;
   private final Duration maxWait;
   private final Clock clock;
-  private final CheckoutLock layers;
+  private final CheckoutLock checkoutLock;
 
   private PulledExtensionsLock(Builder builder, Path checkout, Path lockFile) {
     this.checkout = checkout;
@@ -55,8 +57,8 @@ public final class PulledExtensionsLock {
     this.maxWait = builder.maxWait;
     this.clock = builder.clock;
     String description = describe();
-    this.layers = CheckoutLock.of(lockFile, checkout, LockLevel.PULLED_EXTENSIONS, description, builder.pollInterval,
-        builder.clock, builder.sleeper, builder.fileLocks, builder.onQueued,
+    this.checkoutLock = CheckoutLock.of(lockFile, LockLevel.PULLED_EXTENSIONS, description, builder.pollInterval,
+        builder.clock, builder.sleeper, builder.registry, builder.onQueued,
         target -> new IllegalStateException("Cannot acquire " + description
             + ": this thread already holds it; pass the held section and call nested()"));
   }
@@ -71,12 +73,12 @@ public final class PulledExtensionsLock {
     return new Builder(checkout);
   }
 
-  /** Returns the checkout's canonical path, which keys the in-JVM layer. */
+  /** Returns the checkout's canonical path. */
   public Path checkout() {
     return checkout;
   }
 
-  /** Returns the lock file of the cross-process layer. */
+  /** Returns the lock file (absolute); the lock is keyed by its canonical path. */
   public Path lockFile() {
     return lockFile;
   }
@@ -87,10 +89,10 @@ public final class PulledExtensionsLock {
   }
 
   /**
-   * Acquires both layers, waiting up to the budget.
+   * Acquires the lock, waiting up to the budget.
    *
    * @return the held section; close it to release
-   * @throws LockTimeoutException if the budget ran out; names the lock file
+   * @throws LockTimeoutException if the budget ran out; names the lock file and its holder
    * @throws LockOrderException if this thread holds the lockfile lock
    * @throws IllegalStateException if this thread already holds this checkout's lock (use {@link
    *     Section#nested()})
@@ -98,11 +100,12 @@ public final class PulledExtensionsLock {
    * @throws InterruptedOperationException if the thread was interrupted while waiting
    */
   public Section acquire() {
-    return new CheckoutSection(this, layers.acquire(clock.instant().plus(maxWait), describe()));
+    return new Outer(this, checkoutLock.acquire(clock.instant().plus(maxWait), describe()));
   }
 
   /**
-   * Acquires both layers if both are free now, without waiting.
+   * Acquires the lock if nobody in this JVM has or awaits it and no other process holds it, without
+   * waiting.
    *
    * @return the held section, or empty when another thread or process holds the lock
    * @throws LockOrderException if this thread holds the lockfile lock
@@ -110,7 +113,7 @@ public final class PulledExtensionsLock {
    * @throws LocalFileException if the lock file cannot be created or locked
    */
   public Optional<Section> tryAcquire() {
-    return layers.tryAcquire(describe()).map(held -> new CheckoutSection(this, held));
+    return checkoutLock.tryAcquire(describe()).map(held -> new Outer(this, held));
   }
 
   /**
@@ -147,13 +150,102 @@ public final class PulledExtensionsLock {
     boolean isOpen();
 
     /**
-     * Closes this section. For the outermost one: unlocks the lock file, then frees the in-JVM
-     * mutex (which is freed even when unlocking fails). Idempotent.
+     * Closes this section. For the outermost one: empties and unlocks the lock file and hands the
+     * lock to the next waiter (all of it even when unlocking fails). Idempotent.
      *
-     * @throws LocalFileException if unlocking the lock file failed (the mutex is free nonetheless)
+     * @throws LocalFileException if unlocking the lock file failed (the lock is free nonetheless)
      */
     @Override
     void close();
+  }
+
+  /** The outermost section: holds the lock until closed. Thread-safe. */
+  private static final class Outer implements Section {
+    private final PulledExtensionsLock lock;
+    private final CheckoutLock.Held held;
+    private boolean closed;
+
+    Outer(PulledExtensionsLock lock, CheckoutLock.Held held) {
+      this.lock = lock;
+      this.held = held;
+    }
+
+    @Override
+    public PulledExtensionsLock lock() {
+      return lock;
+    }
+
+    @Override
+    public synchronized Section nested() {
+      if (closed) {
+        throw new IllegalStateException("Cannot enter a nested section of " + lock.describe() + ": the section is closed");
+      }
+      return new Nested(this, LockOrder.enter(LockLevel.PULLED_EXTENSIONS, lock.describe()));
+    }
+
+    @Override
+    public synchronized boolean isOpen() {
+      return !closed;
+    }
+
+    @Override
+    public synchronized void close() {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      try {
+        held.unlock();
+      } catch (IOException e) {
+        throw new LocalFileException("Cannot unlock " + lock.lockFile() + ": " + e.getMessage(), e);
+      }
+    }
+
+    @Override
+    public String toString() {
+      return "section of " + lock.describe() + (isOpen() ? "" : " (closed)");
+    }
+  }
+
+  /** A nested section: runs inline in its outermost one and releases nothing. */
+  private static final class Nested implements Section {
+    private final Outer root;
+    private final LockOrder.Ticket ticket;
+    private volatile boolean closed;
+
+    Nested(Outer root, LockOrder.Ticket ticket) {
+      this.root = root;
+      this.ticket = ticket;
+    }
+
+    @Override
+    public PulledExtensionsLock lock() {
+      return root.lock;
+    }
+
+    @Override
+    public Section nested() {
+      if (closed) {
+        throw new IllegalStateException("Cannot enter a nested section of " + root.lock.describe() + ": the section is closed");
+      }
+      return root.nested();
+    }
+
+    @Override
+    public boolean isOpen() {
+      return !closed && root.isOpen();
+    }
+
+    @Override
+    public void close() {
+      closed = true;
+      ticket.close();
+    }
+
+    @Override
+    public String toString() {
+      return "nested " + root;
+    }
   }
 
   /** Configures a {@link PulledExtensionsLock}. Not thread-safe. */
@@ -165,7 +257,7 @@ public final class PulledExtensionsLock {
     private Duration pollInterval = DEFAULT_POLL_INTERVAL;
     private Clock clock = Clock.systemUTC();
     private Sleeper sleeper = Sleeper.SYSTEM;
-    private FileLocks fileLocks = FileLocks.OS;
+    private OsLockRegistry registry = OsLockRegistry.shared();
     private Runnable onQueued = () -> { };
 
     private Builder(Path checkout) {
@@ -182,7 +274,7 @@ public final class PulledExtensionsLock {
     }
 
     /**
-     * Sets the wait budget covering both layers.
+     * Sets the wait budget, covering the wait in this JVM and for other processes.
      *
      * @throws IllegalArgumentException if negative
      */
@@ -195,7 +287,7 @@ public final class PulledExtensionsLock {
     }
 
     /**
-     * Sets how often a busy lock file is tried again (also the longest a waiter on the in-JVM layer
+     * Sets how often a busy lock file is tried again (also the longest a waiter queued in this JVM
      * goes without re-reading the clock).
      *
      * @throws IllegalArgumentException if not positive
@@ -220,13 +312,13 @@ public final class PulledExtensionsLock {
       return this;
     }
 
-    /** Replaces the OS layer (tests inject failures through it). */
-    Builder fileLocks(FileLocks value) {
-      this.fileLocks = value;
+    /** Locks through another registry than the shared one (tests inject failures through it). */
+    Builder registry(OsLockRegistry value) {
+      this.registry = value;
       return this;
     }
 
-    /** Runs {@code value} on a thread each time it has to queue on the in-JVM layer. */
+    /** Runs {@code value} on a thread each time it has to queue in this JVM. */
     Builder onQueued(Runnable value) {
       this.onQueued = value;
       return this;

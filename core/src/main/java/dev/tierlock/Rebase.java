@@ -10,7 +10,8 @@ import org.jspecify.annotations.Nullable;
  * Decides, name by name, whether a change made on one version of the shared lockfile still applies
  * to a newer one: a name the newer one already has as the change wants is done; a name the newer one
  * still has as the change found it is re-applied; a name someone else changed in between is a
- * conflict, never silently reverted. Stateless.
+ * conflict, never silently reverted, and so is a name the newer one holds as a foreign member
+ * (which no write may touch). Stateless.
  *
  * @param kept the part of the change still to publish
  * @param alreadyThere names the newer lockfile already has as the change wants
@@ -29,8 +30,15 @@ record Rebase(LockfileDelta kept, List<ExtensionName> alreadyThere, List<Lockfil
     List<ExtensionName> done = new ArrayList<>();
     List<ExtensionName> dropped = new ArrayList<>();
     List<LockfileConflictException.Conflict> conflicts = new ArrayList<>();
+    java.util.Set<String> foreign = new java.util.HashSet<>();
+    theirs.foreign().forEach(f -> foreign.add(f.name()));
     for (ExtensionName name : delta.names()) {
       LockfileEntry ours = delta.target(name).orElse(null);
+      if (foreign.contains(name.value())) {
+        conflicts.add(new LockfileConflictException.Conflict(name, ours, null));
+        dropped.add(name);
+        continue;
+      }
       LockfileEntry now = theirs.entry(name).orElse(null);
       if (same(ours, now)) {
         done.add(name);

@@ -1,164 +1,182 @@
 package dev.tierlock;
 
 import dev.tierlock.spi.Datastore;
+import dev.tierlock.spi.DatastoreException;
+import dev.tierlock.spi.DatastoreIdentity;
 import dev.tierlock.spi.DeleteResult;
 import dev.tierlock.spi.ForwardingDatastore;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
 import dev.tierlock.spi.ObjectVersion;
+import dev.tierlock.spi.StoredObject;
 import dev.tierlock.spi.WriteCondition;
 import dev.tierlock.spi.WriteResult;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.Collections;
+import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
-import org.jspecify.annotations.Nullable;
+import java.util.WeakHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A datastore that proves, once, before its first write, that it honours preconditions; see {@link
- * Datastores#selfChecked}. A pass is also remembered for the whole process, by {@link
- * Datastore#describe()}: {@link Tierlock} trusts it (and a checkout's {@link SelfCheckMarker}) for
- * the guards it builds, so one process checks one datastore once. Thread-safe.
+ * A datastore that writes nothing before it knows the store honours preconditions ({@link
+ * SelfCheck}). Reads pass through unchecked.
+ *
+ * <p><b>Verdicts are bound to the store, not to a name.</b> A passed check leaves a verdict object
+ * in the store ({@code [<ns>/].tierlock-selfcheck/verdict}) carrying a random token. A later guard
+ * of a store with the same {@link Datastore#identity()} (in this process, or through the checkout's
+ * {@link SelfCheckMarker}, for {@link #TTL}) trusts the earlier verdict only after one stat proves
+ * that the store still holds that very object: another server later started at the same address,
+ * or a store that merely describes itself alike, holds no such object and is checked in full. The
+ * same datastore instance passes once per process with no call at all. Thread-safe.
  */
 final class SelfCheckedDatastore extends ForwardingDatastore {
 
-  /** The prefix of probe keys. */
-  static final String PROBE_PREFIX = ".tierlock-selfcheck/";
+  /** How long a verdict is trusted after its check. */
+  static final Duration TTL = Duration.ofHours(24);
+
+  /** The metadata name of the verdict's token. */
+  static final String TOKEN = "tierlock-verdict";
+
+  /** The metadata name of when the verdict was reached. */
+  static final String CHECKED_AT = "tierlock-checked-at";
 
   private static final Logger LOG = LoggerFactory.getLogger(SelfCheckedDatastore.class);
 
-  private static final Set<String> PASSED = ConcurrentHashMap.newKeySet();
+  /** Datastore instances that passed in this process: an instance is provably itself. */
+  private static final Map<Datastore, Boolean> PASSED = Collections.synchronizedMap(new WeakHashMap<>());
+
+  /** Verdicts reached in this process, by identity and namespace; each must still be proven by a stat. */
+  private static final Map<String, Verdict> VERDICTS = new java.util.concurrent.ConcurrentHashMap<>();
 
   private final Datastore delegate;
+  private final Namespace namespace;
+  private final SelfCheckMarker marker;
+  private final Clock clock;
   private final Object checkLock = new Object();
-  private final List<Runnable> onPass = new ArrayList<>();
   private volatile boolean checked;
 
-  SelfCheckedDatastore(Datastore delegate) {
+  /**
+   * One verdict: the token of the verdict object, its version and when it was reached.
+   *
+   * @param token the verdict object's token
+   * @param version the verdict object's version
+   * @param checkedAt when the check passed
+   */
+  record Verdict(String token, ObjectVersion version, Instant checkedAt) {}
+
+  SelfCheckedDatastore(Datastore delegate, Namespace namespace, SelfCheckMarker marker, Clock clock) {
     this.delegate = delegate;
+    this.namespace = namespace;
+    this.marker = marker;
+    this.clock = clock;
+  }
+
+  /** Forgets every verdict of this process (for tests that restart servers on one address). */
+  static void forgetProcessVerdicts() {
+    PASSED.clear();
+    VERDICTS.clear();
   }
 
   /**
-   * Runs the check now unless it has passed.
+   * Makes sure the store is proven safe: at once when this instance passed in this process, by one
+   * stat of the verdict object when an earlier verdict names this identity, else by a full check.
    *
-   * @throws DatastoreUnsafeException if the store ignored a precondition
-   * @throws DatastoreException if the store failed during the check
+   * @throws dev.tierlock.spi.DatastoreUnsafeException if the store broke a precondition
+   * @throws DatastoreException if the store failed during the check (it runs again next time)
    */
   void ensureChecked() {
     if (checked) {
       return;
     }
-    List<Runnable> listeners;
     synchronized (checkLock) {
       if (checked) {
         return;
       }
-      runCheck();
-      PASSED.add(delegate.describe());
-      listeners = pass();
+      if (Boolean.TRUE.equals(PASSED.get(delegate))) {
+        checked = true;
+        return;
+      }
+      String key = key();
+      Verdict known = Optional.ofNullable(VERDICTS.get(key)).or(() -> marker.read(key)).orElse(null);
+      Verdict verdict = known != null && isFresh(known) && proves(known) ? known : check();
+      VERDICTS.put(key, verdict);
+      if (known == null || !known.equals(verdict)) {
+        marker.record(key, verdict);
+      }
+      PASSED.put(delegate, Boolean.TRUE);
+      checked = true;
     }
-    listeners.forEach(Runnable::run);
   }
 
-  /** Returns whether the check has passed (or an earlier verdict was accepted). */
+  /** Returns whether this guard has passed. */
   boolean isChecked() {
     return checked;
   }
 
-  /** Returns whether a guard of a datastore described as {@code identity} passed in this process. */
-  static boolean passedInThisProcess(String identity) {
-    return PASSED.contains(identity);
+  private String key() {
+    DatastoreIdentity identity = delegate.identity();
+    return identity + namespace.name().map(n -> " namespace " + n).orElse("");
   }
 
-  /**
-   * Takes an earlier verdict (this process's, or a fresh marker's) as this guard's: no check runs,
-   * and the listeners waiting for a pass are dropped (they record only checks that ran).
-   */
-  void acceptVerdict() {
-    synchronized (checkLock) {
-      pass();
+  private boolean isFresh(Verdict verdict) {
+    Instant now = clock.instant();
+    return !verdict.checkedAt().isAfter(now) && Duration.between(verdict.checkedAt(), now).compareTo(TTL) < 0;
+  }
+
+  /** Returns whether the store still holds the verdict object of {@code verdict}: one stat. */
+  private boolean proves(Verdict verdict) {
+    Optional<StoredObject> now = delegate.stat(new SelfCheck(delegate, namespace, clock).verdictKey());
+    return now.isPresent() && now.get().version().equals(verdict.version())
+        && now.get().metadata().get(TOKEN).filter(verdict.token()::equals).isPresent();
+  }
+
+  /** Runs the full check, then leaves (or adopts a fresh) verdict object. */
+  private Verdict check() {
+    SelfCheck check = new SelfCheck(delegate, namespace, clock);
+    check.run();
+    ObjectKey key = check.verdictKey();
+    Instant now = clock.instant();
+    Optional<StoredObject> existing = delegate.stat(key);
+    if (existing.isPresent()) {
+      Optional<Verdict> adopted = verdictOf(existing.get()).filter(this::isFresh);
+      if (adopted.isPresent()) {
+        return adopted.get();
+      }
     }
-  }
-
-  /**
-   * Runs {@code listener} once the check passes (not at all if it has passed already: see {@link
-   * #isChecked()}).
-   */
-  void onPass(Runnable listener) {
-    synchronized (checkLock) {
-      if (!checked) {
-        onPass.add(listener);
-      }
+    String token = UUID.randomUUID().toString();
+    ObjectMetadata metadata = new ObjectMetadata(Map.of(TOKEN, token, CHECKED_AT, now.toString()));
+    WriteCondition condition = existing.map(e -> WriteCondition.mustMatch(e.version())).orElse(WriteCondition.mustNotExist());
+    WriteResult written = delegate.write(key, ObjectBody.of(("tierlock self-check passed at " + now + "\n")
+        .getBytes(StandardCharsets.UTF_8)), condition, metadata);
+    if (written instanceof WriteResult.Written w) {
+      LOG.info("Datastore {} passed the precondition self-check", delegate.identity());
+      return new Verdict(token, w.version(), now);
     }
+    // another checkout left its verdict at the same moment: adopt it if it is whole
+    return delegate.stat(key).flatMap(SelfCheckedDatastore::verdictOf).filter(this::isFresh)
+        .orElseThrow(() -> new dev.tierlock.spi.DatastoreUnavailableException("Cannot record the self-check verdict of "
+            + delegate.identity() + ": its verdict object kept changing; the check runs again next time", null));
   }
 
-  private List<Runnable> pass() {
-    checked = true;
-    List<Runnable> listeners = List.copyOf(onPass);
-    onPass.clear();
-    return listeners;
-  }
-
-  private void runCheck() {
-    ObjectKey probe = ObjectKey.of(PROBE_PREFIX + UUID.randomUUID());
-    ObjectVersion current = null;
-    try {
-      WriteResult first = delegate.write(probe, body("create"), WriteCondition.mustNotExist(), ObjectMetadata.EMPTY);
-      if (!(first instanceof WriteResult.Written created)) {
-        throw unsafe(probe, "a create-only write of a fresh probe key failed its precondition", null);
-      }
-      current = created.version();
-      WriteResult overExisting = delegate.write(probe, body("overwrite"), WriteCondition.mustNotExist(), ObjectMetadata.EMPTY);
-      if (overExisting instanceof WriteResult.Written written) {
-        current = written.version();
-        throw unsafe(probe, "a create-only write over an existing object succeeded", null);
-      }
-      ObjectVersion stale = current;
-      WriteResult matching = delegate.write(probe, body("update"), WriteCondition.mustMatch(stale), ObjectMetadata.EMPTY);
-      if (!(matching instanceof WriteResult.Written updated)) {
-        throw unsafe(probe, "a write conditional on the current version failed its precondition", null);
-      }
-      current = updated.version();
-      if (current.equals(stale)) {
-        throw unsafe(probe, "a write with new bytes kept the object's version " + stale, null);
-      }
-      WriteResult mismatched = delegate.write(probe, body("stale"), WriteCondition.mustMatch(stale), ObjectMetadata.EMPTY);
-      if (mismatched instanceof WriteResult.Written written) {
-        current = written.version();
-        throw unsafe(probe, "a write conditional on a stale version succeeded", null);
-      }
-    } finally {
-      cleanUp(probe, current);
-    }
-  }
-
-  private void cleanUp(ObjectKey probe, @Nullable ObjectVersion version) {
-    if (version == null) {
-      return;
+  private static Optional<Verdict> verdictOf(StoredObject object) {
+    Optional<String> token = object.metadata().get(TOKEN);
+    Optional<String> at = object.metadata().get(CHECKED_AT);
+    if (token.isEmpty() || at.isEmpty()) {
+      return Optional.empty();
     }
     try {
-      DeleteResult result = delegate.delete(probe, WriteCondition.mustMatch(version));
-      if (result == DeleteResult.PRECONDITION_FAILED) {
-        delegate.stat(probe).ifPresent(now -> delegate.delete(probe, WriteCondition.mustMatch(now.version())));
-      }
-    } catch (DatastoreException e) {
-      LOG.warn("Cannot delete self-check probe {} from {}: {}", probe, delegate.describe(), e.getMessage());
+      return Optional.of(new Verdict(token.get(), object.version(), Instant.parse(at.get())));
+    } catch (DateTimeParseException e) {
+      return Optional.empty();
     }
-  }
-
-  private DatastoreUnsafeException unsafe(ObjectKey probe, String what, @Nullable Throwable cause) {
-    return new DatastoreUnsafeException("Cannot write to datastore " + delegate.describe()
-        + ": it does not honour write preconditions (" + what + ", probe key " + probe
-        + "); Tierlock refuses to write to it", cause);
-  }
-
-  private static ObjectBody body(String text) {
-    return ObjectBody.of(("tierlock self-check: " + text + "\n").getBytes(StandardCharsets.UTF_8));
   }
 
   @Override

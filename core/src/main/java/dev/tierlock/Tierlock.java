@@ -1,7 +1,12 @@
 package dev.tierlock;
 
+import dev.tierlock.spi.DatastoreException;
+import dev.tierlock.spi.DatastoreUnsafeException;
+
+import dev.tierlock.internal.TierlockAccess;
 import dev.tierlock.spi.Datastore;
-import dev.tierlock.spi.DirectAccess;
+import dev.tierlock.spi.DatastoreBusyException;
+import dev.tierlock.spi.DatastoreUnavailableException;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
@@ -16,22 +21,23 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The entry point: one checkout sharing a datastore's lockfile. Holds an immutable configuration
- * (built with {@link #builder()}) and the parts built from it: the {@link #transaction()} most
- * callers use, the {@link #globalLock()}, the {@link #syncPort()}, the {@link #repository()} and the
- * {@link #pendingChanges()} record.
+ * (built with {@link #builder()}) and what is built from it: the {@link #transaction()} that
+ * changes the shared lockfile, a read-only {@link #snapshot()}, the {@link #globalLock()} and the
+ * datastore's precondition {@link #checkDatastore() self-check}.
  *
  * <pre>{@code
  * try (Tierlock tierlock = Tierlock.builder()
  *     .datastore(URI.create("s3://bucket/prefix"))
  *     .checkout(Path.of("."))
  *     .build()) {
- *   tierlock.transaction().run(tx -> tx.repository().writeEntry(name, entry));
+ *   tierlock.transaction().run(tx -> tx.put(name, entry));
  * }
  * }</pre>
  *
- * <p>A datastore that implements {@link DirectAccess} (a shared filesystem) is used in {@link
- * SyncMode#DIRECT}; any other is used in {@link SyncMode#REMOTE} behind {@link
- * Datastores#selfChecked}, so that it writes nothing before proving it honours preconditions.
+ * <p>Every datastore is used the same way: the shared lockfile is fetched by a conditional read
+ * and written by a write conditional on the version fetched; a filesystem datastore included.
+ * Before its first write the datastore must prove that it honours preconditions (see {@link
+ * #checkDatastore()}).
  *
  * <p>Thread-safe. Closing it closes the datastore only when it was opened from a URI.
  */
@@ -43,22 +49,41 @@ public final class Tierlock implements AutoCloseable {
   /** The default cache directory, relative to the state directory. */
   public static final String DEFAULT_CACHE_DIRECTORY = "tier-cache";
 
+  static {
+    TierlockAccess.register(new TierlockAccess.Accessor() {
+      @Override
+      public Datastore datastore(Tierlock tierlock) {
+        return tierlock.datastore;
+      }
+
+      @Override
+      public Path cacheDirectory(Tierlock tierlock) {
+        return tierlock.cacheDirectory;
+      }
+
+      @Override
+      public Clock clock(Tierlock tierlock) {
+        return tierlock.clock;
+      }
+    });
+  }
+
   private final Datastore datastore;
   private final boolean ownsDatastore;
   private final Namespace namespace;
   private final Path checkout;
   private final Path stateDirectory;
   private final Path cacheDirectory;
+  private final Clock clock;
+  private final SelfCheckedDatastore guard;
   private final DistributedLock globalLock;
-  private final ManagedLockfileSyncPort port;
-  private final LockfileRepository repository;
-  private final PendingChangeStore pending;
-  private final PulledExtensionsLock pulledExtensions;
+  private final SyncPort port;
   private final LockfileTransaction transaction;
 
   private Tierlock(Builder b, Datastore datastore, boolean owns) {
     this.ownsDatastore = owns;
     this.namespace = b.namespace;
+    this.clock = b.clock;
     this.checkout = b.checkout.toAbsolutePath().normalize();
     this.stateDirectory = b.stateDirectory != null
         ? b.stateDirectory.toAbsolutePath().normalize()
@@ -73,49 +98,21 @@ public final class Tierlock implements AutoCloseable {
       throw new LocalFileException("Cannot create checkout " + checkout + " and its state directory " + stateDirectory
           + ": " + e.getMessage(), e);
     }
-    if (datastore instanceof DirectAccess) {
-      this.datastore = datastore;
-      this.port = ManagedLockfileSyncPort.direct(datastore, namespace);
-      this.repository = LockfileRepository.open(port.lockfilePath(), port.lockPath(), b.sleeper);
-    } else {
-      SelfCheckedDatastore guard = (SelfCheckedDatastore) Datastores.selfChecked(datastore);
-      trustEarlierVerdicts(guard, new SelfCheckMarker(stateDirectory, b.clock));
-      this.datastore = guard;
-      this.port = ManagedLockfileSyncPort.remote(guard, namespace, cacheDirectory, stateDirectory, b.sleeper);
-      this.repository = LockfileRepository.openCache(port.lockfilePath(), port.lockPath(), b.sleeper);
-    }
-    LeaseLocks.Builder lock = LeaseLocks.builder(this.datastore, LeaseLocks.globalKey(namespace))
+    this.guard = new SelfCheckedDatastore(datastore, namespace, new SelfCheckMarker(stateDirectory), b.clock);
+    this.datastore = guard;
+    this.port = new SyncPort(guard, namespace, cacheDirectory, stateDirectory);
+    LeaseLocks.Builder lock = LeaseLocks.builder(guard, LeaseLocks.globalKey(namespace))
         .options(b.lockOptions).clock(b.clock).sleeper(b.sleeper).random(b.random).heartbeats(b.heartbeats);
     if (b.identity != null) {
       lock.identity(b.identity);
     }
     this.globalLock = lock.build();
-    this.pending = PendingChangeStore.in(stateDirectory);
-    this.pulledExtensions = PulledExtensionsLock.builder(checkout).stateDirectory(stateDirectory)
+    PulledExtensionsLock pulledExtensions = PulledExtensionsLock.builder(checkout).stateDirectory(stateDirectory)
         .clock(b.clock).sleeper(b.sleeper).build();
-    this.transaction = new LockfileTransaction(new TransactionSettings(port, repository, pending, globalLock,
-        pulledExtensions, CheckoutLock.in(stateDirectory, b.clock, b.sleeper), b.clock, b.sleeper, b.random, b.policy,
-        b.deadline, b.maxAttempts, TransactionSettings.DEFAULT_FIRST_BACKOFF, TransactionSettings.DEFAULT_MAX_BACKOFF,
-        b.commitIds));
-  }
-
-  /**
-   * Lets {@code guard} skip its self-check when the datastore passed it earlier: in this process
-   * (any guard of a datastore with the same {@link Datastore#describe()}), or, by this checkout's
-   * marker, within the last {@link SelfCheckMarker#TTL}; records a check that passes in this process
-   * in the marker.
-   */
-  private static void trustEarlierVerdicts(SelfCheckedDatastore guard, SelfCheckMarker marker) {
-    String identity = guard.describe();
-    boolean passedHere = SelfCheckedDatastore.passedInThisProcess(identity);
-    if (!guard.isChecked() && (passedHere || marker.isFresh(identity))) {
-      guard.acceptVerdict();
-    }
-    if (!guard.isChecked()) {
-      guard.onPass(() -> marker.record(identity));
-    } else if (passedHere && !marker.isFresh(identity)) {
-      marker.record(identity);
-    }
+    this.transaction = new LockfileTransaction(new TransactionSettings(port, new PendingRecord(stateDirectory),
+        globalLock, pulledExtensions, CheckoutLock.in(stateDirectory, b.clock, b.sleeper), b.clock, b.sleeper, b.random,
+        b.policy, b.deadline, b.maxAttempts, TransactionSettings.DEFAULT_FIRST_BACKOFF,
+        TransactionSettings.DEFAULT_MAX_BACKOFF, b.commitIds));
   }
 
   /**
@@ -137,40 +134,23 @@ public final class Tierlock implements AutoCloseable {
     return globalLock;
   }
 
-  /** {@return the sync port between this checkout and the shared lockfile} */
-  public ManagedLockfileSyncPort syncPort() {
-    return port;
-  }
-
   /**
-   * Returns the repository of the local lockfile (the cache copy, or the shared file in {@link
-   * SyncMode#DIRECT}). Reading it outside a transaction shows what was last fetched or written;
-   * change it only inside {@link LockfileTransaction#run}.
+   * Reads the shared lockfile as it is now: one read (conditional on the checkout's cached version,
+   * so not-modified costs no download), no lock, and nothing written anywhere; it works on a
+   * read-only datastore and while another checkout holds the global lock. A change of this
+   * checkout that is still pending is not in it ({@link LockfileTransaction#pending()}).
    *
-   * @return the repository
+   * @return the shared lockfile, empty when it does not exist
+   * @throws ManagedLockfileUnavailableException if the datastore could not be read for a passing reason
+   * @throws LockfileFormatException if the shared lockfile does not parse
+   * @throws dev.tierlock.spi.DatastoreException if the datastore refused otherwise (access denied, too large)
    */
-  public LockfileRepository repository() {
-    return repository;
-  }
-
-  /** {@return the record of a change not published yet} */
-  public PendingChangeStore pendingChanges() {
-    return pending;
-  }
-
-  /** {@return the checkout's pulled-extensions lock} */
-  public PulledExtensionsLock pulledExtensionsLock() {
-    return pulledExtensions;
-  }
-
-  /** {@return how this checkout reaches the shared lockfile} */
-  public SyncMode mode() {
-    return port.mode();
-  }
-
-  /** {@return the datastore in use (guarded by the self-check in {@link SyncMode#REMOTE})} */
-  public Datastore datastore() {
-    return datastore;
+  public Lockfile snapshot() {
+    try {
+      return port.read().lockfile();
+    } catch (DatastoreUnavailableException | DatastoreBusyException e) {
+      throw new ManagedLockfileUnavailableException("Cannot read the shared lockfile from " + port.describe(), e);
+    }
   }
 
   /** {@return the namespace} */
@@ -188,31 +168,25 @@ public final class Tierlock implements AutoCloseable {
     return stateDirectory;
   }
 
-  /** {@return the cache directory of the config tier (absolute; unused in {@link SyncMode#DIRECT})} */
-  public Path cacheDirectory() {
-    return cacheDirectory;
-  }
-
   /**
-   * Runs the datastore's precondition self-check now instead of before the first write (a no-op once
-   * passed, and in {@link SyncMode#DIRECT}). A pass is remembered for the process (by {@link
-   * Datastore#describe()}) and in the checkout's state directory for 24 hours, so other instances
-   * and later processes on this checkout skip the check.
+   * Proves now, instead of before the first write, that the datastore honours write preconditions
+   * (create-only, compare-and-swap and conditional delete, atomically under concurrent writers). A
+   * pass leaves a verdict object in the store and is remembered for 24 hours, in this process and
+   * in the checkout's state directory; a later process trusts it only after one read proves that
+   * the store still holds that verdict, so another store at the same address is checked in full.
    *
-   * @throws DatastoreUnsafeException if the datastore ignores preconditions
-   * @throws DatastoreException if it fails during the check
+   * @throws dev.tierlock.spi.DatastoreUnsafeException if the datastore ignores preconditions
+   * @throws dev.tierlock.spi.DatastoreException if it fails during the check (it runs again next time)
    */
   public void checkDatastore() {
-    if (datastore instanceof SelfCheckedDatastore checked) {
-      checked.ensureChecked();
-    }
+    guard.ensureChecked();
   }
 
   /** Closes the datastore if this instance opened it from a URI. */
   @Override
   public void close() {
     if (ownsDatastore) {
-      datastore.close();
+      guard.close();
     }
   }
 
@@ -259,7 +233,9 @@ public final class Tierlock implements AutoCloseable {
     }
 
     /**
-     * Opens the datastore {@code value} names at build time, through {@link Datastores#open(URI)}.
+     * Opens the datastore {@code value} names at build time ({@code s3://bucket/prefix}, {@code
+     * gs://bucket/prefix}, {@code file:///path}), through the {@link dev.tierlock.spi.DatastoreProvider}
+     * registered for its scheme.
      *
      * @param value the datastore's URI
      * @return this builder
@@ -425,7 +401,7 @@ public final class Tierlock implements AutoCloseable {
     /**
      * Sets where commit ids come from: unique per lockfile write, letters, digits and {@code -}, 1
      * to 64 characters (default 16 random hex digits). Short ids let a write carry a longer lineage
-     * within the 256 characters of a metadata value (see {@link LockfileHead}).
+     * within the store's metadata capacity.
      *
      * @param value the source of commit ids
      * @return this builder

@@ -4,11 +4,42 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The root of every exception Tierlock throws. Unchecked. Each subtype says what the caller can do
- * next; {@link #code()} is a stable identifier for scripts and logs. Messages read {@code Cannot
- * <verb> <object>: <reason>}, name the key or path involved and never hold a secret. The cause is
- * always kept.
+ * next, and each stable {@link #code()} has exactly one subtype. Messages read {@code Cannot <verb>
+ * <object>: <reason>}, name the key or path involved and never hold a secret. The cause is always
+ * kept.
+ *
+ * <p><b>Every code</b>, by what to do next:
+ *
+ * <table class="striped">
+ *   <caption>Tierlock's error codes</caption>
+ *   <thead><tr><th>code</th><th>type</th><th>meaning</th></tr></thead>
+ *   <tbody>
+ *   <tr><td>{@code lock_timeout}</td><td>{@link LockTimeoutException}</td><td>a lock stayed held past its wait; nothing changed; retry</td></tr>
+ *   <tr><td>{@code lock_unreadable}</td><td>{@link LockUnreadableException}</td><td>a lock record cannot be read</td></tr>
+ *   <tr><td>{@code lock_order}</td><td>{@link LockOrderException}</td><td>locks taken out of order: a programming error</td></tr>
+ *   <tr><td>{@code nested_transaction}</td><td>{@link NestedTransactionException}</td><td>a run started inside a run of the same thread: join it instead</td></tr>
+ *   <tr><td>{@code managed_lockfile_unavailable}</td><td>{@link ManagedLockfileUnavailableException}</td><td>the shared lockfile could not be fetched or the lock taken, for a passing reason; nothing changed</td></tr>
+ *   <tr><td>{@code managed_config_unpublished}</td><td>{@link ManagedConfigUnpublishedException}</td><td>the change did not land; it is saved and the next transaction publishes it</td></tr>
+ *   <tr><td>{@code lockfile_outcome_unknown}</td><td>{@link LockfileOutcomeUnknownException}</td><td>a change may or may not have landed; kept, settled next time or by the caller</td></tr>
+ *   <tr><td>{@code lockfile_conflict}</td><td>{@link LockfileConflictException}</td><td>another checkout changed the same entry; theirs is kept, the rest published</td></tr>
+ *   <tr><td>{@code lockfile_format}</td><td>{@link LockfileFormatException}</td><td>the lockfile is not JSON or not an object; it is never replaced</td></tr>
+ *   <tr><td>{@code foreign_entry}</td><td>{@link ForeignEntryException}</td><td>a write names a member that is not a valid entry</td></tr>
+ *   <tr><td>{@code invalid_name}</td><td>{@link InvalidNameException}</td><td>not an extension name</td></tr>
+ *   <tr><td>{@code unknown_scheme}</td><td>{@link UnknownSchemeException}</td><td>no datastore module for the URI's scheme</td></tr>
+ *   <tr><td>{@code local_io}</td><td>{@link LocalFileException}</td><td>a file of the checkout could not be read or written</td></tr>
+ *   <tr><td>{@code interrupted}</td><td>{@link InterruptedOperationException}</td><td>the thread was interrupted</td></tr>
+ *   <tr><td>{@code datastore_unavailable}</td><td>{@link dev.tierlock.spi.DatastoreUnavailableException}</td><td>the store did not answer or refused for a passing reason; nothing changed</td></tr>
+ *   <tr><td>{@code datastore_busy}</td><td>{@link dev.tierlock.spi.DatastoreBusyException}</td><td>the store's own lock on a key stayed held; nothing changed</td></tr>
+ *   <tr><td>{@code outcome_unknown}</td><td>{@link dev.tierlock.spi.OutcomeUnknownException}</td><td>a change was sent and its answer lost</td></tr>
+ *   <tr><td>{@code access_denied}</td><td>{@link dev.tierlock.spi.DatastoreAccessDeniedException}</td><td>the credentials may not do it</td></tr>
+ *   <tr><td>{@code datastore_unsafe}</td><td>{@link dev.tierlock.spi.DatastoreUnsafeException}</td><td>the store does not honour preconditions; Tierlock writes nothing to it</td></tr>
+ *   <tr><td>{@code object_too_large}</td><td>{@link dev.tierlock.spi.ObjectTooLargeException}</td><td>an object is over the read's bound</td></tr>
+ *   <tr><td>{@code object_body_unreadable}</td><td>{@link dev.tierlock.spi.ObjectBodyUnreadableException}</td><td>the bytes of a write could not be read</td></tr>
+ *   <tr><td>{@code archive_*}</td><td>{@link dev.tierlock.archive.ArchiveException} subtypes</td><td>see {@code dev.tierlock.archive}</td></tr>
+ *   </tbody>
+ * </table>
  */
-public class TierlockException extends RuntimeException {
+public abstract class TierlockException extends RuntimeException {
 
   private static final long serialVersionUID = 1L;
 
@@ -21,7 +52,7 @@ public class TierlockException extends RuntimeException {
    * @param message the message
    * @param cause the cause, if any
    */
-  public TierlockException(String code, String message, @Nullable Throwable cause) {
+  protected TierlockException(String code, String message, @Nullable Throwable cause) {
     super(message, cause);
     this.code = code;
   }
@@ -32,7 +63,7 @@ public class TierlockException extends RuntimeException {
    * @param code the stable code
    * @param message the message
    */
-  public TierlockException(String code, String message) {
+  protected TierlockException(String code, String message) {
     this(code, message, null);
   }
 

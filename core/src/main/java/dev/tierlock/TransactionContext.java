@@ -1,67 +1,95 @@
 package dev.tierlock;
 
+import java.util.Optional;
 import java.util.function.Consumer;
-import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
- * What a change sees while it runs inside a {@link LockfileTransaction}: the lockfile repository
- * (already refreshed from the freshly fetched shared lockfile), the pulled-extensions lock, and the
- * tier paths to delete once the lockfile no longer references them. Every lockfile write the change
- * makes goes through {@link #repository()}; when the change returns, the transaction publishes what
- * it changed.
+ * What a change sees and does inside {@link LockfileTransaction#run}: a read view of the shared
+ * lockfile as just fetched under the transaction's locks (with any change of this checkout still
+ * pending re-applied), and an editor whose edits are recorded as a {@link LockfileDelta}. When the
+ * change returns, the transaction publishes exactly that delta, rebased name by name onto whatever
+ * the shared lockfile holds by then; nothing else is ever written.
  *
- * <p><b>Archives.</b> The only tier file a transaction publishes is the lockfile. Archive bytes
- * reach the tier through the archive store ({@code dev.tierlock.archive.ArchiveTransactions}), which
- * writes them create-only and verified <em>during</em> the change, before the entry that pins them
- * is written, so they are in the tier before any lockfile that references them is published; a
- * superseded archive is deleted through {@link #deleteAfterPublish}.
+ * <p><b>All or nothing.</b> If the change throws, nothing of it is published or kept pending, and
+ * no local file changes. A nested {@link #run} that throws undoes its own edits before the
+ * exception reaches the code around it.
  *
- * <p>A context is valid only while its change runs, and only on the thread that runs it (the locks
- * it holds belong to that thread). Nested work joins the transaction through {@link #run}: it runs
- * inline, and everything is published once when the outermost change returns.
+ * <p><b>Confinement.</b> A context is valid only while its change runs and only on the thread that
+ * runs it; any call after the change returned, or from another thread, throws {@link
+ * IllegalStateException}. So no write can slip into a run from outside, and none can vanish.
+ *
+ * <pre>{@code
+ * tierlock.transaction().run(tx -> {
+ *   LockfileEntry old = tx.entry(name).orElseThrow();
+ *   tx.put(name, LockfileEntry.builder("2.0.0", Instant.now()).build());
+ *   tx.remove(ExtensionName.of("@acme/legacy"));
+ * });
+ * }</pre>
  */
 public interface TransactionContext {
 
-  /** Returns how this transaction reaches the shared lockfile. */
-  SyncMode mode();
-
   /**
-   * Returns the checkout's lockfile repository. Its snapshot holds the shared lockfile as fetched
-   * for this transaction, with any replayed pending change; write through it.
-   */
-  LockfileRepository repository();
-
-  /** Returns the shared lockfile as fetched at the start of this transaction (before replay and change). */
-  Lockfile fetched();
-
-  /**
-   * Runs {@code nested} inline in this transaction (it joins: no lock is taken again, and its
-   * changes are published with the outer change, once).
+   * Returns the entry of {@code name} as this change sees it: fetched, then edited by this run.
    *
-   * @throws IllegalStateException if this context's change has returned
+   * @param name the extension
+   * @return its entry, or empty when absent (or a foreign member)
+   * @throws IllegalStateException if called outside the running change or from another thread
+   */
+  Optional<LockfileEntry> entry(ExtensionName name);
+
+  /**
+   * Returns the whole lockfile as this change sees it: the shared lockfile as fetched, with any
+   * pending change re-applied and this run's edits so far.
+   *
+   * @return the lockfile, immutable
+   * @throws IllegalStateException if called outside the running change or from another thread
+   */
+  Lockfile lockfile();
+
+  /**
+   * Sets the entry of {@code name} (in place when it exists, appended when new). A put of the entry
+   * already there changes nothing.
+   *
+   * @param name the extension
+   * @param entry its new entry
+   * @throws ForeignEntryException if the shared lockfile holds {@code name} as a member that is
+   *     not a valid entry; nothing changed
+   * @throws IllegalStateException if called outside the running change or from another thread
+   */
+  void put(ExtensionName name, LockfileEntry entry);
+
+  /**
+   * Removes the entry of {@code name}, if there is one.
+   *
+   * @param name the extension
+   * @return the entry removed, or empty when there was none (nothing changes)
+   * @throws ForeignEntryException if the shared lockfile holds {@code name} as a member that is
+   *     not a valid entry; nothing changed
+   * @throws IllegalStateException if called outside the running change or from another thread
+   */
+  Optional<LockfileEntry> remove(ExtensionName name);
+
+  /**
+   * Runs {@code nested} inline in this transaction: no lock is taken again and its edits are
+   * published with the outer change, once. If it throws, its own edits are undone and the
+   * exception propagates.
+   *
+   * @param nested the nested change
+   * @throws IllegalStateException if called outside the running change or from another thread
    */
   void run(Consumer<TransactionContext> nested);
 
   /**
-   * Runs {@code action} holding the checkout's pulled-extensions lock: taken now (after the global
-   * lock, before the lockfile lock) and released when {@code action} returns, or joined when an
-   * enclosing call already holds it.
+   * Runs {@code action} holding the checkout's pulled-extensions lock (the lock that serialises
+   * local install work on one checkout across threads and processes): taken now, after the global
+   * lock, and released when {@code action} returns; joined when this change already holds it.
    *
+   * @param action what to run under the lock
+   * @param <T> what it returns
    * @return what {@code action} returned
-   * @throws LockTimeoutException if the lock was not acquired within its wait
-   * @throws LockOrderException if the thread holds the lockfile lock
+   * @throws LockTimeoutException if the lock was not acquired within its wait (180 s by default)
+   * @throws IllegalStateException if called outside the running change or from another thread
    */
-  <T> T withPulledExtensionsLock(Function<PulledExtensionsLock.Section, T> action);
-
-  /**
-   * Deletes {@code path} from the datastore after the lockfile is published (best effort, by a
-   * delete conditional on the version seen just before). The deletion is recorded with a change
-   * whose publish fails, and made when that change is published. It is skipped, with a warning,
-   * when the lockfile being published pins {@code path} (an archive path whose name's entry has
-   * the archive's SHA-256 as {@code checksum}), for instance after a peer pinned it again.
-   *
-   * @throws IllegalArgumentException if {@code path} is the lockfile's own
-   * @throws IllegalStateException if this context's change has returned
-   */
-  void deleteAfterPublish(TierPath path);
+  <T> T withPulledExtensionsLock(Supplier<T> action);
 }

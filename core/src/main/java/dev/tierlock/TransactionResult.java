@@ -3,15 +3,17 @@ package dev.tierlock;
 import java.util.List;
 
 /**
- * The outcome of one {@link LockfileTransaction} run. Immutable.
+ * How a {@link LockfileTransaction} ended, when it did not throw. Immutable.
  *
- * @param status how it ended
- * @param delta the change to the shared lockfile it published or deferred (including a replayed
- *     pending change); empty for {@link TransactionStatus#NO_CHANGE}
- * @param attempts how many publish attempts were made (0 when nothing was published)
- * @param warnings what was logged as a warning (dropped stale pending changes, a deferred publish)
+ * @param status what happened
+ * @param delta the change published ({@link TransactionStatus#PUBLISHED}), kept pending ({@link
+ *     TransactionStatus#DEFERRED}) or none
+ * @param attempts the lockfile writes attempted
+ * @param warnings what was dropped, kept or left behind, one sentence each (also logged)
+ * @param lockfile the shared lockfile as the transaction left it: as published, or as fetched
  */
-public record TransactionResult(TransactionStatus status, LockfileDelta delta, int attempts, List<String> warnings) {
+public record TransactionResult(TransactionStatus status, LockfileDelta delta, int attempts, List<String> warnings,
+    Lockfile lockfile) {
 
   /**
    * Validates and copies the values.

@@ -8,8 +8,7 @@ import java.util.random.RandomGenerator;
 /**
  * Everything a {@link LockfileTransaction} runs with. Immutable.
  *
- * @param port the sync port
- * @param repository the checkout's lockfile repository, over {@code port.lockfilePath()}
+ * @param port the sync port of the checkout's shared lockfile
  * @param pending the checkout's pending-change record
  * @param globalLock the datastore global lock
  * @param pulledExtensions the checkout's pulled-extensions lock
@@ -25,9 +24,8 @@ import java.util.random.RandomGenerator;
  * @param commitIds a fresh commit id per lockfile write
  */
 record TransactionSettings(
-    ManagedLockfileSyncPort port,
-    LockfileRepository repository,
-    PendingChangeStore pending,
+    SyncPort port,
+    PendingRecord pending,
     DistributedLock globalLock,
     PulledExtensionsLock pulledExtensions,
     CheckoutLock checkoutLock,

@@ -1,5 +1,7 @@
 package dev.tierlock;
 
+import dev.tierlock.spi.DatastoreUnavailableException;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -41,7 +43,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@link ArchiveTransactions} with the transaction, over the in-memory datastores (here, in {@code
- * dev.tierlock}, because they are package-private): direct mode, the deletion guard in both modes,
+ * dev.tierlock}, because they are package-private): install, update and remove, the deletion guard,
  * and the bad inputs that must change nothing. The datastore contract runs the rest on every
  * backend ({@code ArchiveStoreContract} in the testkit).
  */
@@ -55,37 +57,36 @@ class ArchiveTransactionsTest {
   private final ManualClock clock = ManualClock.create();
 
   @Test
-  void directMode_installUpdateAndRemove_writeTheSharedStoreAndDeleteAfterTheEdit() throws IOException {
-    DirectMemoryDatastore direct = new DirectMemoryDatastore(dir.resolve("shared"));
+  void installUpdateAndRemove_writeTheSharedStoreAndDeleteAfterThePublish() throws IOException {
+    MemoryDatastore store = new MemoryDatastore();
     byte[] one = tarGz("pkg/a.txt", "one");
     byte[] two = tarGz("pkg/a.txt", "two");
-    try (Tierlock tierlock = open(direct, "a")) {
+    try (Tierlock tierlock = open(store, "a")) {
       ArchiveTransactions archives = archives(tierlock);
-      assertThat(tierlock.mode()).isEqualTo(SyncMode.DIRECT);
 
       install(tierlock, archives, archives.verify(key(one), file("one.tar.gz", one)), entry("1"));
-      assertThat(direct.keys()).contains(objectKey(key(one)));
-      assertThat(shared(direct).entry(NAME).flatMap(LockfileEntry::checksum)).contains(key(one).sha256());
+      assertThat(store.keys()).contains(objectKey(key(one)));
+      assertThat(tierlock.snapshot().entry(NAME).flatMap(LockfileEntry::checksum)).contains(key(one).sha256());
 
       install(tierlock, archives, archives.verify(key(two), file("two.tar.gz", two)), entry("2"));
-      assertThat(direct.keys()).contains(objectKey(key(two))).doesNotContain(objectKey(key(one)));
-      assertThat(shared(direct).entry(NAME).flatMap(LockfileEntry::checksum)).contains(key(two).sha256());
-      assertThat(direct.writes()).filteredOn(w -> w.contains("pulled-archives")).extracting(w -> w.split(" ")[0] + " "
+      assertThat(store.keys()).contains(objectKey(key(two))).doesNotContain(objectKey(key(one)));
+      assertThat(tierlock.snapshot().entry(NAME).flatMap(LockfileEntry::checksum)).contains(key(two).sha256());
+      assertThat(store.writes()).filteredOn(w -> w.contains("pulled-archives")).extracting(w -> w.split(" ")[0] + " "
           + w.split(" ")[1]).containsExactly("WRITE " + objectKey(key(one)), "WRITE " + objectKey(key(two)),
               "DELETE " + objectKey(key(one)));
 
       TransactionResult removed = tierlock.transaction().run(tx -> assertThat(archives.remove(tx, NAME)).contains(key(two)));
       assertThat(removed.delta().removals()).containsExactly(NAME);
-      assertThat(direct.keys()).noneMatch(k -> k.value().contains("pulled-archives"));
-      assertThat(shared(direct).contains(NAME)).isFalse();
+      assertThat(store.keys()).noneMatch(k -> k.value().contains("pulled-archives"));
+      assertThat(tierlock.snapshot().contains(NAME)).isFalse();
     }
   }
 
   @Test
-  void directMode_aDeletionTheEditedLockfilePinsAgain_isSkipped() throws IOException {
-    DirectMemoryDatastore direct = new DirectMemoryDatastore(dir.resolve("shared"));
+  void aDeletionThePublishedLockfilePinsAgain_isSkipped() throws IOException {
+    MemoryDatastore store = new MemoryDatastore();
     byte[] one = tarGz("pkg/a.txt", "one");
-    try (Tierlock tierlock = open(direct, "a")) {
+    try (Tierlock tierlock = open(store, "a")) {
       ArchiveTransactions archives = archives(tierlock);
       VerifiedArchive verified = archives.verify(key(one), file("one.tar.gz", one));
       install(tierlock, archives, verified, entry("1"));
@@ -96,9 +97,9 @@ class ArchiveTransactionsTest {
       });
 
       assertThat(result.warnings()).containsExactly("Kept " + key(one).tierPath() + " in " + tierlock.transaction()
-          .describe() + ": the lockfile pins it again");
-      assertThat(direct.keys()).contains(objectKey(key(one)));
-      assertThat(direct.writes()).noneMatch(w -> w.startsWith("DELETE " + objectKey(key(one))));
+          .describe() + ": the published lockfile pins it again");
+      assertThat(store.keys()).contains(objectKey(key(one)));
+      assertThat(store.writes()).noneMatch(w -> w.startsWith("DELETE " + objectKey(key(one))));
     }
   }
 
@@ -121,6 +122,43 @@ class ArchiveTransactionsTest {
           .describe() + ": the published lockfile pins it again");
       assertThat(memory.keys()).contains(objectKey(key(one)));
       assertThat(memory.writes()).noneMatch(w -> w.startsWith("DELETE " + objectKey(key(one))));
+    }
+  }
+
+  @Test
+  void install_overASameSizeObjectWithOtherBytes_replacesIt_neverPinsIt() throws IOException {
+    MemoryDatastore memory = new MemoryDatastore();
+    byte[] one = tarGz("pkg/a.txt", "one");
+    byte[] impostor = one.clone();
+    impostor[impostor.length - 1] ^= 0x5a;
+    memory.write(objectKey(key(one)), dev.tierlock.spi.ObjectBody.of(impostor), dev.tierlock.spi.WriteCondition.none(),
+        dev.tierlock.spi.ObjectMetadata.of("tierlock-sha256", key(one).sha256()));
+    try (Tierlock tierlock = open(memory, "a")) {
+      ArchiveTransactions archives = archives(tierlock);
+      VerifiedArchive verified = archives.verify(key(one), file("one.tar.gz", one));
+
+      TransactionResult result = tierlock.transaction().run(tx ->
+          assertThat(archives.install(tx, verified, entry("1")).outcome()).isEqualTo(dev.tierlock.archive.ArchiveChange.Outcome.REPLACED));
+
+      assertThat(result.status()).isEqualTo(TransactionStatus.PUBLISHED);
+      assertThat(((dev.tierlock.spi.ReadResult.Found) memory.read(objectKey(key(one)),
+          dev.tierlock.spi.ReadCondition.always(), 1 << 20)).bytes()).as("the store holds the archive's own bytes")
+          .isEqualTo(one);
+    }
+  }
+
+  @Test
+  void install_overTheSameArchive_isAlreadyPresent_afterHashingWhatIsStored() throws IOException {
+    MemoryDatastore memory = new MemoryDatastore();
+    byte[] one = tarGz("pkg/a.txt", "one");
+    memory.write(objectKey(key(one)), dev.tierlock.spi.ObjectBody.of(one), dev.tierlock.spi.WriteCondition.none(),
+        dev.tierlock.spi.ObjectMetadata.EMPTY);
+    try (Tierlock tierlock = open(memory, "a")) {
+      ArchiveTransactions archives = archives(tierlock);
+      VerifiedArchive verified = archives.verify(key(one), file("one.tar.gz", one));
+
+      tierlock.transaction().run(tx ->
+          assertThat(archives.install(tx, verified, entry("1")).outcome()).isEqualTo(dev.tierlock.archive.ArchiveChange.Outcome.ALREADY_PRESENT));
     }
   }
 
@@ -154,7 +192,7 @@ class ArchiveTransactionsTest {
       assertThatThrownBy(() -> b.transaction().run(tx -> archivesOfB.install(tx, verifiedByA, entry("1"))))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessage("Cannot install archive " + key(one) + ": it was verified at " + verifiedByA.path()
-              + ", not by this archive store (" + b.cacheDirectory().resolve("team").resolve(key(one).tierPath().value())
+              + ", not by this archive store (" + dev.tierlock.internal.TierlockAccess.of().cacheDirectory(b).resolve("team").resolve(key(one).tierPath().value())
               + ")");
 
       assertThat(memory.writes()).noneMatch(w -> w.contains("config/"));
@@ -179,7 +217,7 @@ class ArchiveTransactionsTest {
           .hasMessage("Cannot run a nested change: the transaction's change has returned");
 
       assertThat(memory.writes()).noneMatch(w -> w.contains("config/"));
-      assertThat(tierlock.repository().refresh().contains(NAME)).isFalse();
+      assertThat(tierlock.snapshot().contains(NAME)).isFalse();
     }
   }
 
@@ -201,7 +239,7 @@ class ArchiveTransactionsTest {
 
       assertThat(verified.path()).doesNotExist();
       assertThat(memory.writes()).noneMatch(w -> w.contains("config/"));
-      assertThat(tierlock.repository().refresh().contains(NAME)).isFalse();
+      assertThat(tierlock.snapshot().contains(NAME)).isFalse();
     }
   }
 
@@ -256,8 +294,8 @@ class ArchiveTransactionsTest {
     try (Tierlock tierlock = open(memory, "a")) {
       ArchiveTransactions archives = archives(tierlock);
       tierlock.transaction().run(tx -> {
-        tx.repository().writeEntry(NAME, LockfileEntry.builder("1", clock.instant()).checksum(digest).build());
-        tx.repository().writeEntry(bare, entry("1"));
+        tx.put(NAME, LockfileEntry.builder("1", clock.instant()).checksum(digest).build());
+        tx.put(bare, entry("1"));
       });
       Path staging = dir.resolve("staging");
 
@@ -348,19 +386,11 @@ class ArchiveTransactionsTest {
     return Files.write(dir.resolve(name), bytes);
   }
 
-  private static Lockfile shared(DirectMemoryDatastore direct) {
-    try {
-      return LockfileCodec.decode(Files.readAllBytes(direct.pathOf(TEAM.key(TierPath.LOCKFILE))), "shared");
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
   private static List<String> cachedArchives(Tierlock tierlock) throws IOException {
-    if (!Files.exists(tierlock.cacheDirectory())) {
+    if (!Files.exists(dev.tierlock.internal.TierlockAccess.of().cacheDirectory(tierlock))) {
       return List.of();
     }
-    try (Stream<Path> files = Files.walk(tierlock.cacheDirectory())) {
+    try (Stream<Path> files = Files.walk(dev.tierlock.internal.TierlockAccess.of().cacheDirectory(tierlock))) {
       return files.filter(Files::isRegularFile).map(Path::toString).filter(p -> p.contains("pulled-archives")).toList();
     }
   }

@@ -2,6 +2,7 @@ package dev.tierlock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tierlock.internal.Backoff;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,7 +15,7 @@ class BackoffTest {
 
   @Test
   void next_withMiddleJitter_doublesUpToTheMaximum() {
-    Backoff backoff = new Backoff(LockOptions.DEFAULTS, () -> 0.5);
+    Backoff backoff = new Backoff(LockOptions.DEFAULTS.retryInterval(), LockOptions.DEFAULTS.maxRetryInterval(), () -> 0.5);
 
     List<Long> millis = new ArrayList<>();
     for (int i = 0; i < 6; i++) {
@@ -43,7 +44,7 @@ class BackoffTest {
 
   @Test
   void next_isClampedToTheRemainingBudget() {
-    Backoff backoff = new Backoff(LockOptions.DEFAULTS, () -> 0.5);
+    Backoff backoff = new Backoff(LockOptions.DEFAULTS.retryInterval(), LockOptions.DEFAULTS.maxRetryInterval(), () -> 0.5);
 
     assertThat(backoff.next(Duration.ofMillis(300))).isEqualTo(Duration.ofMillis(300));
     assertThat(backoff.next(Duration.ofMillis(-5))).isEqualTo(Duration.ZERO);
@@ -52,7 +53,7 @@ class BackoffTest {
   @Test
   void next_anyJitter_staysWithinBounds() {
     SplittableRandom random = new SplittableRandom(7);
-    Backoff backoff = new Backoff(LockOptions.DEFAULTS, random::nextDouble);
+    Backoff backoff = new Backoff(LockOptions.DEFAULTS.retryInterval(), LockOptions.DEFAULTS.maxRetryInterval(), random::nextDouble);
     Duration base = Duration.ofSeconds(1);
     for (int i = 0; i < 200; i++) {
       Duration wait = backoff.next(FOREVER);

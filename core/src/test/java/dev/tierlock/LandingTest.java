@@ -16,27 +16,43 @@ class LandingTest {
   void ourCommitNow_orInTheLineageOfALaterVersion_landed() {
     LockfileHead parent = head("v1", "c1");
 
-    assertThat(Landing.of("c2", parent, head("v2", "c2", "c1"))).isEqualTo(Landing.LANDED);
-    assertThat(Landing.of("c2", parent, head("v3", "peer", "c2", "c1"))).isEqualTo(Landing.LANDED);
-    assertThat(Landing.of("c2", null, head("v3", "peer", "c2"))).isEqualTo(Landing.LANDED);
+    assertThat(Landing.of("c2", parent, head("v2", "c2", "c1"), true)).isEqualTo(Landing.LANDED);
+    assertThat(Landing.of("c2", parent, head("v3", "peer", "c2", "c1"), true)).isEqualTo(Landing.LANDED);
+    assertThat(Landing.of("c2", null, head("v3", "peer", "c2"), true)).isEqualTo(Landing.LANDED);
   }
 
   @Test
   void theVersionConditionedOn_withItsCommit_didNotLand() {
-    assertThat(Landing.of("c2", head("v1", "c1"), head("v1", "c1"))).isEqualTo(Landing.NOT_LANDED);
-    assertThat(Landing.of("c2", head("v1"), head("v1"))).as("a version without metadata").isEqualTo(Landing.NOT_LANDED);
-    assertThat(Landing.of("c2", null, null)).as("a create while it is still absent").isEqualTo(Landing.NOT_LANDED);
+    assertThat(Landing.of("c2", head("v1", "c1"), head("v1", "c1"), true)).isEqualTo(Landing.NOT_LANDED);
+    assertThat(Landing.of("c2", head("v1"), head("v1"), false)).as("a version without metadata, on a store whose versions"
+        + " never repeat").isEqualTo(Landing.NOT_LANDED);
+    assertThat(Landing.of("c2", head("v1"), head("v1"), true)).as("the same, where another tool writing the old bytes"
+        + " again gives the old version back").isEqualTo(Landing.UNKNOWN);
+    assertThat(Landing.of("c2", null, null, true)).as("a create while it is still absent").isEqualTo(Landing.NOT_LANDED);
+  }
+
+  @Test
+  void anotherSuccessorOfOurParent_inTheLineage_didNotLand() {
+    LockfileHead parent = head("v1", "c1");
+
+    assertThat(Landing.of("c2", parent, head("v2", "peer", "c1"), true)).as("a peer built on our parent").isEqualTo(Landing.NOT_LANDED);
+    assertThat(Landing.of("c2", parent, head("v5", "p3", "p2", "peer", "c1", "c0"), true))
+        .as("further down the lineage").isEqualTo(Landing.NOT_LANDED);
+    assertThat(Landing.of("c2", parent, head("v1", "peer", "c1"), true))
+        .as("the same version text with another commit (an S3 ETag repeats for equal bytes): the peer is the successor")
+        .isEqualTo(Landing.NOT_LANDED);
   }
 
   @Test
   void anythingElse_isUnknown() {
     LockfileHead parent = head("v1", "c1");
 
-    assertThat(Landing.of("c2", parent, head("v2", "peer", "c1"))).as("a peer built on our parent").isEqualTo(Landing.UNKNOWN);
-    assertThat(Landing.of("c2", parent, head("v1", "peer", "c1")))
-        .as("the same version text with another commit: an S3 ETag repeats for equal bytes").isEqualTo(Landing.UNKNOWN);
-    assertThat(Landing.of("c2", parent, head("v9"))).as("a write by another tool").isEqualTo(Landing.UNKNOWN);
-    assertThat(Landing.of("c2", parent, null)).as("the lockfile was deleted").isEqualTo(Landing.UNKNOWN);
-    assertThat(Landing.of("c2", null, head("v1", "peer"))).as("a peer created it").isEqualTo(Landing.UNKNOWN);
+    assertThat(Landing.of("c2", parent, head("v7", "p5", "p4", "p3"), true)).as("the lineage does not reach our parent")
+        .isEqualTo(Landing.UNKNOWN);
+    assertThat(Landing.of("c2", head("v1"), head("v2", "peer"), true)).as("a parent without a commit id that moved on")
+        .isEqualTo(Landing.UNKNOWN);
+    assertThat(Landing.of("c2", parent, head("v9"), true)).as("a write by another tool").isEqualTo(Landing.UNKNOWN);
+    assertThat(Landing.of("c2", parent, null, true)).as("the lockfile was deleted").isEqualTo(Landing.UNKNOWN);
+    assertThat(Landing.of("c2", null, head("v1", "peer"), true)).as("a peer created it").isEqualTo(Landing.UNKNOWN);
   }
 }

@@ -109,6 +109,7 @@ class LockInfoCodecTest {
     assertThatThrownBy(() -> LockInfoCodec.decode(KEY, "{oops".getBytes(StandardCharsets.UTF_8)))
         .isInstanceOf(LockUnreadableException.class)
         .hasMessageStartingWith("Cannot read lock \"" + KEY + "\": the lock body is not valid JSON")
-        .hasCauseInstanceOf(com.fasterxml.jackson.core.JsonProcessingException.class);
+        .hasCauseInstanceOf(IllegalArgumentException.class)
+        .hasRootCauseInstanceOf(com.fasterxml.jackson.core.JsonProcessingException.class);
   }
 }

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -79,11 +81,39 @@ class LockOrderTest {
   }
 
   @Test
-  void close_fromAnotherThread_changesNothing() throws Exception {
-    LockOrder.Ticket lockfile = LockOrder.enter(LockLevel.LOCKFILE, "l");
-    CompletableFuture.runAsync(lockfile::close).get(10, TimeUnit.SECONDS);
+  void close_fromAnotherThread_freesTheLevelOfTheThreadThatEnteredIt() throws Exception {
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try {
+      LockOrder.Ticket lockfile = pool.submit(() -> LockOrder.enter(LockLevel.LOCKFILE, "l")).get(10, TimeUnit.SECONDS);
+      assertThat(pool.submit(LockOrder::innermost).get(10, TimeUnit.SECONDS)).isEqualTo(LockLevel.LOCKFILE);
 
-    assertThat(LockOrder.innermost()).isEqualTo(LockLevel.LOCKFILE);
-    lockfile.close();
+      lockfile.close();
+      lockfile.close();
+
+      assertThat(LockOrder.innermost()).as("the closing thread took nothing").isNull();
+      assertThat(pool.submit(LockOrder::innermost).get(10, TimeUnit.SECONDS)).as("the pool thread is free again").isNull();
+      LockLevel seen = pool.submit(() -> {
+        try (LockOrder.Ticket global = LockOrder.enter(LockLevel.GLOBAL, "g")) {
+          return LockOrder.innermost();
+        }
+      }).get(10, TimeUnit.SECONDS);
+      assertThat(seen).as("an outer level is allowed again on the pool thread").isEqualTo(LockLevel.GLOBAL);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void close_fromAnotherThread_keepsTheOwnersOtherLevels() throws Exception {
+    try (LockOrder.Ticket global = LockOrder.enter(LockLevel.GLOBAL, "g")) {
+      LockOrder.Ticket lockfile = LockOrder.enter(LockLevel.LOCKFILE, "l");
+
+      CompletableFuture.runAsync(lockfile::close).get(10, TimeUnit.SECONDS);
+
+      assertThat(LockOrder.innermost()).isEqualTo(LockLevel.GLOBAL);
+      try (LockOrder.Ticket pulled = LockOrder.enter(LockLevel.PULLED_EXTENSIONS, "p")) {
+        assertThat(LockOrder.innermost()).isEqualTo(LockLevel.PULLED_EXTENSIONS);
+      }
+    }
   }
 }

@@ -162,65 +162,68 @@ class LockfileCodecTest {
         .hasMessageContaining("version");
   }
 
+  /** Decodes {@code text} and returns its only member, which must be foreign, checking it survives. */
+  private static Lockfile.Foreign onlyForeign(String text) {
+    Lockfile lockfile = LockfileCodec.decode(utf8(text), "f.json");
+
+    assertThat(lockfile.entries()).isEmpty();
+    assertThat(lockfile.foreign()).hasSize(1);
+    assertThat(LockfileCodec.encode(lockfile)).isEqualTo(utf8(text));
+    return lockfile.foreign().get(0);
+  }
+
   @Test
-  void decode_invalidName_isRejectedAtItsPosition() {
+  void decode_invalidName_isKeptAsForeign() {
     String text = "{\n  \"@Acme/web\": {\"version\": \"1\", \"pulledAt\": \"t\"}\n}";
 
-    assertThatThrownBy(() -> LockfileCodec.decode(utf8(text), "f.json"))
-        .isInstanceOf(LockfileFormatException.class)
-        .hasMessageContaining("Cannot use extension name \"@Acme/web\"")
-        .hasMessageEndingWith("(at line 2, column 3)")
-        .extracting(e -> ((TierlockException) e).code()).isEqualTo("lockfile_format");
+    Lockfile.Foreign foreign = onlyForeign(text);
+
+    assertThat(foreign.name()).isEqualTo("@Acme/web");
+    assertThat(foreign.reason()).startsWith("the key is not a valid extension name (names match ");
+    assertThat(foreign.json()).isEqualTo("{\"version\": \"1\", \"pulledAt\": \"t\"}");
   }
 
   @Test
-  void decode_entryThatIsNotAnObject_isRejected() {
-    assertThatThrownBy(() -> LockfileCodec.decode(utf8("{\"@a/b\": \"1.0\"}"), "f.json"))
-        .isInstanceOf(LockfileFormatException.class)
-        .hasMessage("Cannot read lockfile f.json: the entry of @a/b must be a JSON object, found a string (at line 1, column 10)")
-        .extracting(e -> ((TierlockException) e).code()).isEqualTo("lockfile_format");
+  void decode_entryThatIsNotAnObject_isForeignAndRefusesWrites() {
+    Lockfile lockfile = LockfileCodec.decode(utf8("{\"@a/b\": \"1.0\"}"), "f.json");
+
+    assertThat(lockfile.foreign())
+        .containsExactly(new Lockfile.Foreign("@a/b", "the entry of @a/b must be a JSON object, found a string", "\"1.0\""));
+    assertThat(lockfile.contains(ExtensionName.of("@a/b"))).isFalse();
+    assertThatThrownBy(() -> lockfile.with(ExtensionName.of("@a/b"), LockfileEntry.builder("1", "t").build()))
+        .isInstanceOf(ForeignEntryException.class)
+        .hasMessage("Cannot put lockfile entry @a/b: the lockfile holds it as a foreign member (the entry of @a/b must"
+            + " be a JSON object, found a string), kept byte for byte; only a hand edit of the file can change it")
+        .extracting(e -> ((TierlockException) e).code()).isEqualTo("foreign_entry");
   }
 
   @Test
-  void decode_entryWithoutVersionOrPulledAt_isRejected() {
-    assertThatThrownBy(() -> LockfileCodec.decode(utf8("{\"@a/b\": {\"pulledAt\": \"t\"}}"), "f.json"))
-        .isInstanceOf(LockfileFormatException.class)
-        .hasMessage("Cannot read lockfile f.json: the entry of @a/b has no \"version\" (at line 1, column 10)")
-        .extracting(e -> ((TierlockException) e).code()).isEqualTo("lockfile_format");
-    assertThatThrownBy(() -> LockfileCodec.decode(utf8("{\"@a/b\": {\"version\": \"1\"}}"), "f.json"))
-        .isInstanceOf(LockfileFormatException.class)
-        .hasMessageContaining("has no \"pulledAt\"");
-    assertThatThrownBy(() -> LockfileCodec.decode(utf8("{\"@a/b\": {\"version\": 1, \"pulledAt\": \"t\"}}"), "f.json"))
-        .isInstanceOf(LockfileFormatException.class)
-        .hasMessageContaining("field \"version\" of @a/b must be a non-empty string (at line 1, column 22)");
+  void decode_entryWithoutVersionOrPulledAt_isForeign() {
+    assertThat(onlyForeign("{\"@a/b\": {\"pulledAt\": \"t\"}}").reason())
+        .isEqualTo("the entry of @a/b has no \"version\"");
+    assertThat(onlyForeign("{\"@a/b\": {\"version\": \"1\"}}").reason()).isEqualTo("the entry of @a/b has no \"pulledAt\"");
+    assertThat(onlyForeign("{\"@a/b\": {\"version\": 1, \"pulledAt\": \"t\"}}").reason())
+        .isEqualTo("field \"version\" of @a/b must be a non-empty string");
   }
 
   @Test
-  void decode_badChecksum_isRejectedAtTheField() {
+  void decode_badChecksum_isForeignNamingTheField() {
     String text = "{\"@a/b\": {\"version\": \"1\", \"pulledAt\": \"t\",\n \"checksum\": \"" + "A".repeat(64) + "\"}}";
 
-    assertThatThrownBy(() -> LockfileCodec.decode(utf8(text), "f.json"))
-        .isInstanceOf(LockfileFormatException.class)
-        .hasMessageContaining("field \"checksum\" of @a/b is invalid: checksum must be exactly 64 lowercase hex digits")
-        .hasMessageEndingWith("(at line 2, column 14)")
-        .extracting(e -> ((TierlockException) e).code()).isEqualTo("lockfile_format");
-    String shortDigest = "{\"@a/b\": {\"version\": \"1\", \"pulledAt\": \"t\", \"filesChecksum\": \"abc\"}}";
-    assertThatThrownBy(() -> LockfileCodec.decode(utf8(shortDigest), "f.json"))
-        .isInstanceOf(LockfileFormatException.class)
-        .hasMessageContaining("filesChecksum must be exactly 64 lowercase hex digits");
+    Lockfile.Foreign foreign = onlyForeign(text);
+
+    assertThat(foreign.reason())
+        .startsWith("field \"checksum\" of @a/b is invalid: checksum must be exactly 64 lowercase hex digits");
+    assertThat(onlyForeign("{\"@a/b\": {\"version\": \"1\", \"pulledAt\": \"t\", \"filesChecksum\": \"abc\"}}").reason())
+        .contains("filesChecksum must be exactly 64 lowercase hex digits");
   }
 
   @Test
-  void decode_wrongTypes_areRejected() {
-    String files = "{\"@a/b\": {\"version\": \"1\", \"pulledAt\": \"t\", \"files\": [\"a\", 2]}}";
-    String channel = "{\"@a/b\": {\"version\": \"1\", \"pulledAt\": \"t\", \"channel\": false}}";
-
-    assertThatThrownBy(() -> LockfileCodec.decode(utf8(files), "f.json"))
-        .isInstanceOf(LockfileFormatException.class)
-        .hasMessageContaining("field \"files\" of @a/b must be a string");
-    assertThatThrownBy(() -> LockfileCodec.decode(utf8(channel), "f.json"))
-        .isInstanceOf(LockfileFormatException.class)
-        .hasMessageContaining("field \"channel\" of @a/b must be a string");
+  void decode_wrongTypes_areForeign() {
+    assertThat(onlyForeign("{\"@a/b\": {\"version\": \"1\", \"pulledAt\": \"t\", \"files\": [\"a\", 2]}}").reason())
+        .isEqualTo("field \"files\" of @a/b must be a string");
+    assertThat(onlyForeign("{\"@a/b\": {\"version\": \"1\", \"pulledAt\": \"t\", \"channel\": false}}").reason())
+        .isEqualTo("field \"channel\" of @a/b must be a string");
   }
 
   @Test

@@ -47,26 +47,29 @@ class LockfileHeadTest {
   }
 
   @Test
-  void metadataOf_carriesTheParentsLineage_atMostTwelveIdsWithin256Characters() {
+  void metadataOf_carriesAsMuchOfTheParentsLineageAsTheStoreHolds() {
     List<String> many = new ArrayList<>();
-    for (int i = 0; i < 20; i++) {
-      many.add(Integer.toHexString(0x1000_0000 + i) + "abcdef01");
+    for (int i = 0; i < 1000; i++) {
+      many.add(String.format("%016x", 0xabc0_0000_0000_0000L + i));
     }
+    LockfileHead parent = new LockfileHead(V1, many);
 
-    ObjectMetadata metadata = LockfileHead.metadataOf("c9", new LockfileHead(V1, many));
+    for (int capacity : new int[] {2048, 8192}) {
+      ObjectMetadata metadata = LockfileHead.metadataOf("0123456789abcdef", parent, capacity);
+      int kept = metadata.get(LockfileHead.HISTORY).orElseThrow().split(" ").length;
 
-    assertThat(metadata.get(ObjectMetadata.COMMIT_ID)).contains("c9");
-    assertThat(metadata.get(LockfileHead.HISTORY)).contains(String.join(" ", many.subList(0, 12)));
-    ObjectMetadata wide = LockfileHead.metadataOf("c9", new LockfileHead(V1, List.of("a".repeat(64), "b".repeat(64),
-        "c".repeat(64), "d".repeat(64))));
-    assertThat(wide.get(LockfileHead.HISTORY)).hasValueSatisfying(h -> assertThat(h).hasSizeLessThanOrEqualTo(256)
-        .isEqualTo("a".repeat(64) + " " + "b".repeat(64) + " " + "c".repeat(64)));
+      assertThat(metadata.byteSize()).as("capacity %d", capacity).isLessThanOrEqualTo(capacity - LockfileHead.METADATA_MARGIN);
+      assertThat(metadata.get(LockfileHead.HISTORY)).contains(String.join(" ", many.subList(0, kept)));
+      assertThat(1 + kept).isEqualTo(LockfileHead.lineageLength(capacity, 16));
+    }
+    assertThat(LockfileHead.lineageLength(2048, 16)).as("S3: 2 KiB of user metadata").isEqualTo(114);
+    assertThat(LockfileHead.lineageLength(8192, 16)).as("GCS: 8 KiB of custom metadata").isEqualTo(475);
   }
 
   @Test
   void metadataOf_aCreateOrALegacyParent_carriesOnlyTheCommitId() {
-    assertThat(LockfileHead.metadataOf("c1", null).values()).containsOnlyKeys(ObjectMetadata.COMMIT_ID);
-    assertThat(LockfileHead.metadataOf("c1", new LockfileHead(V1, List.of())).values())
+    assertThat(LockfileHead.metadataOf("c1", null, 2048).values()).containsOnlyKeys(ObjectMetadata.COMMIT_ID);
+    assertThat(LockfileHead.metadataOf("c1", new LockfileHead(V1, List.of()), 2048).values())
         .containsOnlyKeys(ObjectMetadata.COMMIT_ID);
   }
 
@@ -75,7 +78,7 @@ class LockfileHeadTest {
     assertThatThrownBy(() -> new LockfileHead(V1, List.of("ok", "not ok")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("Cannot use commit id \"not ok\": letters, digits and -, 1 to 64 characters");
-    assertThatThrownBy(() -> LockfileHead.metadataOf("x".repeat(65), null))
+    assertThatThrownBy(() -> LockfileHead.metadataOf("x".repeat(65), null, 2048))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("Cannot use commit id \"xxx");
   }

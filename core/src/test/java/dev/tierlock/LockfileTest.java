@@ -49,4 +49,28 @@ class LockfileTest {
     assertThat(l.restrictedTo(Set.of(B))).isEqualTo(Lockfile.EMPTY);
     assertThat(l.restrictedTo(Set.of(A, B))).isEqualTo(l);
   }
+
+  @Test
+  void equals_ignoresFormattingAndForeignMembers() {
+    Lockfile pretty = Lockfile.parse("{\n  \"@s/a\": {\n    \"version\": \"1\",\n    \"pulledAt\": \"2026-01-01T00:00:00.000Z\"\n  }\n}\n"
+        .getBytes(java.nio.charset.StandardCharsets.UTF_8), "pretty");
+    Lockfile compact = Lockfile.parse(("{\"lockfileVersion\":2,\"@s/a\":{\"pulledAt\":\"2026-01-01T00:00:00.000Z\","
+        + "\"version\":\"1\"}}").getBytes(java.nio.charset.StandardCharsets.UTF_8), "compact");
+
+    assertThat(pretty).isEqualTo(compact).hasSameHashCodeAs(compact).isEqualTo(Lockfile.EMPTY.with(A, entry("1")));
+    assertThat(compact.foreign()).hasSize(1);
+    assertThat(compact.size()).isEqualTo(1);
+  }
+
+  @Test
+  void restrictedTo_isAFreshLockfileWithoutForeignMembers() {
+    Lockfile parsed = Lockfile.parse(("{\"x\": 1, \"@s/a\": {\"version\": \"1\", \"pulledAt\": \"2026-01-01T00:00:00.000Z\"},"
+        + " \"@s/b\": {\"version\": \"1\", \"pulledAt\": \"2026-01-01T00:00:00.000Z\"}}").getBytes(java.nio.charset.StandardCharsets.UTF_8),
+        "f.json");
+
+    Lockfile kept = parsed.restrictedTo(Set.of(A));
+
+    assertThat(kept.foreign()).isEmpty();
+    assertThat(kept.bytes()).isEqualTo(Lockfile.of(java.util.Map.of(A, entry("1"))).bytes());
+  }
 }

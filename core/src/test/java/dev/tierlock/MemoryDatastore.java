@@ -1,11 +1,13 @@
 package dev.tierlock;
 
 import dev.tierlock.spi.Datastore;
+import dev.tierlock.spi.DatastoreIdentity;
 import dev.tierlock.spi.DeleteResult;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
 import dev.tierlock.spi.ObjectStream;
+import dev.tierlock.spi.ObjectTooLargeException;
 import dev.tierlock.spi.ObjectVersion;
 import dev.tierlock.spi.ReadCondition;
 import dev.tierlock.spi.ReadResult;
@@ -36,9 +38,42 @@ class MemoryDatastore implements Datastore {
   private static final AtomicLong INSTANCES = new AtomicLong();
 
   private final long instance = INSTANCES.incrementAndGet();
+  private final List<String> calls = new ArrayList<>();
+  private final String endpoint;
   private long counter;
   private boolean ignorePreconditions;
+  private boolean ignoreDeletePreconditions;
+  private java.util.concurrent.@org.jspecify.annotations.Nullable CyclicBarrier racingWrites;
   private boolean closed;
+
+  /** A store with an identity of its own. */
+  MemoryDatastore() {
+    this.endpoint = "test-" + instance;
+  }
+
+  /** A store that claims the identity endpoint {@code endpoint}: two such stores look alike but hold different objects. */
+  MemoryDatastore(String endpoint) {
+    this.endpoint = endpoint;
+  }
+
+  /** Makes conditional deletes ignore their precondition. */
+  synchronized void ignoreDeletePreconditions() {
+    ignoreDeletePreconditions = true;
+  }
+
+  /**
+   * Makes the self-check's racing writes non-atomic, as a store that checks one request at a time
+   * might: each checks its precondition, then waits until {@code parties} racers have checked, then
+   * writes. (Racers are told apart by the self-check's body text, so other writes are unaffected.)
+   */
+  synchronized void raceConditionalWrites(int parties) {
+    racingWrites = new java.util.concurrent.CyclicBarrier(parties);
+  }
+
+  /** Returns every call, one line each ("READ key", "STAT key", "WRITE key cond", "DELETE key cond", "LIST prefix"). */
+  synchronized List<String> calls() {
+    return List.copyOf(calls);
+  }
 
   /** Makes the store ignore every precondition, as a broken S3-compatible store might. */
   synchronized void ignorePreconditions() {
@@ -58,16 +93,31 @@ class MemoryDatastore implements Datastore {
     return closed;
   }
 
+  /** Opens this store again after a close, with its objects; returns it. */
+  synchronized MemoryDatastore reopen() {
+    closed = false;
+    return this;
+  }
+
+  @Override
+  public DatastoreIdentity identity() {
+    return new DatastoreIdentity("memory", endpoint, "", "");
+  }
+
   @Override
   public String describe() {
     return "memory://test/" + instance;
   }
 
   @Override
-  public synchronized ReadResult read(ObjectKey key, ReadCondition condition) {
+  public synchronized ReadResult read(ObjectKey key, ReadCondition condition, long maxBytes) {
+    calls.add("READ " + key);
     Stored s = objects.get(key);
     if (s == null) {
       return ReadResult.Absent.INSTANCE;
+    }
+    if (s.bytes().length > maxBytes) {
+      throw new ObjectTooLargeException(key.value(), s.bytes().length, maxBytes, null);
     }
     if (condition instanceof ReadCondition.IfNoneMatch m && m.version().equals(s.version())) {
       return new ReadResult.NotModified(s.version());
@@ -101,15 +151,45 @@ class MemoryDatastore implements Datastore {
 
   @Override
   public synchronized Optional<StoredObject> stat(ObjectKey key) {
+    calls.add("STAT " + key);
     return Optional.ofNullable(objects.get(key)).map(s -> object(key, s));
   }
 
   @Override
-  public synchronized WriteResult write(ObjectKey key, ObjectBody body, WriteCondition condition, ObjectMetadata metadata) {
-    writes.add("WRITE " + key + " " + condition);
-    if (!holds(key, condition)) {
-      return WriteResult.PreconditionFailed.INSTANCE;
+  public WriteResult write(ObjectKey key, ObjectBody body, WriteCondition condition, ObjectMetadata metadata) {
+    java.util.concurrent.CyclicBarrier barrier;
+    synchronized (this) {
+      writes.add("WRITE " + key + " " + condition);
+      calls.add("WRITE " + key + " " + condition);
+      if (!holds(key, condition)) {
+        return WriteResult.PreconditionFailed.INSTANCE;
+      }
+      barrier = racingWrites != null && isRacer(body) ? racingWrites : null;
+      if (barrier == null) {
+        return store(key, body, metadata);
+      }
     }
+    if (barrier != null) {
+      try {
+        barrier.await(10, java.util.concurrent.TimeUnit.SECONDS);
+      } catch (InterruptedException | java.util.concurrent.BrokenBarrierException
+          | java.util.concurrent.TimeoutException e) {
+        // fewer racers than parties: write anyway
+      }
+    }
+    return store(key, body, metadata);
+  }
+
+  private static boolean isRacer(ObjectBody body) {
+    try {
+      String text = new String(body.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+      return text.startsWith("tierlock self-check: racer") || text.startsWith("tierlock self-check: swapper");
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private synchronized WriteResult store(ObjectKey key, ObjectBody body, ObjectMetadata metadata) {
     try {
       ObjectVersion version = ObjectVersion.of("m" + (++counter));
       objects.put(key, new Stored(body.readAllBytes(), version, metadata));
@@ -125,10 +205,11 @@ class MemoryDatastore implements Datastore {
       throw new IllegalArgumentException("Cannot delete with mustNotExist");
     }
     writes.add("DELETE " + key + " " + condition);
+    calls.add("DELETE " + key + " " + condition);
     if (!objects.containsKey(key)) {
       return DeleteResult.ABSENT;
     }
-    if (!holds(key, condition)) {
+    if (!ignoreDeletePreconditions && !holds(key, condition)) {
       return DeleteResult.PRECONDITION_FAILED;
     }
     objects.remove(key);
@@ -137,6 +218,7 @@ class MemoryDatastore implements Datastore {
 
   @Override
   public synchronized List<StoredObject> list(String prefix) {
+    calls.add("LIST " + prefix);
     List<StoredObject> out = new ArrayList<>();
     objects.forEach((k, s) -> {
       if (k.value().startsWith(prefix)) {

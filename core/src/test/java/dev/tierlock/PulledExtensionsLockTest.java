@@ -3,12 +3,17 @@ package dev.tierlock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tierlock.internal.ChildJvm;
+import dev.tierlock.internal.FaultyChannel;
+import dev.tierlock.internal.OsLockRegistry;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -197,7 +202,7 @@ class PulledExtensionsLockTest {
   }
 
   @Test
-  void acquire_heldInThisJvm_timesOutNamingTheLockFile() throws Exception {
+  void acquire_heldInThisJvm_timesOutNamingTheLockFileAndTheHolder() throws Exception {
     PulledExtensionsLock lock = lockOf(checkout).build();
     PulledExtensionsLock impatient = lockOf(checkout).maxWait(Duration.ZERO).build();
 
@@ -206,7 +211,10 @@ class PulledExtensionsLockTest {
           () -> await(threads.submit(impatient::acquire)));
       assertThat(failure.getCause())
           .isInstanceOf(LockTimeoutException.class)
-          .hasMessage("Cannot acquire lock \"" + lock.lockFile() + "\": held by an unknown holder; timed out after 0 ms");
+          .hasMessageStartingWith("Cannot acquire lock \"" + lock.lockFile() + "\": held by pid " + ProcessHandle.current().pid()
+              + " on host " + LockIdentity.current().hostname() + " since " + clock.instant() + "; started ")
+          .hasMessageContaining("; guards " + lock.describe() + ")")
+          .hasMessageEndingWith("; timed out after 0 ms");
       LockTimeoutException timeout = (LockTimeoutException) failure.getCause();
       assertThat(timeout.code()).isEqualTo("lock_timeout");
       assertThat(timeout.lockKey()).isEqualTo(lock.lockFile().toString());
@@ -214,23 +222,76 @@ class PulledExtensionsLockTest {
   }
 
   @Test
-  void acquire_lockFileHeldElsewhere_pollsThroughTheBudgetThenTimesOut() throws IOException {
-    // two checkouts sharing one state directory: only the file layer stands between them
+  void acquire_checkoutsSharingAStateDirectory_queueForOneLock() throws Exception {
+    // before the registry, the second checkout's busy probe closed its channel and so dropped the first one's lock
     Path state = Files.createDirectories(root.resolve("shared-state"));
     Path otherCheckout = Files.createDirectories(root.resolve("other"));
     PulledExtensionsLock holder = lockOf(otherCheckout).stateDirectory(state).build();
-    PulledExtensionsLock waiter = PulledExtensionsLock.builder(checkout).stateDirectory(state)
-        .clock(clock).sleeper(clock.sleeper()).build();
+    CountDownLatch queued = new CountDownLatch(1);
+    PulledExtensionsLock waiter = lockOf(checkout).stateDirectory(state).maxWait(Duration.ofSeconds(30))
+        .onQueued(queued::countDown).build();
 
     try (PulledExtensionsLock.Section section = holder.acquire()) {
-      assertThatThrownBy(waiter::acquire)
-          .isInstanceOf(LockTimeoutException.class)
-          .hasMessage("Cannot acquire lock \"" + waiter.lockFile() + "\": held by an unknown holder; timed out after 180000 ms")
-          .satisfies(e -> assertThat(((LockTimeoutException) e).waited()).isEqualTo(Duration.ofSeconds(180)));
+      assertThat(freeForOthers(waiter)).isFalse();
+      Future<PulledExtensionsLock.Section> waiting = threads.submit(waiter::acquire);
+      assertThat(queued.await(BOUND_SECONDS, TimeUnit.SECONDS)).as("the second checkout queues in this JVM").isTrue();
+      assertThat(ChildJvm.probe(holder.lockFile())).as("the first checkout still holds the OS lock").isEqualTo("busy");
+      clock.advance(Duration.ofSeconds(31));
+
+      ExecutionException failure = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class, () -> await(waiting));
+      assertThat(failure.getCause()).isInstanceOf(LockTimeoutException.class)
+          .hasMessageContaining("; guards " + holder.describe() + ")")
+          .hasMessageEndingWith("; timed out after 31000 ms");
+      assertThat(ChildJvm.probe(holder.lockFile())).isEqualTo("busy");
     }
-    assertThat(clock.sleeps()).hasSize(1800).allSatisfy(d -> assertThat(d).isEqualTo(Duration.ofMillis(100)));
     assertThat(waiter.lockFile()).isEqualTo(holder.lockFile());
     assertThat(waiter.tryAcquire()).hasValueSatisfying(PulledExtensionsLock.Section::close);
+  }
+
+  @Test
+  void acquire_heldByAnotherProcess_pollsThroughTheBudget_thenTimesOutNamingThatProcess() throws Exception {
+    PulledExtensionsLock waiter = PulledExtensionsLock.builder(checkout).clock(clock).sleeper(clock.sleeper()).build();
+    Path journal = root.resolve("journal.txt");
+
+    try (ChildJvm child = ChildJvm.start("hold", waiter.lockFile().toString(), "the child's install")) {
+      assertThat(child.nextLine()).isEqualTo("locked");
+
+      assertThat(waiter.tryAcquire()).isEmpty();
+      assertThatThrownBy(waiter::acquire)
+          .isInstanceOf(LockTimeoutException.class)
+          .hasMessageStartingWith("Cannot acquire lock \"" + waiter.lockFile() + "\": held by pid " + child.pid() + " on host "
+              + LockIdentity.current().hostname() + " since ")
+          .hasMessageContaining("; guards the child's install)")
+          .hasMessageEndingWith("; timed out after 180000 ms")
+          .satisfies(e -> assertThat(((LockTimeoutException) e).waited()).isEqualTo(Duration.ofSeconds(180)));
+      assertThat(clock.sleeps()).hasSize(1800).allSatisfy(d -> assertThat(d).isEqualTo(Duration.ofMillis(100)));
+
+      // the exclusion itself: a section of this process that waits writes only after the child released
+      PulledExtensionsLock patient = PulledExtensionsLock.builder(checkout).sleeper(d -> Thread.yield()).build();
+      Future<Void> parent = threads.submit(() -> patient.withLock(section -> {
+        append(journal, "parent");
+        return null;
+      }));
+      child.send("append " + journal + " child holds");
+      assertThat(child.nextLine()).isEqualTo("appended");
+      child.send("append " + journal + " child still holds");
+      assertThat(child.nextLine()).isEqualTo("appended");
+      assertThat(parent).isNotDone();
+      child.send("release");
+      assertThat(child.nextLine()).isEqualTo("released");
+      await(parent);
+      assertThat(child.awaitExit()).isZero();
+    }
+    assertThat(Files.readAllLines(journal)).containsExactly("child holds", "child still holds", "parent");
+    assertThat(waiter.tryAcquire()).hasValueSatisfying(PulledExtensionsLock.Section::close);
+  }
+
+  private static void append(Path file, String line) {
+    try {
+      Files.writeString(file, line + "\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   @Test
@@ -318,28 +379,42 @@ class PulledExtensionsLockTest {
 
   @Test
   void acquire_failingLockFile_freesTheCheckout() throws Exception {
-    PulledExtensionsLock broken = lockOf(checkout).fileLocks(file -> {
+    PulledExtensionsLock broken = lockOf(checkout).registry(OsLockRegistry.using(file -> {
       throw new IOException("disk on fire");
-    }).build();
+    })).build();
 
     assertThatThrownBy(broken::acquire)
         .isInstanceOf(LocalFileException.class)
         .hasMessage("Cannot lock " + broken.lockFile() + ": disk on fire")
         .hasCauseInstanceOf(IOException.class)
         .extracting(e -> ((LocalFileException) e).code()).isEqualTo("local_io");
+    assertThat(LockOrder.innermost()).isNull();
     assertThat(freeForOthers(lockOf(checkout).build())).isTrue();
   }
 
   @Test
+  void acquire_holderThatCannotBeWritten_freesTheCheckout() throws Exception {
+    Set<FaultyChannel.Fault> faults = FaultyChannel.faults();
+    faults.add(FaultyChannel.Fault.WRITE);
+    PulledExtensionsLock broken = lockOf(checkout).registry(OsLockRegistry.using(FaultyChannel.opener(faults))).build();
+
+    assertThatThrownBy(broken::acquire)
+        .isInstanceOf(LocalFileException.class)
+        .hasMessage("Cannot lock " + broken.lockFile() + ": write refused");
+    assertThat(freeForOthers(lockOf(checkout).build())).isTrue();
+    assertThat(ChildJvm.probe(broken.lockFile())).isEqualTo("free");
+  }
+
+  @Test
   void close_failingUnlock_stillFreesTheCheckout() throws Exception {
-    PulledExtensionsLock broken = lockOf(checkout).fileLocks(file -> Optional.of(() -> {
-      throw new IOException("unlock refused");
-    })).build();
+    Set<FaultyChannel.Fault> faults = FaultyChannel.faults();
+    PulledExtensionsLock broken = lockOf(checkout).registry(OsLockRegistry.using(FaultyChannel.opener(faults))).build();
     PulledExtensionsLock.Section section = broken.acquire();
+    faults.add(FaultyChannel.Fault.TRUNCATE);
 
     assertThatThrownBy(section::close)
         .isInstanceOf(LocalFileException.class)
-        .hasMessage("Cannot unlock " + broken.lockFile() + ": unlock refused")
+        .hasMessage("Cannot unlock " + broken.lockFile() + ": truncate refused")
         .extracting(e -> ((LocalFileException) e).code()).isEqualTo("local_io");
     assertThat(section.isOpen()).isFalse();
     assertThat(freeForOthers(lockOf(checkout).build())).isTrue();

@@ -3,25 +3,41 @@ package dev.tierlock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tierlock.internal.TierlockAccess;
+import dev.tierlock.spi.DatastoreUnsafeException;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
+import dev.tierlock.spi.ReadCondition;
+import dev.tierlock.spi.ReadResult;
 import dev.tierlock.spi.WriteCondition;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class TierlockTest {
 
   private static final ExtensionName NAME = ExtensionName.of("@s/x");
+  private static final ExtensionName OTHER = ExtensionName.of("@s/y");
   private static final Namespace TEAM = Namespace.of("team");
+  private static final ObjectKey KEY = TEAM.key(TierPath.LOCKFILE);
 
   @TempDir Path dir;
 
   private final ManualClock clock = ManualClock.create();
+
+  @AfterEach
+  void forgetVerdicts() {
+    SelfCheckedDatastore.forgetProcessVerdicts();
+  }
 
   private Tierlock.Builder builder(dev.tierlock.spi.Datastore store) {
     return Tierlock.builder().datastore(store).checkout(dir).namespace(TEAM).clock(clock).sleeper(clock.sleeper())
@@ -32,23 +48,25 @@ class TierlockTest {
     return LockfileEntry.builder(version, "2026-01-01T00:00:00.000Z").build();
   }
 
-  @Test
-  void build_usesTheDefaultDirectoriesAndKeys() {
-    MemoryDatastore memory = new MemoryDatastore();
-    try (Tierlock tierlock = builder(memory).build()) {
-      assertThat(tierlock.mode()).isEqualTo(SyncMode.REMOTE);
-      assertThat(tierlock.stateDirectory()).isEqualTo(dir.toAbsolutePath().resolve(".swamp"));
-      assertThat(tierlock.cacheDirectory()).isEqualTo(dir.toAbsolutePath().resolve(".swamp/tier-cache"));
-      assertThat(tierlock.stateDirectory()).isDirectory();
-      assertThat(tierlock.syncPort().lockfilePath())
-          .isEqualTo(tierlock.cacheDirectory().resolve("team/config/upstream_extensions.json"));
-      assertThat(tierlock.repository().path()).isEqualTo(tierlock.syncPort().lockfilePath());
-      assertThat(tierlock.pendingChanges().path()).isEqualTo(tierlock.stateDirectory().resolve(PendingChangeStore.FILE_NAME));
-      assertThat(tierlock.globalLock().describe()).contains("team/.datastore.lock");
-      assertThat(tierlock.datastore()).isInstanceOf(SelfCheckedDatastore.class);
-      assertThat(tierlock.namespace()).isEqualTo(TEAM);
+  private static byte[] sharedBytes(MemoryDatastore store) {
+    return ((ReadResult.Found) store.read(KEY, ReadCondition.always(), 1 << 24)).bytes();
+  }
+
+  private List<Path> stateFiles(Tierlock tierlock) throws Exception {
+    try (Stream<Path> files = Files.walk(tierlock.stateDirectory())) {
+      return files.filter(Files::isRegularFile).toList();
     }
-    assertThat(memory.isClosed()).as("a datastore passed in stays open").isFalse();
+  }
+
+  @Test
+  void build_usesTheDefaultDirectories() {
+    try (Tierlock tierlock = builder(new MemoryDatastore()).build()) {
+      assertThat(tierlock.checkoutDirectory()).isEqualTo(dir.toAbsolutePath());
+      assertThat(tierlock.stateDirectory()).isEqualTo(dir.resolve(".swamp")).isDirectory();
+      assertThat(TierlockAccess.of().cacheDirectory(tierlock)).isEqualTo(dir.resolve(".swamp").resolve("tier-cache"));
+      assertThat(tierlock.namespace()).isEqualTo(TEAM);
+      assertThat(tierlock.transaction().describe()).endsWith(" team/config/upstream_extensions.json");
+    }
   }
 
   @Test
@@ -76,149 +94,195 @@ class TierlockTest {
   }
 
   @Test
-  void remoteMode_publishesWithACommitIdAfterTheSelfCheck() {
+  void run_publishesTheChangeAsAValue_withACommitId_afterTheSelfCheck() {
     MemoryDatastore memory = new MemoryDatastore();
     try (Tierlock tierlock = builder(memory).commitIds(() -> "commit-7").build()) {
-      TransactionResult result = tierlock.transaction().run(tx -> tx.repository().writeEntry(NAME, entry("1")));
+      TransactionResult result = tierlock.transaction().run(tx -> tx.put(NAME, entry("1")));
 
       assertThat(result.status()).isEqualTo(TransactionStatus.PUBLISHED);
+      assertThat(result.delta()).isEqualTo(LockfileDelta.upsert(NAME, entry("1")));
       assertThat(result.attempts()).isEqualTo(1);
-      ObjectKey key = TEAM.key(TierPath.LOCKFILE);
-      assertThat(memory.stat(key).orElseThrow().metadata().get(ObjectMetadata.COMMIT_ID)).contains("commit-7");
-      assertThat(memory.writes()).anyMatch(w -> w.startsWith("WRITE .tierlock-selfcheck/"));
-      assertThat(memory.writes()).filteredOn(w -> w.startsWith("WRITE " + key))
-          .containsExactly("WRITE " + key + " " + WriteCondition.mustNotExist());
-      assertThat(memory.keys()).containsExactly(key);
+      assertThat(result.lockfile().entry(NAME)).contains(entry("1"));
+      assertThat(memory.stat(KEY).orElseThrow().metadata().get(ObjectMetadata.COMMIT_ID)).contains("commit-7");
+      assertThat(memory.writes()).anyMatch(w -> w.startsWith("WRITE team/.tierlock-selfcheck/probe-"));
+      assertThat(memory.writes()).filteredOn(w -> w.startsWith("WRITE " + KEY))
+          .containsExactly("WRITE " + KEY + " " + WriteCondition.mustNotExist());
+      assertThat(memory.keys()).containsExactly(ObjectKey.of("team/.tierlock-selfcheck/verdict"), KEY);
+      assertThat(tierlock.transaction().pending()).isEmpty();
     }
   }
 
   @Test
-  void directMode_editsTheSharedFileInPlace_withoutPublishingOrPendingRecords() throws Exception {
-    DirectMemoryDatastore direct = new DirectMemoryDatastore(dir.resolve("shared"));
-    Path checkout = Files.createDirectories(dir.resolve("checkout"));
-    try (Tierlock tierlock = builder(direct).checkout(checkout).build()) {
-      assertThat(tierlock.mode()).isEqualTo(SyncMode.DIRECT);
-      Path shared = direct.pathOf(TEAM.key(TierPath.LOCKFILE));
+  void run_aChangeThatThrows_publishesNothing_keepsNothing_andLeavesTheCacheAsItWas() throws Exception {
+    MemoryDatastore memory = new MemoryDatastore();
+    try (Tierlock tierlock = builder(memory).build()) {
+      tierlock.transaction().run(tx -> tx.put(NAME, entry("1")));
+      byte[] before = sharedBytes(memory);
+      Path cache = TierlockAccess.of().cacheDirectory(tierlock).resolve("team").resolve(TierPath.LOCKFILE.value());
+      byte[] cached = Files.readAllBytes(cache);
+      IllegalStateException boom = new IllegalStateException("boom");
 
-      TransactionResult put = tierlock.transaction().run(tx -> tx.repository().writeEntry(NAME, entry("1")));
-      TransactionResult same = tierlock.transaction().run(tx -> tx.repository().writeEntry(NAME, entry("1")));
+      assertThatThrownBy(() -> tierlock.transaction().run(tx -> {
+        tx.put(OTHER, entry("1"));
+        tx.remove(NAME);
+        throw boom;
+      })).isSameAs(boom);
 
-      assertThat(put.status()).isEqualTo(TransactionStatus.PUBLISHED);
-      assertThat(put.delta()).isEqualTo(LockfileDelta.upsert(NAME, entry("1")));
+      assertThat(sharedBytes(memory)).isEqualTo(before);
+      assertThat(Files.readAllBytes(cache)).isEqualTo(cached);
+      assertThat(tierlock.transaction().pending()).isEmpty();
+    }
+  }
+
+  @Test
+  void run_aPutOfTheValueAlreadyThere_isNoChange_andWritesNoLockfile() {
+    MemoryDatastore memory = new MemoryDatastore();
+    try (Tierlock tierlock = builder(memory).build()) {
+      tierlock.transaction().run(tx -> tx.put(NAME, entry("1")));
+      int writes = (int) memory.writes().stream().filter(w -> w.startsWith("WRITE " + KEY)).count();
+
+      TransactionResult same = tierlock.transaction().run(tx -> tx.put(NAME, entry("1")));
+      TransactionResult undone = tierlock.transaction().run(tx -> {
+        tx.put(OTHER, entry("1"));
+        tx.remove(OTHER);
+      });
+
       assertThat(same.status()).isEqualTo(TransactionStatus.NO_CHANGE);
-      assertThat(LockfileCodec.decode(Files.readAllBytes(shared), "shared").entry(NAME)).contains(entry("1"));
-      assertThat(tierlock.syncPort().lockPath()).startsWith(direct.lockDirectory());
-      assertThat(tierlock.pendingChanges().path()).doesNotExist();
-      assertThat(direct.writes()).allMatch(w -> w.contains("team/.datastore.lock"), "only the global lock is written");
-      assertThat(tierlock.transaction().refresh().status()).isEqualTo(TransactionStatus.NO_CHANGE);
+      assertThat(undone.status()).isEqualTo(TransactionStatus.NO_CHANGE);
+      assertThat(memory.writes().stream().filter(w -> w.startsWith("WRITE " + KEY)).count()).isEqualTo(writes);
     }
   }
 
   @Test
-  void directMode_deletesTierPathsThroughTheDatastore() {
-    DirectMemoryDatastore direct = new DirectMemoryDatastore(dir.resolve("shared"));
-    TierPath archive = TierPath.of("config/pulled-archives/@s/x/" + "a".repeat(64) + ".tar.gz");
-    direct.write(TEAM.key(archive), ObjectBody.of(new byte[] {1}), WriteCondition.none(), ObjectMetadata.EMPTY);
-    try (Tierlock tierlock = builder(direct).build()) {
-      TransactionResult result = tierlock.transaction().run(tx -> tx.deleteAfterPublish(archive));
+  void run_aNestedChangeThatThrows_undoesOnlyItsOwnEdits() {
+    MemoryDatastore memory = new MemoryDatastore();
+    try (Tierlock tierlock = builder(memory).build()) {
+      TransactionResult result = tierlock.transaction().run(tx -> {
+        tx.put(NAME, entry("1"));
+        try {
+          tx.run(inner -> {
+            inner.put(OTHER, entry("1"));
+            throw new IllegalArgumentException("nested");
+          });
+        } catch (IllegalArgumentException expected) {
+          // the outer change goes on
+        }
+        assertThat(tx.entry(OTHER)).isEmpty();
+      });
 
-      assertThat(result.status()).isEqualTo(TransactionStatus.PUBLISHED);
-      assertThat(direct.stat(TEAM.key(archive))).isEmpty();
+      assertThat(result.delta()).isEqualTo(LockfileDelta.upsert(NAME, entry("1")));
+      assertThat(tierlock.snapshot().names()).containsExactly(NAME);
     }
   }
 
   @Test
-  void directMode_aCorruptSharedFile_failsWithItsPositionAndIsKeptAsItIs() throws Exception {
-    DirectMemoryDatastore direct = new DirectMemoryDatastore(dir.resolve("shared"));
-    Path shared = direct.pathOf(TEAM.key(TierPath.LOCKFILE));
-    Files.createDirectories(shared.getParent());
-    Files.writeString(shared, "{}");
-    try (Tierlock tierlock = builder(direct).build()) {
-      Files.writeString(shared, "{oops");
+  void aContext_cannotBeUsedAfterItsChange_norFromAnotherThread() throws Exception {
+    MemoryDatastore memory = new MemoryDatastore();
+    try (Tierlock tierlock = builder(memory).build()) {
+      AtomicReference<TransactionContext> escaped = new AtomicReference<>();
+      AtomicReference<Throwable> fromThread = new AtomicReference<>();
+      tierlock.transaction().run(tx -> {
+        escaped.set(tx);
+        Thread other = new Thread(() -> {
+          try {
+            tx.put(OTHER, entry("1"));
+          } catch (Throwable t) {
+            fromThread.set(t);
+          }
+        });
+        other.start();
+        try {
+          other.join();
+        } catch (InterruptedException e) {
+          throw new AssertionError(e);
+        }
+        tx.put(NAME, entry("1"));
+      });
 
-      assertThatThrownBy(() -> tierlock.transaction().run(tx -> tx.repository().writeEntry(NAME, entry("1"))))
+      assertThat(fromThread.get()).isInstanceOf(IllegalStateException.class)
+          .hasMessageStartingWith("Cannot set entry @s/y from thread ");
+      assertThatThrownBy(() -> escaped.get().put(OTHER, entry("1")))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessage("Cannot set entry @s/y: the transaction's change has returned");
+      assertThat(tierlock.snapshot().names()).containsExactly(NAME);
+    }
+  }
+
+  @Test
+  void snapshot_readsTheSharedLockfile_withNoLockAndNoWrite() throws Exception {
+    MemoryDatastore memory = new MemoryDatastore();
+    try (Tierlock writer = builder(memory).build()) {
+      writer.transaction().run(tx -> tx.put(NAME, entry("1")));
+    }
+    Path reader = dir.resolve("reader");
+    try (Tierlock tierlock = builder(memory).checkout(reader).build()) {
+      int calls = memory.calls().size();
+      List<Path> before = stateFiles(tierlock);
+
+      Lockfile snapshot = tierlock.snapshot();
+
+      assertThat(snapshot.entry(NAME)).contains(entry("1"));
+      assertThat(memory.calls().subList(calls, memory.calls().size())).containsExactly("READ " + KEY);
+      assertThat(stateFiles(tierlock)).isEqualTo(before);
+    }
+  }
+
+  @Test
+  void run_onAStoreThatIgnoresPreconditions_failsAsUnsafe_andWritesNoLockfile() {
+    MemoryDatastore memory = new MemoryDatastore();
+    memory.ignorePreconditions();
+    try (Tierlock tierlock = builder(memory).build()) {
+      assertThatThrownBy(() -> tierlock.transaction().run(tx -> tx.put(NAME, entry("1"))))
+          .isInstanceOf(DatastoreUnsafeException.class)
+          .hasMessageContaining("does not honour write preconditions")
+          .extracting(e -> ((DatastoreUnsafeException) e).code()).isEqualTo("datastore_unsafe");
+      assertThatThrownBy(tierlock::checkDatastore).isInstanceOf(DatastoreUnsafeException.class);
+      assertThat(memory.keys()).doesNotContain(KEY);
+    }
+  }
+
+  @Test
+  void run_onACorruptSharedLockfile_failsNamingItsPosition_andLeavesItAsItIs() {
+    MemoryDatastore memory = new MemoryDatastore();
+    memory.write(KEY, ObjectBody.of("{\"@s/x\": oops}".getBytes(StandardCharsets.UTF_8)), WriteCondition.none(),
+        ObjectMetadata.EMPTY);
+    try (Tierlock tierlock = builder(memory).build()) {
+      assertThatThrownBy(() -> tierlock.transaction().run(tx -> tx.put(OTHER, entry("1"))))
           .isInstanceOf(LockfileFormatException.class)
-          .hasMessageStartingWith("Cannot read lockfile " + shared)
-          .hasMessageContaining("line 1")
+          .hasMessageContaining("(at line 1, column ")
           .extracting(e -> ((LockfileFormatException) e).code()).isEqualTo("lockfile_format");
-      assertThat(Files.readString(shared)).isEqualTo("{oops");
+      assertThatThrownBy(tierlock::snapshot).isInstanceOf(LockfileFormatException.class);
+      assertThat(new String(sharedBytes(memory), StandardCharsets.UTF_8)).isEqualTo("{\"@s/x\": oops}");
+      assertThat(tierlock.transaction().pending()).isEmpty();
     }
   }
 
   @Test
-  void remoteMode_theSelfCheck_runsOncePerProcessAndIsRememberedInTheCheckout() throws Exception {
-    MemoryDatastore memory = new MemoryDatastore();
-    try (Tierlock first = builder(memory).build()) {
-      first.transaction().run(tx -> tx.repository().writeEntry(NAME, entry("1")));
-      assertThat(first.stateDirectory().resolve(SelfCheckMarker.FILE_NAME)).exists();
-    }
-    long probes = memory.writes().stream().filter(w -> w.startsWith("WRITE .tierlock-selfcheck/")).count();
-    assertThat(probes).isEqualTo(4);
-    Path other = Files.createDirectories(dir.resolve("other"));
-
-    try (Tierlock again = builder(memory).build(); Tierlock elsewhere = builder(memory).checkout(other).build()) {
-      again.transaction().run(tx -> tx.repository().writeEntry(NAME, entry("2")));
-      elsewhere.transaction().run(tx -> tx.repository().writeEntry(NAME, entry("3")));
-      assertThat(elsewhere.stateDirectory().resolve(SelfCheckMarker.FILE_NAME)).as("recorded for later processes").exists();
-    }
-
-    assertThat(memory.writes().stream().filter(w -> w.startsWith("WRITE .tierlock-selfcheck/")).count()).isEqualTo(probes);
-  }
-
-  @Test
-  void remoteMode_aFreshMarkerInTheCheckout_skipsTheSelfCheck() {
-    MemoryDatastore memory = new MemoryDatastore();
-    new SelfCheckMarker(dir.resolve(".swamp"), clock).record(memory.describe());
-
-    try (Tierlock tierlock = builder(memory).build()) {
-      tierlock.transaction().run(tx -> tx.repository().writeEntry(NAME, entry("1")));
-    }
-
-    assertThat(memory.writes()).noneMatch(w -> w.contains(".tierlock-selfcheck/"));
-  }
-
-  @Test
-  void remoteMode_defaultCommitIds_areSixteenRandomHexDigits() {
+  void aDamagedCache_isNeverBelieved_theNextFetchReadsInFull() throws Exception {
     MemoryDatastore memory = new MemoryDatastore();
     try (Tierlock tierlock = builder(memory).build()) {
-      tierlock.transaction().run(tx -> tx.repository().writeEntry(NAME, entry("1")));
-      String first = memory.stat(TEAM.key(TierPath.LOCKFILE)).orElseThrow().metadata().get(ObjectMetadata.COMMIT_ID)
-          .orElseThrow();
-      tierlock.transaction().run(tx -> tx.repository().writeEntry(NAME, entry("2")));
-      ObjectMetadata second = memory.stat(TEAM.key(TierPath.LOCKFILE)).orElseThrow().metadata();
+      tierlock.transaction().run(tx -> tx.put(NAME, entry("1")));
+    }
+    Path cache = dir.resolve(".swamp/tier-cache/team").resolve(TierPath.LOCKFILE.value());
+    Files.writeString(cache, "{}\n");
+    try (Tierlock tierlock = builder(memory).build()) {
+      assertThat(tierlock.transaction().refresh().lockfile().entry(NAME)).contains(entry("1"));
+      assertThat(Files.readAllBytes(cache)).isEqualTo(sharedBytes(memory));
+    }
+  }
+
+  @Test
+  void defaultCommitIds_areSixteenRandomHexDigits() {
+    MemoryDatastore memory = new MemoryDatastore();
+    try (Tierlock tierlock = builder(memory).build()) {
+      tierlock.transaction().run(tx -> tx.put(NAME, entry("1")));
+      String first = memory.stat(KEY).orElseThrow().metadata().get(ObjectMetadata.COMMIT_ID).orElseThrow();
+      tierlock.transaction().run(tx -> tx.put(NAME, entry("2")));
+      String second = memory.stat(KEY).orElseThrow().metadata().get(ObjectMetadata.COMMIT_ID).orElseThrow();
 
       assertThat(first).matches("[0-9a-f]{16}");
-      assertThat(second.get(ObjectMetadata.COMMIT_ID)).hasValueSatisfying(id -> assertThat(id).matches("[0-9a-f]{16}")
-          .isNotEqualTo(first));
-      assertThat(second.get(LockfileHead.HISTORY)).contains(first);
+      assertThat(second).matches("[0-9a-f]{16}").isNotEqualTo(first);
+      assertThat(memory.stat(KEY).orElseThrow().metadata().get(LockfileHead.HISTORY)).contains(first);
     }
-  }
-
-  @Test
-  void remoteMode_anUndecodableCache_opensAsEmpty() throws Exception {
-    MemoryDatastore memory = new MemoryDatastore();
-    Path cache = dir.resolve(".swamp/tier-cache/team/config/upstream_extensions.json");
-    Files.createDirectories(cache.getParent());
-    Files.writeString(cache, "{oops");
-
-    try (Tierlock tierlock = builder(memory).build()) {
-      assertThat(tierlock.repository().snapshot().isEmpty()).isTrue();
-      assertThat(tierlock.transaction().run(tx -> tx.repository().writeEntry(NAME, entry("1"))).status())
-          .isEqualTo(TransactionStatus.PUBLISHED);
-    }
-  }
-
-  @Test
-  void directMode_aCorruptSharedFileAtBuild_isRefusedAndKeptAsItIs() throws Exception {
-    DirectMemoryDatastore direct = new DirectMemoryDatastore(dir.resolve("shared"));
-    Path shared = direct.pathOf(TEAM.key(TierPath.LOCKFILE));
-    Files.createDirectories(shared.getParent());
-    Files.writeString(shared, "{oops");
-
-    assertThatThrownBy(() -> builder(direct).build())
-        .isInstanceOf(LockfileFormatException.class)
-        .hasMessageStartingWith("Cannot read lockfile " + shared)
-        .extracting(e -> ((LockfileFormatException) e).code()).isEqualTo("lockfile_format");
-    assertThat(Files.readString(shared)).isEqualTo("{oops");
   }
 }

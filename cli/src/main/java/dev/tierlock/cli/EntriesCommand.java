@@ -2,7 +2,6 @@ package dev.tierlock.cli;
 
 import dev.tierlock.ExtensionName;
 import dev.tierlock.Lockfile;
-import dev.tierlock.LockfileCodec;
 import dev.tierlock.LockfileEntry;
 import dev.tierlock.Tierlock;
 import dev.tierlock.TransactionResult;
@@ -39,11 +38,11 @@ final class EntriesCommand {
     @Override
     public Integer call() {
       try (Tierlock tierlock = parent.root.open()) {
-        Lockfile lockfile = fetchShared(tierlock);
+        Lockfile lockfile = tierlock.snapshot();
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
-          out.print(LockfileCodec.encodeText(lockfile));
-        } else if (lockfile.isEmpty()) {
+          out.print(lockfile.text());
+        } else if (lockfile.isEmpty() && lockfile.foreign().isEmpty()) {
           out.println("(no entries)");
         } else {
           for (Map.Entry<ExtensionName, LockfileEntry> e : lockfile.entries().entrySet()) {
@@ -51,6 +50,8 @@ final class EntriesCommand {
             out.printf("%s\t%s\t%s%s%n", e.getKey(), entry.version(), entry.pulledAt(),
                 entry.checksum().map(c -> "\tsha256:" + c.substring(0, 12)).orElse(""));
           }
+          // members that are not valid entries are kept as they are; a write to them is refused
+          lockfile.foreign().forEach(f -> out.printf("%s\t(foreign: %s)%n", f.name(), f.reason()));
         }
         out.flush();
         return ExitCodes.OK;
@@ -71,10 +72,10 @@ final class EntriesCommand {
     public Integer call() {
       ExtensionName extension = ExtensionName.of(name);
       try (Tierlock tierlock = parent.root.open()) {
-        LockfileEntry entry = fetchShared(tierlock).entry(extension)
+        LockfileEntry entry = tierlock.snapshot().entry(extension)
             .orElseThrow(() -> new NotFoundException("Cannot show entry " + extension + ": the shared lockfile has no such entry"));
         PrintWriter out = spec.commandLine().getOut();
-        out.print(LockfileCodec.encodeText(Lockfile.EMPTY.with(extension, entry)));
+        out.print(Lockfile.EMPTY.with(extension, entry).text());
         out.flush();
         return ExitCodes.OK;
       }
@@ -116,23 +117,25 @@ final class EntriesCommand {
       }
       try (Tierlock tierlock = parent.root.open()) {
         Instant at = pulledAt != null ? pulledAt : parent.root.clock().instant();
-        TransactionResult result = tierlock.transaction().run(ctx -> ctx.withPulledExtensionsLock(section -> {
-          LockfileEntry.Builder builder = ctx.repository().entry(extension)
-              .map(existing -> existing.toBuilder().version(version).pulledAt(at))
-              .orElseGet(() -> LockfileEntry.builder(version, at));
-          if (checksum != null) {
-            builder.checksum(checksum);
-          }
-          if (filesChecksum != null) {
-            builder.filesChecksum(filesChecksum);
-          }
-          if (channel != null) {
-            builder.channel(channel);
-          }
-          if (serverUrl != null) {
-            builder.serverUrl(serverUrl);
-          }
-          return ctx.repository().writeEntry(extension, builder.build());
+        // A fresh entry from the arguments alone: a new version never inherits the old checksum,
+        // files or filesChecksum, and channel and server URL are what the arguments say.
+        LockfileEntry.Builder builder = LockfileEntry.builder(version, at);
+        if (checksum != null) {
+          builder.checksum(checksum);
+        }
+        if (filesChecksum != null) {
+          builder.filesChecksum(filesChecksum);
+        }
+        if (channel != null) {
+          builder.channel(channel);
+        }
+        if (serverUrl != null) {
+          builder.serverUrl(serverUrl);
+        }
+        LockfileEntry entry = builder.build();
+        TransactionResult result = tierlock.transaction().run(ctx -> ctx.withPulledExtensionsLock(() -> {
+          ctx.put(extension, entry);
+          return entry;
         }));
         report(spec.commandLine().getOut(), "put " + extension + " " + version, result);
         return ExitCodes.OK;
@@ -153,25 +156,16 @@ final class EntriesCommand {
     public Integer call() {
       ExtensionName extension = ExtensionName.of(name);
       try (Tierlock tierlock = parent.root.open()) {
-        TransactionResult result = tierlock.transaction().run(ctx -> ctx.withPulledExtensionsLock(section -> {
-          if (ctx.repository().entry(extension).isEmpty()) {
-            throw new NotFoundException("Cannot remove entry " + extension + ": the shared lockfile has no such entry");
-          }
-          return ctx.repository().removeEntry(extension);
-        }));
+        TransactionResult result = tierlock.transaction().run(ctx -> ctx.withPulledExtensionsLock(() ->
+            ctx.remove(extension).orElseThrow(() -> new NotFoundException("Cannot remove entry " + extension
+                + ": the shared lockfile has no such entry"))));
         report(spec.commandLine().getOut(), "removed " + extension, result);
         return ExitCodes.OK;
       }
     }
   }
 
-  /** Fetches the shared lockfile into the checkout (read-only) and returns it. */
-  private static Lockfile fetchShared(Tierlock tierlock) {
-    tierlock.transaction().refresh();
-    return tierlock.repository().refresh();
-  }
-
-  private static void report(PrintWriter out, String what, TransactionResult result) {
+  static void report(PrintWriter out, String what, TransactionResult result) {
     out.println(switch (result.status()) {
       case PUBLISHED -> what + " (published)";
       case NO_CHANGE -> what + " (already so; nothing to publish)";

@@ -1,11 +1,13 @@
 package dev.tierlock.cli;
 
-import dev.tierlock.DatastoreAccessDeniedException;
-import dev.tierlock.DatastoreUnavailableException;
-import dev.tierlock.DatastoreUnsafeException;
+import dev.tierlock.spi.DatastoreAccessDeniedException;
+import dev.tierlock.spi.DatastoreBusyException;
+import dev.tierlock.spi.DatastoreUnavailableException;
+import dev.tierlock.spi.DatastoreUnsafeException;
 import dev.tierlock.InvalidNameException;
 import dev.tierlock.LockTimeoutException;
-import dev.tierlock.LockfileBusyException;
+import dev.tierlock.PendingChange;
+import dev.tierlock.UnknownSchemeException;
 import dev.tierlock.LockfileConflictException;
 import dev.tierlock.LockfileOutcomeUnknownException;
 import dev.tierlock.ManagedConfigUnpublishedException;
@@ -26,7 +28,7 @@ final class ExitCodes {
 
   /** Maps a failure to its exit code. */
   static int of(Exception ex) {
-    if (ex instanceof InvalidNameException || ex instanceof IllegalArgumentException) {
+    if (ex instanceof InvalidNameException || ex instanceof UnknownSchemeException || ex instanceof IllegalArgumentException) {
       return USAGE;
     }
     if (ex instanceof NotFoundException) {
@@ -35,8 +37,12 @@ final class ExitCodes {
     if (ex instanceof LockfileConflictException) {
       return CONFLICT;
     }
-    if (ex instanceof LockTimeoutException || ex instanceof LockfileBusyException
-        || ex instanceof ManagedConfigUnpublishedException || ex instanceof LockfileOutcomeUnknownException) {
+    if (ex instanceof LockfileOutcomeUnknownException unknown) {
+      // a write still in flight settles on the next run; a change in doubt waits for a person
+      return unknown.pending().state() == PendingChange.State.IN_FLIGHT ? TEMPORARY : FAILURE;
+    }
+    if (ex instanceof LockTimeoutException || ex instanceof DatastoreBusyException
+        || ex instanceof ManagedConfigUnpublishedException) {
       return TEMPORARY;
     }
     if (ex instanceof DatastoreUnavailableException || ex instanceof DatastoreUnsafeException

@@ -22,7 +22,7 @@ import picocli.CommandLine.ScopeType;
     mixinStandardHelpOptions = true,
     versionProvider = TierlockCli.Version.class,
     description = "Reads and changes the shared extension lockfile of a Tierlock datastore, safely against every peer.",
-    subcommands = {EntriesCommand.class, LockCommand.class, CommandLine.HelpCommand.class},
+    subcommands = {EntriesCommand.class, LockCommand.class, PendingCommand.class, CommandLine.HelpCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
       "0:success",
@@ -31,7 +31,8 @@ import picocli.CommandLine.ScopeType;
       "3:not found",
       "4:conflict with a peer's change",
       "69:datastore unavailable, refused or unsafe",
-      "75:temporary failure: lock busy, change saved locally but not yet published, or not applied: run it again"
+      "75:temporary failure: lock or datastore busy, change saved locally but not yet published, or a lost answer"
+          + " still to be settled: run it again"
     })
 public final class TierlockCli {
 

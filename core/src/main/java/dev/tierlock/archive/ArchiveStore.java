@@ -18,7 +18,7 @@ import java.util.Optional;
  * #delete} directly only outside a transaction (a backfill, an operator's clean-up).
  *
  * <p><b>Failures.</b> {@link ArchiveException} subtypes as documented per method, and the {@link
- * dev.tierlock.DatastoreException}s of the datastore calls (every one bounded by its backend's
+ * dev.tierlock.spi.DatastoreException}s of the datastore calls (every one bounded by its backend's
  * deadline). After any failure, the cache holds no unverified bytes.
  *
  * <p>Implementations are thread-safe, and safe to share one datastore between many stores and
@@ -54,8 +54,8 @@ public interface ArchiveStore {
    * @throws ArchiveTimeoutException if the deadline passed
    * @throws ArchiveCancelledException if the thread was interrupted (the flag stays set)
    * @throws ArchiveIoException if the cache cannot be read or written
-   * @throws dev.tierlock.DatastoreException if the datastore fails (a broken download is {@link
-   *     dev.tierlock.DatastoreUnavailableException})
+   * @throws dev.tierlock.spi.DatastoreException if the datastore fails (a broken download is {@link
+   *     dev.tierlock.spi.DatastoreUnavailableException})
    */
   Optional<ArchiveFile> read(ExtensionArchiveKey key, Duration timeout);
 
@@ -72,8 +72,8 @@ public interface ArchiveStore {
    * @throws ArchiveLimitException if the file is larger than the compressed cap
    * @throws ArchiveCancelledException if the thread was interrupted
    * @throws ArchiveIoException if the file or the cache cannot be read or written
-   * @throws dev.tierlock.DatastoreException if the datastore fails; an {@link
-   *     dev.tierlock.OutcomeUnknownException} is resolved by a stat first, and thrown only when
+   * @throws dev.tierlock.spi.DatastoreException if the datastore fails; an {@link
+   *     dev.tierlock.spi.OutcomeUnknownException} is resolved by a stat first, and thrown only when
    *     the object is still absent or wrong
    */
   ArchiveChange store(ExtensionArchiveKey key, Path file);
@@ -86,7 +86,7 @@ public interface ArchiveStore {
    * @throws ArchiveLimitException if the stream yields more than the compressed cap
    * @throws ArchiveCancelledException if the thread was interrupted
    * @throws ArchiveIoException if the stream or the cache cannot be read or written
-   * @throws dev.tierlock.DatastoreException if the datastore fails
+   * @throws dev.tierlock.spi.DatastoreException if the datastore fails
    */
   ArchiveChange store(ExtensionArchiveKey key, InputStream in);
 
@@ -100,7 +100,7 @@ public interface ArchiveStore {
    * @return {@link ArchiveChange.Outcome#DELETED} with the tier path, or {@link
    *     ArchiveChange.Outcome#ABSENT} / {@link ArchiveChange.Outcome#KEPT} with no path
    * @throws ArchiveIoException if the cached file cannot be removed
-   * @throws dev.tierlock.DatastoreException if the datastore fails
+   * @throws dev.tierlock.spi.DatastoreException if the datastore fails
    */
   ArchiveChange delete(ExtensionArchiveKey key);
 }

@@ -2,10 +2,10 @@ package dev.tierlock.archive;
 
 import dev.tierlock.ExtensionName;
 import dev.tierlock.LockfileEntry;
-import dev.tierlock.LockfileRepository;
-import dev.tierlock.LockfileTransaction;
 import dev.tierlock.Tierlock;
 import dev.tierlock.TransactionContext;
+import dev.tierlock.internal.TierlockAccess;
+import dev.tierlock.internal.TransactionHooks;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -49,12 +49,12 @@ import java.util.concurrent.atomic.AtomicReference;
  *       verified and moved into its cache itself.
  *   <li><em>A superseded archive is deleted only after the lockfile no longer references it.</em>
  *       {@link #install} (when the checksum changes) and {@link #remove} ask the transaction to delete
- *       it after its lockfile publish ({@link TransactionContext#deleteAfterPublish}). A failed
+ *       it after its lockfile publish. A failed
  *       publish keeps the archive and records the deletion with the change. The deletion is skipped
  *       when the lockfile being published pins the archive again (a peer's value won a rebase).
- *   <li><em>Direct mode is the same code.</em> A filesystem datastore's objects are the shared
+ *   <li><em>Every datastore is the same code.</em> A filesystem datastore's objects are the shared
  *       directory, so the same create-only write puts the archive there, atomically, before the
- *       lockfile is edited in place.
+ *       lockfile that pins it is published.
  * </ul>
  *
  * <p>The cost: an archive write that fails fails the change, whatever the publish-failure policy
@@ -69,15 +69,12 @@ public final class ArchiveTransactions {
 
   private final DatastoreArchiveStore store;
   private final TarGzReader reader;
-  private final LockfileTransaction transaction;
-  private final LockfileRepository repository;
+  private final Tierlock tierlock;
 
-  private ArchiveTransactions(DatastoreArchiveStore store, LockfileTransaction transaction,
-      LockfileRepository repository) {
+  private ArchiveTransactions(DatastoreArchiveStore store, Tierlock tierlock) {
     this.store = store;
     this.reader = TarGzReader.of(store.limits());
-    this.transaction = transaction;
-    this.repository = repository;
+    this.tierlock = tierlock;
   }
 
   /**
@@ -92,16 +89,16 @@ public final class ArchiveTransactions {
 
   /**
    * Returns the archives of {@code tierlock}: a store over its datastore and namespace, caching in
-   * its cache directory (in {@link dev.tierlock.SyncMode#REMOTE}, beside the cached lockfile, laid
-   * out like the tier).
+   * its cache directory (beside the cached lockfile, laid out like the tier).
    *
    * @param limits the caps every verify, write, read and extraction applies
    * @param clock the clock read deadlines are measured on
    */
   public static ArchiveTransactions of(Tierlock tierlock, ArchiveLimits limits, Clock clock) {
-    DatastoreArchiveStore store = new DatastoreArchiveStore(tierlock.datastore(), tierlock.namespace(),
-        tierlock.cacheDirectory(), limits, clock);
-    return new ArchiveTransactions(store, tierlock.transaction(), tierlock.repository());
+    TierlockAccess.Accessor parts = TierlockAccess.of();
+    DatastoreArchiveStore store = new DatastoreArchiveStore(parts.datastore(tierlock), tierlock.namespace(),
+        parts.cacheDirectory(tierlock), limits, clock);
+    return new ArchiveTransactions(store, tierlock);
   }
 
   /** Returns the archive store underneath, for reads and for writes outside a transaction. */
@@ -163,8 +160,8 @@ public final class ArchiveTransactions {
    * @throws ArchiveTamperedException if the staged copy changed since it was verified (it is
    *     removed); nothing was written
    * @throws ArchiveIoException if the staged copy is gone or unreadable; nothing was written
-   * @throws dev.tierlock.DatastoreException if the archive write fails; the entry was not written
-   * @throws dev.tierlock.TierlockException as {@link LockfileRepository#writeEntry} does
+   * @throws dev.tierlock.spi.DatastoreException if the archive write fails; the entry was not written
+   * @throws dev.tierlock.TierlockException as {@link TransactionContext#put} does
    */
   public ArchiveChange install(TransactionContext tx, VerifiedArchive archive, LockfileEntry entry) {
     ExtensionArchiveKey key = archive.key();
@@ -174,14 +171,15 @@ public final class ArchiveTransactions {
           + ", not by this archive store (" + store.cachePath(key) + ")");
     }
     AtomicReference<ArchiveChange> stored = new AtomicReference<>();
+    TransactionHooks hooks = TransactionHooks.of(tx);
     tx.run(inner -> {
-      Optional<ExtensionArchiveKey> superseded = inner.repository().entry(key.name())
+      Optional<ExtensionArchiveKey> superseded = inner.entry(key.name())
           .flatMap(LockfileEntry::checksum)
           .filter(previous -> !previous.equals(key.sha256()))
           .map(previous -> ExtensionArchiveKey.of(key.name(), previous));
       stored.set(store.storeStaged(key));
-      inner.repository().writeEntry(key.name(), pinned);
-      superseded.ifPresent(old -> inner.deleteAfterPublish(old.tierPath()));
+      inner.put(key.name(), pinned);
+      superseded.ifPresent(old -> hooks.deleteAfterPublish(old.tierPath()));
     });
     return stored.get();
   }
@@ -195,35 +193,32 @@ public final class ArchiveTransactions {
    * @return the archive to be deleted; empty when the lockfile has no entry for {@code name} (nothing
    *     changes) or the entry pins no archive
    * @throws IllegalStateException if {@code tx}'s change has returned; nothing changed
-   * @throws dev.tierlock.TierlockException as {@link LockfileRepository#removeEntry} does
+   * @throws dev.tierlock.TierlockException as {@link TransactionContext#remove} does
    */
   public Optional<ExtensionArchiveKey> remove(TransactionContext tx, ExtensionName name) {
+    TransactionHooks hooks = TransactionHooks.of(tx);
     AtomicReference<Optional<ExtensionArchiveKey>> removed = new AtomicReference<>(Optional.empty());
-    tx.run(inner -> inner.repository().entry(name).ifPresent(entry -> {
-      inner.repository().removeEntry(name);
+    tx.run(inner -> inner.remove(name).ifPresent(entry -> {
       Optional<ExtensionArchiveKey> key = entry.checksum().map(checksum -> ExtensionArchiveKey.of(name, checksum));
-      key.ifPresent(k -> inner.deleteAfterPublish(k.tierPath()));
+      key.ifPresent(k -> hooks.deleteAfterPublish(k.tierPath()));
       removed.set(key);
     }));
     return removed.get();
   }
 
   /**
-   * Restores what the shared lockfile pins for {@code name}: fetches the shared lockfile ({@link
-   * LockfileTransaction#refresh()}, under the global lock), then restores its entry as {@link
-   * #restore(ExtensionName, LockfileEntry, Path)} does. Must not run inside a transaction of this
-   * checkout (use the other overload there).
+   * Restores what the shared lockfile pins for {@code name}: reads the shared lockfile as it is now
+   * ({@link Tierlock#snapshot()}: no lock, nothing written), then restores its entry as {@link
+   * #restore(ExtensionName, LockfileEntry, Path)} does.
    *
    * @return what was extracted; empty when the shared lockfile has no entry for {@code name}
    * @throws ArchiveMissingException if the entry pins no archive or the tier lacks it
    * @throws ArchiveTamperedException if the tier's bytes do not match the entry's checksum
    * @throws ArchiveException if the archive is refused or cannot be extracted
-   * @throws dev.tierlock.TierlockException as {@link LockfileTransaction#refresh()} does
+   * @throws dev.tierlock.TierlockException as {@link Tierlock#snapshot()} does
    */
   public Optional<RestoredArchive> restore(ExtensionName name, Path staging) {
-    transaction.refresh();
-    Optional<LockfileEntry> entry = repository.entry(name);
-    return entry.map(e -> restore(name, e, staging));
+    return tierlock.snapshot().entry(name).map(e -> restore(name, e, staging));
   }
 
   /**
@@ -242,7 +237,7 @@ public final class ArchiveTransactions {
    *     cached or extracted
    * @throws ArchiveException if the archive is refused or cannot be extracted; nothing written is
    *     left behind
-   * @throws dev.tierlock.DatastoreException if the datastore fails
+   * @throws dev.tierlock.spi.DatastoreException if the datastore fails
    */
   public RestoredArchive restore(ExtensionName name, LockfileEntry entry, Path staging) {
     String checksum = entry.checksum().orElseThrow(() -> new ArchiveMissingException(name.value(),

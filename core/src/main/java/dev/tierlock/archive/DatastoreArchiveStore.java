@@ -1,10 +1,10 @@
 package dev.tierlock.archive;
 
 import dev.tierlock.AtomicFileWriter;
-import dev.tierlock.DatastoreException;
-import dev.tierlock.DatastoreUnavailableException;
+import dev.tierlock.spi.DatastoreException;
+import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.Namespace;
-import dev.tierlock.OutcomeUnknownException;
+import dev.tierlock.spi.OutcomeUnknownException;
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.DeleteResult;
 import dev.tierlock.spi.ObjectBody;
@@ -64,7 +64,7 @@ final class DatastoreArchiveStore implements ArchiveStore {
 
   @Override
   public Optional<ArchiveFile> read(ExtensionArchiveKey key, Duration timeout) {
-    Deadline deadline = Deadline.after(clock, timeout, key);
+    ReadCheckpoint deadline = ReadCheckpoint.after(clock, timeout, key);
     deadline.check();
     Path local = cache.path(namespace, key);
     Optional<ArchiveFile> cached = cache.verified(key, local, deadline);
@@ -154,7 +154,7 @@ final class DatastoreArchiveStore implements ArchiveStore {
    *
    * @throws ArchiveTamperedException if the cache file no longer matches the key (it is removed)
    * @throws ArchiveIoException if the cache file is gone or cannot be read
-   * @throws dev.tierlock.DatastoreException if the datastore fails
+   * @throws dev.tierlock.spi.DatastoreException if the datastore fails
    */
   ArchiveChange storeStaged(ExtensionArchiveKey key) {
     Path local = cache.path(namespace, key);
@@ -206,7 +206,7 @@ final class DatastoreArchiveStore implements ArchiveStore {
         outcome == ArchiveChange.Outcome.DELETED ? List.of(key.tierPath()) : List.of());
   }
 
-  private ArchiveFile download(ExtensionArchiveKey key, Path local, ObjectStream stream, Deadline deadline) {
+  private ArchiveFile download(ExtensionArchiveKey key, Path local, ObjectStream stream, ReadCheckpoint deadline) {
     long declared = stream.object().size();
     if (declared > limits.maxCompressedBytes()) {
       throw new ArchiveLimitException(key.toString(), ArchiveLimit.COMPRESSED_BYTES, limits.maxCompressedBytes(),
@@ -277,9 +277,10 @@ final class DatastoreArchiveStore implements ArchiveStore {
   }
 
   /**
-   * Writes the verified cache file create-only; an object already there with the same size is
-   * success; one of another size is replaced conditionally on its version; a lost answer is
-   * resolved by a stat.
+   * Writes the verified cache file create-only. An object already there counts as this archive
+   * only when its bytes hash to the key's SHA-256 (downloaded and hashed: a same-size object with
+   * other bytes, or a stored digest claim, proves nothing); any other object is replaced
+   * conditionally on the version that was hashed; a lost answer is resolved the same way.
    */
   private ArchiveChange.Outcome publish(ExtensionArchiveKey key, Path local, long size) {
     ObjectKey objectKey = objectKey(key);
@@ -301,8 +302,8 @@ final class DatastoreArchiveStore implements ArchiveStore {
       } catch (OutcomeUnknownException e) {
         unknown = e;
       }
-      Optional<StoredObject> existing = datastore.stat(objectKey);
-      if (existing.isPresent() && existing.get().size() == size) {
+      Optional<StoredObject> existing = hashedIfSameSize(key, objectKey, size);
+      if (existing.isPresent() && existing.get().metadata().get(HASHED).filter(key.sha256()::equals).isPresent()) {
         return ArchiveChange.Outcome.ALREADY_PRESENT;
       }
       if (attempt >= MAX_WRITE_ATTEMPTS) {
@@ -319,6 +320,43 @@ final class DatastoreArchiveStore implements ArchiveStore {
       } else {
         condition = WriteCondition.mustNotExist();
       }
+    }
+  }
+
+  /** Marks, in the {@link StoredObject} {@link #hashedIfSameSize} returns, the SHA-256 its bytes really have. */
+  private static final String HASHED = "tierlock-hashed-sha256";
+
+  /**
+   * Returns what the store holds at {@code objectKey}: empty when nothing; the object as stat'ed
+   * when its size differs from {@code size}; else the object as downloaded, with the SHA-256 its
+   * bytes hash to under {@link #HASHED} and the version of exactly the bytes hashed.
+   */
+  private Optional<StoredObject> hashedIfSameSize(ExtensionArchiveKey key, ObjectKey objectKey, long size) {
+    Optional<StoredObject> seen = datastore.stat(objectKey);
+    if (seen.isEmpty() || seen.get().size() != size) {
+      return seen;
+    }
+    Optional<ObjectStream> opened = datastore.openStream(objectKey);
+    if (opened.isEmpty()) {
+      return Optional.empty();
+    }
+    ObjectStream stream = opened.get();
+    Throwable failure = null;
+    try {
+      VerifyingCopy.Result hashed = VerifyingCopy.copy(stream.stream(), null, limits.maxCompressedBytes(),
+          key.toString(), () -> checkInterrupt(key));
+      StoredObject object = stream.object();
+      return Optional.of(new StoredObject(object.key(), object.version(), object.size(),
+          ObjectMetadata.of(HASHED, hashed.sha256())));
+    } catch (IOException e) {
+      failure = e;
+      throw new DatastoreUnavailableException("Cannot check archive " + key + " already in " + datastore.describe()
+          + ": reading it back failed: " + e.getMessage(), e);
+    } catch (RuntimeException | Error e) {
+      failure = e;
+      throw e;
+    } finally {
+      close(key, stream, failure);
     }
   }
 

@@ -19,7 +19,7 @@
  * {@code archive_rejected}, {@code archive_tampered}, {@code archive_corrupt}, {@code archive_io},
  * {@code archive_timeout}, {@code archive_cancelled}, {@code archive_missing}), an {@link
  * dev.tierlock.archive.InvalidArchiveKeyException} ({@code invalid_archive_key}) or, for datastore
- * calls, a {@link dev.tierlock.DatastoreException}.
+ * calls, a {@link dev.tierlock.spi.DatastoreException}.
  */
 @NullMarked
 package dev.tierlock.archive;

@@ -10,36 +10,85 @@ import java.util.Optional;
  * <p><b>Contract.</b> Every method is bounded by a deadline the backend is configured with: it
  * returns or throws within it, and never blocks forever. Preconditions are evaluated atomically with
  * the change they guard. Expected outcomes (absent, not modified, precondition failed) are return
- * values. Failures are {@link dev.tierlock.DatastoreException}s:
+ * values. Failures are {@link dev.tierlock.spi.DatastoreException}s:
  *
  * <ul>
- *   <li>{@link dev.tierlock.DatastoreUnavailableException}: the call did not happen or cannot have
- *       changed anything (refused, throttled, 5xx before any effect); retryable;
- *   <li>{@link dev.tierlock.OutcomeUnknownException}: a change was sent and no answer came (a
- *       timeout, a reset after sending, or a precondition failure on a retried attempt); the change
- *       may or may not have landed;
- *   <li>{@link dev.tierlock.DatastoreAccessDeniedException}: credentials or permissions refuse it.
+ *   <li>{@link DatastoreUnavailableException}: the call did not happen or cannot have changed
+ *       anything (refused, throttled, 5xx before any effect); retryable;
+ *   <li>{@link DatastoreBusyException}: the store's own lock on the key stayed held by another
+ *       writer; nothing changed; retryable;
+ *   <li>{@link OutcomeUnknownException}: a change was sent and no answer came (a timeout, a reset
+ *       after sending, or a precondition failure on a retried attempt); the change may or may not
+ *       have landed;
+ *   <li>{@link DatastoreAccessDeniedException}: credentials or permissions refuse it;
+ *   <li>{@link ObjectTooLargeException}: a read found an object over the caller's bound;
+ *   <li>{@link ObjectBodyUnreadableException}: the caller's body could not be read.
  * </ul>
+ *
+ * <p><b>Identity.</b> {@link #identity()} says what the store really is; the precondition
+ * self-check's verdict is keyed by it, so two instances report equal identities only when they
+ * reach the same objects through the same endpoint.
  *
  * <p>Vendor exceptions never escape. Implementations are thread-safe.
  */
 public interface Datastore extends AutoCloseable {
 
   /**
-   * Returns a description of where this datastore lives, for messages: a URI such as {@code
-   * s3://bucket/prefix} or {@code file:///srv/tier}, never holding a secret.
+   * Returns what this store really is: endpoint, container and prefix (see {@link
+   * DatastoreIdentity}). Never a secret. Constant for the life of the instance.
+   *
+   * @return the identity
    */
-  String describe();
+  DatastoreIdentity identity();
 
   /**
-   * Reads one object whole.
+   * Returns a description of where this datastore lives, for messages: a URI such as {@code
+   * s3://bucket/prefix} or {@code file:///srv/tier}, never holding a secret. Not an identity: two
+   * different stores may describe themselves alike.
+   *
+   * @return the description; by default the identity's text
+   */
+  default String describe() {
+    return identity().toString();
+  }
+
+  /**
+   * Returns the most bytes of user metadata one object may carry here, names and values counted
+   * in UTF-8 ({@link ObjectMetadata#byteSize()}): 2048 on S3, 8192 on GCS. A write over it is
+   * refused with {@link IllegalArgumentException} before anything is sent.
+   *
+   * @return the capacity in bytes; by default 2048, the smallest of the supported stores
+   */
+  default int maxMetadataBytes() {
+    return 2048;
+  }
+
+  /**
+   * Returns whether an object's version can come back after it changed: true when a version is a
+   * digest of the content (an S3 ETag: writing the old bytes again gives the old ETag), false when
+   * every write makes a version never seen before (a GCS generation). Tierlock judges a lost
+   * write's landing by versions; a version that cannot repeat proves more.
+   *
+   * @return whether versions can repeat; by default true, the cautious answer
+   */
+  default boolean versionsRepeat() {
+    return true;
+  }
+
+  /**
+   * Reads one object whole, refusing one larger than {@code maxBytes} before its bytes are held in
+   * memory (the size is checked from what the store says before the body, and again while it
+   * streams).
    *
    * @param key the object's key
    * @param condition {@link ReadCondition#always()} or a not-modified check
+   * @param maxBytes the largest object accepted, in bytes; positive
    * @return the bytes and version, {@link ReadResult.NotModified} when the condition saved the
    *     download, or {@link ReadResult.Absent}
+   * @throws ObjectTooLargeException if the object is larger than {@code maxBytes}
+   * @throws IllegalArgumentException if {@code maxBytes} is not positive
    */
-  ReadResult read(ObjectKey key, ReadCondition condition);
+  ReadResult read(ObjectKey key, ReadCondition condition, long maxBytes);
 
   /**
    * Opens a streaming download of one object, for large objects; the size is known before any byte

@@ -6,7 +6,9 @@ import java.util.Optional;
 /**
  * A datastore that forwards every call to another one: extend it and override only the calls a
  * decorator changes (counting, fault injection, a self-check before the first write). Forwards
- * {@link #close()} too. Thread-safe when the delegate is.
+ * everything else, {@link #identity()}, {@link #maxMetadataBytes()}, {@link #versionsRepeat()} and
+ * {@link #close()} included,
+ * so wrapping a store never changes how Tierlock uses it. Thread-safe when the delegate is.
  */
 public abstract class ForwardingDatastore implements Datastore {
 
@@ -17,13 +19,28 @@ public abstract class ForwardingDatastore implements Datastore {
   protected abstract Datastore delegate();
 
   @Override
+  public DatastoreIdentity identity() {
+    return delegate().identity();
+  }
+
+  @Override
   public String describe() {
     return delegate().describe();
   }
 
   @Override
-  public ReadResult read(ObjectKey key, ReadCondition condition) {
-    return delegate().read(key, condition);
+  public int maxMetadataBytes() {
+    return delegate().maxMetadataBytes();
+  }
+
+  @Override
+  public boolean versionsRepeat() {
+    return delegate().versionsRepeat();
+  }
+
+  @Override
+  public ReadResult read(ObjectKey key, ReadCondition condition, long maxBytes) {
+    return delegate().read(key, condition, maxBytes);
   }
 
   @Override

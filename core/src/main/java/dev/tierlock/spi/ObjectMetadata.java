@@ -8,8 +8,10 @@ import java.util.TreeMap;
 
 /**
  * User metadata stored with an object (S3 {@code x-amz-meta-*}, GCS custom metadata). Names are
- * lowercase ASCII letters, digits and {@code -}, 1 to 64 characters; values are printable ASCII,
- * at most 256 characters; at most 16 entries. These limits fit every supported store. Immutable.
+ * lowercase ASCII letters, digits and {@code -}, 1 to 64 characters; values are printable ASCII;
+ * at most 16 entries and {@value #MAX_BYTES} bytes in all ({@link #byteSize()}). How much one
+ * object may carry depends on the store ({@link Datastore#maxMetadataBytes()}: 2 KiB on S3, 8 KiB
+ * on GCS); the store refuses more. Immutable.
  *
  * @param values the entries, sorted by name
  */
@@ -21,16 +23,24 @@ public record ObjectMetadata(Map<String, String> values) {
   /** The metadata name that carries the commit id of a publish. */
   public static final String COMMIT_ID = "tierlock-commit-id";
 
+  /** The most bytes of names and values one metadata may hold, whatever the store. */
+  public static final int MAX_BYTES = 8192;
+
+  /** The most entries one metadata may hold. */
+  public static final int MAX_ENTRIES = 16;
+
   /**
    * Validates and copies the entries.
    *
    * @throws IllegalArgumentException if a name or value breaks a rule
    */
   public ObjectMetadata {
-    if (values.size() > 16) {
-      throw new IllegalArgumentException("Cannot use object metadata: at most 16 entries, got " + values.size());
+    if (values.size() > MAX_ENTRIES) {
+      throw new IllegalArgumentException("Cannot use object metadata: at most " + MAX_ENTRIES + " entries, got "
+          + values.size());
     }
     TreeMap<String, String> copy = new TreeMap<>();
+    int bytes = 0;
     for (Map.Entry<String, String> e : values.entrySet()) {
       String name = e.getKey();
       if (!name.matches("[a-z0-9-]{1,64}")) {
@@ -38,11 +48,16 @@ public record ObjectMetadata(Map<String, String> values) {
             "Cannot use object metadata name \"" + name + "\": names match [a-z0-9-]{1,64}");
       }
       String value = e.getValue();
-      if (value.length() > 256 || !value.chars().allMatch(c -> c >= 0x20 && c < 0x7f)) {
+      if (!isPrintableAscii(value)) {
         throw new IllegalArgumentException(
-            "Cannot use object metadata value for \"" + name + "\": printable ASCII, at most 256 characters");
+            "Cannot use object metadata value for \"" + name + "\": printable ASCII only");
       }
+      bytes += name.length() + value.length();
       copy.put(name, value);
+    }
+    if (bytes > MAX_BYTES) {
+      throw new IllegalArgumentException("Cannot use object metadata: " + bytes + " bytes of names and values, more than "
+          + MAX_BYTES);
     }
     values = Collections.unmodifiableMap(copy);
   }
@@ -58,14 +73,34 @@ public record ObjectMetadata(Map<String, String> values) {
    */
   public static ObjectMetadata lenient(Map<String, String> raw) {
     TreeMap<String, String> kept = new TreeMap<>();
+    int[] bytes = {0};
     raw.forEach((k, v) -> {
       String name = k.toLowerCase(Locale.ROOT);
-      if (name.matches("[a-z0-9-]{1,64}") && v.length() <= 256 && v.chars().allMatch(c -> c >= 0x20 && c < 0x7f)
-          && kept.size() < 16) {
+      if (name.matches("[a-z0-9-]{1,64}") && isPrintableAscii(v) && kept.size() < MAX_ENTRIES
+          && bytes[0] + name.length() + v.length() <= MAX_BYTES) {
         kept.put(name, v);
+        bytes[0] += name.length() + v.length();
       }
     });
     return new ObjectMetadata(kept);
+  }
+
+  /**
+   * Returns the size stores count against their limit: the UTF-8 bytes of every name and value
+   * (names and values are ASCII, so one byte a character).
+   *
+   * @return the size in bytes
+   */
+  public int byteSize() {
+    int bytes = 0;
+    for (Map.Entry<String, String> e : values.entrySet()) {
+      bytes += e.getKey().length() + e.getValue().length();
+    }
+    return bytes;
+  }
+
+  private static boolean isPrintableAscii(String value) {
+    return value.chars().allMatch(c -> c >= 0x20 && c < 0x7f);
   }
 
   /** Returns the value of {@code name}, if present. */

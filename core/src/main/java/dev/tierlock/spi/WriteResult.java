@@ -13,7 +13,7 @@ public sealed interface WriteResult {
   /**
    * The precondition did not hold and the store changed nothing. A backend reports this only when
    * it knows that no attempt of this call was applied; when an earlier attempt may have landed it
-   * throws {@link dev.tierlock.OutcomeUnknownException} instead.
+   * throws {@link dev.tierlock.spi.OutcomeUnknownException} instead.
    */
   enum PreconditionFailed implements WriteResult {
     /** The only instance. */

@@ -5,7 +5,7 @@
  * version, writes and deletes with a {@link dev.tierlock.spi.WriteCondition}, listing by prefix and
  * user metadata on writes. Versions are opaque ({@code ETag} on S3, generation on GCS). Expected
  * outcomes (absent, not modified, precondition failed) are return values; failures are the
- * exceptions of {@link dev.tierlock.DatastoreException}, translated at the backend boundary so that
+ * exceptions of {@link dev.tierlock.spi.DatastoreException}, translated at the backend boundary so that
  * no vendor type leaks. Backends are found by URI scheme through {@link
  * dev.tierlock.spi.DatastoreProvider} and {@link java.util.ServiceLoader}.
  */

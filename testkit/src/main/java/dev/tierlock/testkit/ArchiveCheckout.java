@@ -1,6 +1,5 @@
 package dev.tierlock.testkit;
 
-import dev.tierlock.Datastores;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.Heartbeats;
 import dev.tierlock.LockIdentity;
@@ -8,6 +7,7 @@ import dev.tierlock.LockfileEntry;
 import dev.tierlock.PublishFailurePolicy;
 import dev.tierlock.Sleeper;
 import dev.tierlock.Tierlock;
+import dev.tierlock.internal.TierlockAccess;
 import dev.tierlock.TransactionResult;
 import dev.tierlock.archive.ArchiveChange;
 import dev.tierlock.archive.ArchiveLimits;
@@ -15,7 +15,6 @@ import dev.tierlock.archive.ArchiveTransactions;
 import dev.tierlock.archive.ExtensionArchiveKey;
 import dev.tierlock.archive.VerifiedArchive;
 import dev.tierlock.spi.Datastore;
-import dev.tierlock.spi.DirectAccess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -27,8 +26,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 
 /**
- * One checkout of the archive contracts: a {@link Tierlock} on a shared datastore (behind the
- * self-check unless the store offers {@link DirectAccess}, which puts it in direct mode), with its
+ * One checkout of the archive contracts: a {@link Tierlock} on a shared datastore, with its
  * {@link ArchiveTransactions}, timed by a {@link TestClock}, heartbeats that never run, and a
  * caller-chosen {@link Sleeper} (so a test can make a lock waiter wait on a latch). Not thread-safe
  * beyond what {@link Tierlock} offers.
@@ -49,12 +47,12 @@ final class ArchiveCheckout implements AutoCloseable {
     this.archives = archives;
   }
 
-  /** Opens a checkout in {@code directory} on {@code shared}; runs the self-check now in remote mode. */
+  /** Opens a checkout in {@code directory} on {@code shared}; runs the self-check now. */
   static ArchiveCheckout open(Datastore shared, Path directory, TestClock clock, Sleeper sleeper,
       PublishFailurePolicy policy) {
     Heartbeats never = (name, interval, beat) -> () -> { };
     Tierlock tierlock = Tierlock.builder()
-        .datastore(shared instanceof DirectAccess ? shared : Datastores.selfChecked(shared))
+        .datastore(shared)
         .checkout(directory)
         .clock(clock)
         .sleeper(sleeper)
@@ -95,7 +93,7 @@ final class ArchiveCheckout implements AutoCloseable {
 
   /** Returns the archive files in the checkout's cache, relative to it, sorted. */
   List<String> cachedArchives() {
-    Path root = tierlock.cacheDirectory();
+    Path root = TierlockAccess.of().cacheDirectory(tierlock);
     if (!Files.exists(root)) {
       return List.of();
     }

@@ -1,29 +1,11 @@
 package dev.tierlock.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.groups.Tuple.tuple;
 
-import dev.tierlock.Namespace;
-import dev.tierlock.archive.ArchiveChange;
-import dev.tierlock.archive.ArchiveFile;
-import dev.tierlock.archive.ArchiveLimitException;
-import dev.tierlock.archive.ArchiveLimits;
-import dev.tierlock.archive.ArchiveStore;
 import dev.tierlock.archive.ArchiveStores;
-import dev.tierlock.archive.ArchiveTamperedException;
-import dev.tierlock.archive.ExtensionArchiveKey;
 import dev.tierlock.spi.Datastore;
-import dev.tierlock.spi.StoredObject;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.Objects;
-import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -31,41 +13,33 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The contract of the archive store ({@link ArchiveStores#over}) on any {@link Datastore}: a fresh,
- * empty datastore per test, shared by two checkouts ("A" and "B") that each have their own cache
- * and their own {@link FaultyDatastore} wrapper (so each one's calls are logged apart). A datastore
- * module subclasses it in a few lines:
+ * The contract of the archive store ({@link ArchiveStores#over}) on any {@link Datastore}, alone
+ * and with the lockfile ({@link dev.tierlock.archive.ArchiveTransactions}). A datastore module
+ * subclasses it and implements one hook, {@link #createDatastore()}:
  *
  * <pre>{@code
- * class MyStoreArchiveStoreTest extends ArchiveStoreContract {
- *   @Override protected Datastore createDatastore() { return MyStore.open(freshBucket()); }
+ * class MyStoreArchiveStoreContractTest extends ArchiveStoreContract {
+ *   @TempDir Path dir;
+ *
+ *   @Override protected Datastore createDatastore() {
+ *     return MyStore.open(dir.resolve("tier"));   // fresh and empty for every test
+ *   }
  * }
  * }</pre>
  *
- * <p>Covered: create-only store, idempotent second store, concurrent stores of one key from two
- * checkouts (one object), a lost write answer, replacement of a wrong-sized object; install then
- * peer restore through the datastore alone; the cache serving later reads and a bad cache file
- * being replaced; a tampered object (different bytes planted, and bytes corrupted in flight)
- * refused with nothing cached; an oversize object refused before any body byte is read; a broken
- * download, a deadline and an interrupt, each leaving nothing cached; conditional delete, and a
- * delete that keeps an archive stored again meanwhile; the namespace bound once. With the lockfile
- * ({@link dev.tierlock.archive.ArchiveTransactions}, checkouts on the same wrappers): install then
- * peer restore; the archive written before the lockfile; a failed archive write that publishes no
- * entry; a failed lockfile publish that keeps the archive and replays; superseded and removed
- * archives deleted only after the lockfile publish, and kept when it fails or when a peer pins them
- * again; one object for two checkouts installing at once; a tampered tier refused at restore with
- * nothing extracted; a staged copy turned into a link never travels; and the datastore's own mode
- * (direct for a {@link dev.tierlock.spi.DirectAccess} store). Test methods are final. Not
- * thread-safe (JUnit runs one test per instance).
+ * <p>Each test gets a fresh, empty datastore shared by two checkouts ("A" and "B") that each have
+ * their own cache and their own {@link FaultyDatastore} wrapper (so each one's calls are logged
+ * and faulted apart), on a {@link TestClock}. Every case is listed below as a final method with a
+ * line saying what it proves; its body is a scenario of one concept (store, read and verify,
+ * transactions, deletions) in a package-private class of this package, so nothing is inherited
+ * and nothing is hidden. Not thread-safe (JUnit runs one test per instance).
  */
-public abstract class ArchiveStoreContract extends ArchiveTransactionContract {
+public abstract class ArchiveStoreContract {
 
   @TempDir
   private Path temp;
 
-  private @Nullable Datastore shared;
-  private @Nullable FaultyDatastore remoteA;
-  private @Nullable FaultyDatastore remoteB;
+  private @Nullable ArchiveFixture fixture;
 
   /** For subclasses. */
   protected ArchiveStoreContract() {}
@@ -80,223 +54,232 @@ public abstract class ArchiveStoreContract extends ArchiveTransactionContract {
   @BeforeEach
   final void openDatastore() throws Exception {
     Datastore created = createDatastore();
-    shared = created;
+    fixture = new ArchiveFixture(created, temp);
     assertThat(created.list("")).as("createDatastore() must return an empty store").isEmpty();
-    remoteA = FaultyDatastore.wrap(created);
-    remoteB = FaultyDatastore.wrap(created);
   }
 
   @AfterEach
   final void closeDatastore() {
-    closeCheckouts();
-    Datastore created = shared;
-    shared = null;
-    if (created != null) {
-      created.close();
+    ArchiveFixture current = fixture;
+    fixture = null;
+    if (current != null) {
+      current.closeCheckouts();
+      current.datastore().close();
     }
   }
 
+  // Storing an archive (ArchiveStoreScenarios)
+
+  /** A new archive is written create-only, with its SHA-256 in the metadata, and its verified bytes are cached. */
   @Test
-  final void store_newArchive_writesCreateOnlyAndCachesVerifiedBytes() throws IOException {
-    byte[] bytes = archive("hello");
-    ExtensionArchiveKey key = keyOf("@acme/tools", bytes);
-
-    ArchiveChange change = checkoutA().store(key, file("a.tar.gz", bytes));
-
-    assertThat(change).isEqualTo(new ArchiveChange(key, ArchiveChange.Outcome.CREATED, List.of(key.tierPath())));
-    assertThat(a().log().entries()).containsExactly(
-        new LoggedOperation(DatastoreOperation.WRITE, objectKey(key).value(), "mustNotExist", "WRITTEN"));
-    StoredObject object = datastore().stat(objectKey(key)).orElseThrow();
-    assertThat(object.size()).isEqualTo(bytes.length);
-    assertThat(object.metadata().get("tierlock-sha256")).contains(key.sha256());
-    assertThat(cacheFiles("a")).containsExactly("config/pulled-archives/@acme/tools/" + key.fileName());
-    assertThat(Files.readAllBytes(cache("a").resolve(key.tierPath().value()))).isEqualTo(bytes);
+  public final void store_newArchive_writesCreateOnlyAndCachesVerifiedBytes() throws IOException {
+    stores().store_newArchive_writesCreateOnlyAndCachesVerifiedBytes();
   }
 
+  /** A second store of an archive already present writes nothing. */
   @Test
-  final void store_twice_secondChangesNothing() throws IOException {
-    byte[] bytes = archive("twice");
-    ExtensionArchiveKey key = keyOf("@acme/tools", bytes);
-    ArchiveStore store = checkoutA();
-    store.store(key, file("a.tar.gz", bytes));
-    StoredObject first = datastore().stat(objectKey(key)).orElseThrow();
-
-    ArchiveChange second = store.store(key, new ByteArrayInputStream(bytes));
-
-    assertThat(second.outcome()).isEqualTo(ArchiveChange.Outcome.ALREADY_PRESENT);
-    assertThat(second.paths()).containsExactly(key.tierPath());
-    assertThat(a().log().writtenKeys()).containsExactly(objectKey(key));
-    assertThat(a().log().entries()).last()
-        .isEqualTo(new LoggedOperation(DatastoreOperation.STAT, objectKey(key).value(), "always", "FOUND"));
-    assertThat(datastore().stat(objectKey(key)).orElseThrow().version()).isEqualTo(first.version());
+  public final void store_twice_secondChangesNothing() throws IOException {
+    stores().store_twice_secondChangesNothing();
   }
 
+  /** Bytes whose SHA-256 is not the key's are refused before any call, with nothing cached. */
   @Test
-  final void store_bytesNotMatchingTheKey_refusedWithNothingCachedOrWritten() throws IOException {
-    byte[] bytes = archive("real");
-    ExtensionArchiveKey key = keyOf("@acme/tools", archive("other"));
-    String actual = sha256(bytes);
-
-    assertThatThrownBy(() -> checkoutA().store(key, file("a.tar.gz", bytes)))
-        .isInstanceOf(ArchiveTamperedException.class)
-        .hasMessageStartingWith("Cannot store archive " + key + ": the bytes from ")
-        .hasMessageContaining("have SHA-256 " + actual + ", expected " + key.sha256())
-        .satisfies(e -> {
-          ArchiveTamperedException t = (ArchiveTamperedException) e;
-          assertThat(t.code()).isEqualTo("archive_tampered");
-          assertThat(t.key()).isEqualTo(key);
-          assertThat(t.expected()).isEqualTo(key.sha256());
-          assertThat(t.actual()).isEqualTo(actual);
-        });
-    assertThat(a().log().entries()).isEmpty();
-    assertThat(cacheFiles("a")).isEmpty();
-    assertThat(datastore().list("")).isEmpty();
+  public final void store_bytesNotMatchingTheKey_refusedWithNothingCachedOrWritten() throws IOException {
+    stores().store_bytesNotMatchingTheKey_refusedWithNothingCachedOrWritten();
   }
 
+  /** An archive over the compressed cap is refused before any call, with nothing cached. */
   @Test
-  final void store_overTheCompressedCap_refusedWithNothingCachedOrWritten() throws IOException {
-    byte[] bytes = noise(4000);
-    ExtensionArchiveKey key = keyOf("@acme/tools", bytes);
-    ArchiveStore small = store("a", a(), ArchiveLimits.DEFAULTS.withMaxCompressedBytes(100), Namespace.NONE);
-
-    assertThatThrownBy(() -> small.store(key, new ByteArrayInputStream(bytes)))
-        .isInstanceOf(ArchiveLimitException.class)
-        .hasMessageStartingWith("Cannot accept archive " + key + ": its compressed size exceeds the cap")
-        .satisfies(e -> assertThat(((ArchiveLimitException) e).code()).isEqualTo("archive_limit"));
-    assertThat(a().log().entries()).isEmpty();
-    assertThat(cacheFiles("a")).isEmpty();
+  public final void store_overTheCompressedCap_refusedWithNothingCachedOrWritten() throws IOException {
+    stores().store_overTheCompressedCap_refusedWithNothingCachedOrWritten();
   }
 
+  /** Two checkouts storing one archive at once both succeed, and the datastore holds one object. */
   @Test
-  final void store_concurrentlyFromTwoCheckouts_bothSucceedWithOneObject() throws Exception {
-    byte[] bytes = archive("race");
-    ExtensionArchiveKey key = keyOf("@acme/race", bytes);
-    CyclicBarrier bothAtTheWrite = new CyclicBarrier(2);
-    Runnable meet = () -> {
-      try {
-        bothAtTheWrite.await(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-      } catch (Exception e) {
-        throw new IllegalStateException("Cannot line up the two writes", e);
-      }
-    };
-    a().faults().beforeNext(DatastoreOperation.WRITE, k -> true, meet);
-    b().faults().beforeNext(DatastoreOperation.WRITE, k -> true, meet);
-    ArchiveStore storeA = checkoutA();
-    ArchiveStore storeB = checkoutB();
-
-    List<ArchiveChange> changes = inParallel(
-        () -> storeA.store(key, new ByteArrayInputStream(bytes)),
-        () -> storeB.store(key, new ByteArrayInputStream(bytes)));
-
-    assertThat(changes).extracting(ArchiveChange::outcome)
-        .containsExactlyInAnyOrder(ArchiveChange.Outcome.CREATED, ArchiveChange.Outcome.ALREADY_PRESENT);
-    assertThat(datastore().list("")).extracting(StoredObject::key).containsExactly(objectKey(key));
-    assertThat(a().log().writtenKeys().size() + b().log().writtenKeys().size()).isEqualTo(1);
-    assertThat(checkoutB().read(key).orElseThrow().origin()).isEqualTo(ArchiveFile.Origin.CACHE);
+  public final void store_concurrentlyFromTwoCheckouts_bothSucceedWithOneObject() throws Exception {
+    stores().store_concurrentlyFromTwoCheckouts_bothSucceedWithOneObject();
   }
 
+  /** A store whose write answer is lost finds its object by a stat and writes nothing again. */
   @Test
-  final void store_whenTheWriteAnswerIsLost_resolvesByStat() throws IOException {
-    byte[] bytes = archive("lost answer");
-    ExtensionArchiveKey key = keyOf("@acme/tools", bytes);
-    a().faults().failNext(DatastoreOperation.WRITE, 1, Fault.LOSE_RESPONSE);
-
-    ArchiveChange change = checkoutA().store(key, new ByteArrayInputStream(bytes));
-
-    assertThat(change.outcome()).isEqualTo(ArchiveChange.Outcome.ALREADY_PRESENT);
-    assertThat(a().log().writtenKeys()).containsExactly(objectKey(key));
-    assertThat(a().log().count(DatastoreOperation.WRITE)).isEqualTo(1);
-    assertThat(datastore().stat(objectKey(key)).orElseThrow().size()).isEqualTo(bytes.length);
+  public final void store_whenTheWriteAnswerIsLost_resolvesByStat() throws IOException {
+    stores().store_whenTheWriteAnswerIsLost_resolvesByStat();
   }
 
+  /** An object of another size under the key is replaced by a write conditional on its version. */
   @Test
-  final void store_overAnObjectOfAnotherSize_replacesItConditionally() throws IOException {
-    byte[] bytes = archive("right bytes");
-    ExtensionArchiveKey key = keyOf("@acme/tools", bytes);
-    plant(key, "wrong bytes of another size".getBytes(StandardCharsets.UTF_8));
-
-    ArchiveChange change = checkoutA().store(key, new ByteArrayInputStream(bytes));
-
-    assertThat(change.outcome()).isEqualTo(ArchiveChange.Outcome.REPLACED);
-    assertThat(a().log().entries()).extracting(LoggedOperation::operation, LoggedOperation::outcome).containsExactly(
-        tuple(DatastoreOperation.WRITE, "PRECONDITION_FAILED"),
-        tuple(DatastoreOperation.STAT, "FOUND"),
-        tuple(DatastoreOperation.WRITE, "WRITTEN"));
-    assertThat(a().log().entries().get(2).condition()).startsWith("mustMatch(");
-    assertThat(checkoutB().read(key).orElseThrow().origin()).isEqualTo(ArchiveFile.Origin.DATASTORE);
+  public final void store_overAnObjectOfAnotherSize_replacesItConditionally() throws IOException {
+    stores().store_overAnObjectOfAnotherSize_replacesItConditionally();
   }
 
+  /** A namespace prefixes the archive's key and cache path once, and only that namespace's store finds it. */
   @Test
-  final void delete_storedArchive_deletesConditionallyOnTheVersionSeen() throws IOException {
-    byte[] bytes = archive("superseded");
-    ExtensionArchiveKey key = keyOf("@acme/tools", bytes);
-    checkoutA().store(key, file("a.tar.gz", bytes));
-    String version = datastore().stat(objectKey(key)).orElseThrow().version().value();
-    a().log().clear();
-
-    ArchiveChange change = checkoutA().delete(key);
-
-    assertThat(change).isEqualTo(new ArchiveChange(key, ArchiveChange.Outcome.DELETED, List.of(key.tierPath())));
-    assertThat(a().log().entries()).containsExactly(
-        new LoggedOperation(DatastoreOperation.STAT, objectKey(key).value(), "always", "FOUND"),
-        new LoggedOperation(DatastoreOperation.DELETE, objectKey(key).value(), "mustMatch(" + version + ")",
-            "DELETED"));
-    assertThat(datastore().list("")).isEmpty();
-    assertThat(cacheFiles("a")).isEmpty();
-    assertThat(checkoutA().delete(key)).isEqualTo(new ArchiveChange(key, ArchiveChange.Outcome.ABSENT, List.of()));
-    assertThat(a().log().count(DatastoreOperation.DELETE)).isEqualTo(1);
+  public final void store_underANamespace_bindsItOnceInKeyAndCache() throws IOException {
+    stores().store_underANamespace_bindsItOnceInKeyAndCache();
   }
 
+  // Reading and verifying an archive (ArchiveReadScenarios)
+
+  /** An archive one checkout stored is read by another with one download, then from its cache. */
   @Test
-  final void delete_whenReplacedMeanwhile_keepsTheObject() throws IOException {
-    // The delete is conditional on the version it saw: an object written in between (here with
-    // other bytes, so that every store, S3 with its content ETags included, gives it a new version)
-    // is never deleted.
-    byte[] bytes = archive("stored again");
-    ExtensionArchiveKey key = keyOf("@acme/tools", bytes);
-    checkoutA().store(key, file("a.tar.gz", bytes));
-    a().faults().beforeNext(DatastoreOperation.DELETE, k -> true, () -> plant(key, archive("written meanwhile")));
-
-    ArchiveChange change = checkoutA().delete(key);
-
-    assertThat(change).isEqualTo(new ArchiveChange(key, ArchiveChange.Outcome.KEPT, List.of()));
-    assertThat(datastore().stat(objectKey(key))).isPresent();
-    assertThat(cacheFiles("a")).hasSize(1);
+  public final void read_archiveAPeerStored_restoresTheSameBytesFromTheDatastoreAlone() throws IOException {
+    reads().read_archiveAPeerStored_restoresTheSameBytesFromTheDatastoreAlone();
   }
 
+  /** A read of an archive nobody stored is empty and caches nothing. */
   @Test
-  final void store_underANamespace_bindsItOnceInKeyAndCache() throws IOException {
-    byte[] bytes = archive("namespaced");
-    ExtensionArchiveKey key = keyOf("@acme/tools", bytes);
-    Namespace team = Namespace.of("team");
-    ArchiveStore store = store("a", a(), ArchiveLimits.DEFAULTS, team);
-
-    store.store(key, new ByteArrayInputStream(bytes));
-
-    assertThat(datastore().list("")).extracting(o -> o.key().value())
-        .containsExactly("team/config/pulled-archives/@acme/tools/" + key.fileName());
-    assertThat(cacheFiles("a")).containsExactly("team/config/pulled-archives/@acme/tools/" + key.fileName());
-    assertThat(store("b", b(), ArchiveLimits.DEFAULTS, team).read(key)).isPresent();
-    assertThat(checkoutB().read(key)).isEmpty();
+  public final void read_absentArchive_returnsEmptyAndCachesNothing() {
+    reads().read_absentArchive_returnsEmptyAndCachesNothing();
   }
 
-  @Override
-  final Datastore datastore() {
-    return Objects.requireNonNull(shared, "datastore open");
+  /** Other bytes planted under the key fail the read as tampered, with nothing cached; storing again repairs it. */
+  @Test
+  public final void read_tamperedObjectInTheDatastore_failsAndCachesNothing() throws IOException {
+    reads().read_tamperedObjectInTheDatastore_failsAndCachesNothing();
   }
 
-  @Override
-  final FaultyDatastore a() {
-    return Objects.requireNonNull(remoteA, "datastore open");
+  /** Bytes corrupted in flight fail the read as tampered, with nothing cached. */
+  @Test
+  public final void read_bytesCorruptedInFlight_failsAndCachesNothing() throws IOException {
+    reads().read_bytesCorruptedInFlight_failsAndCachesNothing();
   }
 
-  @Override
-  final FaultyDatastore b() {
-    return Objects.requireNonNull(remoteB, "datastore open");
+  /** A cached file that no longer matches its key is fetched again from the datastore. */
+  @Test
+  public final void read_badCachedFile_isRemovedAndFetchedAgain() throws IOException {
+    reads().read_badCachedFile_isRemovedAndFetchedAgain();
   }
 
-  @Override
-  final Path temp() {
-    return temp;
+  /** An object over the compressed cap is refused before any byte of its body is read. */
+  @Test
+  public final void read_oversizeObject_refusedBeforeAnyBodyByteIsRead() {
+    reads().read_oversizeObject_refusedBeforeAnyBodyByteIsRead();
+  }
+
+  /** A download breaking off midway fails as unavailable, with nothing cached. */
+  @Test
+  public final void read_downloadBreakingMidway_failsAsUnavailableAndCachesNothing() throws IOException {
+    reads().read_downloadBreakingMidway_failsAsUnavailableAndCachesNothing();
+  }
+
+  /** A read past its deadline fails with a timeout, with nothing cached. */
+  @Test
+  public final void read_pastItsDeadline_failsAndCachesNothing() throws IOException {
+    reads().read_pastItsDeadline_failsAndCachesNothing();
+  }
+
+  /** An interrupted read fails as cancelled, keeps the thread's flag and caches nothing. */
+  @Test
+  public final void read_interrupted_failsKeepsTheFlagAndCachesNothing() throws IOException {
+    reads().read_interrupted_failsKeepsTheFlagAndCachesNothing();
+  }
+
+  // With the lockfile (ArchiveTransactionScenarios)
+
+  /** An install writes the archive before the lockfile, and a peer restores the same bytes from the tier alone. */
+  @Test
+  public final void install_thenPeerRestore_restoresTheSameBytesFromTheTierAlone() throws IOException {
+    transactions().install_thenPeerRestore_restoresTheSameBytesFromTheTierAlone();
+  }
+
+  /** An install whose archive write fails publishes no entry and keeps nothing pending. */
+  @Test
+  public final void install_whenTheArchiveWriteFails_publishesNoEntry() throws IOException {
+    transactions().install_whenTheArchiveWriteFails_publishesNoEntry();
+  }
+
+  /** An install whose lockfile publish fails keeps the archive, and the next run publishes the entry. */
+  @Test
+  public final void install_whenTheLockfilePublishFails_keepsTheArchive_andTheReplayPublishesTheEntry() throws IOException {
+    transactions().install_whenTheLockfilePublishFails_keepsTheArchive_andTheReplayPublishesTheEntry();
+  }
+
+  /** Two checkouts installing one archive at once both succeed, with one object written. */
+  @Test
+  public final void install_sameArchiveFromTwoCheckoutsAtOnce_bothSucceedWithOneObject() throws Exception {
+    transactions().install_sameArchiveFromTwoCheckoutsAtOnce_bothSucceedWithOneObject();
+  }
+
+  /** A restore of a tampered archive fails with nothing extracted and nothing cached. */
+  @Test
+  public final void restore_tamperedArchiveInTheTier_failsWithNothingExtractedAndNothingCached() throws IOException {
+    transactions().restore_tamperedArchiveInTheTier_failsWithNothingExtractedAndNothingCached();
+  }
+
+  /** A staged copy replaced by a symbolic link is refused, and neither archive nor lockfile is written. */
+  @Test
+  public final void install_stagedCopyTurnedIntoALink_isRefusedAndNothingTravels() throws IOException {
+    transactions().install_stagedCopyTurnedIntoALink_isRefusedAndNothingTravels();
+  }
+
+  /**
+   * Two checkouts on the datastore itself, with nothing in between, install, update, remove and
+   * restore through one tier.
+   */
+  @Test
+  public final void installUpdateRemoveAndRestore_checkoutsOnTheUnwrappedDatastore_shareOneTier() throws IOException {
+    transactions().installUpdateRemoveAndRestore_checkoutsOnTheUnwrappedDatastore_shareOneTier();
+  }
+
+  // Archives leaving the tier (ArchiveDeletionScenarios)
+
+  /** A delete is conditional on the version a stat saw, and removes the cached copy too. */
+  @Test
+  public final void delete_storedArchive_deletesConditionallyOnTheVersionSeen() throws IOException {
+    deletions().delete_storedArchive_deletesConditionallyOnTheVersionSeen();
+  }
+
+  /** An object written again between the stat and the delete is kept. */
+  @Test
+  public final void delete_whenReplacedMeanwhile_keepsTheObject() throws IOException {
+    deletions().delete_whenReplacedMeanwhile_keepsTheObject();
+  }
+
+  /** An update deletes the superseded archive only after the lockfile publish. */
+  @Test
+  public final void update_deletesTheSupersededArchiveOnlyAfterTheLockfilePublish() throws IOException {
+    deletions().update_deletesTheSupersededArchiveOnlyAfterTheLockfilePublish();
+  }
+
+  /** A remove deletes the archive only after the lockfile publish. */
+  @Test
+  public final void remove_deletesTheArchiveOnlyAfterTheLockfilePublish() throws IOException {
+    deletions().remove_deletesTheArchiveOnlyAfterTheLockfilePublish();
+  }
+
+  /** A remove whose publish fails keeps the archive until the replay publishes. */
+  @Test
+  public final void remove_whenTheLockfilePublishFails_keepsTheArchiveUntilTheReplayPublishes() throws IOException {
+    deletions().remove_whenTheLockfilePublishFails_keepsTheArchiveUntilTheReplayPublishes();
+  }
+
+  /** A superseded archive that a peer pins again meanwhile is kept. */
+  @Test
+  public final void update_whenAPeerPinsTheSupersededArchiveAgain_keepsIt() throws IOException {
+    deletions().update_whenAPeerPinsTheSupersededArchiveAgain_keepsIt();
+  }
+
+  private ArchiveFixture fixture() {
+    ArchiveFixture current = fixture;
+    if (current == null) {
+      throw new IllegalStateException("Cannot use the archive contract's fixtures: no test is running");
+    }
+    return current;
+  }
+
+  private ArchiveStoreScenarios stores() {
+    return new ArchiveStoreScenarios(fixture());
+  }
+
+  private ArchiveReadScenarios reads() {
+    return new ArchiveReadScenarios(fixture());
+  }
+
+  private ArchiveTransactionScenarios transactions() {
+    return new ArchiveTransactionScenarios(fixture());
+  }
+
+  private ArchiveDeletionScenarios deletions() {
+    return new ArchiveDeletionScenarios(fixture());
   }
 }

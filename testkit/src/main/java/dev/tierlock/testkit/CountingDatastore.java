@@ -23,7 +23,8 @@ import java.util.concurrent.atomic.LongAdder;
  * A {@link Datastore} decorator that counts round trips per operation; it wraps any datastore. A
  * call is counted when it is made, whether it then succeeds or throws (a failed call still costs a
  * round trip). Reading a download's bytes is part of its one {@link DatastoreOperation#OPEN_STREAM}.
- * Thread-safe.
+ * {@link #identity()}, {@link #describe()} and {@link #maxMetadataBytes()} are the wrapped store's
+ * and cost nothing. Thread-safe.
  */
 public final class CountingDatastore extends ForwardingDatastore {
 
@@ -71,9 +72,9 @@ public final class CountingDatastore extends ForwardingDatastore {
   }
 
   @Override
-  public ReadResult read(ObjectKey key, ReadCondition condition) {
+  public ReadResult read(ObjectKey key, ReadCondition condition, long maxBytes) {
     counts.get(DatastoreOperation.READ).increment();
-    return delegate.read(key, condition);
+    return delegate.read(key, condition, maxBytes);
   }
 
   @Override

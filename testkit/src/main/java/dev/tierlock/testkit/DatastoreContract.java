@@ -3,16 +3,8 @@ package dev.tierlock.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tierlock.spi.Datastore;
-import dev.tierlock.spi.DeleteResult;
-import dev.tierlock.spi.ObjectKey;
-import dev.tierlock.spi.ObjectMetadata;
-import dev.tierlock.spi.ObjectVersion;
-import dev.tierlock.spi.WriteCondition;
-import dev.tierlock.spi.WriteResult;
-import java.util.EnumSet;
-import java.util.List;
+import java.io.IOException;
 import java.util.Set;
-import java.util.stream.IntStream;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -20,143 +12,378 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The contract every {@link Datastore} passes: the semantics the SPI's Javadoc promises, checked on
- * a fresh, empty store per test. A datastore module subclasses it in a few lines:
+ * a fresh, empty store per test. A datastore module subclasses it and implements two hooks, {@link
+ * #createDatastore()} and {@link #features()}:
  *
  * <pre>{@code
- * class MyStoreDatastoreTest extends DatastoreContract {
- *   @Override protected Datastore createDatastore() { return MyStore.open(freshBucket()); }
+ * class MyStoreDatastoreContractTest extends DatastoreContract {
+ *   @TempDir Path dir;
+ *
+ *   @Override protected Datastore createDatastore() {
+ *     return MyStore.open(dir.resolve(UUID.randomUUID().toString()));   // a store of its own each call
+ *   }
+ *
  *   @Override protected Set<DatastoreFeature> features() {
  *     return EnumSet.complementOf(EnumSet.of(DatastoreFeature.DELETE_REPORTS_ABSENT));
  *   }
  * }
  * }</pre>
  *
- * <p>Every test method is final. Features the subclass does not declare are tested for their
- * documented fallback (see {@link DatastoreFeature}), never skipped. Covered: absent, found and
- * not-modified reads; create-only, compare-and-swap (right, stale and missing version) and
- * unconditional writes; versions that change on every write; metadata round trip and replacement;
- * conditional and unconditional deletes; the {@code mustNotExist} delete refusal; listing by
- * prefix (nested keys, prefixes inside a segment, the empty store, invalid prefixes, many objects);
- * a 3 MiB download whose size is known before reading; stat; keys with {@code @}, spaces and
- * unicode; and races of 8 threads on create-only writes, compare-and-swap writes and conditional
- * deletes, where exactly one may win. The whole contract takes well under 5 s on {@link
+ * <p>Every case is listed below as a final method with a line saying what it proves; its body is a
+ * scenario of one concept (reads, writes, deletes, listings, metadata, limits, identity, races) in
+ * a package-private class of this package, so nothing is inherited and nothing is hidden. A
+ * feature the subclass does not declare is tested for its documented fallback (see {@link
+ * DatastoreFeature}), never skipped. The whole contract takes well under 5 s on {@link
  * FakeRemote}. Not thread-safe (JUnit runs one test per instance).
  */
-public abstract class DatastoreContract extends DatastoreListingContract {
+public abstract class DatastoreContract {
 
-  private static final int RACERS = 8;
-  private static final int ROUNDS = 3;
-
-  private @Nullable Datastore store;
+  private @Nullable DatastoreSteps steps;
 
   /** For subclasses. */
   protected DatastoreContract() {}
 
   /**
    * Returns a fresh, empty datastore (a new bucket, prefix or directory); called before each test
-   * and closed after it.
+   * and closed after it. The identity test calls it a second time within one test: each call must
+   * return a store of its own (another bucket, prefix or directory), never a second instance over
+   * the first one's objects.
    *
    * @throws Exception if the store cannot be created (the test then fails)
    */
   protected abstract Datastore createDatastore() throws Exception;
 
-  /** Returns the features the datastore under test has; all of them unless overridden. */
-  protected Set<DatastoreFeature> features() {
-    return EnumSet.allOf(DatastoreFeature.class);
-  }
+  /**
+   * Returns the optional features the datastore under test has (called once per test). Declare
+   * exactly what the store does: a declared feature is tested in full, an absent one for its
+   * documented fallback, so declaring too few fails as surely as declaring too many.
+   */
+  protected abstract Set<DatastoreFeature> features();
 
   @BeforeEach
   final void openDatastore() throws Exception {
     Datastore created = createDatastore();
-    store = created;
+    steps = new DatastoreSteps(created, features());
     assertThat(created.list("")).as("createDatastore() must return an empty store").isEmpty();
   }
 
   @AfterEach
   final void closeDatastore() {
-    Datastore created = store;
-    store = null;
-    if (created != null) {
-      created.close();
+    DatastoreSteps current = steps;
+    steps = null;
+    if (current != null) {
+      current.store().close();
     }
   }
 
-  @Override
-  final Datastore store() {
-    Datastore current = store;
+  // Reads, conditional reads, downloads and stats (DatastoreReadScenarios)
+
+  /** A key never written is absent to read, stat and listing. */
+  @Test
+  public final void read_absentKey_reportsAbsent() {
+    reads().read_absentKey_reportsAbsent();
+  }
+
+  /** An empty object reads back as zero bytes at its version. */
+  @Test
+  public final void read_emptyObject_returnsNoBytes() {
+    reads().read_emptyObject_returnsNoBytes();
+  }
+
+  /** A read conditional on the current version answers not-modified, or (fallback) the same version and bytes. */
+  @Test
+  public final void read_ifNoneMatchCurrentVersion_reportsNotModified() {
+    reads().read_ifNoneMatchCurrentVersion_reportsNotModified();
+  }
+
+  /** A read conditional on a superseded version returns the current bytes and version. */
+  @Test
+  public final void read_ifNoneMatchStaleVersion_returnsCurrentObject() {
+    reads().read_ifNoneMatchStaleVersion_returnsCurrentObject();
+  }
+
+  /** A read conditional on the version of a deleted object reports absent. */
+  @Test
+  public final void read_ifNoneMatchOnDeletedKey_reportsAbsent() {
+    reads().read_ifNoneMatchOnDeletedKey_reportsAbsent();
+  }
+
+  /** A 3 MiB download knows its size before the first byte and yields the bytes written. */
+  @Test
+  public final void openStream_largeObject_knowsSizeFirstAndYieldsSameBytes() throws IOException {
+    reads().openStream_largeObject_knowsSizeFirstAndYieldsSameBytes();
+  }
+
+  /** A download of a missing key is empty. */
+  @Test
+  public final void openStream_absentKey_returnsEmpty() {
+    reads().openStream_absentKey_returnsEmpty();
+  }
+
+  /** A download after a replace yields the new version and bytes. */
+  @Test
+  public final void openStream_afterReplace_yieldsTheNewVersion() throws IOException {
+    reads().openStream_afterReplace_yieldsTheNewVersion();
+  }
+
+  /** A stat reports every create, replace and delete at once. */
+  @Test
+  public final void stat_followsEveryChange() {
+    reads().stat_followsEveryChange();
+  }
+
+  // Writes and their preconditions (DatastoreWriteScenarios)
+
+  /** A create-only write on a free key creates the object, with empty metadata. */
+  @Test
+  public final void write_mustNotExistOnFreeKey_createsObjectWithEmptyMetadata() {
+    writes().write_mustNotExistOnFreeKey_createsObjectWithEmptyMetadata();
+  }
+
+  /** A second create-only write of one key fails and keeps the first object. */
+  @Test
+  public final void write_mustNotExistTwice_secondFailsAndKeepsFirst() {
+    writes().write_mustNotExistTwice_secondFailsAndKeepsFirst();
+  }
+
+  /** A write conditional on the current version replaces the object under a new version. */
+  @Test
+  public final void write_mustMatchCurrentVersion_replacesWithNewVersion() {
+    writes().write_mustMatchCurrentVersion_replacesWithNewVersion();
+  }
+
+  /** A write conditional on a superseded version fails and changes nothing. */
+  @Test
+  public final void write_mustMatchStaleVersion_failsAndKeepsContent() {
+    writes().write_mustMatchStaleVersion_failsAndKeepsContent();
+  }
+
+  /** A write conditional on a version of a missing key (deleted, or another key's) fails and creates nothing. */
+  @Test
+  public final void write_mustMatchOnMissingKey_failsAndCreatesNothing() {
+    writes().write_mustMatchOnMissingKey_failsAndCreatesNothing();
+  }
+
+  /** Unconditional writes create and overwrite, each under a new version; the last one stays. */
+  @Test
+  public final void write_unconditional_lastWriterWins() {
+    writes().write_unconditional_lastWriterWins();
+  }
+
+  /** Five writes give five versions, and none of the four old ones matches any more. */
+  @Test
+  public final void write_everyWrite_producesANewVersion() {
+    writes().write_everyWrite_producesANewVersion();
+  }
+
+  /** A deleted key can be created again, and the deleted version never matches. */
+  @Test
+  public final void write_afterDelete_createsAgainWithMustNotExist() {
+    writes().write_afterDelete_createsAgainWithMustNotExist();
+  }
+
+  // Deletes (DatastoreDeleteScenarios)
+
+  /** An unconditional delete removes the object from read, stat, download and listing. */
+  @Test
+  public final void delete_unconditional_removesObject() {
+    deletes().delete_unconditional_removesObject();
+  }
+
+  /** An unconditional delete of a missing key reports absent (or, fallback, deleted) and touches no other key. */
+  @Test
+  public final void delete_unconditionalOnMissingKey_changesNothing() {
+    deletes().delete_unconditionalOnMissingKey_changesNothing();
+  }
+
+  /** A delete conditional on the current version deletes, or (fallback) is refused as unsafe. */
+  @Test
+  public final void delete_mustMatchCurrentVersion_deletes() {
+    deletes().delete_mustMatchCurrentVersion_deletes();
+  }
+
+  /** A delete conditional on a superseded version fails (or is refused) and keeps the object. */
+  @Test
+  public final void delete_mustMatchStaleVersion_failsAndKeepsObject() {
+    deletes().delete_mustMatchStaleVersion_failsAndKeepsObject();
+  }
+
+  /** A delete conditional on the version of a deleted object reports absent (or is refused). */
+  @Test
+  public final void delete_mustMatchOnMissingKey_reportsAbsent() {
+    deletes().delete_mustMatchOnMissingKey_reportsAbsent();
+  }
+
+  /** A delete conditional on {@code mustNotExist} is refused and deletes nothing. */
+  @Test
+  public final void delete_mustNotExist_throwsAndDeletesNothing() {
+    deletes().delete_mustNotExist_throwsAndDeletesNothing();
+  }
+
+  // Listings and key spellings (DatastoreListingScenarios)
+
+  /** A fresh store lists nothing. */
+  @Test
+  public final void list_emptyStore_returnsNothing() {
+    listings().list_emptyStore_returnsNothing();
+  }
+
+  /** A prefix lists the nested keys below it, sorted, each as its stat reports it. */
+  @Test
+  public final void list_prefix_returnsNestedKeysSortedWithTheirStat() {
+    listings().list_prefix_returnsNestedKeysSortedWithTheirStat();
+  }
+
+  /** A prefix matches keys by text, also inside a path segment. */
+  @Test
+  public final void list_prefixInsideASegment_matchesByText() {
+    listings().list_prefixInsideASegment_matchesByText();
+  }
+
+  /** The empty prefix lists every object, sorted, with its version and size. */
+  @Test
+  public final void list_emptyPrefix_returnsEveryObjectSortedWithVersions() {
+    listings().list_emptyPrefix_returnsEveryObjectSortedWithVersions();
+  }
+
+  /** A key that is also a prefix of other keys is stored, or (fallback) refused with nothing changed. */
+  @Test
+  public final void write_keyThatIsAlsoAPrefix_isStoredOrRefusedAsDeclared() {
+    listings().write_keyThatIsAlsoAPrefix_isStoredOrRefusedAsDeclared();
+  }
+
+  /** An invalid prefix is refused with a message naming it. */
+  @Test
+  public final void list_invalidPrefix_throwsAndNamesIt() {
+    listings().list_invalidPrefix_throwsAndNamesIt();
+  }
+
+  /** 1,100 objects (60 without paging at scale) are all listed, in order. */
+  @Test
+  public final void list_manyObjects_returnsEveryObjectInOrder() {
+    listings().list_manyObjects_returnsEveryObjectInOrder();
+  }
+
+  /** Keys with {@code @}, spaces, punctuation and unicode are written, read, listed and deleted as spelled. */
+  @Test
+  public final void write_keysWithAtSignsSpacesAndUnicode_roundTrip() {
+    listings().write_keysWithAtSignsSpacesAndUnicode_roundTrip();
+  }
+
+  // User metadata (DatastoreMetadataScenarios)
+
+  /** User metadata comes back from read, stat, listing and download, or (fallback) is refused. */
+  @Test
+  public final void write_withMetadata_roundTripsEverywhere() throws IOException {
+    metadata().write_withMetadata_roundTripsEverywhere();
+  }
+
+  /** Each write replaces all the old metadata, or (fallback) metadata is refused. */
+  @Test
+  public final void write_newMetadata_replacesEveryOldEntry() {
+    metadata().write_newMetadata_replacesEveryOldEntry();
+  }
+
+  // Limits: read bounds and metadata capacity (DatastoreLimitScenarios)
+
+  /** A read over the caller's bound throws {@link dev.tierlock.spi.ObjectTooLargeException} and changes nothing. */
+  @Test
+  public final void read_objectLargerThanTheBound_throwsObjectTooLargeAndChangesNothing() {
+    limits().read_objectLargerThanTheBound_throwsObjectTooLargeAndChangesNothing();
+  }
+
+  /** A read bound that is not positive is refused. */
+  @Test
+  public final void read_withABoundThatIsNotPositive_isRefused() {
+    limits().read_withABoundThatIsNotPositive_isRefused();
+  }
+
+  /** Metadata larger than {@link Datastore#maxMetadataBytes()} is refused and nothing is written. */
+  @Test
+  public final void write_metadataOverTheStoreCapacity_isRefusedAndChangesNothing() {
+    limits().write_metadataOverTheStoreCapacity_isRefusedAndChangesNothing();
+  }
+
+  /** Metadata of exactly {@link Datastore#maxMetadataBytes()} round-trips. */
+  @Test
+  public final void write_metadataOfExactlyTheStoreCapacity_roundTrips() throws IOException {
+    limits().write_metadataOfExactlyTheStoreCapacity_roundTrips();
+  }
+
+  // Identity (DatastoreIdentityScenarios)
+
+  /** The description names the store as a URI. */
+  @Test
+  public final void describe_namesTheStoreAsAUri() {
+    identity().describe_namesTheStoreAsAUri();
+  }
+
+  /** The identity is stable across calls and writes, and differs between two fresh stores. */
+  @Test
+  public final void identity_isStableAndDiffersBetweenTwoFreshStores() throws Exception {
+    identity().identity_isStableAndDiffersBetweenTwoFreshStores(this::createDatastore);
+  }
+
+  // Races of 8 threads (DatastoreRaceScenarios)
+
+  /** Of 8 racing create-only writes exactly one wins, in each of 3 rounds. */
+  @Test
+  public final void write_mustNotExistRace_exactlyOneWinner() {
+    races().write_mustNotExistRace_exactlyOneWinner();
+  }
+
+  /** Of 8 racing writes conditional on one version exactly one wins, in each of 3 rounds. */
+  @Test
+  public final void write_mustMatchRace_exactlyOneWinner() {
+    races().write_mustMatchRace_exactlyOneWinner();
+  }
+
+  /**
+   * Of 8 racing deletes conditional on one version exactly one deletes, or (fallback) conditional
+   * deletes are refused.
+   */
+  @Test
+  public final void delete_mustMatchRace_exactlyOneWinner() {
+    races().delete_mustMatchRace_exactlyOneWinner();
+  }
+
+  private DatastoreSteps steps() {
+    DatastoreSteps current = steps;
     if (current == null) {
       throw new IllegalStateException("Cannot use the datastore under test: no test is running");
     }
     return current;
   }
 
-  @Override
-  final boolean has(DatastoreFeature feature) {
-    return features().contains(feature);
+  private DatastoreReadScenarios reads() {
+    return new DatastoreReadScenarios(steps());
   }
 
-  @Test
-  public final void describe_namesTheStoreAsAUri() {
-    assertThat(store().describe()).isNotBlank().contains("://");
+  private DatastoreWriteScenarios writes() {
+    return new DatastoreWriteScenarios(steps());
   }
 
-  @Test
-  public final void write_mustNotExistRace_exactlyOneWinner() {
-    for (int round = 0; round < ROUNDS; round++) {
-      ObjectKey key = key(".datastore.lock." + round);
-      List<WriteResult> results = ContractRace.run(RACERS, i -> store().write(
-          key, body("holder-" + i), WriteCondition.mustNotExist(), ObjectMetadata.EMPTY));
-
-      int winner = onlyWinner(results, "create-only round " + round);
-      ObjectVersion version = ((WriteResult.Written) results.get(winner)).version();
-      assertHolds(key, "holder-" + winner, version);
-    }
+  private DatastoreDeleteScenarios deletes() {
+    return new DatastoreDeleteScenarios(steps());
   }
 
-  @Test
-  public final void write_mustMatchRace_exactlyOneWinner() {
-    ObjectKey key = key("config/upstream_extensions.json");
-    ObjectVersion version = create(key, "start");
-    for (int round = 0; round < ROUNDS; round++) {
-      ObjectVersion expected = version;
-      String prefix = "round-" + round + "-writer-";
-      List<WriteResult> results = ContractRace.run(RACERS, i -> store().write(
-          key, body(prefix + i), WriteCondition.mustMatch(expected), ObjectMetadata.EMPTY));
-
-      int winner = onlyWinner(results, "compare-and-swap round " + round);
-      version = ((WriteResult.Written) results.get(winner)).version();
-      assertHolds(key, prefix + winner, version);
-    }
+  private DatastoreListingScenarios listings() {
+    return new DatastoreListingScenarios(steps());
   }
 
-  @Test
-  public final void delete_mustMatchRace_exactlyOneWinner() {
-    ObjectKey key = key(".datastore.lock");
-    if (!has(DatastoreFeature.CONDITIONAL_DELETE)) {
-      ObjectVersion version = create(key, "held");
-      assertConditionalDeleteRefused(key, version);
-      assertHolds(key, "held", version);
-      return;
-    }
-    for (int round = 0; round < ROUNDS; round++) {
-      ObjectVersion version = create(key, "held in round " + round);
-      List<DeleteResult> results = ContractRace.run(RACERS,
-          i -> store().delete(key, WriteCondition.mustMatch(version)));
-
-      assertThat(results).as("round %s", round).filteredOn(r -> r == DeleteResult.DELETED).hasSize(1);
-      assertThat(results).as("round %s", round)
-          .allMatch(r -> r == DeleteResult.DELETED || r == DeleteResult.PRECONDITION_FAILED || r == DeleteResult.ABSENT);
-      assertAbsent(key);
-    }
+  private DatastoreMetadataScenarios metadata() {
+    return new DatastoreMetadataScenarios(steps());
   }
 
-  private static int onlyWinner(List<WriteResult> results, String what) {
-    List<Integer> winners = IntStream.range(0, results.size())
-        .filter(i -> results.get(i) instanceof WriteResult.Written).boxed().toList();
-    assertThat(winners).as("winners of %s: %s", what, results).hasSize(1);
-    assertThat(results).as("losers of %s", what)
-        .filteredOn(r -> !(r instanceof WriteResult.Written))
-        .containsOnly(WriteResult.PreconditionFailed.INSTANCE);
-    return winners.get(0);
+  private DatastoreLimitScenarios limits() {
+    return new DatastoreLimitScenarios(steps());
+  }
+
+  private DatastoreIdentityScenarios identity() {
+    return new DatastoreIdentityScenarios(steps());
+  }
+
+  private DatastoreRaceScenarios races() {
+    return new DatastoreRaceScenarios(steps());
   }
 }

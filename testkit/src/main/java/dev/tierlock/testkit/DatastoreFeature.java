@@ -1,7 +1,8 @@
 package dev.tierlock.testkit;
 
 /**
- * Optional behaviours a datastore may lack, declared by a {@link DatastoreContract} subclass. The
+ * Optional behaviours a datastore may lack, declared by a {@link DatastoreContract} subclass (and,
+ * for {@link #NOT_MODIFIED_READS}, by a {@link SyncPortContract} subclass). The
  * contract tests a declared feature for its full behaviour and an absent one for the documented
  * fallback below: nothing is skipped silently. Everything not listed here (create-only and
  * compare-and-swap writes, atomic under concurrency; unconditional writes and deletes; listing;
@@ -18,7 +19,7 @@ public enum DatastoreFeature {
 
   /**
    * Deletes conditional on a version are atomic. <b>Absent:</b> a delete with {@link
-   * dev.tierlock.spi.WriteCondition#mustMatch} throws {@link dev.tierlock.DatastoreUnsafeException}
+   * dev.tierlock.spi.WriteCondition#mustMatch} throws {@link dev.tierlock.spi.DatastoreUnsafeException}
    * and deletes nothing; unconditional deletes still work.
    */
   CONDITIONAL_DELETE,

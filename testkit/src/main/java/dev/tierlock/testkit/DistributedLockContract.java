@@ -1,64 +1,45 @@
 package dev.tierlock.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tierlock.DistributedLock;
 import dev.tierlock.LeaseLocks;
-import dev.tierlock.LockIdentity;
-import dev.tierlock.LockInfo;
-import dev.tierlock.LockLease;
-import dev.tierlock.LockOptions;
-import dev.tierlock.LockOrderException;
-import dev.tierlock.LockTimeoutException;
-import dev.tierlock.PulledExtensionsLock;
-import dev.tierlock.Sleeper;
 import dev.tierlock.spi.Datastore;
-import dev.tierlock.spi.ObjectVersion;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Clock;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.List;
-import java.util.Optional;
-import java.util.SplittableRandom;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * The contract of the lease lock ({@link LeaseLocks}) over a {@link Datastore}: every datastore
- * module runs it against its own store by subclassing it in a few lines:
+ * module runs it against its own store by subclassing it and implementing one hook, {@link
+ * #createDatastore()}:
  *
  * <pre>{@code
- * class S3DistributedLockTest extends DistributedLockContract {
- *   @Override protected Datastore createDatastore() { return S3Datastore.of(client, freshPrefix()); }
+ * @ExtendWith(MyServerExtension.class)
+ * class MyStoreDistributedLockContractTest extends DistributedLockContract {
+ *   private final MyTestBucket bucket;
+ *
+ *   MyStoreDistributedLockContractTest(MyTestBucket bucket) {   // one fresh bucket per test
+ *     this.bucket = bucket;
+ *   }
+ *
+ *   @Override protected Datastore createDatastore() { return MyStore.open(bucket, "tier"); }
  * }
  * }</pre>
  *
  * <p>The lock lives at {@code ns1/.datastore.lock}. Each test gets a fresh store wrapped in {@link
  * FaultyDatastore}, a {@link TestClock} whose sleeper is the only way the locks wait, and
  * heartbeats beaten by hand ({@link ManualHeartbeats}); only {@link
- * #acquireRelease_fourThreads_areMutuallyExclusive()} uses real time and real threads. Covered:
- * the lifecycle; timeouts with key, holder, time waited and the backoff sequence; conditional
- * takeover of a stale holder and the old lease learning of its loss; a live holder never stolen;
- * release never deleting a successor's lock; force-release by nonce; {@code tryAcquire}; the key
- * staying in its namespace; the lock order (no global lock inside an inner lock); mutual exclusion under real concurrency; and (inherited) clock skew between holder and waiter, crashed holders, lost answers,
- * outages, refusals, heartbeats through faults, a takeover racing a heartbeat, and unreadable lock
- * records. Every test method is final. Not thread-safe (JUnit runs one test per instance).
+ * #acquireRelease_fourThreads_areMutuallyExclusive()} uses real time and real threads. Every case
+ * is listed below as a final method with a line saying what it proves; its body is a scenario of
+ * one concept (lease lifecycle, takeover and staleness, clock skew, faults) in a package-private
+ * class of this package, so nothing is inherited and nothing is hidden. Not thread-safe (JUnit runs
+ * one test per instance).
  */
-public abstract class DistributedLockContract extends DistributedLockFaultContract {
+public abstract class DistributedLockContract {
 
-  private static final int THREADS = 4;
-  private static final int ROUNDS = 25;
+  private @Nullable LockFixture fixture;
 
   /** For subclasses. */
   protected DistributedLockContract() {}
@@ -71,305 +52,252 @@ public abstract class DistributedLockContract extends DistributedLockFaultContra
    */
   protected abstract Datastore createDatastore() throws Exception;
 
-  @Override
-  final Datastore freshDatastore() throws Exception {
-    return createDatastore();
+  @BeforeEach
+  final void openLockStore() throws Exception {
+    FaultyDatastore store = FaultyDatastore.wrap(createDatastore());
+    fixture = new LockFixture(store, TestClock.create(), ManualHeartbeats.create());
+    assertThat(store.delegate().stat(LockFixture.KEY)).as("createDatastore() must return an empty store").isEmpty();
   }
 
+  @AfterEach
+  final void closeLockStore() {
+    LockFixture current = fixture;
+    fixture = null;
+    if (current != null) {
+      current.store().close();
+    }
+  }
+
+  // Lease lifecycle (LockLeaseScenarios)
+
+  /**
+   * A free lock is acquired by one create-only write, inspected as its holder, and released by one
+   * conditional delete; a second release makes no call.
+   */
   @Test
-  public final void acquire_inspect_release_lifecycle() {
-    DistributedLock lock = lockOf("ada");
-    Instant start = clock().instant();
-
-    LockLease lease = lock.acquire();
-
-    assertThat(lease.isHeld()).isTrue();
-    LockInfo info = lease.info();
-    assertThat(info.holder()).isEqualTo("ada@host-ada");
-    assertThat(info.hostname()).isEqualTo("host-ada");
-    assertThat(info.acquiredAt()).isEqualTo(start);
-    assertThat(info.ttl()).isEqualTo(TTL);
-    assertThat(info.nonce()).isNotBlank();
-    assertThat(lock.inspect()).contains(info);
-    assertThat(lock.describe()).contains(KEY.value()).contains(store().describe());
-    assertThat(heartbeats().intervals()).containsExactly(TTL.dividedBy(3));
-    assertThat(logged(DatastoreOperation.WRITE)).containsExactly("mustNotExist -> WRITTEN");
-    ObjectVersion version = storedVersion();
-
-    lease.release();
-
-    assertThat(lease.isHeld()).isFalse();
-    assertThat(lock.inspect()).isEmpty();
-    assertThat(heartbeats().running()).isZero();
-    assertThat(logged(DatastoreOperation.DELETE)).containsExactly(mustMatch(version) + " -> DELETED");
-    long calls = store().log().size();
-    lease.release();
-    lease.close();
-    assertThat(store().log().size()).as("a second release makes no call").isEqualTo(calls);
-    assertThat(clock().sleeps()).isEmpty();
+  public final void acquireInspectRelease_freeLock_holdsItThenDeletesItsOwnVersionOnce() {
+    lease().acquireInspectRelease_freeLock_holdsItThenDeletesItsOwnVersionOnce();
   }
 
+  /** A heartbeat rewrites the record conditionally on the version it holds. */
   @Test
   public final void heartbeat_refreshesTheRecordConditionally() {
-    LockLease lease = lockOf("ada").acquire();
-    ObjectVersion first = storedVersion();
-
-    clock().advance(TTL.dividedBy(3));
-    heartbeats().beat();
-
-    assertThat(lease.isHeld()).isTrue();
-    assertThat(storedHolder()).isEqualTo(lease.info().refreshedAt(clock().instant()));
-    assertThat(logged(DatastoreOperation.WRITE)).containsExactly("mustNotExist -> WRITTEN", mustMatch(first) + " -> WRITTEN");
-    lease.release();
+    lease().heartbeat_refreshesTheRecordConditionally();
   }
 
+  /** {@code withLock} holds the lock while the action runs and releases it after. */
   @Test
   public final void withLock_releasesAfterTheAction() {
-    DistributedLock lock = lockOf("ada");
-
-    String seen = lock.withLock(() -> storedHolder().holder());
-
-    assertThat(seen).isEqualTo("ada@host-ada");
-    assertThat(lock.inspect()).isEmpty();
+    lease().withLock_releasesAfterTheAction();
   }
 
+  /** A waiter on a held lock backs off within bounds and times out naming the key, the holder and the time waited. */
   @Test
   public final void acquire_busy_timesOutWithKeyHolderAndTimeWaited() {
-    LockLease held = peer("ada").options(OPTIONS.withTtl(Duration.ofMinutes(5))).build().acquire();
-    LockInfo holder = held.info();
-
-    assertThatThrownBy(lockOf("bob")::acquire)
-        .isInstanceOf(LockTimeoutException.class)
-        .hasMessage("Cannot acquire lock \"" + KEY.value() + "\": held by ada@host-ada (pid " + holder.pid()
-            + ", nonce " + holder.nonce() + "); timed out after 60000 ms")
-        .satisfies(e -> {
-          LockTimeoutException timeout = (LockTimeoutException) e;
-          assertThat(timeout.code()).isEqualTo("lock_timeout");
-          assertThat(timeout.lockKey()).isEqualTo(KEY.value());
-          assertThat(timeout.holder()).contains(holder);
-          assertThat(timeout.waited()).isEqualTo(OPTIONS.maxWait());
-        });
-
-    assertThat(clock().slept()).as("every wait went through the injected sleeper").isEqualTo(OPTIONS.maxWait());
-    assertBackoffWithinBounds(clock().sleeps(), OPTIONS);
-    assertThat(storedHolder()).isEqualTo(holder);
-    assertThat(store().log().entries(DatastoreOperation.DELETE)).isEmpty();
-    assertThat(logged(DatastoreOperation.WRITE)).first().isEqualTo("mustNotExist -> WRITTEN");
-    assertThat(logged(DatastoreOperation.WRITE).subList(1, logged(DatastoreOperation.WRITE).size()))
-        .hasSize(clock().sleeps().size() + 1)
-        .allSatisfy(w -> assertThat(w).isEqualTo("mustNotExist -> PRECONDITION_FAILED"));
-    held.release();
+    lease().acquire_busy_timesOutWithKeyHolderAndTimeWaited();
   }
 
-  @Test
-  public final void acquire_staleHolder_isTakenOverByAConditionalWrite_andTheOldLeaseLearnsItIsLost() {
-    LockLease old = lockOf("ada").acquire();
-    ObjectVersion stale = storedVersion();
-    clock().advance(TTL.multipliedBy(2).plusMillis(1));
-
-    LockLease successor = lockOf("bob").acquire();
-
-    assertThat(clock().sleeps()).isEmpty();
-    assertThat(logged(DatastoreOperation.WRITE)).containsExactly(
-        "mustNotExist -> WRITTEN", "mustNotExist -> PRECONDITION_FAILED", mustMatch(stale) + " -> WRITTEN");
-    assertThat(store().log().entries(DatastoreOperation.DELETE)).isEmpty();
-    assertThat(storedHolder().nonce()).isEqualTo(successor.info().nonce());
-    assertThat(old.isHeld()).as("twice its ttl past its last refresh, before any heartbeat").isFalse();
-    heartbeats().beat();
-    assertThat(old.isHeld()).isFalse();
-    assertThat(successor.isHeld()).isTrue();
-    old.release();
-    assertThat(storedHolder().nonce()).isEqualTo(successor.info().nonce());
-    successor.release();
-    assertThat(store().delegate().stat(KEY)).isEmpty();
-  }
-
-  @Test
-  public final void acquire_liveHolder_isNeverStolen() {
-    ManualHeartbeats holderBeats = ManualHeartbeats.create();
-    LockLease held = peer("ada").heartbeats(holderBeats).build().acquire();
-    DistributedLock waiter = peer("bob").sleeper(sleeperBeating(holderBeats)).build();
-
-    assertThatThrownBy(waiter::acquire)
-        .isInstanceOf(LockTimeoutException.class)
-        .hasMessageStartingWith("Cannot acquire lock \"" + KEY.value() + "\": held by ada@host-ada");
-    assertThat(clock().slept()).as("twice the ttl: only heartbeats kept the holder fresh").isEqualTo(OPTIONS.maxWait());
-    assertThat(waiter.tryAcquire()).isEmpty();
-
-    assertThat(held.isHeld()).isTrue();
-    assertThat(storedHolder()).isEqualTo(held.info().refreshedAt(clock().instant()));
-    held.release();
-    assertThat(store().delegate().stat(KEY)).isEmpty();
-  }
-
-  @Test
-  public final void release_neverDeletesASuccessorsLock() {
-    LockLease old = lockOf("ada").acquire();
-    ObjectVersion oldVersion = storedVersion();
-    clock().advance(TTL.multipliedBy(2).plusSeconds(1));
-    LockLease successor = lockOf("bob").acquire();
-
-    old.release();
-
-    assertThat(old.isHeld()).isFalse();
-    assertThat(logged(DatastoreOperation.DELETE)).containsExactly(mustMatch(oldVersion) + " -> PRECONDITION_FAILED");
-    assertThat(storedHolder().nonce()).isEqualTo(successor.info().nonce());
-    heartbeats().beat();
-    assertThat(successor.isHeld()).isTrue();
-    successor.release();
-    assertThat(store().delegate().stat(KEY)).isEmpty();
-  }
-
+  /** A force-release deletes only the holding with the given nonce, and that holder learns it lost the lease. */
   @Test
   public final void forceRelease_byNonce_deletesOnlyThatHolding() {
-    LockLease held = lockOf("ada").acquire();
-    ObjectVersion version = storedVersion();
-    DistributedLock operator = lockOf("ops");
-
-    assertThat(operator.forceRelease("not-the-nonce")).isFalse();
-    assertThat(storedHolder().nonce()).isEqualTo(held.info().nonce());
-    assertThat(operator.forceRelease(held.info().nonce())).isTrue();
-
-    assertThat(operator.inspect()).isEmpty();
-    assertThat(logged(DatastoreOperation.DELETE)).containsExactly(mustMatch(version) + " -> DELETED");
-    heartbeats().beat();
-    assertThat(held.isHeld()).isFalse();
-    assertThat(operator.forceRelease(held.info().nonce())).isFalse();
-    held.release();
-    assertThat(store().log().entries(DatastoreOperation.DELETE)).hasSize(1);
+    lease().forceRelease_byNonce_deletesOnlyThatHolding();
   }
 
+  /** A force-release with a blank nonce is refused before any call. */
   @Test
   public final void forceRelease_blankNonce_isRejectedAndChangesNothing() {
-    LockLease held = lockOf("ada").acquire();
-    DistributedLock operator = lockOf("ops");
-    long calls = store().log().size();
-
-    assertThatThrownBy(() -> operator.forceRelease(" "))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("Cannot force-release " + operator.describe() + ": the nonce is blank");
-    assertThat(store().log().size()).isEqualTo(calls);
-    assertThat(storedHolder().nonce()).isEqualTo(held.info().nonce());
-    held.release();
+    lease().forceRelease_blankNonce_isRejectedAndChangesNothing();
   }
 
+  /** {@code tryAcquire} returns empty on a held lock and a lease once it is free, never waiting. */
   @Test
-  public final void tryAcquire_busyThenFree() {
-    LockLease held = lockOf("ada").acquire();
-    DistributedLock other = lockOf("bob");
-
-    assertThat(other.tryAcquire()).isEmpty();
-    held.release();
-    Optional<LockLease> free = other.tryAcquire();
-
-    assertThat(free).hasValueSatisfying(lease -> assertThat(lease.isHeld()).isTrue());
-    assertThat(storedHolder().nonce()).isEqualTo(free.get().info().nonce());
-    assertThat(clock().sleeps()).isEmpty();
-    free.get().release();
+  public final void tryAcquire_busyThenFree_returnsEmptyThenALeaseWithoutWaiting() {
+    lease().tryAcquire_busyThenFree_returnsEmptyThenALeaseWithoutWaiting();
   }
 
-  @Test
-  public final void tryAcquire_staleHolder_isTakenOver() {
-    LockLease old = lockOf("ada").acquire();
-    ObjectVersion stale = storedVersion();
-    DistributedLock bob = lockOf("bob");
-    assertThat(bob.tryAcquire()).as("a fresh holder").isEmpty();
-    clock().advance(TTL.plusSeconds(1));
-
-    Optional<LockLease> taken = bob.tryAcquire();
-
-    assertThat(taken).isPresent();
-    assertThat(logged(DatastoreOperation.WRITE)).last().isEqualTo(mustMatch(stale) + " -> WRITTEN");
-    taken.get().release();
-    old.release();
-    assertThat(store().delegate().stat(KEY)).isEmpty();
-  }
-
+  /** Every call of acquire, takeover, release, force-release and inspect touches the lock's key alone. */
   @Test
   public final void lockKey_neverLeavesTheNamespace() {
-    assertThat(KEY.value()).isEqualTo("ns1/.datastore.lock");
-    LockLease first = lockOf("ada").acquire();
-    assertThat(lockOf("bob").tryAcquire()).isEmpty();
-    clock().advance(TTL.plusSeconds(1));
-    LockLease second = lockOf("bob").acquire();
-    heartbeats().beat();
-    first.release();
-    second.release();
-    LockLease third = lockOf("cy").acquire();
-    assertThat(lockOf("ops").forceRelease(third.info().nonce())).isTrue();
-    third.release();
-    assertThat(lockOf("ops").inspect()).isEmpty();
-
-    assertThat(store().log().entries()).isNotEmpty()
-        .allSatisfy(e -> assertThat(e.target()).isEqualTo(KEY.value()));
-    assertThat(store().delegate().list("")).isEmpty();
+    lease().lockKey_neverLeavesTheNamespace();
   }
 
+  /** Taking the global lock inside the pulled-extensions lock breaks the lock order and is refused before any call. */
   @Test
   public final void acquire_whileHoldingAnInnerLock_isRejectedBeforeAnyCall() throws IOException {
-    Path checkout = Files.createTempDirectory("tierlock-lock-order");
-    try {
-      DistributedLock lock = lockOf("ada");
-      try (PulledExtensionsLock.Section inner = PulledExtensionsLock.builder(checkout).build().acquire()) {
-        assertThatThrownBy(lock::acquire)
-            .isInstanceOf(LockOrderException.class)
-            .hasMessageStartingWith("Cannot acquire " + lock.describe()
-                + ": the GLOBAL lock is taken before the PULLED_EXTENSIONS lock")
-            .extracting(e -> ((LockOrderException) e).code()).isEqualTo("lock_order");
-        assertThatThrownBy(lock::tryAcquire)
-            .isInstanceOf(LockOrderException.class)
-            .hasMessageContaining("the GLOBAL lock is taken before the PULLED_EXTENSIONS lock");
-      }
-      assertThat(store().log().entries()).isEmpty();
-      lock.acquire().release();
-      assertThat(store().delegate().stat(KEY)).isEmpty();
-    } finally {
-      try (Stream<Path> files = Files.walk(checkout)) {
-        for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
-          Files.delete(file);
-        }
-      }
-    }
+    lease().acquire_whileHoldingAnInnerLock_isRejectedBeforeAnyCall();
   }
 
+  /** Four threads in real time, 25 rounds each, are never inside the lock together. */
   @Test
   public final void acquireRelease_fourThreads_areMutuallyExclusive() throws Exception {
-    LockOptions fast = new LockOptions(Duration.ofSeconds(20), Duration.ofMillis(1), Duration.ofMillis(16), Duration.ofSeconds(60));
-    AtomicInteger inside = new AtomicInteger();
-    AtomicInteger mostInside = new AtomicInteger();
-    AtomicInteger counter = new AtomicInteger();
-    ExecutorService pool = Executors.newFixedThreadPool(THREADS);
-    try {
-      List<Future<?>> workers = new ArrayList<>();
-      for (int t = 0; t < THREADS; t++) {
-        DistributedLock lock = LeaseLocks.builder(store(), KEY).options(fast).clock(Clock.systemUTC())
-            .sleeper(Sleeper.SYSTEM).random(new SplittableRandom(t)).identity(LockIdentity.of("t" + t + "@h", "h", t))
-            .heartbeats(ManualHeartbeats.create()).build();
-        workers.add(pool.submit(() -> {
-          for (int round = 0; round < ROUNDS; round++) {
-            try (LockLease lease = lock.acquire()) {
-              mostInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
-              int seen = counter.get();
-              Thread.yield();
-              counter.set(seen + 1);
-              inside.decrementAndGet();
-            }
-          }
-          return null;
-        }));
-      }
-      for (Future<?> worker : workers) {
-        worker.get(120, TimeUnit.SECONDS);
-      }
-    } finally {
-      pool.shutdownNow();
-      assertThat(pool.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
-    }
+    lease().acquireRelease_fourThreads_areMutuallyExclusive();
+  }
 
-    assertThat(mostInside.get()).isEqualTo(1);
-    assertThat(counter.get()).isEqualTo(THREADS * ROUNDS);
-    assertThat(store().delegate().stat(KEY)).isEmpty();
-    assertThat(store().log().entries(DatastoreOperation.DELETE)).hasSize(THREADS * ROUNDS)
-        .allSatisfy(e -> assertThat(e.outcome()).isEqualTo("DELETED"));
+  // Takeover and staleness (LockTakeoverScenarios)
+
+  /**
+   * A holder silent for over twice its ttl is taken over by a write conditional on its version, and
+   * its lease turns lost.
+   */
+  @Test
+  public final void acquire_staleHolder_isTakenOverByAConditionalWrite_andTheOldLeaseLearnsItIsLost() {
+    takeover().acquire_staleHolder_isTakenOverByAConditionalWrite_andTheOldLeaseLearnsItIsLost();
+  }
+
+  /** A holder that keeps beating is never taken over, however long the waiter waits. */
+  @Test
+  public final void acquire_liveHolder_isNeverStolen() {
+    takeover().acquire_liveHolder_isNeverStolen();
+  }
+
+  /** A release after a takeover deletes nothing: its delete is conditional on its own version. */
+  @Test
+  public final void release_neverDeletesASuccessorsLock() {
+    takeover().release_neverDeletesASuccessorsLock();
+  }
+
+  /** {@code tryAcquire} takes over a holder seen unchanged for longer than its ttl. */
+  @Test
+  public final void tryAcquire_staleHolder_isTakenOver() {
+    takeover().tryAcquire_staleHolder_isTakenOver();
+  }
+
+  /** A lease whose heartbeats stopped reports itself lost no later than a peer may take it over. */
+  @Test
+  public final void isHeld_heartbeatsStopped_turnsFalseNoLaterThanAPeerMayTakeOver() {
+    takeover().isHeld_heartbeatsStopped_turnsFalseNoLaterThanAPeerMayTakeOver();
+  }
+
+  /** A takeover that races the stale holder's late heartbeat loses, and the holder keeps the lock. */
+  @Test
+  public final void takeOver_racingTheStaleHoldersHeartbeat_losesAndLeavesTheHolder() {
+    takeover().takeOver_racingTheStaleHoldersHeartbeat_losesAndLeavesTheHolder();
+  }
+
+  /** Two waiters taking over one stale version: exactly one wins. */
+  @Test
+  public final void takeOver_twoWaitersOnOneStaleVersion_exactlyOneWins() {
+    takeover().takeOver_twoWaitersOnOneStaleVersion_exactlyOneWins();
+  }
+
+  /**
+   * A lock record that cannot be read counts as held until unchanged for its ttl, then is taken
+   * over conditionally, never deleted.
+   */
+  @Test
+  public final void tryAcquire_unreadableRecord_isTakenOverConditionallyOnceUnchangedForItsTtl() {
+    takeover().tryAcquire_unreadableRecord_isTakenOverConditionallyOnceUnchangedForItsTtl();
+  }
+
+  /** An unreadable lock record that keeps changing is never taken over. */
+  @Test
+  public final void tryAcquire_unreadableRecordThatKeepsChanging_isNeverTakenOver() {
+    takeover().tryAcquire_unreadableRecordThatKeepsChanging_isNeverTakenOver();
+  }
+
+  // Clock skew and crashed holders (LockClockSkewScenarios)
+
+  /** A live holder whose clock lags the waiter's by 0.9 ttl is never taken over. */
+  @Test
+  public final void acquire_liveHolderWhoseClockLagsByMostOfATtl_isNeverTakenOver() {
+    clockSkew().acquire_liveHolderWhoseClockLagsByMostOfATtl_isNeverTakenOver();
+  }
+
+  /** A crashed holder is taken over once the waiter itself has seen its version unchanged for longer than the ttl. */
+  @Test
+  public final void tryAcquire_crashedHolder_isTakenOverOnceTheWaiterSawItsVersionUnchangedForATtl() {
+    clockSkew().tryAcquire_crashedHolder_isTakenOverOnceTheWaiterSawItsVersionUnchangedForATtl();
+  }
+
+  /** A record more than twice its ttl old by its own timestamp is taken over at first sight, without waiting. */
+  @Test
+  public final void acquire_recordOlderThanTwiceItsTtl_isTakenOverAtFirstSight() {
+    clockSkew().acquire_recordOlderThanTwiceItsTtl_isTakenOverAtFirstSight();
+  }
+
+  // Faults (LockFaultScenarios)
+
+  /** A create whose answer is lost is resolved by a read: the lock is ours. */
+  @Test
+  public final void acquire_lostResponseOnCreate_holdsItsOwnLock() {
+    faults().acquire_lostResponseOnCreate_holdsItsOwnLock();
+  }
+
+  /** A retried create that fails against our own lost write still holds the lock. */
+  @Test
+  public final void acquire_retriedCreateFailingAgainstItsOwnLostWrite_holdsTheLock() {
+    faults().acquire_retriedCreateFailingAgainstItsOwnLostWrite_holdsTheLock();
+  }
+
+  /** A create that timed out before it applied is resolved as absent and retried. */
+  @Test
+  public final void acquire_createTimingOutBeforeApply_isResolvedAndRetried() {
+    faults().acquire_createTimingOutBeforeApply_isResolvedAndRetried();
+  }
+
+  /** Unavailable and throttled answers are retried within the wait. */
+  @Test
+  public final void acquire_transientFailures_areRetriedWithinTheWait() {
+    faults().acquire_transientFailures_areRetriedWithinTheWait();
+  }
+
+  /** A store offline for the whole wait fails with its own unavailable error after the full wait. */
+  @Test
+  public final void acquire_storeOfflineThroughoutTheWait_failsWithTheStoreError() {
+    faults().acquire_storeOfflineThroughoutTheWait_failsWithTheStoreError();
+  }
+
+  /** Access denied reaches the caller at once, with no wait and nothing written. */
+  @Test
+  public final void acquire_accessDenied_propagatesAtOnce() {
+    faults().acquire_accessDenied_propagatesAtOnce();
+  }
+
+  /** Heartbeats through an outage keep the lease until a ttl passes unconfirmed, then it is lost. */
+  @Test
+  public final void heartbeat_throughTransientFaults_keepsTheLeaseUntilTtlPasses() {
+    faults().heartbeat_throughTransientFaults_keepsTheLeaseUntilTtlPasses();
+  }
+
+  /** A heartbeat whose answer is lost adopts the version it wrote. */
+  @Test
+  public final void heartbeat_lostResponse_adoptsTheVersionItWrote() {
+    faults().heartbeat_lostResponse_adoptsTheVersionItWrote();
+  }
+
+  /** A release after a heartbeat whose answer and read-back were lost deletes the version that landed. */
+  @Test
+  public final void release_afterAHeartbeatWhoseAnswerAndReadBackWereLost_deletesTheVersionThatLanded() {
+    faults().release_afterAHeartbeatWhoseAnswerAndReadBackWereLost_deletesTheVersionThatLanded();
+  }
+
+  /** A heartbeat that finds the record deleted loses the lease, and release deletes nothing. */
+  @Test
+  public final void heartbeat_lockDeletedBehindItsBack_losesTheLease() {
+    faults().heartbeat_lockDeletedBehindItsBack_losesTheLease();
+  }
+
+  private LockFixture fixture() {
+    LockFixture current = fixture;
+    if (current == null) {
+      throw new IllegalStateException("Cannot use the lock contract's fixtures: no test is running");
+    }
+    return current;
+  }
+
+  private LockLeaseScenarios lease() {
+    return new LockLeaseScenarios(fixture());
+  }
+
+  private LockTakeoverScenarios takeover() {
+    return new LockTakeoverScenarios(fixture());
+  }
+
+  private LockClockSkewScenarios clockSkew() {
+    return new LockClockSkewScenarios(fixture());
+  }
+
+  private LockFaultScenarios faults() {
+    return new LockFaultScenarios(fixture());
   }
 }

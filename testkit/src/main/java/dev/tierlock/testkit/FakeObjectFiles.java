@@ -34,6 +34,7 @@ final class FakeObjectFiles {
 
   private static final String KEY = "key";
   private static final String SIZE = "size";
+  private static final String VERSION = "version";
   private static final String META = "meta.";
   private static final String DESCRIPTION = ".meta";
 
@@ -115,7 +116,9 @@ final class FakeObjectFiles {
             metadata.put(field.substring(META.length()), value);
           }
         });
-        index.put(key, new Entry(number, Long.parseLong(fields.getOrDefault(SIZE, "0")), new ObjectMetadata(metadata)));
+        ObjectVersion version = ObjectVersion.of(fields.getOrDefault(VERSION, "v" + number));
+        index.put(key, new Entry(number, Long.parseLong(fields.getOrDefault(SIZE, "0")), new ObjectMetadata(metadata),
+            version));
       }
     }
     Set<Path> live = new HashSet<>();
@@ -134,11 +137,14 @@ final class FakeObjectFiles {
     return staged;
   }
 
-  /** Writes the description of version {@code number}, which completes it. */
-  void describe(long number, ObjectKey key, long size, ObjectMetadata metadata) throws IOException {
+  /** Writes the description of the object written as number {@code entry.number()}, which completes it. */
+  void describe(ObjectKey key, Entry entry) throws IOException {
+    long number = entry.number();
     StringBuilder text = new StringBuilder();
     text.append(KEY).append('=').append(key.value()).append('\n');
-    text.append(SIZE).append('=').append(size).append('\n');
+    text.append(SIZE).append('=').append(entry.size()).append('\n');
+    text.append(VERSION).append('=').append(entry.version().value()).append('\n');
+    ObjectMetadata metadata = entry.metadata();
     metadata.values().forEach((name, value) -> text.append(META).append(name).append('=').append(value).append('\n'));
     Path temp = tmp.resolve("v" + number + DESCRIPTION);
     Files.writeString(temp, text, StandardCharsets.UTF_8);
@@ -191,12 +197,15 @@ final class FakeObjectFiles {
     }
   }
 
-  /** What the store knows of one current version. */
-  record Entry(long number, long size, ObjectMetadata metadata) {
-    ObjectVersion version() {
-      return ObjectVersion.of("v" + number);
-    }
-
+  /**
+   * What the store knows of one current object.
+   *
+   * @param number the write that made it, which names its files
+   * @param size its length in bytes
+   * @param metadata its user metadata
+   * @param version the version it reports
+   */
+  record Entry(long number, long size, ObjectMetadata metadata, ObjectVersion version) {
     StoredObject toStored(ObjectKey key) {
       return new StoredObject(key, version(), size, metadata);
     }

@@ -1,12 +1,15 @@
 package dev.tierlock.testkit;
 
-import dev.tierlock.DatastoreUnavailableException;
 import dev.tierlock.spi.Datastore;
+import dev.tierlock.spi.DatastoreIdentity;
+import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.spi.DeleteResult;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
 import dev.tierlock.spi.ObjectStream;
+import dev.tierlock.spi.ObjectTooLargeException;
+import dev.tierlock.spi.ObjectVersion;
 import dev.tierlock.spi.ReadCondition;
 import dev.tierlock.spi.ReadResult;
 import dev.tierlock.spi.StoredObject;
@@ -18,7 +21,11 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.security.DigestInputStream;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -26,46 +33,58 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The object store behind {@link FakeRemote}: S3/GCS semantics over one directory (layout in {@link
- * FakeObjectFiles}). Versions {@code v1, v2, ...} increase strictly across the whole store and are
- * never reused. Bodies are read before the store lock is taken (up to 1 MiB into memory, larger ones
- * into a staged file); every precondition is checked and applied under that one lock, so it is
- * atomic. The index lives in memory and is rebuilt from the files when a directory is opened again.
- * Thread-safe.
+ * FakeObjectFiles}). Under {@link FakeRemote.Versions#GENERATIONS} versions {@code v1, v2, ...}
+ * increase strictly across the whole store and are never reused; under {@link
+ * FakeRemote.Versions#CONTENT_DIGEST} a version is the quoted MD5 of the bytes, as an S3 ETag. Bodies
+ * are read before the store lock is taken (up to 1 MiB into memory, larger ones into a staged file);
+ * every precondition is checked and applied under that one lock, so it is atomic whichever the
+ * versions. The index lives in memory and is rebuilt from the files when a directory is opened
+ * again. Thread-safe.
  */
 final class FakeObjectStore implements Datastore {
 
   private static final int IN_MEMORY_BYTES = 1 << 20;
 
   private final FakeObjectFiles files;
+  private final FakeRemote.Versions versions;
+  private final int maxMetadataBytes;
+  private final DatastoreIdentity identity;
   private final TreeMap<String, Entry> index;
   private final Set<TrackedStream> openStreams = new LinkedHashSet<>();
   private long lastVersion;
   private boolean closed;
   private volatile boolean ignorePreconditions;
 
-  private FakeObjectStore(FakeObjectFiles files, FakeObjectFiles.Loaded loaded) {
+  private FakeObjectStore(
+      FakeObjectFiles files, FakeObjectFiles.Loaded loaded, FakeRemote.Versions versions, int maxMetadataBytes) {
     this.files = files;
+    this.versions = versions;
+    this.maxMetadataBytes = maxMetadataBytes;
+    this.identity = new DatastoreIdentity("fake", UUID.randomUUID().toString(), files.root().toString(), "");
     this.index = loaded.index();
     this.lastVersion = loaded.lastVersion();
   }
 
   /**
    * Opens the store kept in {@code root}, creating it if needed and loading the objects a previous
-   * instance left there.
+   * instance left there (each keeps the version it was written with).
    *
+   * @param versions how new writes are versioned
+   * @param maxMetadataBytes the most bytes of metadata one write may carry
    * @throws IllegalStateException if another open store owns the directory
    * @throws DatastoreUnavailableException if the directory cannot be prepared or read
    */
-  static FakeObjectStore open(Path root) {
+  static FakeObjectStore open(Path root, FakeRemote.Versions versions, int maxMetadataBytes) {
     Path dir = root.toAbsolutePath().normalize();
     try {
       FakeObjectFiles files = FakeObjectFiles.open(dir);
       try {
-        return new FakeObjectStore(files, files.load());
+        return new FakeObjectStore(files, files.load(), versions, maxMetadataBytes);
       } catch (IOException | RuntimeException e) {
         files.close(0);
         throw e;
@@ -83,13 +102,43 @@ final class FakeObjectStore implements Datastore {
     ignorePreconditions = true;
   }
 
+  /**
+   * Returns {@code fake} as scheme, this instance's random id as endpoint and the directory as
+   * container: no two instances share it, not even two opened on one directory one after the other.
+   */
+  @Override
+  public DatastoreIdentity identity() {
+    return identity;
+  }
+
   @Override
   public String describe() {
     return "fake://" + files.root();
   }
 
   @Override
-  public synchronized ReadResult read(ObjectKey key, ReadCondition condition) {
+  public int maxMetadataBytes() {
+    return maxMetadataBytes;
+  }
+
+  /** Returns whether versions can come back: true for {@link FakeRemote.Versions#CONTENT_DIGEST}, as S3 ETags. */
+  @Override
+  public boolean versionsRepeat() {
+    return versions == FakeRemote.Versions.CONTENT_DIGEST;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>A not-modified read transfers no body, so the bound does not apply to it; otherwise the size
+   * the index holds is checked first and the file is read with a cap of {@code maxBytes + 1} bytes.
+   */
+  @Override
+  public synchronized ReadResult read(ObjectKey key, ReadCondition condition, long maxBytes) {
+    if (maxBytes <= 0) {
+      throw new IllegalArgumentException(
+          "Cannot read object " + key + " at " + describe() + ": the bound must be positive, got " + maxBytes);
+    }
     checkOpen("read object " + key);
     Entry entry = index.get(key.value());
     if (entry == null) {
@@ -98,11 +147,20 @@ final class FakeObjectStore implements Datastore {
     if (condition instanceof ReadCondition.IfNoneMatch m && m.version().equals(entry.version())) {
       return new ReadResult.NotModified(entry.version());
     }
-    try {
-      return new ReadResult.Found(entry.toStored(key), Files.readAllBytes(files.data(entry.number())));
+    String target = "object " + key + " at " + describe();
+    if (entry.size() > maxBytes) {
+      throw new ObjectTooLargeException(target, entry.size(), maxBytes, null);
+    }
+    byte[] bytes;
+    try (InputStream in = Files.newInputStream(files.data(entry.number()))) {
+      bytes = in.readNBytes((int) Math.min(maxBytes, Integer.MAX_VALUE - 9) + 1);
     } catch (IOException e) {
       throw failure("read object " + key, e);
     }
+    if (bytes.length > maxBytes) {
+      throw new ObjectTooLargeException(target, -1, maxBytes, null);
+    }
+    return new ReadResult.Found(entry.toStored(key), bytes);
   }
 
   @Override
@@ -127,26 +185,39 @@ final class FakeObjectStore implements Datastore {
     return Optional.ofNullable(index.get(key.value())).map(e -> e.toStored(key));
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * @throws IllegalArgumentException if the metadata is larger than {@link #maxMetadataBytes()} or
+   *     the body yields another length than it declares; nothing is written
+   */
   @Override
   public WriteResult write(ObjectKey key, ObjectBody body, WriteCondition condition, ObjectMetadata metadata) {
     checkOpen("write object " + key);
+    if (metadata.byteSize() > maxMetadataBytes) {
+      throw new IllegalArgumentException("Cannot write object " + key + " at " + describe() + ": its metadata holds "
+          + metadata.byteSize() + " bytes of names and values, more than the " + maxMetadataBytes
+          + " this store accepts; nothing was written");
+    }
+    MessageDigest digest = md5();
     try {
       if (body.size() <= IN_MEMORY_BYTES) {
         byte[] bytes;
-        try (InputStream in = body.open()) {
+        try (InputStream in = new DigestInputStream(body.open(), digest)) {
           bytes = in.readNBytes(IN_MEMORY_BYTES + 1);
         }
         checkSize(key, body, bytes.length);
-        return commit(key, target -> Files.write(target, bytes), bytes.length, condition, metadata);
+        return commit(key, target -> Files.write(target, bytes), bytes.length, digest, condition, metadata);
       }
       Path staged;
-      try (InputStream in = body.open()) {
+      try (InputStream in = new DigestInputStream(body.open(), digest)) {
         staged = files.stage(in);
       }
       try {
         long size = Files.size(staged);
         checkSize(key, body, size);
-        return commit(key, target -> Files.move(staged, target, StandardCopyOption.ATOMIC_MOVE), size, condition, metadata);
+        return commit(key, target -> Files.move(staged, target, StandardCopyOption.ATOMIC_MOVE), size, digest,
+            condition, metadata);
       } finally {
         Files.deleteIfExists(staged);
       }
@@ -155,19 +226,22 @@ final class FakeObjectStore implements Datastore {
     }
   }
 
-  private synchronized WriteResult commit(
-      ObjectKey key, BodyPlacement placement, long size, WriteCondition condition, ObjectMetadata metadata)
-      throws IOException {
+  private synchronized WriteResult commit(ObjectKey key, BodyPlacement placement, long size, MessageDigest digest,
+      WriteCondition condition, ObjectMetadata metadata) throws IOException {
     checkOpen("write object " + key);
     Entry current = index.get(key.value());
     if (!ignorePreconditions && !holds(condition, current)) {
       return WriteResult.PreconditionFailed.INSTANCE;
     }
     long number = lastVersion + 1;
+    ObjectVersion version = switch (versions) {
+      case GENERATIONS -> ObjectVersion.of("v" + number);
+      case CONTENT_DIGEST -> ObjectVersion.of("\"" + HexFormat.of().formatHex(digest.digest()) + "\"");
+    };
+    Entry entry = new Entry(number, size, metadata, version);
     placement.place(files.data(number));
-    files.describe(number, key, size, metadata);
+    files.describe(key, entry);
     lastVersion = number;
-    Entry entry = new Entry(number, size, metadata);
     index.put(key.value(), entry);
     if (current != null) {
       files.delete(current.number());
@@ -257,6 +331,14 @@ final class FakeObjectStore implements Datastore {
       String yielded = actual > IN_MEMORY_BYTES ? "more" : Long.toString(actual);
       throw new IllegalArgumentException("Cannot write object " + key + " at " + describe() + ": the body declares "
           + body.size() + " bytes but yielded " + yielded);
+    }
+  }
+
+  private static MessageDigest md5() {
+    try {
+      return MessageDigest.getInstance("MD5");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("Cannot version fake remote objects: the JDK lacks MD5", e);
     }
   }
 

@@ -1,9 +1,9 @@
 package dev.tierlock.testkit;
 
-import dev.tierlock.DatastoreUnavailableException;
 import dev.tierlock.spi.Datastore;
-import dev.tierlock.spi.ForwardingDatastore;
+import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.spi.DeleteResult;
+import dev.tierlock.spi.ForwardingDatastore;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
@@ -20,21 +20,35 @@ import java.util.List;
 import java.util.Optional;
 import java.util.SortedSet;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The fake remote: an object store that behaves like S3 and GCS, kept in a directory, with fault
  * injection and an operation log. Each instance has its own state; nothing is shared between
  * instances.
  *
- * <p><b>Semantics.</b> Every write creates a new version {@code v1, v2, ...}, strictly increasing
- * across the store and never reused (like GCS generations), so every write changes the version even
- * when the bytes do not. {@link WriteCondition#none()} is last-writer-wins, which reproduces the lost
+ * <p><b>Versions</b> follow one of two presets ({@link Versions}), chosen with {@link #builder()}:
+ * by default every write creates a new version {@code v1, v2, ...}, strictly increasing across the
+ * store and never reused (like GCS generations), so every write changes the version even when the
+ * bytes do not; with {@link Versions#CONTENT_DIGEST} the version is a digest of the bytes alone
+ * (like S3 ETags), so writing bytes again brings their old version back, whatever the metadata.
+ *
+ * <p><b>Semantics.</b> {@link WriteCondition#none()} is last-writer-wins, which reproduces the lost
  * update Tierlock prevents. {@link WriteCondition#mustNotExist()} and {@link
  * WriteCondition#mustMatch} are checked atomically with the change (a {@code mustMatch} on a missing
  * key fails its precondition); a conditional delete of a missing key reports {@link
  * DeleteResult#ABSENT}; reads honour {@link ReadCondition#ifNoneMatch}. User metadata is stored and
- * replaced by each write. {@link #list} is sorted by key. {@link #describe()} is {@code
- * fake://<directory>}.
+ * replaced by each write; a write whose metadata is larger than {@link #maxMetadataBytes()} (2048
+ * bytes unless set otherwise, as on S3) is refused with {@link IllegalArgumentException} before
+ * anything is written. Reads are bounded: an object larger than the read's bound throws {@link
+ * dev.tierlock.spi.ObjectTooLargeException} (a not-modified read transfers no body and is never
+ * refused). {@link #list} is sorted by key. {@link #describe()} is {@code fake://<directory>}.
+ *
+ * <p><b>Identity.</b> {@link #identity()} is scheme {@code fake}, a random id drawn when the
+ * instance opens as endpoint, and the directory as container. So no two fake remotes share an
+ * identity, not even one reopened with {@link #inDirectory} on the directory a closed one left: a
+ * restarted fake is treated as a store nobody has vouched for yet (a self-check verdict keyed by
+ * the old identity does not carry over), which is the cautious reading of "the same store".
  *
  * <p><b>Strict.</b> {@code delete} with {@code mustNotExist} and a body whose {@link ObjectBody#size()}
  * differs from its bytes throw {@link IllegalArgumentException}; a bad listing prefix throws too;
@@ -47,6 +61,31 @@ import java.util.stream.Stream;
  */
 public final class FakeRemote extends ForwardingDatastore implements AutoCloseable {
 
+  /** The default of {@link #maxMetadataBytes()}: S3's 2 KiB, the smallest of the real stores. */
+  public static final int DEFAULT_MAX_METADATA_BYTES = 2048;
+
+  /**
+   * How a fake remote versions the objects it writes. Both presets check every precondition
+   * atomically with the change; they differ only in when two writes get equal versions.
+   */
+  public enum Versions {
+    /**
+     * Every write gets a fresh version ({@code v1}, {@code v2}, ...), never reused in the life of
+     * the directory, even for identical bytes and metadata: GCS generations. A compare-and-swap
+     * conditioned on a version can only succeed while that very write is current. The default.
+     */
+    GENERATIONS,
+    /**
+     * The version is a digest of the bytes alone (their MD5 in hex, quoted, the form of a
+     * single-part S3 ETag); metadata is not part of it. Equal bytes always get equal versions, on
+     * any key and at any time: writing {@code A}, then {@code B}, then {@code A} again gives the
+     * third write the first one's version, so a compare-and-swap conditioned on the version read
+     * before {@code B} succeeds again (the ABA case), and a metadata-only change keeps the version
+     * (a read conditional on it reports not-modified and the new metadata is not seen).
+     */
+    CONTENT_DIGEST
+  }
+
   private final FakeObjectStore store;
   private final FaultyDatastore faulty;
   private final boolean ownsDirectory;
@@ -58,30 +97,30 @@ public final class FakeRemote extends ForwardingDatastore implements AutoCloseab
   }
 
   /**
-   * Creates a fake remote in a fresh temp directory, deleted by {@link #close()}.
+   * Creates a fake remote in a fresh temp directory, deleted by {@link #close()}, with {@link
+   * Versions#GENERATIONS} and {@value #DEFAULT_MAX_METADATA_BYTES} bytes of metadata.
    *
    * @throws DatastoreUnavailableException if the directory cannot be created
    */
   public static FakeRemote create() {
-    Path directory;
-    try {
-      directory = Files.createTempDirectory("tierlock-fake-remote-");
-    } catch (IOException e) {
-      throw new DatastoreUnavailableException("Cannot create a fake remote: no temp directory: " + e, e);
-    }
-    return new FakeRemote(FakeObjectStore.open(directory), true);
+    return builder().build();
   }
 
   /**
-   * Opens a fake remote in a directory the caller owns (created if missing, left in place by {@link
-   * #close()}); objects an earlier instance left there are loaded, so a test can "restart" the
-   * remote.
+   * Opens a fake remote with the default settings in a directory the caller owns (created if
+   * missing, left in place by {@link #close()}); objects an earlier instance left there are loaded,
+   * so a test can "restart" the remote (with a new {@link #identity()}).
    *
    * @throws IllegalStateException if another open fake remote owns the directory
    * @throws DatastoreUnavailableException if the directory cannot be prepared or read
    */
   public static FakeRemote inDirectory(Path directory) {
-    return new FakeRemote(FakeObjectStore.open(directory), false);
+    return builder().directory(directory).build();
+  }
+
+  /** Returns a builder with the defaults: a temp directory, {@link Versions#GENERATIONS}, 2048 bytes of metadata. */
+  public static Builder builder() {
+    return new Builder();
   }
 
   /** Returns the fault controls of this remote's {@link Datastore} methods. */
@@ -105,7 +144,7 @@ public final class FakeRemote extends ForwardingDatastore implements AutoCloseab
    * @throws IllegalStateException if the remote is closed
    */
   public Optional<byte[]> peek(ObjectKey key) {
-    ReadResult result = store.read(key, ReadCondition.always());
+    ReadResult result = store.read(key, ReadCondition.always(), Long.MAX_VALUE);
     return result instanceof ReadResult.Found found ? Optional.of(found.bytes()) : Optional.empty();
   }
 
@@ -121,7 +160,8 @@ public final class FakeRemote extends ForwardingDatastore implements AutoCloseab
 
   /**
    * Writes {@code bytes} at {@code key} unconditionally, with no metadata, behind everyone's back (as
-   * a peer would); not logged, never faulted. The object gets a new version.
+   * a peer would); not logged, never faulted. The object is versioned as any write ({@link
+   * Versions}).
    *
    * @throws IllegalStateException if the remote is closed
    */
@@ -134,6 +174,8 @@ public final class FakeRemote extends ForwardingDatastore implements AutoCloseab
    * back; not logged, never faulted.
    *
    * @throws IllegalStateException if the remote is closed
+   * @throws IllegalArgumentException if the metadata is larger than {@link #maxMetadataBytes()}, as
+   *     a peer's write would be refused
    */
   public void plant(ObjectKey key, byte[] bytes, ObjectMetadata metadata) {
     store.write(key, ObjectBody.of(bytes), WriteCondition.none(), metadata);
@@ -190,16 +232,11 @@ public final class FakeRemote extends ForwardingDatastore implements AutoCloseab
     return faulty;
   }
 
+  /** Returns {@code fake://<directory>}. */
   @Override
   public String describe() {
     return store.describe();
   }
-
-
-
-
-
-
 
   /**
    * Closes open downloads and the store; deletes the directory when {@link #create()} made it.
@@ -225,5 +262,74 @@ public final class FakeRemote extends ForwardingDatastore implements AutoCloseab
   @Override
   public String toString() {
     return "FakeRemote[" + describe() + "]";
+  }
+
+  /** The settings of a {@link FakeRemote} before it opens. Not thread-safe. */
+  public static final class Builder {
+
+    private @Nullable Path directory;
+    private Versions versions = Versions.GENERATIONS;
+    private int maxMetadataBytes = DEFAULT_MAX_METADATA_BYTES;
+
+    private Builder() {}
+
+    /**
+     * Keeps the objects in {@code directory}, which the caller owns: created if missing, left in
+     * place by {@link FakeRemote#close()}, its objects loaded when it holds some. Default: a fresh
+     * temp directory that closing deletes.
+     *
+     * @return this
+     */
+    public Builder directory(Path directory) {
+      this.directory = directory;
+      return this;
+    }
+
+    /**
+     * Sets how new writes are versioned (default {@link Versions#GENERATIONS}). Objects loaded from
+     * a directory keep the versions they were written with.
+     *
+     * @return this
+     */
+    public Builder versions(Versions versions) {
+      this.versions = versions;
+      return this;
+    }
+
+    /**
+     * Sets {@link FakeRemote#maxMetadataBytes()}, the most bytes of metadata names and values one
+     * write may carry (default {@value FakeRemote#DEFAULT_MAX_METADATA_BYTES}).
+     *
+     * @return this
+     * @throws IllegalArgumentException if it is negative or more than {@link ObjectMetadata#MAX_BYTES}
+     */
+    public Builder maxMetadataBytes(int maxMetadataBytes) {
+      if (maxMetadataBytes < 0 || maxMetadataBytes > ObjectMetadata.MAX_BYTES) {
+        throw new IllegalArgumentException("Cannot use maxMetadataBytes " + maxMetadataBytes + " for a fake remote:"
+            + " it is between 0 and " + ObjectMetadata.MAX_BYTES);
+      }
+      this.maxMetadataBytes = maxMetadataBytes;
+      return this;
+    }
+
+    /**
+     * Opens the fake remote.
+     *
+     * @return the open remote, empty unless its directory held objects
+     * @throws IllegalStateException if another open fake remote owns the directory
+     * @throws DatastoreUnavailableException if the directory cannot be created, prepared or read
+     */
+    public FakeRemote build() {
+      if (directory != null) {
+        return new FakeRemote(FakeObjectStore.open(directory, versions, maxMetadataBytes), false);
+      }
+      Path temp;
+      try {
+        temp = Files.createTempDirectory("tierlock-fake-remote-");
+      } catch (IOException e) {
+        throw new DatastoreUnavailableException("Cannot create a fake remote: no temp directory: " + e, e);
+      }
+      return new FakeRemote(FakeObjectStore.open(temp, versions, maxMetadataBytes), true);
+    }
   }
 }

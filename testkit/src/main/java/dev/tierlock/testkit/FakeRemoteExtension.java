@@ -16,7 +16,7 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * lives for the whole class instead.
  *
  * <p><b>Leak checks</b>, after a test that otherwise passed: the test fails if a {@link
- * Faults#beforeNext} hook it registered never ran (such a test did not exercise what it set up, so
+ * Faults#beforeNext} or {@link Faults#afterNext} hook it registered never ran (such a test did not exercise what it set up, so
  * it could not have failed for the right reason), or if a download it opened is still open. Unused
  * one-shot {@link Faults#failNext} counts are <em>not</em> checked: code with retries legitimately
  * leaves some unconsumed, and checking them would make tests brittle. A test that means to leave a
@@ -78,7 +78,7 @@ public final class FakeRemoteExtension implements ParameterResolver, AfterEachCa
   private static void checkLeaks(FakeRemote remote) {
     List<String> problems = new ArrayList<>();
     if (remote.faults().pendingHooks() > 0) {
-      problems.add(remote.faults().pendingHooks() + " beforeNext hook(s) never ran (pending: "
+      problems.add(remote.faults().pendingHooks() + " beforeNext or afterNext hook(s) never ran (pending: "
           + remote.faults().pending() + "; call faults().clear() to drop a hook on purpose)");
     }
     if (!remote.openStreams().isEmpty()) {

@@ -6,25 +6,25 @@ package dev.tierlock.testkit;
  * exactly what a real backend would report.
  */
 public enum Fault {
-  /** The call is not applied; it throws {@link dev.tierlock.DatastoreUnavailableException}. */
+  /** The call is not applied; it throws {@link dev.tierlock.spi.DatastoreUnavailableException}. */
   UNAVAILABLE,
   /**
-   * The call is not applied; it throws {@link dev.tierlock.DatastoreUnavailableException} whose
+   * The call is not applied; it throws {@link dev.tierlock.spi.DatastoreUnavailableException} whose
    * message says the store throttled it (HTTP 429, or 503 SlowDown on S3).
    */
   THROTTLED,
-  /** The call is not applied; it throws {@link dev.tierlock.DatastoreAccessDeniedException}. */
+  /** The call is not applied; it throws {@link dev.tierlock.spi.DatastoreAccessDeniedException}. */
   ACCESS_DENIED,
   /**
    * The call is not applied, but the caller cannot know that: a write or delete throws {@link
-   * dev.tierlock.OutcomeUnknownException}, a read, stat, list or download throws {@link
-   * dev.tierlock.DatastoreUnavailableException}.
+   * dev.tierlock.spi.OutcomeUnknownException}, a read, stat, list or download throws {@link
+   * dev.tierlock.spi.DatastoreUnavailableException}.
    */
   TIMEOUT_BEFORE_APPLY,
   /**
    * The call <em>is</em> applied, then its answer is lost: a write or delete throws {@link
-   * dev.tierlock.OutcomeUnknownException} although it landed (or failed its precondition); a read,
-   * stat, list or download throws {@link dev.tierlock.DatastoreUnavailableException} after reading.
+   * dev.tierlock.spi.OutcomeUnknownException} although it landed (or failed its precondition); a read,
+   * stat, list or download throws {@link dev.tierlock.spi.DatastoreUnavailableException} after reading.
    */
   LOSE_RESPONSE
 }

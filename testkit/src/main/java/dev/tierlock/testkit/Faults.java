@@ -24,7 +24,10 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@link #failNext}: the earliest registered matching one-shot fault is consumed and decides
  *       the outcome;
  *   <li>otherwise the call reaches the wrapped store ({@link #corruptNextRead} and {@link
- *       #breakNextStream} then alter what it returns).
+ *       #breakNextStream} then alter what it returns);
+ *   <li>{@link #afterNext}: once the wrapped store has answered (or a {@link
+ *       Fault#LOSE_RESPONSE} applied the call), the earliest registered matching hook is removed
+ *       and run, before the answer reaches the caller.
  * </ol>
  *
  * <p>A key predicate never matches a {@link DatastoreOperation#LIST} call (a listing has a prefix,
@@ -34,6 +37,7 @@ public final class Faults {
 
   private final List<FaultRule> faults = new ArrayList<>();
   private final List<HookRule> hooks = new ArrayList<>();
+  private final List<HookRule> afterHooks = new ArrayList<>();
   private final List<StreamRule> streamBreaks = new ArrayList<>();
   private final List<Predicate<ObjectKey>> corruptions = new ArrayList<>();
   private @Nullable Latency latency;
@@ -91,6 +95,25 @@ public final class Faults {
   }
 
   /**
+   * Registers a one-shot hook that runs after a call has had its effect: the next call of {@code
+   * operation} whose key matches {@code which} and reaches the wrapped store (a call refused before,
+   * by {@link #offline()}, latency, a {@link #beforeNext} hook or an injected fault other than
+   * {@link Fault#LOSE_RESPONSE}, does not consume it) runs {@code hook} on the calling thread once
+   * the store has answered and the call is logged, before the answer (or the lost answer) reaches
+   * the caller. An exception thrown by the hook replaces the answer: the call landed, and its caller
+   * never learns it, which is how a test plays a process that dies right after a write, or changes
+   * local state between a write and what the caller does next. The hook is removed before it runs;
+   * hooks for the same call fire one per call, in registration order. {@link FakeRemoteExtension}
+   * fails a test that leaves one unconsumed.
+   *
+   * @return this
+   */
+  public synchronized Faults afterNext(DatastoreOperation operation, Predicate<ObjectKey> which, Runnable hook) {
+    afterHooks.add(new HookRule(operation, which, hook));
+    return this;
+  }
+
+  /**
    * Makes every later call first sleep {@code perCall} through {@code sleeper} (a {@link
    * TestClock#sleeper()} advances a clock instead of sleeping); when {@code perCall} is longer than
    * {@code callTimeout} the call then fails as {@link Fault#TIMEOUT_BEFORE_APPLY}. Replaces any
@@ -141,15 +164,16 @@ public final class Faults {
   public synchronized void clear() {
     faults.clear();
     hooks.clear();
+    afterHooks.clear();
     streamBreaks.clear();
     corruptions.clear();
     latency = null;
     offline = false;
   }
 
-  /** Returns how many {@link #beforeNext} hooks have not run yet. */
+  /** Returns how many {@link #beforeNext} and {@link #afterNext} hooks have not run yet. */
   public synchronized int pendingHooks() {
-    return hooks.size();
+    return hooks.size() + afterHooks.size();
   }
 
   /** Returns a description of every one-shot fault, hook, stream break and corruption not consumed yet. */
@@ -157,6 +181,7 @@ public final class Faults {
     List<String> out = new ArrayList<>();
     faults.forEach(f -> out.add("failNext(" + f.operation + ", " + f.remaining + " x " + f.fault + ")"));
     hooks.forEach(h -> out.add("beforeNext(" + h.operation + ")"));
+    afterHooks.forEach(h -> out.add("afterNext(" + h.operation + ")"));
     streamBreaks.forEach(s -> out.add("breakNextStream(after " + s.afterBytes + " bytes)"));
     corruptions.forEach(c -> out.add("corruptNextRead()"));
     return List.copyOf(out);
@@ -181,7 +206,15 @@ public final class Faults {
   }
 
   synchronized Optional<Runnable> takeHook(DatastoreOperation operation, @Nullable ObjectKey key) {
-    for (Iterator<HookRule> it = hooks.iterator(); it.hasNext(); ) {
+    return take(hooks, operation, key);
+  }
+
+  synchronized Optional<Runnable> takeAfterHook(DatastoreOperation operation, @Nullable ObjectKey key) {
+    return take(afterHooks, operation, key);
+  }
+
+  private static Optional<Runnable> take(List<HookRule> rules, DatastoreOperation operation, @Nullable ObjectKey key) {
+    for (Iterator<HookRule> it = rules.iterator(); it.hasNext(); ) {
       HookRule rule = it.next();
       if (rule.operation == operation && key != null && rule.which.test(key)) {
         it.remove();

@@ -1,11 +1,12 @@
 package dev.tierlock.testkit;
 
-import dev.tierlock.DatastoreAccessDeniedException;
-import dev.tierlock.DatastoreUnavailableException;
-import dev.tierlock.OutcomeUnknownException;
+import dev.tierlock.spi.DatastoreAccessDeniedException;
+import dev.tierlock.spi.DatastoreUnavailableException;
+import dev.tierlock.spi.OutcomeUnknownException;
 import dev.tierlock.TierlockException;
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.DeleteResult;
+import dev.tierlock.spi.ForwardingDatastore;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
@@ -24,14 +25,16 @@ import org.jspecify.annotations.Nullable;
 /**
  * A {@link Datastore} decorator that injects faults and logs every call; it wraps any datastore
  * (the fake remote, a filesystem, S3, GCS). The faults are set through {@link #faults()} (see
- * {@link Faults} for the order in which they apply), the calls are read back from {@link #log()}.
+ * {@link Faults} for the order in which they apply, hooks before and after a call included), the
+ * calls are read back from {@link #log()}.
  * Every injected failure is an exception the {@link Datastore} contract allows. Only {@link
- * Datastore} is exposed: optional capabilities of the wrapped store (such as {@link
- * dev.tierlock.spi.DirectAccess}) are reached through {@link #delegate()}.
+ * Datastore} is exposed; the wrapped store itself is reached through {@link #delegate()}. What the store is and
+ * holds ({@link #identity()}, {@link #describe()}, {@link #maxMetadataBytes()}) is forwarded as it
+ * is, never logged or faulted: those are not calls to the store.
  *
  * <p>Thread-safe when the wrapped store is; hooks run on the calling thread, outside any lock.
  */
-public final class FaultyDatastore implements Datastore {
+public final class FaultyDatastore extends ForwardingDatastore {
 
   private final Datastore delegate;
   private final Faults faults = new Faults();
@@ -57,20 +60,15 @@ public final class FaultyDatastore implements Datastore {
   }
 
   /** Returns the wrapped datastore (calls made on it directly are neither logged nor faulted). */
+  @Override
   public Datastore delegate() {
     return delegate;
   }
 
-  /** Returns the wrapped datastore's description. */
   @Override
-  public String describe() {
-    return delegate.describe();
-  }
-
-  @Override
-  public ReadResult read(ObjectKey key, ReadCondition condition) {
+  public ReadResult read(ObjectKey key, ReadCondition condition, long maxBytes) {
     return call(DatastoreOperation.READ, key, key.value(), describe(condition), () -> {
-      ReadResult result = delegate.read(key, condition);
+      ReadResult result = delegate.read(key, condition, maxBytes);
       if (result instanceof ReadResult.Found found) {
         if (found.bytes().length > 0 && faults.takeCorruption(key)) {
           byte[] bytes = found.bytes().clone();
@@ -171,15 +169,35 @@ public final class FaultyDatastore implements Datastore {
       outcome = action.get();
     } catch (RuntimeException e) {
       log.append(new LoggedOperation(operation, target, condition, errorOutcome(e)), null);
+      runAfterHook(operation, key, e);
       throw e;
     }
     if (fault.isPresent()) {
       discard(outcome);
       log.append(new LoggedOperation(operation, target, condition, "FAULT:" + Fault.LOSE_RESPONSE), outcome.landed);
-      throw injected(operation, target, Fault.LOSE_RESPONSE);
+      TierlockException lost = injected(operation, target, Fault.LOSE_RESPONSE);
+      runAfterHook(operation, key, lost);
+      throw lost;
     }
     log.append(new LoggedOperation(operation, target, condition, outcome.text), outcome.landed);
+    runAfterHook(operation, key, null);
     return outcome.value;
+  }
+
+  /** Runs the {@link Faults#afterNext} hook of this call, if any; what it throws replaces the answer. */
+  private void runAfterHook(DatastoreOperation operation, @Nullable ObjectKey key, @Nullable RuntimeException answer) {
+    Optional<Runnable> hook = faults.takeAfterHook(operation, key);
+    if (hook.isEmpty()) {
+      return;
+    }
+    try {
+      hook.get().run();
+    } catch (RuntimeException | Error e) {
+      if (answer != null) {
+        e.addSuppressed(answer);
+      }
+      throw e;
+    }
   }
 
   /** Applies latency and hooks, then returns the fault that decides this call, if any. */

@@ -1,59 +1,41 @@
 package dev.tierlock.testkit;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.entry;
-
-import dev.tierlock.DatastoreUnavailableException;
-import dev.tierlock.LockOptions;
-import dev.tierlock.LockTimeoutException;
-import dev.tierlock.LockfileDelta;
-import dev.tierlock.ManagedConfigUnpublishedException;
-import dev.tierlock.ManagedLockfileUnavailableException;
-import dev.tierlock.PendingChange;
-import dev.tierlock.PublishFailurePolicy;
-import dev.tierlock.TierPath;
-import dev.tierlock.TransactionResult;
-import dev.tierlock.TransactionStatus;
 import dev.tierlock.spi.Datastore;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The contract every datastore passes under {@link dev.tierlock.LockfileTransaction}: several
- * checkouts on one fresh store, with faults injected by a {@link FaultyDatastore} around it, never
- * lose an acknowledged change. A datastore module subclasses it in a few lines:
+ * The contract every datastore passes under {@link dev.tierlock.LockfileTransaction}: checkouts on
+ * one fresh store (as separate machines, as two instances on one checkout, as processes that die
+ * and restart), with faults injected by a {@link FaultyDatastore} around it, never lose an
+ * acknowledged change, never drop a change without saying so, and write only the bytes they mean
+ * to. A datastore module subclasses it in a few lines:
  *
  * <pre>{@code
- * class S3LockfileTransactionTest extends LockfileTransactionContract {
- *   @Override protected Datastore createDatastore() { return S3Datastore.of(client, freshBucket()); }
+ * class MyStoreLockfileTransactionContractTest extends LockfileTransactionContract {
+ *   @Override protected Datastore createDatastore() { return MyStore.open(freshBucket()); }
  * }
  * }</pre>
  *
- * <p>Every test method is final. Covered here: a failed publish kept pending and replayed onto a
- * fresh fetch (a replayed removal survives; two failed publishes keep both changes); a lock holder
- * paused past its ttl; a lost
- * response after a successful publish, with and without a working read-back; a write that timed
- * out before it applied; throttling absorbed within the deadline, and a burst past it; the defer
- * policy; a failed fetch or lock that changes nothing; a lock timeout; a stale replayed change
- * dropped with a warning; that only tier paths, the lock and self-check probes are ever written.
- * Archives with the lockfile (archive first, deletions after the publish, a failed publish keeping
- * the archive) are the archive store contract's ({@link ArchiveStoreContract}). Inherited: stale
- * caches, nesting, lock order, refresh, failing and interrupted changes, conflicting peers,
- * pending records and caches that cannot be trusted ({@link LockfileTransactionBasicsContract});
- * lost responses with stalled holders, crashes before and after a write lands, two runs on one
- * checkout, a change that uses up the deadline ({@link LockfileTransactionRecoveryContract}). Not
+ * <p>Every case is listed below by name, grouped by concept, as a final method of this class; the
+ * longer bodies live in one package-private class per group ({@code PublishingScenarios}, {@code
+ * PendingScenarios}, {@code LostAnswerScenarios}, {@code RecoveryScenarios}, {@code
+ * LocksScenarios}, {@code BoundaryScenarios}, {@code LockfileBytesScenarios}). Cases named after a
+ * finding of issue 8 would fail on the code before it.
+ * A store with a small metadata capacity is played by wrapping the store under test so that it
+ * reports one; a store that ignores preconditions, by wrapping it so that it drops them. Not
  * thread-safe (JUnit runs one test per instance).
  */
-public abstract class LockfileTransactionContract extends LockfileTransactionRecoveryContract {
+public abstract class LockfileTransactionContract {
 
-  /** More failures than a run makes attempts, so that the publish gives up. */
-  private static final int BEYOND_ATTEMPTS = 50;
+  @TempDir
+  @Nullable Path temp;
+
+  private @Nullable TransactionFixture fixture;
 
   /** For subclasses. */
   protected LockfileTransactionContract() {}
@@ -62,296 +44,423 @@ public abstract class LockfileTransactionContract extends LockfileTransactionRec
    * Returns a fresh, empty datastore (a new bucket, prefix or directory); called before each test
    * and closed after it. The contract wraps it in a {@link FaultyDatastore}.
    *
+   * @return the store under test
    * @throws Exception if the store cannot be created (the test then fails)
    */
-  @Override
   protected abstract Datastore createDatastore() throws Exception;
 
-  private void failLockfileWrites() {
-    store().faults().failNext(DatastoreOperation.WRITE, isLockfile(), BEYOND_ATTEMPTS, Fault.UNAVAILABLE);
-  }
-
-  @Test
-  final void aFailedPublish_keepsTheChangePending_andTheNextRunReplaysItOntoAFreshFetch() {
-    TestCheckout a = checkout("a");
-    TestCheckout b = checkout("b");
-    b.put("@s/web", "1");
-    failLockfileWrites();
-
-    assertThatThrownBy(() -> a.put("@s/db", "2"))
-        .isInstanceOf(ManagedConfigUnpublishedException.class)
-        .hasMessageStartingWith("Cannot publish lockfile change to ")
-        .hasMessageContaining("set @s/db 2")
-        .hasMessageContaining("is saved locally in " + a.tierlock().pendingChanges().path())
-        .hasCauseInstanceOf(DatastoreUnavailableException.class)
-        .extracting(e -> ((ManagedConfigUnpublishedException) e).code()).isEqualTo("managed_config_unpublished");
-    assertThat(a.tierlock().pendingChanges().read()).isInstanceOfSatisfying(PendingChange.Recorded.class,
-        r -> assertThat(r.delta().names()).containsExactly(name("@s/db")));
-    assertThat(versions(shared())).containsExactly(entry("@s/web", "1"));
-    store().faults().clear();
-    b.put("@s/api", "3");
-
-    a.put("@s/ui", "4");
-
-    assertThat(versions(shared())).containsOnly(entry("@s/web", "1"), entry("@s/db", "2"), entry("@s/api", "3"),
-        entry("@s/ui", "4"));
-    assertThat(a.tierlock().pendingChanges().read()).isEqualTo(PendingChange.None.INSTANCE);
-  }
-
-  @Test
-  final void aReplayedRemoval_survives() {
-    TestCheckout a = checkout("a");
-    TestCheckout b = checkout("b");
-    b.put("@s/x", "1");
-    failLockfileWrites();
-    assertThatThrownBy(() -> a.remove("@s/x")).isInstanceOf(ManagedConfigUnpublishedException.class);
-    store().faults().clear();
-    b.put("@s/y", "1");
-
-    TransactionResult result = a.transaction().refresh();
-
-    assertThat(result.status()).isEqualTo(TransactionStatus.PUBLISHED);
-    assertThat(result.delta().removals()).containsExactly(name("@s/x"));
-    assertThat(versions(shared())).containsExactly(entry("@s/y", "1"));
-  }
-
-  @Test
-  final void twoFailedPublishes_keepBothChanges() {
-    TestCheckout a = checkout("a");
-    failLockfileWrites();
-    assertThatThrownBy(() -> a.put("@s/x", "1")).isInstanceOf(ManagedConfigUnpublishedException.class);
-    failLockfileWrites();
-    assertThatThrownBy(() -> a.put("@s/y", "1")).isInstanceOf(ManagedConfigUnpublishedException.class);
-    assertThat(a.tierlock().pendingChanges().read()).isInstanceOfSatisfying(PendingChange.Recorded.class,
-        r -> assertThat(r.delta().names()).containsExactlyInAnyOrder(name("@s/x"), name("@s/y")));
-    store().faults().clear();
-
-    assertThat(a.transaction().refresh().status()).isEqualTo(TransactionStatus.PUBLISHED);
-
-    assertThat(versions(shared())).containsOnly(entry("@s/x", "1"), entry("@s/y", "1"));
-  }
-
-  @Test
-  final void aHolderPausedPastItsTtl_cannotOverwriteAPeersNewerLockfile() {
-    TestCheckout a = checkout("a");
-    TestCheckout b = checkout("b");
-    store().faults().beforeNext(DatastoreOperation.WRITE, isLockfile(), () -> {
-      clock().advance(LockOptions.DEFAULTS.ttl().plusSeconds(1));
-      b.put("@s/peer", "1");
-    });
-
-    TransactionResult result = a.put("@s/paused", "1");
-
-    assertThat(result.status()).isEqualTo(TransactionStatus.PUBLISHED);
-    assertThat(result.attempts()).isEqualTo(2);
-    assertThat(store().log().entries()).anyMatch(e -> e.target().equals(lockfileKey().value())
-        && e.outcome().equals("PRECONDITION_FAILED"));
-    assertThat(versions(shared())).containsOnly(entry("@s/peer", "1"), entry("@s/paused", "1"));
-  }
-
-  @Test
-  final void aLostResponseAfterASuccessfulPublish_resolvesToSuccess() {
-    TestCheckout a = checkout("a");
-    store().faults().failNext(DatastoreOperation.WRITE, isLockfile(), 1, Fault.LOSE_RESPONSE);
-
-    TransactionResult result = a.put("@s/x", "1");
-
-    assertThat(result.status()).isEqualTo(TransactionStatus.PUBLISHED);
-    assertThat(result.attempts()).isEqualTo(1);
-    assertThat(store().log().entries(DatastoreOperation.WRITE)).filteredOn(e -> e.target().equals(lockfileKey().value()))
-        .hasSize(1);
-    assertThat(versions(shared())).containsExactly(entry("@s/x", "1"));
-    assertThat(a.tierlock().pendingChanges().read()).isEqualTo(PendingChange.None.INSTANCE);
-  }
-
-  @Test
-  final void aLostResponseWithAFailedReadBack_isResolvedByFetchingAgain() {
-    TestCheckout a = checkout("a");
-    store().faults().failNext(DatastoreOperation.WRITE, isLockfile(), 1, Fault.LOSE_RESPONSE)
-        .failNext(DatastoreOperation.STAT, isLockfile(), 1, Fault.UNAVAILABLE);
-
-    TransactionResult result = a.put("@s/x", "1");
-
-    assertThat(result.status()).isEqualTo(TransactionStatus.PUBLISHED);
-    assertThat(store().log().entries(DatastoreOperation.WRITE)).filteredOn(e -> e.target().equals(lockfileKey().value()))
-        .hasSize(1);
-    assertThat(versions(shared())).containsExactly(entry("@s/x", "1"));
-  }
-
-  @Test
-  final void anUncontendedPut_costsFourRoundTrips_andANoOpRefreshOne() {
-    TestCheckout a = checkout("a");
-    a.put("@s/warm", "1");
-    store().log().clear();
-
-    a.put("@s/x", "1");
-
-    assertThat(store().log().entries()).extracting(LoggedOperation::operation, LoggedOperation::target)
-        .containsExactly(
-            org.assertj.core.groups.Tuple.tuple(DatastoreOperation.WRITE, globalLockKey().value()),
-            org.assertj.core.groups.Tuple.tuple(DatastoreOperation.READ, lockfileKey().value()),
-            org.assertj.core.groups.Tuple.tuple(DatastoreOperation.WRITE, lockfileKey().value()),
-            org.assertj.core.groups.Tuple.tuple(DatastoreOperation.DELETE, globalLockKey().value()));
-    store().log().clear();
-
-    assertThat(a.transaction().refresh().status()).isEqualTo(TransactionStatus.NO_CHANGE);
-
-    assertThat(store().log().entries()).singleElement().satisfies(e -> {
-      assertThat(e.operation()).isEqualTo(DatastoreOperation.READ);
-      assertThat(e.condition()).startsWith("ifNoneMatch(");
-    });
-  }
-
-  @Test
-  final void aWriteThatTimedOutBeforeApplying_isPublishedAgain() {
-    TestCheckout a = checkout("a");
-    store().faults().failNext(DatastoreOperation.WRITE, isLockfile(), 1, Fault.TIMEOUT_BEFORE_APPLY);
-
-    TransactionResult result = a.put("@s/x", "1");
-
-    assertThat(result.status()).isEqualTo(TransactionStatus.PUBLISHED);
-    assertThat(result.attempts()).isEqualTo(2);
-    assertThat(lockfileWrites()).isEqualTo(1);
-    assertThat(versions(shared())).containsExactly(entry("@s/x", "1"));
-  }
-
-  @Test
-  final void throttling_isAbsorbedWithinTheDeadline() {
-    TestCheckout a = checkout("a");
-    store().faults().failNext(DatastoreOperation.WRITE, isLockfile(), 4, Fault.THROTTLED);
-
-    TransactionResult result = a.put("@s/x", "1");
-
-    assertThat(result.status()).isEqualTo(TransactionStatus.PUBLISHED);
-    assertThat(result.attempts()).isEqualTo(5);
-    assertThat(clock().sleeps()).hasSizeGreaterThanOrEqualTo(4)
-        .allMatch(d -> d.compareTo(Duration.ofMillis(250)) >= 0, "each wait is long enough for a throttled store");
-    assertThat(versions(shared())).containsExactly(entry("@s/x", "1"));
-  }
-
-  @Test
-  final void aThrottlingBurstLongerThanTheDeadline_endsInAClearErrorWithTheChangePending() {
-    TestCheckout a = register(checkoutBuilder("a").transactionDeadline(Duration.ofSeconds(20)).build());
-    store().faults().failNext(DatastoreOperation.WRITE, isLockfile(), BEYOND_ATTEMPTS, Fault.THROTTLED);
-    java.time.Instant start = clock().instant();
-
-    assertThatThrownBy(() -> a.put("@s/x", "1"))
-        .isInstanceOf(ManagedConfigUnpublishedException.class)
-        .hasMessageStartingWith("Cannot publish lockfile change to ")
-        .hasMessageContaining("set @s/x 1")
-        .hasMessageContaining("is saved locally")
-        .hasCauseInstanceOf(DatastoreUnavailableException.class)
-        .extracting(e -> ((ManagedConfigUnpublishedException) e).code()).isEqualTo("managed_config_unpublished");
-    assertThat(Duration.between(start, clock().instant())).isLessThanOrEqualTo(Duration.ofSeconds(20));
-    assertThat(a.tierlock().pendingChanges().read()).isInstanceOf(PendingChange.Recorded.class);
-    store().faults().clear();
-    assertThat(a.transaction().refresh().status()).isEqualTo(TransactionStatus.PUBLISHED);
-    assertThat(versions(shared())).containsExactly(entry("@s/x", "1"));
-  }
-
-  @Test
-  final void theDeferPolicy_returnsDeferredAndKeepsTheChangePending() {
-    TestCheckout a = register(checkoutBuilder("a").publishFailurePolicy(PublishFailurePolicy.DEFER).build());
-    failLockfileWrites();
-
-    TransactionResult result = a.put("@s/x", "1");
-
-    assertThat(result.status()).isEqualTo(TransactionStatus.DEFERRED);
-    assertThat(result.delta()).isEqualTo(LockfileDelta.upsert(name("@s/x"), a.local().entry(name("@s/x")).orElseThrow()));
-    assertThat(result.warnings()).anyMatch(w -> w.startsWith("Cannot publish lockfile change to "));
-    assertThat(a.tierlock().pendingChanges().read()).isInstanceOf(PendingChange.Recorded.class);
-    assertThat(shared().isEmpty()).isTrue();
-  }
-
-  @Test
-  final void aFailedFetch_changesNothing() {
-    TestCheckout a = checkout("a");
-    a.put("@s/x", "1");
-    store().faults().failNext(DatastoreOperation.READ, isLockfile(), 1, Fault.UNAVAILABLE);
-    AtomicBoolean ran = new AtomicBoolean();
-
-    assertThatThrownBy(() -> a.transaction().run(tx -> ran.set(true)))
-        .isInstanceOf(ManagedLockfileUnavailableException.class)
-        .hasMessageStartingWith("Cannot fetch the shared lockfile from ")
-        .hasMessageEndingWith("; no lockfile entry was changed")
-        .hasCauseInstanceOf(DatastoreUnavailableException.class)
-        .extracting(e -> ((ManagedLockfileUnavailableException) e).code()).isEqualTo("managed_lockfile_unavailable");
-    assertThat(ran).isFalse();
-    assertThat(versions(a.local())).containsExactly(entry("@s/x", "1"));
-    assertThat(a.tierlock().pendingChanges().read()).isEqualTo(PendingChange.None.INSTANCE);
-  }
-
-  @Test
-  final void anUnreachableStore_failsTheLockAsUnavailable() {
-    TestCheckout a = checkout("a");
-    store().faults().offline();
-
-    assertThatThrownBy(() -> a.put("@s/x", "1"))
-        .isInstanceOf(ManagedLockfileUnavailableException.class)
-        .hasMessageStartingWith("Cannot acquire lock ")
-        .hasCauseInstanceOf(DatastoreUnavailableException.class)
-        .extracting(e -> ((ManagedLockfileUnavailableException) e).code()).isEqualTo("managed_lockfile_unavailable");
-    store().faults().online();
-    assertThat(shared().isEmpty()).isTrue();
-  }
-
-  @Test
-  final void aLiveHolder_timesTheLockOut() {
-    LockOptions patient = LockOptions.DEFAULTS.withTtl(Duration.ofMinutes(10)).withMaxWait(Duration.ofSeconds(5));
-    TestCheckout a = register(checkoutBuilder("a").lockOptions(patient).build());
-    TestCheckout b = register(checkoutBuilder("b").lockOptions(patient).build());
-
-    try (dev.tierlock.LockLease held = b.tierlock().globalLock().acquire()) {
-      assertThatThrownBy(() -> a.put("@s/x", "1"))
-          .isInstanceOf(LockTimeoutException.class)
-          .hasMessageContaining(globalLockKey().value())
-          .extracting(e -> ((LockTimeoutException) e).code()).isEqualTo("lock_timeout");
-      assertThat(held.isHeld()).isTrue();
+  @BeforeEach
+  final void openFixture() throws Exception {
+    if (temp == null) {
+      throw new IllegalStateException("Cannot open the contract's fixture: JUnit gave no temp directory");
     }
-    assertThat(shared().isEmpty()).isTrue();
+    fixture = TransactionFixture.open(createDatastore(), temp);
   }
 
-  @Test
-  final void aStaleReplayedChange_isDroppedWithAWarning() {
-    TestCheckout a = checkout("a");
-    TestCheckout b = checkout("b");
-    b.put("@s/x", "1");
-    failLockfileWrites();
-    assertThatThrownBy(() -> a.put("@s/x", "2")).isInstanceOf(ManagedConfigUnpublishedException.class);
-    store().faults().clear();
-    b.put("@s/x", "3");
-
-    TransactionResult result = a.transaction().refresh();
-
-    assertThat(result.status()).isEqualTo(TransactionStatus.NO_CHANGE);
-    assertThat(result.warnings()).singleElement().asString()
-        .startsWith("Dropped the unpublished change to @s/x (this transaction: ")
-        .endsWith("another checkout changed it since");
-    assertThat(versions(shared())).containsExactly(entry("@s/x", "3"));
-    assertThat(a.tierlock().pendingChanges().read()).isEqualTo(PendingChange.None.INSTANCE);
-  }
-  @Test
-  final void onlyTierPaths_theLockAndSelfCheckProbes_areEverWritten() throws IOException {
-    TestCheckout a = checkout("a");
-    TestCheckout b = checkout("b");
-    Path cachedConfig = a.tierlock().syncPort().lockfilePath().getParent();
-    Files.createDirectories(cachedConfig);
-    for (String internal : List.of(".lock", "upstream_extensions.json.lock", ".upstream_extensions.json.1234.tmp")) {
-      Files.writeString(cachedConfig.resolve(internal), "internal");
+  @AfterEach
+  final void closeFixture() {
+    TransactionFixture open = fixture;
+    fixture = null;
+    if (open != null) {
+      open.close();
     }
-    a.put("@s/x", "1");
-    b.put("@s/y", "1");
-    a.remove("@s/y");
-    failLockfileWrites();
-    assertThatThrownBy(() -> b.put("@s/z", "1")).isInstanceOf(ManagedConfigUnpublishedException.class);
-    store().faults().clear();
-    b.transaction().refresh();
+  }
 
-    assertThat(store().log().writtenKeys()).isNotEmpty().allSatisfy(key -> assertThat(
-        key.equals(globalLockKey()) || key.value().startsWith(".tierlock-selfcheck/")
-            || (key.value().startsWith(NAMESPACE.name().orElseThrow() + "/config/") && !TierPath.isInternal(key.value())))
-        .as("written key %s", key).isTrue());
-    assertThat(store().delegate().list("")).extracting(o -> o.key().value()).containsExactly(lockfileKey().value());
-    assertThat(versions(shared())).containsOnly(entry("@s/x", "1"), entry("@s/z", "1"));
+  private TransactionFixture fixture() {
+    TransactionFixture open = fixture;
+    if (open == null) {
+      throw new IllegalStateException("Cannot run a contract case: no test is running");
+    }
+    return open;
+  }
+
+  private PublishingScenarios publishing() {
+    return new PublishingScenarios(fixture());
+  }
+
+  private PendingScenarios pending() {
+    return new PendingScenarios(fixture());
+  }
+
+  private LostAnswerScenarios lostAnswers() {
+    return new LostAnswerScenarios(fixture());
+  }
+
+  private RecoveryScenarios recovery() {
+    return new RecoveryScenarios(fixture());
+  }
+
+  private LocksScenarios locks() {
+    return new LocksScenarios(fixture());
+  }
+
+  private BoundaryScenarios boundaries() {
+    return new BoundaryScenarios(fixture());
+  }
+
+  private LockfileBytesScenarios bytes() {
+    return new LockfileBytesScenarios(fixture());
+  }
+
+  // ---- Publishing and rebase: once, on top of every peer, within the deadline ---------------------
+
+  /** A checkout whose cache is stale keeps a peer's newer entry when it puts. */
+  @Test
+  public final void put_fromAStaleCache_keepsAPeersEntry() {
+    publishing().put_fromAStaleCache_keepsAPeersEntry();
+  }
+
+  /** A checkout whose cache is stale keeps a peer's newer entry when it removes. */
+  @Test
+  public final void remove_fromAStaleCache_keepsAPeersAddition() {
+    publishing().remove_fromAStaleCache_keepsAPeersAddition();
+  }
+
+  /** Finding 2: a holder paused past its lease, while a peer publishes, has its write refused and rebased. */
+  @Test
+  public final void aHolderPausedPastItsTtl_cannotOverwriteAPeersNewerVersion() {
+    publishing().aHolderPausedPastItsTtl_cannotOverwriteAPeersNewerVersion();
+  }
+
+  /** A peer's change to the same entry at the same time wins that entry; the rest is published. */
+  @Test
+  public final void aConflictingPeerChange_failsThatEntryNamingBothValues_andPublishesTheRest() {
+    publishing().aConflictingPeerChange_failsThatEntryNamingBothValues_andPublishesTheRest();
+  }
+
+  /** Nested runs join the outer one: one global lock acquisition, one lockfile write. */
+  @Test
+  public final void nestedRuns_acquireOnceAndPublishOnce() {
+    publishing().nestedRuns_acquireOnceAndPublishOnce();
+  }
+
+  /** A nested change that throws undoes its own edits only. */
+  @Test
+  public final void aNestedChangeThatThrows_isUndone_andTheOuterChangeIsPublished() {
+    publishing().aNestedChangeThatThrows_isUndone_andTheOuterChangeIsPublished();
+  }
+
+  /** A change that throws (an exception or an error) publishes nothing, keeps nothing, changes no cache. */
+  @Test
+  public final void aChangeThatThrows_publishesNothing_keepsNothing_andLeavesTheCache() {
+    publishing().aChangeThatThrows_publishesNothing_keepsNothing_andLeavesTheCache();
+  }
+
+  /** Finding 7 (smaller): a put of the value already there, or undone in the same run, writes no lockfile. */
+  @Test
+  public final void aPutThatChangesNothing_writesNoLockfile() {
+    publishing().aPutThatChangesNothing_writesNoLockfile();
+  }
+
+  /** A warm, uncontended put: lock, conditional read, write, unlock. */
+  @Test
+  public final void anUncontendedPut_costsFourRoundTrips() {
+    publishing().anUncontendedPut_costsFourRoundTrips();
+  }
+
+  /** A write that timed out before it applied is proven absent and sent again. */
+  @Test
+  public final void aWriteThatTimedOutBeforeApplying_isPublishedAgain() {
+    publishing().aWriteThatTimedOutBeforeApplying_isPublishedAgain();
+  }
+
+  /** Throttled writes are retried with waits a throttled store needs. */
+  @Test
+  public final void throttling_isAbsorbedWithinTheDeadline() {
+    publishing().throttling_isAbsorbedWithinTheDeadline();
+  }
+
+  /** Throttling past the deadline ends unpublished within it, the change kept for the next run. */
+  @Test
+  public final void aThrottlingBurstLongerThanTheDeadline_endsUnpublished_withTheChangePending() {
+    publishing().aThrottlingBurstLongerThanTheDeadline_endsUnpublished_withTheChangePending();
+  }
+
+  /** Under {@link dev.tierlock.PublishFailurePolicy#DEFER} a failed publish returns DEFERRED and is kept. */
+  @Test
+  public final void theDeferPolicy_returnsDeferred_andKeepsTheChangePending() {
+    publishing().theDeferPolicy_returnsDeferred_andKeepsTheChangePending();
+  }
+
+  /** A change slower than the deadline still gets its one attempt. */
+  @Test
+  public final void aChangeThatUsesUpTheDeadline_isStillPublishedOnce() {
+    publishing().aChangeThatUsesUpTheDeadline_isStillPublishedOnce();
+  }
+
+  /** A write refused after the deadline is not retried: it ends unpublished and the next run publishes it. */
+  @Test
+  public final void aRefusedWriteAfterTheDeadline_endsUnpublished_andTheNextRunPublishesIt() {
+    publishing().aRefusedWriteAfterTheDeadline_endsUnpublished_andTheNextRunPublishesIt();
+  }
+
+  // ---- Pending changes ---------------------------------------------------------------------------
+
+  /** A failed publish keeps the change; the next run publishes it on top of the peers' newer lockfile. */
+  @Test
+  public final void aFailedPublish_keepsTheChangePending_andTheNextRunReplaysItOntoAFreshFetch() {
+    pending().aFailedPublish_keepsTheChangePending_andTheNextRunReplaysItOntoAFreshFetch();
+  }
+
+  /** A pending removal is replayed too. */
+  @Test
+  public final void aReplayedRemoval_survives() {
+    pending().aReplayedRemoval_survives();
+  }
+
+  /** A second failed publish keeps both changes. */
+  @Test
+  public final void twoFailedPublishes_keepBothChanges() {
+    pending().twoFailedPublishes_keepBothChanges();
+  }
+
+  /** A pending change is dropped, with a warning, only for an entry a peer really changed since. */
+  @Test
+  public final void aStaleReplayedChange_isDroppedWithAWarning_onlyBecauseAPeerChangedItSince() {
+    pending().aStaleReplayedChange_isDroppedWithAWarning_onlyBecauseAPeerChangedItSince();
+  }
+
+  /** Finding 7: a record of a newer format is refused, never overwritten, until discarded. */
+  @Test
+  public final void anUnknownNewerPendingRecordVersion_isRefused_andKeptByteIdenticalUntilDiscarded() throws Exception {
+    pending().anUnknownNewerPendingRecordVersion_isRefused_andKeptByteIdenticalUntilDiscarded();
+  }
+
+  /** A damaged record blocks every run until discarded, and nothing is guessed from it. */
+  @Test
+  public final void aDamagedPendingRecord_blocksEveryRun_untilDiscarded_andResurrectsNothing() throws Exception {
+    pending().aDamagedPendingRecord_blocksEveryRun_untilDiscarded_andResurrectsNothing();
+  }
+
+  /** An older tool's record, which does not say what it was made on, never reverts a peer. */
+  @Test
+  public final void aPendingRecordWithoutABase_neverRevertsAPeersNewerValue() throws Exception {
+    pending().aPendingRecordWithoutABase_neverRevertsAPeersNewerValue();
+  }
+
+  // ---- Lost answers and honest outcomes ----------------------------------------------------------
+
+  /** A lost answer is settled by one read-back: landed, one write. */
+  @Test
+  public final void aLostAnswerWithAWorkingReadBack_resolvesToSuccess_withOneWrite() {
+    lostAnswers().aLostAnswerWithAWorkingReadBack_resolvesToSuccess_withOneWrite();
+  }
+
+  /** A lost answer whose read-back fails is settled by the run's next fetch, never written twice. */
+  @Test
+  public final void aLostAnswerWithAFailedReadBack_isSettledByTheNextFetchOfTheSameRun() {
+    lostAnswers().aLostAnswerWithAFailedReadBack_isSettledByTheNextFetchOfTheSameRun();
+  }
+
+  /** A lost answer, then a stall in which a peer removes the entry: landed, and the removal stands. */
+  @Test
+  public final void aLostAnswer_thenAPeerRemovalWhileStalled_keepsThePeersRemoval() {
+    lostAnswers().aLostAnswer_thenAPeerRemovalWhileStalled_keepsThePeersRemoval();
+  }
+
+  /** An unanswered write that did not land, then a peer's publish: proven absent by the lineage, published on top. */
+  @Test
+  public final void anUnansweredWriteThatDidNotLand_thenAPeerPublishWhileStalled_isPublishedOnTopOfIt() {
+    lostAnswers().anUnansweredWriteThatDidNotLand_thenAPeerPublishWhileStalled_isPublishedOnTopOfIt();
+  }
+
+  /** Finding 7: a lost answer on the last attempt is an unknown outcome (in flight), never "unpublished". */
+  @Test
+  public final void aLostAnswerOnTheLastAttempt_isAnUnknownOutcomeInFlight_notUnpublished_whateverThePolicy() {
+    lostAnswers().aLostAnswerOnTheLastAttempt_isAnUnknownOutcomeInFlight_notUnpublished_whateverThePolicy();
+  }
+
+  /** Finding 1: past the lineage, the change is never dropped; every run fails until it is re-applied. */
+  @Test
+  public final void aLostAnswer_thenMorePeerCommitsThanTheLineageHolds_blocksEveryRunUntilReapplied_withoutRevertingAPeer() {
+    lostAnswers().aLostAnswer_thenMorePeerCommitsThanTheLineageHolds_blocksEveryRunUntilReapplied_withoutRevertingAPeer();
+  }
+
+  /** Finding 1: or until it is discarded. */
+  @Test
+  public final void aLostAnswer_thenMorePeerCommitsThanTheLineageHolds_isClearedOnlyByDiscarding() {
+    lostAnswers().aLostAnswer_thenMorePeerCommitsThanTheLineageHolds_isClearedOnlyByDiscarding();
+  }
+
+  /** Finding 1: within the lineage, a write that landed is settled on its own and not applied again. */
+  @Test
+  public final void aLostAnswer_thenFewerPeerCommitsThanTheLineageHolds_isSettledAsLanded() {
+    lostAnswers().aLostAnswer_thenFewerPeerCommitsThanTheLineageHolds_isSettledAsLanded();
+  }
+
+  /** Finding 1: within the lineage, a write that did not land is settled on its own and published again. */
+  @Test
+  public final void aLostAnswer_thenFewerPeerCommitsThanTheLineageHolds_isSettledAsNotLanded_andPublishedAgain() {
+    lostAnswers().aLostAnswer_thenFewerPeerCommitsThanTheLineageHolds_isSettledAsNotLanded_andPublishedAgain();
+  }
+
+  // ---- Crash recovery ------------------------------------------------------------------------------
+
+  /** A process that dies inside its change leaves nothing to replay. */
+  @Test
+  public final void aCrashInsideTheChange_leavesNothing_andTheRestartedCheckoutPublishesNothing() {
+    recovery().aCrashInsideTheChange_leavesNothing_andTheRestartedCheckoutPublishesNothing();
+  }
+
+  /** A process that dies before its write is sent: the restarted checkout publishes the change. */
+  @Test
+  public final void aCrashBeforeTheWriteWasSent_isPublishedByTheRestartedCheckout() {
+    recovery().aCrashBeforeTheWriteWasSent_isPublishedByTheRestartedCheckout();
+  }
+
+  /** ...and when a peer changed one of its entries meanwhile, that entry keeps the peer's value. */
+  @Test
+  public final void aCrashBeforeTheWriteWasSent_thenAPeerChangedOneOfItsEntries_keepsThePeersValue_andPublishesTheRest() {
+    recovery().aCrashBeforeTheWriteWasSent_thenAPeerChangedOneOfItsEntries_keepsThePeersValue_andPublishesTheRest();
+  }
+
+  /** A process that dies after its write landed, before it cleared its record, is not replayed over a peer. */
+  @Test
+  public final void aCrashBetweenThePublishAndClearingTheRecord_isSettledAsLanded_andNeverRevertsALaterPeer() {
+    recovery().aCrashBetweenThePublishAndClearingTheRecord_isSettledAsLanded_andNeverRevertsALaterPeer();
+  }
+
+  /** Finding 7: a failed record cleanup after a successful publish is a warning, not a failure. */
+  @Test
+  public final void aFailedRecordCleanupAfterASuccessfulPublish_isAWarning_andTheNextRunSettlesTheRecord() {
+    recovery().aFailedRecordCleanupAfterASuccessfulPublish_isAWarning_andTheNextRunSettlesTheRecord();
+  }
+
+  /** A process that dies before the archive its change installs landed leaves no entry to replay. */
+  @Test
+  public final void aCrashBeforeItsArchiveLanded_leavesNoEntryToReplay() throws Exception {
+    recovery().aCrashBeforeItsArchiveLanded_leavesNoEntryToReplay();
+  }
+
+  /** A process that dies after its archive landed: the restarted checkout publishes the entry that pins it. */
+  @Test
+  public final void aCrashAfterItsArchiveLanded_publishesTheEntryThatPinsIt() throws Exception {
+    recovery().aCrashAfterItsArchiveLanded_publishesTheEntryThatPinsIt();
+  }
+
+  /** Two instances on one checkout never interleave, even when one stalled past its lease and the other took it. */
+  @Test
+  public final void twoInstancesOnOneCheckout_serialiseTheirRuns_evenWhenOneStallsPastItsLease() throws Exception {
+    recovery().twoInstancesOnOneCheckout_serialiseTheirRuns_evenWhenOneStallsPastItsLease();
+  }
+
+  /** Another process holding the checkout: the run times out naming that process. */
+  @Test
+  public final void aCheckoutLockedByAnotherProcess_timesTheRunOutNamingTheLock() throws Exception {
+    recovery().aCheckoutLockedByAnotherProcess_timesTheRunOutNamingTheLock();
+  }
+
+  // ---- Locks ------------------------------------------------------------------------------------
+
+  /** A run (or refresh, or re-apply) started inside a run on the same thread is refused. */
+  @Test
+  public final void startingARunInsideARun_isRejected_andReleasesTheLocks() {
+    locks().startingARunInsideARun_isRejected_andReleasesTheLocks();
+  }
+
+  /** Locks are taken in order: the global lock inside the pulled-extensions lock is refused. */
+  @Test
+  public final void lockOrder_theGlobalLockInsideThePulledExtensionsLock_isRejected() {
+    locks().lockOrder_theGlobalLockInsideThePulledExtensionsLock_isRejected();
+  }
+
+  /** Pulled-extensions sections nest inside one run and are released after it. */
+  @Test
+  public final void pulledExtensionsSections_nestInsideOneRun_andAreReleasedAfterIt() {
+    locks().pulledExtensionsSections_nestInsideOneRun_andAreReleasedAfterIt();
+  }
+
+  /** A live holder of the global lock times the lock out, named in the message. */
+  @Test
+  public final void aLiveHolder_timesTheLockOut_namingIt() {
+    locks().aLiveHolder_timesTheLockOut_namingIt();
+  }
+
+  /** An unreachable store fails the lock as unavailable, changing nothing. */
+  @Test
+  public final void anUnreachableStore_failsTheLockAsUnavailable_andChangesNothing() {
+    locks().anUnreachableStore_failsTheLockAsUnavailable_andChangesNothing();
+  }
+
+  /** Finding 2: a checkout on the store and one on a wrapper around it share the lock and lose nothing. */
+  @Test
+  public final void checkoutsOfDifferentConfigurationsOnOneStore_interleaved_loseNothing() {
+    locks().checkoutsOfDifferentConfigurationsOnOneStore_interleaved_loseNothing();
+  }
+
+  // ---- What a run may read, write and touch -------------------------------------------------------
+
+  /** A failed fetch runs no change and changes nothing. */
+  @Test
+  public final void aFailedFetch_runsNoChange_andChangesNothing() {
+    boundaries().aFailedFetch_runsNoChange_andChangesNothing();
+  }
+
+  /** {@code refresh()} is read-only: one conditional read, no lock write, a pending change left pending. */
+  @Test
+  public final void refresh_isReadOnly_costsOneConditionalRead_andLeavesAPendingChangePending() {
+    boundaries().refresh_isReadOnly_costsOneConditionalRead_andLeavesAPendingChangePending();
+  }
+
+  /** Finding 5: reads need no lock; a snapshot costs one read and writes nothing. */
+  @Test
+  public final void snapshot_needsNoLock_costsOneRead_andWritesNothing_whileAnotherCheckoutHoldsTheGlobalLock() {
+    boundaries().snapshot_needsNoLock_costsOneRead_andWritesNothing_whileAnotherCheckoutHoldsTheGlobalLock();
+  }
+
+  /** Finding 5: no write outside a run: a leaked context refuses everything. */
+  @Test
+  public final void theContext_refusesEveryUseAfterItsChangeReturned() {
+    boundaries().theContext_refusesEveryUseAfterItsChangeReturned();
+  }
+
+  /** Finding 5: a context used from another thread is refused; another thread's run publishes only its own change. */
+  @Test
+  public final void theContext_usedFromAnotherThreadDuringARun_isRefused_andNothingIsSweptIntoTheRun() throws Exception {
+    boundaries().theContext_usedFromAnotherThreadDuringARun_isRefused_andNothingIsSweptIntoTheRun();
+  }
+
+  /** Nothing internal travels, checked on the operation log and on what the store holds. */
+  @Test
+  public final void onlyTheLockfile_theGlobalLockAndTheSelfCheck_areEverWritten() throws Exception {
+    boundaries().onlyTheLockfile_theGlobalLockAndTheSelfCheck_areEverWritten();
+  }
+
+  /** Finding 3: a store that ignores preconditions surfaces from {@code run} as {@code DatastoreUnsafeException}. */
+  @Test
+  public final void aStoreThatIgnoresPreconditions_isRefusedByRunAsUnsafe_beforeAnyWrite() {
+    boundaries().aStoreThatIgnoresPreconditions_isRefusedByRunAsUnsafe_beforeAnyWrite();
+  }
+
+  // ---- Lockfile bytes -----------------------------------------------------------------------------
+
+  /** Finding 6: a put of an unrelated name leaves every other member of a real lockfile byte-identical. */
+  @Test
+  public final void aPutOfAnUnrelatedName_leavesEveryOtherMemberByteIdentical_inTheStoredObject() {
+    bytes().aPutOfAnUnrelatedName_leavesEveryOtherMemberByteIdentical_inTheStoredObject();
+  }
+
+  /** Finding 6: a put keeps the file's byte order mark, line endings and a one-line object. */
+  @Test
+  public final void aPut_keepsTheByteOrderMarkTheLineEndingsAndAOneLineObject() {
+    bytes().aPut_keepsTheByteOrderMarkTheLineEndingsAndAOneLineObject();
+  }
+
+  /** Finding 6: a write to a foreign member is refused and changes nothing. */
+  @Test
+  public final void aWriteToAForeignMember_isRefused_andChangesNothing() {
+    bytes().aWriteToAForeignMember_isRefused_andChangesNothing();
+  }
+
+  /** Finding 7: a huge object at the lockfile's key is a clear error, not an OutOfMemoryError. */
+  @Test
+  public final void aHugeObjectAtTheLockfileKey_isAClearObjectTooLargeError_andChangesNothing() {
+    bytes().aHugeObjectAtTheLockfileKey_isAClearObjectTooLargeError_andChangesNothing();
+  }
+
+  /** A lockfile that is not JSON is refused, naming the position, and never replaced. */
+  @Test
+  public final void aLockfileThatIsNotJson_isRefusedNamingThePosition_andNeverReplaced() {
+    bytes().aLockfileThatIsNotJson_isRefusedNamingThePosition_andNeverReplaced();
   }
 }

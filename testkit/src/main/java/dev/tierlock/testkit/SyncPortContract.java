@@ -1,337 +1,166 @@
 package dev.tierlock.testkit;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
-import dev.tierlock.DatastoreUnavailableException;
-import dev.tierlock.ExtensionName;
-import dev.tierlock.Lockfile;
-import dev.tierlock.LockfileFormatException;
-import dev.tierlock.LockfileHead;
-import dev.tierlock.ManagedLockfileSyncPort;
-import dev.tierlock.OutcomeUnknownException;
-import dev.tierlock.PublishOutcome;
-import dev.tierlock.PublishRequest;
-import dev.tierlock.SyncMode;
-import dev.tierlock.TierPath;
 import dev.tierlock.spi.Datastore;
-import dev.tierlock.spi.ObjectBody;
-import dev.tierlock.spi.ObjectMetadata;
-import dev.tierlock.spi.ObjectVersion;
-import dev.tierlock.spi.WriteCondition;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.util.List;
-import java.util.Optional;
+import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The contract of {@link ManagedLockfileSyncPort#remote} over any datastore: hydrate is one
- * conditional read of exactly the lockfile's key, bound to the namespace once, decoded before the
- * cache is replaced, and returns the version with the commit lineage it carries; publish writes
- * exactly the content it is given (never the local file) under its precondition, with a commit id
- * and the parent's lineage in the metadata, then the deletions; an unanswered write is resolved by
- * reading the lineage back: landed (even under a later version), not landed, or still unknown. A
- * datastore module subclasses it in a few lines:
+ * The contract of the shared lockfile's fetch and publish on a datastore, as a transaction sees
+ * them: observed through {@link dev.tierlock.Tierlock} on one fresh store per test, counted with a
+ * {@link CountingDatastore} and logged by a {@link FaultyDatastore} around the store. A fetch is
+ * one read of exactly the lockfile's key, in full the first time and conditional after that (a
+ * not-modified answer transfers no body), and a cache that fails its digest is never believed; a
+ * publish is conditional on the version fetched and carries its commit id and as much lineage as
+ * the store's {@link Datastore#maxMetadataBytes()} holds; a lost answer is settled by the lineage.
+ * A datastore module subclasses it in a few lines:
  *
  * <pre>{@code
- * class GcsSyncPortTest extends SyncPortContract {
- *   @Override protected Datastore createDatastore() { return GcsDatastore.of(storage, freshBucket()); }
+ * class MyStoreSyncPortContractTest extends SyncPortContract {
+ *   @Override protected Datastore createDatastore() { return MyStore.open(freshBucket()); }
+ *   @Override protected Set<DatastoreFeature> features() { return EnumSet.noneOf(DatastoreFeature.class); }
  * }
  * }</pre>
  *
- * <p>Every test method is final; the store is wrapped in a {@link FaultyDatastore} for faults and
- * the operation log. Not thread-safe (JUnit runs one test per instance).
+ * <p>Of the {@link DatastoreFeature}s, only {@link DatastoreFeature#NOT_MODIFIED_READS} matters
+ * here: a store without it answers a warm fetch in full, which the contract then expects (one read
+ * all the same). Every case is listed below as a final method; the bodies live in the
+ * package-private {@code SyncPortScenarios}. The lineage case prints how many commit ids the store
+ * keeps. Not thread-safe (JUnit runs one test per instance).
  */
-public abstract class SyncPortContract extends SyncPortContractSupport {
+public abstract class SyncPortContract {
+
+  @TempDir
+  @Nullable Path temp;
+
+  private @Nullable TransactionFixture fixture;
 
   /** For subclasses. */
   protected SyncPortContract() {}
 
   /**
-   * Returns a fresh, empty datastore; called before each test and closed after it.
+   * Returns a fresh, empty datastore (a new bucket, prefix or directory); called before each test
+   * and closed after it.
    *
+   * @return the store under test
    * @throws Exception if the store cannot be created (the test then fails)
    */
-  @Override
   protected abstract Datastore createDatastore() throws Exception;
 
-  @Test
-  final void paths_bindTheNamespaceOnce() {
-    assertThat(port().mode()).isEqualTo(SyncMode.REMOTE);
-    assertThat(port().lockfilePath()).isEqualTo(temp.resolve("cache/team/config/upstream_extensions.json").toAbsolutePath());
-    assertThat(port().lockPath().startsWith(temp.resolve("state").toAbsolutePath())).as("lock in the state directory").isTrue();
-    assertThat(port().describe()).endsWith("team/config/upstream_extensions.json");
+  /**
+   * Returns the features the datastore under test has; all of them unless overridden.
+   *
+   * @return the declared features
+   */
+  protected Set<DatastoreFeature> features() {
+    return EnumSet.allOf(DatastoreFeature.class);
   }
 
-  @Test
-  final void hydrate_whenAbsent_returnsEmptyAndRemovesTheCachedCopy() throws IOException {
-    writeLocal(TierPath.LOCKFILE, encode("@s/stale"));
-
-    assertThat(port().hydrate()).isEmpty();
-
-    assertThat(port().lockfilePath()).doesNotExist();
-    assertThat(port().lastSeen()).isEmpty();
-    assertThat(store().log().entries()).singleElement().satisfies(e -> {
-      assertThat(e.operation()).isEqualTo(DatastoreOperation.READ);
-      assertThat(e.target()).isEqualTo(LOCKFILE_KEY.value());
-    });
-  }
-
-  @Test
-  final void hydrate_writesTheCachedCopyAndReturnsTheVersion() throws IOException {
-    byte[] remote = encode("@s/a");
-    ObjectVersion version = plant(remote);
-
-    assertThat(port().hydrate()).contains(new LockfileHead(version, List.of()));
-
-    assertThat(local()).isEqualTo(remote);
-    assertThat(port().lastSeen()).contains(lockfile("@s/a"));
-    assertThat(store().log().entries()).extracting(LoggedOperation::target).containsExactly(LOCKFILE_KEY.value());
-  }
-
-  @Test
-  final void hydrate_returnsTheCommitLineageTheVersionCarries_alsoWhenNotModified() {
-    ObjectVersion version = plant(encode("@s/a"), commitOf("c3", "c2 c1"));
-
-    assertThat(port().hydrate()).contains(new LockfileHead(version, List.of("c3", "c2", "c1")));
-    assertThat(port().hydrate()).contains(new LockfileHead(version, List.of("c3", "c2", "c1")));
-
-    assertThat(store().log().entries()).extracting(LoggedOperation::condition)
-        .containsExactly("always", "ifNoneMatch(" + version.value() + ")");
-  }
-
-  @Test
-  final void hydrate_again_isConditionalOnTheVersionSeen() {
-    ObjectVersion version = plant(encode("@s/a"));
-    port().hydrate();
-    store().log().clear();
-
-    assertThat(port().hydrate()).map(LockfileHead::version).contains(version);
-
-    assertThat(store().log().entries()).singleElement()
-        .satisfies(e -> assertThat(e.condition()).isEqualTo("ifNoneMatch(" + version.value() + ")"));
-  }
-
-  @Test
-  final void hydrate_afterTheCacheWasChanged_readsInFullAndRestoresIt() throws IOException {
-    byte[] remote = encode("@s/a");
-    plant(remote);
-    port().hydrate();
-    Files.write(port().lockfilePath(), encode("@s/a", "@s/local"));
-    store().log().clear();
-
-    port().hydrate();
-
-    assertThat(store().log().entries()).singleElement().satisfies(e -> assertThat(e.condition()).isEqualTo("always"));
-    assertThat(local()).isEqualTo(remote);
-  }
-
-  @Test
-  final void hydrate_afterAPeerPublished_replacesTheCachedCopy() throws IOException {
-    plant(encode("@s/a"));
-    port().hydrate();
-    byte[] newer = encode("@s/a", "@s/b");
-    ObjectVersion version = plant(newer);
-
-    assertThat(port().hydrate()).map(LockfileHead::version).contains(version);
-
-    assertThat(local()).isEqualTo(newer);
-    assertThat(port().lastSeen()).contains(lockfile("@s/a", "@s/b"));
-  }
-
-  @Test
-  final void hydrate_ofACorruptLockfile_failsNamingThePositionAndKeepsTheCache() throws IOException {
-    byte[] good = encode("@s/a");
-    plant(good);
-    port().hydrate();
-    plant("{\n  \"@s/a\": [\n".getBytes(StandardCharsets.UTF_8));
-
-    assertThatThrownBy(() -> port().hydrate())
-        .isInstanceOf(LockfileFormatException.class)
-        .hasMessageStartingWith("Cannot read lockfile " + port().describe() + ": ")
-        .hasMessageContaining("(at line 2, column 11)")
-        .extracting(e -> ((LockfileFormatException) e).code()).isEqualTo("lockfile_format");
-    assertThat(local()).isEqualTo(good);
-  }
-
-  @Test
-  final void hydrate_thatFails_keepsTheCache() throws IOException {
-    byte[] good = encode("@s/a");
-    plant(good);
-    port().hydrate();
-    plant(encode("@s/b"));
-    store().faults().failNext(DatastoreOperation.READ, 1, Fault.UNAVAILABLE);
-
-    assertThatThrownBy(() -> port().hydrate())
-        .isInstanceOf(DatastoreUnavailableException.class)
-        .extracting(e -> ((DatastoreUnavailableException) e).code()).isEqualTo("datastore_unavailable");
-    assertThat(local()).isEqualTo(good);
-  }
-
-  @Test
-  final void publish_writesTheGivenContent_conditionalOnTheParent_withItsCommitAndLineage() throws IOException {
-    plant(encode("@s/a"), commitOf("c1", ""));
-    LockfileHead parent = port().hydrate().orElseThrow();
-    writeLocal(TierPath.LOCKFILE, "{ the local file is never published".getBytes(StandardCharsets.UTF_8));
-    Files.writeString(port().lockfilePath().resolveSibling(".lock"), "never uploaded");
-    store().log().clear();
-
-    PublishOutcome outcome = port().publish(PublishRequest.lockfileOn(parent, lockfile("@s/a", "@s/b"), "c2"));
-
-    assertThat(outcome).isInstanceOfSatisfying(PublishOutcome.Published.class, p -> {
-      assertThat(p.commitId()).contains("c2");
-      assertThat(p.lockfileVersion()).isEqualTo(store().delegate().stat(LOCKFILE_KEY).map(o -> o.version()));
-    });
-    assertThat(writes()).singleElement().satisfies(e -> {
-      assertThat(e.target()).isEqualTo(LOCKFILE_KEY.value());
-      assertThat(e.condition()).isEqualTo("mustMatch(" + parent.version().value() + ")");
-    });
-    assertThat(sharedMetadata().get(ObjectMetadata.COMMIT_ID)).contains("c2");
-    assertThat(sharedMetadata().get(LockfileHead.HISTORY)).contains("c1");
-    assertThat(TestCheckout.sharedLockfile(store().delegate(), NAMESPACE)).isEqualTo(lockfile("@s/a", "@s/b"));
-    assertThat(local()).as("the cache holds what was published").isEqualTo(encode("@s/a", "@s/b"));
-    store().log().clear();
-    assertThat(port().hydrate()).map(LockfileHead::lineage).contains(List.of("c2", "c1"));
-    assertThat(store().log().entries()).singleElement().satisfies(e -> assertThat(e.condition()).startsWith("ifNoneMatch("));
-  }
-
-  @Test
-  final void publish_keepsAtMostTwelveIdsOfLineage_withinTheMetadataLimit() {
-    List<String> shortIds = new java.util.ArrayList<>();
-    for (int i = 20; i > 0; i--) {
-      shortIds.add("c" + i);
+  @BeforeEach
+  final void openFixture() throws Exception {
+    if (temp == null) {
+      throw new IllegalStateException("Cannot open the contract's fixture: JUnit gave no temp directory");
     }
-    ObjectVersion version = plant(encode("@s/a"));
-
-    port().publish(PublishRequest.lockfileOn(new LockfileHead(version, shortIds), lockfile("@s/b"), "c21"));
-
-    assertThat(sharedMetadata().get(LockfileHead.HISTORY)).contains(String.join(" ", shortIds.subList(0, 12)));
-    List<String> longIds = List.of("a".repeat(64), "b".repeat(64), "c".repeat(64), "d".repeat(64), "e".repeat(64));
-    ObjectVersion next = store().delegate().stat(LOCKFILE_KEY).orElseThrow().version();
-
-    port().publish(PublishRequest.lockfileOn(new LockfileHead(next, longIds), lockfile("@s/c"), "c22"));
-
-    assertThat(sharedMetadata().get(LockfileHead.HISTORY)).contains(String.join(" ", longIds.subList(0, 3)));
+    fixture = TransactionFixture.open(createDatastore(), temp);
   }
 
-  @Test
-  final void publish_overAStaleVersion_isAConflictAndChangesNothing() throws IOException {
-    plant(encode("@s/a"));
-    LockfileHead hydrated = port().hydrate().orElseThrow();
-    plant(encode("@s/a", "@s/peer"));
-
-    assertThat(port().publish(PublishRequest.lockfileOn(hydrated, lockfile("@s/a", "@s/mine"), commit())))
-        .isEqualTo(PublishOutcome.Conflict.INSTANCE);
-
-    assertThat(TestCheckout.sharedLockfile(store().delegate(), NAMESPACE).names())
-        .extracting(ExtensionName::value).containsExactly("@s/a", "@s/peer");
+  @AfterEach
+  final void closeFixture() {
+    TransactionFixture open = fixture;
+    fixture = null;
+    if (open != null) {
+      open.close();
+    }
   }
 
-  @Test
-  final void publish_whenItWasAbsent_isCreateOnly() {
-    assertThat(port().hydrate()).isEmpty();
-    plant(encode("@s/peer"));
-
-    assertThat(port().publish(PublishRequest.newLockfile(lockfile("@s/mine"), commit())))
-        .isEqualTo(PublishOutcome.Conflict.INSTANCE);
-
-    assertThat(writes()).last().satisfies(e -> assertThat(e.condition()).isEqualTo("mustNotExist"));
-    assertThat(TestCheckout.sharedLockfile(store().delegate(), NAMESPACE).names())
-        .extracting(ExtensionName::value).containsExactly("@s/peer");
+  private SyncPortScenarios port() {
+    TransactionFixture open = fixture;
+    if (open == null) {
+      throw new IllegalStateException("Cannot run a contract case: no test is running");
+    }
+    return new SyncPortScenarios(open, features());
   }
 
+  // ---- Fetch ----------------------------------------------------------------------------------------
+
+  /** A checkout's first fetch is one unconditional read; the cache holds the store's exact bytes. */
   @Test
-  final void publish_aLostResponse_isResolvedByReadingTheCommitIdBack() {
-    store().faults().failNext(DatastoreOperation.WRITE, 1, Fault.LOSE_RESPONSE);
-
-    PublishOutcome outcome = port().publish(PublishRequest.newLockfile(lockfile("@s/mine"), "c1"));
-
-    Optional<ObjectVersion> now = store().delegate().stat(LOCKFILE_KEY).map(o -> o.version());
-    assertThat(outcome).isInstanceOfSatisfying(PublishOutcome.Published.class,
-        p -> assertThat(p.lockfileVersion()).isEqualTo(now));
-    assertThat(store().log().count(DatastoreOperation.STAT)).isEqualTo(1);
-    assertThat(writes()).hasSize(1);
+  public final void theFirstFetch_readsInFull_andCachesTheExactBytes() {
+    port().theFirstFetch_readsInFull_andCachesTheExactBytes();
   }
 
+  /** A warm fetch is one read conditional on the cached version; not-modified transfers no body. */
   @Test
-  final void publish_aLostResponseUnderALaterPeerVersion_landedByItsLineage() throws IOException {
-    store().faults().failNext(DatastoreOperation.WRITE, 1, Fault.LOSE_RESPONSE);
-    store().faults().beforeNext(DatastoreOperation.STAT, key -> key.equals(LOCKFILE_KEY),
-        () -> plant(encode("@s/peer"), commitOf("peer-1", "c1")));
-
-    PublishOutcome outcome = port().publish(PublishRequest.newLockfile(lockfile("@s/mine"), "c1"));
-
-    assertThat(outcome).isInstanceOfSatisfying(PublishOutcome.Published.class, p -> {
-      assertThat(p.commitId()).contains("c1");
-      assertThat(p.lockfileVersion()).as("a later version is not ours").isEmpty();
-    });
-    store().log().clear();
-    assertThat(port().hydrate()).map(LockfileHead::lineage).contains(List.of("peer-1", "c1"));
-    assertThat(store().log().entries()).singleElement().satisfies(e -> assertThat(e.condition()).isEqualTo("always"));
-    assertThat(local()).isEqualTo(encode("@s/peer"));
+  public final void aWarmFetch_isOneConditionalRead_thatTransfersNoBody_alsoAfterARestart() {
+    port().aWarmFetch_isOneConditionalRead_thatTransfersNoBody_alsoAfterARestart();
   }
 
+  /** After a peer's publish, the conditional read brings the new bytes, and the cache takes them. */
   @Test
-  final void publish_aLostResponseOvertakenByAVersionWithoutIt_staysUnknown() {
-    plant(encode("@s/a"), commitOf("c1", ""));
-    LockfileHead parent = port().hydrate().orElseThrow();
-    store().faults().failNext(DatastoreOperation.WRITE, 1, Fault.TIMEOUT_BEFORE_APPLY);
-    store().faults().beforeNext(DatastoreOperation.STAT, key -> key.equals(LOCKFILE_KEY),
-        () -> plant(encode("@s/peer"), commitOf("peer-1", "")));
-
-    assertThatThrownBy(() -> port().publish(PublishRequest.lockfileOn(parent, lockfile("@s/a", "@s/mine"), "c2")))
-        .isInstanceOf(OutcomeUnknownException.class)
-        .extracting(e -> ((OutcomeUnknownException) e).code()).isEqualTo("outcome_unknown");
-    assertThat(TestCheckout.sharedLockfile(store().delegate(), NAMESPACE)).isEqualTo(lockfile("@s/peer"));
+  public final void aFetchAfterAPeerPublished_readsTheNewBytes_andCachesThem() {
+    port().aFetchAfterAPeerPublished_readsTheNewBytes_andCachesThem();
   }
 
+  /** A lockfile deleted behind everyone's back reads as empty; the cache forgets it; the next publish creates it. */
   @Test
-  final void publish_aWriteThatNeverApplied_isAConflictAfterTheReadBack() {
-    store().faults().failNext(DatastoreOperation.WRITE, 1, Fault.TIMEOUT_BEFORE_APPLY);
-
-    assertThat(port().publish(PublishRequest.newLockfile(lockfile("@s/mine"), commit())))
-        .isEqualTo(PublishOutcome.Conflict.INSTANCE);
-
-    assertThat(store().delegate().stat(LOCKFILE_KEY)).isEmpty();
+  public final void aFetchOfAnAbsentLockfile_isEmpty_andForgetsTheCache() {
+    port().aFetchOfAnAbsentLockfile_isEmpty_andForgetsTheCache();
   }
 
+  /** A cached copy or record changed behind Tierlock's back is never believed: a full read. */
   @Test
-  final void publish_aLostResponseWithAFailedReadBack_staysUnknown() {
-    store().faults().failNext(DatastoreOperation.WRITE, 1, Fault.LOSE_RESPONSE)
-        .failNext(DatastoreOperation.STAT, 1, Fault.UNAVAILABLE);
-
-    assertThatThrownBy(() -> port().publish(PublishRequest.newLockfile(lockfile("@s/mine"), commit())))
-        .isInstanceOf(OutcomeUnknownException.class)
-        .satisfies(e -> assertThat(e.getSuppressed()).singleElement().isInstanceOf(DatastoreUnavailableException.class))
-        .extracting(e -> ((OutcomeUnknownException) e).code()).isEqualTo("outcome_unknown");
+  public final void aDamagedCache_isNeverBelieved_butReadInFull() throws Exception {
+    port().aDamagedCache_isNeverBelieved_butReadInFull();
   }
 
+  /** A fetch that fails, or finds a lockfile that does not parse, leaves the cache as it was. */
   @Test
-  final void publish_deletesAfterTheLockfile() {
-    store().delegate().write(NAMESPACE.key(ARCHIVE_A), ObjectBody.of(new byte[] {1}), WriteCondition.none(), ObjectMetadata.EMPTY);
-
-    PublishOutcome outcome = port().publish(PublishRequest.newLockfile(lockfile("@s/b"), commit())
-        .withDeletions(List.of(ARCHIVE_A)));
-
-    assertThat(outcome).isInstanceOfSatisfying(PublishOutcome.Published.class, p -> assertThat(p.notDeleted()).isEmpty());
-    assertThat(store().delegate().stat(NAMESPACE.key(ARCHIVE_A))).isEmpty();
-    assertThat(store().log().entries()).extracting(LoggedOperation::operation).containsSubsequence(
-        DatastoreOperation.WRITE, DatastoreOperation.STAT, DatastoreOperation.DELETE);
+  public final void aFailedOrUnreadableFetch_keepsTheCache() {
+    port().aFailedOrUnreadableFetch_keepsTheCache();
   }
 
+  // ---- Publish --------------------------------------------------------------------------------------
+
+  /** A publish is create-only or conditional on the version fetched, with its commit id and lineage. */
   @Test
-  final void internalFilesAndBadRequests_cannotEvenBeMade() {
-    assertThatThrownBy(() -> TierPath.of("config/upstream_extensions.json.lock"))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("Cannot use tier path \"config/upstream_extensions.json.lock\": lock files never leave the checkout");
-    assertThatThrownBy(() -> PublishRequest.pathsOnly().withDeletions(List.of(TierPath.LOCKFILE)))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("Cannot delete " + TierPath.LOCKFILE + " by a publish");
-    assertThatThrownBy(() -> PublishRequest.newLockfile(Lockfile.EMPTY, "not an id"))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("Cannot use commit id \"not an id\": letters, digits and -, 1 to 64 characters");
-    assertThat(writes()).isEmpty();
+  public final void aPublish_isConditionalOnTheVersionFetched_andCarriesItsCommitIdAndTheLineage() {
+    port().aPublish_isConditionalOnTheVersionFetched_andCarriesItsCommitIdAndTheLineage();
+  }
+
+  /** After a long chain of commits, the stored lineage fills the store's metadata capacity (printed). */
+  @Test
+  public final void aLongChainOfCommits_keepsAsMuchLineageAsTheStoresMetadataHolds() {
+    port().aLongChainOfCommits_keepsAsMuchLineageAsTheStoresMetadataHolds();
+  }
+
+  /** A version written by another tool carries no lineage, and the next commit starts a new one. */
+  @Test
+  public final void aWriteOfAnotherTool_startsANewLineage() {
+    port().aWriteOfAnotherTool_startsANewLineage();
+  }
+
+  // ---- Lost answers ---------------------------------------------------------------------------------
+
+  /** A lost answer with a working read-back resolves to landed, with one write. */
+  @Test
+  public final void aLostAnswerWithAWorkingReadBack_resolvesToLanded_withOneWrite() {
+    port().aLostAnswerWithAWorkingReadBack_resolvesToLanded_withOneWrite();
+  }
+
+  /** A lost answer overtaken by another tool's write cannot be proven either way: outcome unknown until re-applied. */
+  @Test
+  public final void aLostAnswerOvertakenByAnotherToolsWrite_isAnUnknownOutcome_untilReapplied() {
+    port().aLostAnswerOvertakenByAnotherToolsWrite_isAnUnknownOutcome_untilReapplied();
+  }
+
+  /** On a version without a commit id, "not landed" is proven only where versions never repeat. */
+  @Test
+  public final void aLostAnswerOnAnotherToolsVersion_isProvenAbsentOnlyWhereVersionsNeverRepeat() {
+    port().aLostAnswerOnAnotherToolsVersion_isProvenAbsentOnlyWhereVersionsNeverRepeat();
   }
 }

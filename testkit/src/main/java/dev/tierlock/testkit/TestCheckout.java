@@ -2,6 +2,7 @@ package dev.tierlock.testkit;
 
 import dev.tierlock.ExtensionName;
 import dev.tierlock.Heartbeats;
+import dev.tierlock.internal.TierlockAccess;
 import dev.tierlock.Lockfile;
 import dev.tierlock.LockfileCodec;
 import dev.tierlock.LockfileEntry;
@@ -22,20 +23,24 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.SplittableRandom;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One checkout on a shared datastore, for tests and for trying Tierlock out: its own directory
  * (with its state directory and cache inside) and a {@link Tierlock} on the shared store, timed by
  * a {@link TestClock} so that nothing sleeps for real, with heartbeats that never run (a lease
  * stays fresh only until the clock passes its ttl, which is how a test stalls a holder). Build
- * several on one datastore to play several machines.
+ * several on one datastore to play several machines, two on one directory to play two processes
+ * on one checkout, and {@link #reopen()} one to play its process restarting.
  *
  * <pre>{@code
- * Datastore shared = Datastores.selfChecked(remote);
- * TestCheckout a = TestCheckout.builder(shared, dir.resolve("a"), clock).build();
- * TestCheckout b = TestCheckout.builder(shared, dir.resolve("b"), clock).build();
+ * TestClock clock = TestClock.create();
+ * TestCheckout a = TestCheckout.builder(remote, dir.resolve("a"), clock).build();
+ * TestCheckout b = TestCheckout.builder(remote, dir.resolve("b"), clock).build();
  * a.put("@acme/web", "1.0.0");
  * b.remove("@acme/db");
+ * assertThat(a.shared().names()).containsExactly(ExtensionName.of("@acme/web"));
  * }</pre>
  *
  * <p>Thread-safe as {@link Tierlock} is. Closing it closes nothing shared.
@@ -43,19 +48,16 @@ import java.util.SplittableRandom;
 public final class TestCheckout implements AutoCloseable {
 
   private final Tierlock tierlock;
-  private final Path directory;
-  private final TestClock clock;
+  private final Builder settings;
 
-  private TestCheckout(Tierlock tierlock, Path directory, TestClock clock) {
+  private TestCheckout(Tierlock tierlock, Builder settings) {
     this.tierlock = tierlock;
-    this.directory = directory;
-    this.clock = clock;
+    this.settings = settings;
   }
 
   /**
-   * Starts a checkout in {@code directory} (created if missing) on {@code shared}. Pass a store
-   * already wrapped in {@link dev.tierlock.Datastores#selfChecked} to run its self-check once for
-   * all checkouts.
+   * Starts a checkout in {@code directory} (created if missing) on {@code shared}. The self-check
+   * runs once per datastore instance in a process, so many checkouts on one store pay it once.
    *
    * @param shared the shared datastore (not closed by the checkout)
    * @param directory the checkout's directory
@@ -78,12 +80,26 @@ public final class TestCheckout implements AutoCloseable {
 
   /** {@return the checkout directory} */
   public Path directory() {
-    return directory;
+    return settings.directory;
   }
 
   /** {@return the clock the checkout runs on} */
   public TestClock clock() {
-    return clock;
+    return settings.clock;
+  }
+
+  /**
+   * Plays this checkout's process restarting: closes this checkout and returns a new one on the
+   * same directory and datastore with the same settings. The new one knows only what the
+   * checkout's files hold (its cache, its pending record), none of this instance's memory. The
+   * self-check is not run again (this datastore instance passed it, or it runs before the first
+   * write).
+   *
+   * @return the restarted checkout
+   */
+  public TestCheckout reopen() {
+    close();
+    return settings.open(false);
   }
 
   /**
@@ -93,7 +109,7 @@ public final class TestCheckout implements AutoCloseable {
    * @return the entry
    */
   public LockfileEntry entry(String version) {
-    return LockfileEntry.builder(version, clock.instant()).build();
+    return LockfileEntry.builder(version, settings.clock.instant()).build();
   }
 
   /**
@@ -108,7 +124,7 @@ public final class TestCheckout implements AutoCloseable {
   public TransactionResult put(String name, String version) {
     ExtensionName parsed = ExtensionName.of(name);
     LockfileEntry entry = entry(version);
-    return transaction().run(tx -> tx.repository().writeEntry(parsed, entry));
+    return transaction().run(tx -> tx.put(parsed, entry));
   }
 
   /**
@@ -120,12 +136,28 @@ public final class TestCheckout implements AutoCloseable {
    */
   public TransactionResult remove(String name) {
     ExtensionName parsed = ExtensionName.of(name);
-    return transaction().run(tx -> tx.repository().removeEntry(parsed));
+    return transaction().run(tx -> tx.remove(parsed));
   }
 
-  /** {@return the local lockfile as on disk now (the cache copy), re-reading it} */
+  /**
+   * Returns the checkout's cached copy of the shared lockfile as on disk now (empty when there is
+   * none). The cache only saves downloads: Tierlock never trusts it without its recorded digest.
+   *
+   * @return the cached copy
+   * @throws dev.tierlock.LockfileFormatException if the copy does not decode
+   */
   public Lockfile local() {
-    return tierlock.repository().refresh();
+    try {
+      Path path = cachePath();
+      return Files.exists(path) ? Lockfile.parse(Files.readAllBytes(path), path.toString()) : Lockfile.EMPTY;
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read the cached lockfile of " + settings.directory, e);
+    }
+  }
+
+  /** {@return the file of the checkout's cached copy of the shared lockfile} */
+  public Path cachePath() {
+    return tierlock.namespace().localPath(TierlockAccess.of().cacheDirectory(tierlock), TierPath.LOCKFILE);
   }
 
   /**
@@ -136,7 +168,7 @@ public final class TestCheckout implements AutoCloseable {
    * @throws dev.tierlock.LockfileFormatException if it does not decode
    */
   public Lockfile shared() {
-    return sharedLockfile(tierlock.datastore(), tierlock.namespace());
+    return sharedLockfile(TierlockAccess.of().datastore(tierlock), tierlock.namespace());
   }
 
   /**
@@ -149,26 +181,28 @@ public final class TestCheckout implements AutoCloseable {
    * @throws dev.tierlock.LockfileFormatException if it does not decode
    */
   public static Lockfile sharedLockfile(Datastore datastore, Namespace namespace) {
-    ReadResult read = datastore.read(namespace.key(TierPath.LOCKFILE), ReadCondition.always());
+    ReadResult read = datastore.read(namespace.key(TierPath.LOCKFILE), ReadCondition.always(), LockfileCodec.MAX_BYTES);
     if (read instanceof ReadResult.Found found) {
-      return LockfileCodec.decode(found.bytes(), datastore.describe() + " " + namespace.key(TierPath.LOCKFILE));
+      return Lockfile.parse(found.bytes(), datastore.describe() + " " + namespace.key(TierPath.LOCKFILE));
     }
     return Lockfile.EMPTY;
   }
 
   /**
-   * Overwrites the local lockfile copy with {@code lockfile}, behind Tierlock's back (to make the
-   * cache stale or odd on purpose).
+   * Overwrites the cached copy with {@code lockfile}, behind Tierlock's back (to make the cache
+   * stale or odd on purpose: Tierlock must notice and read the shared lockfile in full). A
+   * checkout keeps what it fetched in memory as well, so only a {@link #reopen() reopened}
+   * checkout, or another instance on the same directory, reads the file.
    *
    * @param lockfile what the local copy holds afterwards
    */
   public void overwriteLocal(Lockfile lockfile) {
     try {
-      Path path = tierlock.syncPort().lockfilePath();
+      Path path = cachePath();
       Files.createDirectories(path.getParent());
-      Files.write(path, LockfileCodec.encode(lockfile));
+      Files.write(path, lockfile.bytes());
     } catch (IOException e) {
-      throw new UncheckedIOException("Cannot overwrite the local lockfile of " + directory, e);
+      throw new UncheckedIOException("Cannot overwrite the local lockfile of " + settings.directory, e);
     }
   }
 
@@ -180,7 +214,7 @@ public final class TestCheckout implements AutoCloseable {
 
   @Override
   public String toString() {
-    return "TestCheckout[" + directory + "]";
+    return "TestCheckout[" + settings.directory + "]";
   }
 
   /** Configures a {@link TestCheckout}. Not thread-safe. */
@@ -193,6 +227,8 @@ public final class TestCheckout implements AutoCloseable {
     private PublishFailurePolicy policy = PublishFailurePolicy.THROW;
     private LockOptions lockOptions = LockOptions.DEFAULTS;
     private Duration deadline = Duration.ofSeconds(120);
+    private int maxAttempts = 12;
+    private @Nullable Supplier<String> commitIds;
     private long seed;
     private boolean checkNow = true;
 
@@ -248,6 +284,29 @@ public final class TestCheckout implements AutoCloseable {
     }
 
     /**
+     * Sets the most publish attempts of one transaction (default 12, as Tierlock's).
+     *
+     * @param value the most attempts, at least 1
+     * @return this builder
+     */
+    public Builder maxPublishAttempts(int value) {
+      this.maxAttempts = value;
+      return this;
+    }
+
+    /**
+     * Sets where the checkout's commit ids come from (default Tierlock's random ids), so that a
+     * test can tell whose write a stored lockfile is.
+     *
+     * @param value the source of commit ids, unique per write
+     * @return this builder
+     */
+    public Builder commitIds(Supplier<String> value) {
+      this.commitIds = value;
+      return this;
+    }
+
+    /**
      * Sets the seed of the backoff jitter (default derived from the directory).
      *
      * @param value the seed
@@ -273,16 +332,20 @@ public final class TestCheckout implements AutoCloseable {
      * deferred.
      *
      * @return the checkout
-     * @throws dev.tierlock.DatastoreUnsafeException if the shared store ignores preconditions
+     * @throws dev.tierlock.spi.DatastoreUnsafeException if the shared store ignores preconditions
      */
     public TestCheckout build() {
+      return open(checkNow);
+    }
+
+    private TestCheckout open(boolean selfCheck) {
       try {
         Files.createDirectories(directory);
       } catch (IOException e) {
         throw new UncheckedIOException("Cannot create checkout directory " + directory, e);
       }
       Heartbeats never = (name, interval, beat) -> () -> { };
-      Tierlock tierlock = Tierlock.builder()
+      Tierlock.Builder builder = Tierlock.builder()
           .datastore(shared)
           .checkout(directory)
           .namespace(namespace)
@@ -294,11 +357,29 @@ public final class TestCheckout implements AutoCloseable {
           .lockIdentity(LockIdentity.of("test@" + directory.getFileName(), "test-host", 1))
           .publishFailurePolicy(policy)
           .transactionDeadline(deadline)
-          .build();
-      if (checkNow) {
+          .maxPublishAttempts(maxAttempts);
+      if (commitIds != null) {
+        builder.commitIds(commitIds);
+      }
+      Tierlock tierlock = builder.build();
+      if (selfCheck) {
         tierlock.checkDatastore();
       }
-      return new TestCheckout(tierlock, directory, clock);
+      return new TestCheckout(tierlock, copy());
+    }
+
+    /** Returns a builder with this one's settings, so that a later change to this one reaches no built checkout. */
+    private Builder copy() {
+      Builder copy = new Builder(shared, directory, clock);
+      copy.namespace = namespace;
+      copy.policy = policy;
+      copy.lockOptions = lockOptions;
+      copy.deadline = deadline;
+      copy.maxAttempts = maxAttempts;
+      copy.commitIds = commitIds;
+      copy.seed = seed;
+      copy.checkNow = checkNow;
+      return copy;
     }
   }
 }

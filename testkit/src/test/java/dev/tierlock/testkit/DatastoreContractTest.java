@@ -2,8 +2,9 @@ package dev.tierlock.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tierlock.DatastoreUnsafeException;
+import dev.tierlock.spi.DatastoreUnsafeException;
 import dev.tierlock.spi.Datastore;
+import dev.tierlock.spi.DatastoreIdentity;
 import dev.tierlock.spi.ForwardingDatastore;
 import dev.tierlock.spi.DeleteResult;
 import dev.tierlock.spi.ObjectBody;
@@ -15,6 +16,7 @@ import dev.tierlock.spi.WriteCondition;
 import dev.tierlock.spi.WriteResult;
 import java.util.EnumSet;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,7 +25,7 @@ import org.junit.jupiter.api.Test;
  */
 class DatastoreContractTest {
 
-  private static final int CONTRACT_TESTS = 37;
+  private static final int CONTRACT_TESTS = 42;
 
   @Test
   void contract_storeWithoutFeatures_passesThroughEveryFallback() {
@@ -62,7 +64,28 @@ class DatastoreContractTest {
         "delete_mustMatchStaleVersion_failsAndKeepsObject",
         "delete_mustMatchOnMissingKey_reportsAbsent",
         "delete_mustMatchRace_exactlyOneWinner",
-        "write_keyThatIsAlsoAPrefix_isStoredOrRefusedAsDeclared");
+        "write_keyThatIsAlsoAPrefix_isStoredOrRefusedAsDeclared",
+        "write_metadataOfExactlyTheStoreCapacity_roundTrips");
+  }
+
+  @Test
+  void contract_storeIgnoringBoundsAndSharingAnIdentity_failsTheLimitAndIdentityTests() {
+    EngineRun run = EngineRun.of(Careless.class);
+
+    assertThat(run.results()).hasSize(CONTRACT_TESTS);
+    assertThat(run.failed()).as("%s", run.results()).containsExactlyInAnyOrder(
+        "identity_isStableAndDiffersBetweenTwoFreshStores",
+        "read_objectLargerThanTheBound_throwsObjectTooLargeAndChangesNothing",
+        "read_withABoundThatIsNotPositive_isRefused",
+        "write_metadataOverTheStoreCapacity_isRefusedAndChangesNothing");
+  }
+
+  @Test
+  void contract_storeWhoseIdentityDrifts_failsTheIdentityTest() {
+    EngineRun run = EngineRun.of(Drifting.class);
+
+    assertThat(run.failed()).as("%s", run.results())
+        .containsExactly("identity_isStableAndDiffersBetweenTwoFreshStores");
   }
 
   @Test
@@ -127,6 +150,75 @@ class DatastoreContractTest {
       remote.plant(ObjectKey.of("left/over"), new byte[] {1});
       return remote;
     }
+
+    @Override
+    protected Set<DatastoreFeature> features() {
+      return EnumSet.allOf(DatastoreFeature.class);
+    }
+  }
+
+  /**
+   * The fake remote behind a wrapper that reads whatever the bound, claims a metadata capacity of
+   * 100 bytes while letting the fake's 2048 through, and gives every instance the same identity.
+   */
+  static class Careless extends DatastoreContract {
+    @Override
+    protected Datastore createDatastore() {
+      FakeRemote remote = FakeRemote.create();
+      return new ForwardingDatastore() {
+        @Override
+        protected Datastore delegate() {
+          return remote;
+        }
+
+        @Override
+        public DatastoreIdentity identity() {
+          return new DatastoreIdentity("fake", "one-for-all", "", "");
+        }
+
+        @Override
+        public int maxMetadataBytes() {
+          return 100;
+        }
+
+        @Override
+        public ReadResult read(ObjectKey key, ReadCondition condition, long maxBytes) {
+          return remote.read(key, condition, Long.MAX_VALUE);
+        }
+      };
+    }
+
+    @Override
+    protected Set<DatastoreFeature> features() {
+      return EnumSet.allOf(DatastoreFeature.class);
+    }
+  }
+
+  /** The fake remote behind a wrapper whose identity changes with every call. */
+  static class Drifting extends DatastoreContract {
+    @Override
+    protected Datastore createDatastore() {
+      FakeRemote remote = FakeRemote.create();
+      AtomicInteger calls = new AtomicInteger();
+      return new ForwardingDatastore() {
+        @Override
+        protected Datastore delegate() {
+          return remote;
+        }
+
+        @Override
+        public DatastoreIdentity identity() {
+          DatastoreIdentity real = remote.identity();
+          return new DatastoreIdentity(real.scheme(), real.endpoint() + "#" + calls.incrementAndGet(), real.container(),
+              real.prefix());
+        }
+      };
+    }
+
+    @Override
+    protected Set<DatastoreFeature> features() {
+      return EnumSet.allOf(DatastoreFeature.class);
+    }
   }
 
   /**
@@ -151,8 +243,8 @@ class DatastoreContractTest {
     }
 
     @Override
-    public ReadResult read(ObjectKey key, ReadCondition condition) {
-      return delegate.read(key, ReadCondition.always());
+    public ReadResult read(ObjectKey key, ReadCondition condition, long maxBytes) {
+      return delegate.read(key, ReadCondition.always(), maxBytes);
     }
 
 

@@ -45,7 +45,7 @@ class FakeRemoteExtensionTest {
     EngineRun run = EngineRun.of(Leaky.class);
 
     assertThat(run.results()).containsEntry("hookNeverTriggered",
-        "AssertionError: Cannot pass the test: 1 beforeNext hook(s) never ran (pending: [beforeNext(WRITE)];"
+        "AssertionError: Cannot pass the test: 1 beforeNext or afterNext hook(s) never ran (pending: [beforeNext(WRITE)];"
             + " call faults().clear() to drop a hook on purpose)");
     assertThat(run.results()).containsEntry("downloadLeftOpen",
         "AssertionError: Cannot pass the test: download(s) left open: [" + KEY + "]");

@@ -3,17 +3,17 @@ package dev.tierlock.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tierlock.DatastoreUnsafeException;
-import dev.tierlock.Datastores;
 import dev.tierlock.TransactionStatus;
 import dev.tierlock.spi.Datastore;
+import dev.tierlock.spi.DatastoreUnsafeException;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Runs the lockfile-transaction contract on the fake remote, plus what only the fake can show: a
- * store that ignores preconditions is refused, and the round trips each operation costs.
+ * The lockfile-transaction contract on the fake remote, whose versions are fresh generations (as on
+ * GCS), plus what only the fake can show: a remote that ignores preconditions is refused by {@code
+ * run} itself, and the round trips each operation costs.
  */
 class FakeRemoteLockfileTransactionTest extends LockfileTransactionContract {
 
@@ -23,33 +23,31 @@ class FakeRemoteLockfileTransactionTest extends LockfileTransactionContract {
   }
 
   @Test
-  void aStoreThatIgnoresPreconditions_isRefusedBeforeAnyWrite(@TempDir Path dir) {
+  void run_onARemoteThatIgnoresPreconditions_isRefusedAsUnsafe_beforeAnyWrite(@TempDir Path dir) {
     try (FakeRemote broken = FakeRemote.create()) {
       broken.ignorePreconditions();
-      TestClock clock = TestClock.create();
-      TestCheckout a = TestCheckout.builder(Datastores.selfChecked(broken), dir.resolve("a"), clock).deferSelfCheck().build();
+      TestCheckout a = TestCheckout.builder(broken, dir.resolve("a"), TestClock.create()).deferSelfCheck().build();
 
       assertThatThrownBy(() -> a.put("@s/x", "1"))
-          .isInstanceOf(dev.tierlock.ManagedLockfileUnavailableException.class)
-          .hasRootCauseInstanceOf(DatastoreUnsafeException.class)
-          .hasMessageContaining("does not honour write preconditions (a create-only write over an existing object succeeded")
-          .hasMessageContaining(broken.describe());
+          .isInstanceOf(DatastoreUnsafeException.class)
+          .hasMessageStartingWith("Cannot write to datastore " + broken.identity() + ": it does not honour write"
+              + " preconditions (a create-only write over an existing object succeeded, probe key .tierlock-selfcheck/probe-")
+          .extracting(e -> ((DatastoreUnsafeException) e).code()).isEqualTo("datastore_unsafe");
       assertThat(broken.keys()).isEmpty();
       assertThatThrownBy(() -> a.tierlock().checkDatastore())
           .isInstanceOf(DatastoreUnsafeException.class)
-          .hasMessageStartingWith("Cannot write to datastore " + broken.describe())
-          .extracting(e -> ((DatastoreUnsafeException) e).code()).isEqualTo("datastore_unsafe");
+          .hasMessageStartingWith("Cannot write to datastore " + broken.identity());
     }
   }
 
   @Test
-  void roundTrips_putFour_firstPutOfAnotherInstanceFour_noOpRefreshOne(@TempDir Path dir) {
+  void roundTrips_aPutCostsFour_theFirstOfTheProcessPaysTheSelfCheck_aNoOpRefreshOne(@TempDir Path dir) {
     try (FakeRemote remote = FakeRemote.create()) {
       CountingDatastore counting = CountingDatastore.wrap(remote);
       TestClock clock = TestClock.create();
       TestCheckout a = TestCheckout.builder(counting, dir.resolve("a"), clock).deferSelfCheck().build();
       a.put("@s/first", "1");
-      assertThat(counting.total()).as("the first put of the process pays the self-check").isEqualTo(4 + 5);
+      assertThat(counting.total()).as("the first put of the process pays the self-check").isGreaterThan(4);
       counting.reset();
 
       a.put("@s/second", "1");
@@ -63,12 +61,13 @@ class FakeRemoteLockfileTransactionTest extends LockfileTransactionContract {
 
       assertThat(counting.counts()).containsEntry(DatastoreOperation.READ, 1L);
       assertThat(counting.total()).isEqualTo(1);
-      TestCheckout again = TestCheckout.builder(counting, dir.resolve("a"), clock).deferSelfCheck().build();
+      TestCheckout again = a.reopen();
       counting.reset();
 
       again.put("@s/third", "1");
 
-      assertThat(counting.total()).as("the verdict is remembered for the process and the checkout").isEqualTo(4);
+      assertThat(counting.total()).as("the verdict is remembered for the process").isEqualTo(4);
+      again.close();
     }
   }
 }

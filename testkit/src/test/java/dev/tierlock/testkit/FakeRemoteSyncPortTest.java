@@ -2,7 +2,7 @@ package dev.tierlock.testkit;
 
 import dev.tierlock.spi.Datastore;
 
-/** Runs the sync-port contract on the fake remote. */
+/** The sync-port contract on the fake remote (2048 bytes of metadata, as S3). */
 class FakeRemoteSyncPortTest extends SyncPortContract {
 
   @Override

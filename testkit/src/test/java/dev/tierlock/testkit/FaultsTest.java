@@ -7,8 +7,9 @@ import static dev.tierlock.testkit.StoreSteps.written;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tierlock.DatastoreAccessDeniedException;
-import dev.tierlock.DatastoreUnavailableException;
+import dev.tierlock.LockfileCodec;
+import dev.tierlock.spi.DatastoreAccessDeniedException;
+import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
 import dev.tierlock.spi.ObjectStream;
@@ -123,11 +124,11 @@ class FaultsTest {
         .beforeNext(DatastoreOperation.READ, LOCKFILE::equals, first::incrementAndGet)
         .beforeNext(DatastoreOperation.READ, LOCKFILE::equals, () -> second.addAndGet(first.get() * 10));
 
-    store.read(ARCHIVE, ReadCondition.always());
+    store.read(ARCHIVE, ReadCondition.always(), LockfileCodec.MAX_BYTES);
     assertThat(first.get() + second.get()).isZero();
-    store.read(LOCKFILE, ReadCondition.always());
-    store.read(LOCKFILE, ReadCondition.always());
-    store.read(LOCKFILE, ReadCondition.always());
+    store.read(LOCKFILE, ReadCondition.always(), LockfileCodec.MAX_BYTES);
+    store.read(LOCKFILE, ReadCondition.always(), LockfileCodec.MAX_BYTES);
+    store.read(LOCKFILE, ReadCondition.always(), LockfileCodec.MAX_BYTES);
 
     assertThat(first).hasValue(1);
     assertThat(second).hasValue(10);
@@ -145,6 +146,65 @@ class FaultsTest {
     assertThat(remote.peek(LOCKFILE)).isEmpty();
     assertThat(store.log().entries()).containsExactly(
         new LoggedOperation(DatastoreOperation.WRITE, LOCKFILE.value(), "mustNotExist", "ERROR:IllegalStateException"));
+  }
+
+  @Test
+  void afterNext_runsOnceTheWriteLanded_andWhatItThrowsReplacesTheAnswer() {
+    List<String> seen = new ArrayList<>();
+    store.faults().afterNext(DatastoreOperation.WRITE, LOCKFILE::equals, () -> {
+      seen.add("after the write: " + new String(remote.peek(LOCKFILE).orElseThrow(), java.nio.charset.StandardCharsets.UTF_8));
+      throw new IllegalStateException("the process died right after its write");
+    });
+
+    assertThatThrownBy(() -> create(LOCKFILE, "landed"))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("the process died right after its write");
+
+    assertThat(seen).containsExactly("after the write: landed");
+    assertThat(store.log().entries()).containsExactly(
+        new LoggedOperation(DatastoreOperation.WRITE, LOCKFILE.value(), "mustNotExist", "WRITTEN"));
+    assertThat(store.log().writtenKeys()).containsExactly(LOCKFILE);
+    assertThat(store.faults().pendingHooks()).isZero();
+    create(ARCHIVE, "no hook left");
+  }
+
+  @Test
+  void afterNext_isNotConsumedByACallThatNeverReachedTheStore_andRunsAfterALostAnswer() {
+    AtomicInteger runs = new AtomicInteger();
+    store.faults()
+        .failNext(DatastoreOperation.WRITE, 1, Fault.TIMEOUT_BEFORE_APPLY)
+        .failNext(DatastoreOperation.WRITE, 1, Fault.LOSE_RESPONSE)
+        .afterNext(DatastoreOperation.WRITE, LOCKFILE::equals, runs::incrementAndGet);
+    assertThat(store.faults().pending()).contains("afterNext(WRITE)");
+
+    assertFails(() -> create(LOCKFILE, "never sent"), dev.tierlock.spi.OutcomeUnknownException.class, "outcome_unknown",
+        "injected TIMEOUT_BEFORE_APPLY");
+    assertThat(runs).as("a call refused before the store does not consume the hook").hasValue(0);
+    assertThat(store.faults().pendingHooks()).isEqualTo(1);
+    assertFails(() -> create(LOCKFILE, "landed"), dev.tierlock.spi.OutcomeUnknownException.class, "outcome_unknown",
+        "injected LOSE_RESPONSE");
+
+    assertThat(runs).hasValue(1);
+    assertThat(remote.peek(LOCKFILE)).hasValue(bytes("landed"));
+    assertThat(store.faults().pendingHooks()).isZero();
+  }
+
+  @Test
+  void afterNext_afterARefusedWriteOrAStoreError_runsAndKeepsTheStoresAnswer() {
+    AtomicInteger runs = new AtomicInteger();
+    create(LOCKFILE, "first");
+    store.faults().afterNext(DatastoreOperation.WRITE, LOCKFILE::equals, runs::incrementAndGet)
+        .afterNext(DatastoreOperation.WRITE, LOCKFILE::equals, runs::incrementAndGet);
+
+    assertThat(store.write(LOCKFILE, body("second"), WriteCondition.mustNotExist(), ObjectMetadata.EMPTY))
+        .isEqualTo(WriteResult.PreconditionFailed.INSTANCE);
+    assertThatThrownBy(() -> store.write(LOCKFILE, body("third"), WriteCondition.none(),
+        ObjectMetadata.of("m", "x".repeat(FakeRemote.DEFAULT_MAX_METADATA_BYTES))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("Cannot write ");
+
+    assertThat(runs).hasValue(2);
+    assertThat(remote.peek(LOCKFILE)).hasValue(bytes("first"));
   }
 
   @Test
@@ -178,12 +238,12 @@ class FaultsTest {
     ObjectVersion version = create(ARCHIVE, "abc");
     store.faults().corruptNextRead(ARCHIVE::equals).corruptNextRead(ARCHIVE::equals);
 
-    ReadResult.Found corrupted = (ReadResult.Found) store.read(ARCHIVE, ReadCondition.always());
+    ReadResult.Found corrupted = (ReadResult.Found) store.read(ARCHIVE, ReadCondition.always(), LockfileCodec.MAX_BYTES);
     byte[] streamed;
     try (ObjectStream stream = store.openStream(ARCHIVE).orElseThrow()) {
       streamed = stream.stream().readAllBytes();
     }
-    ReadResult.Found clean = (ReadResult.Found) store.read(ARCHIVE, ReadCondition.always());
+    ReadResult.Found clean = (ReadResult.Found) store.read(ARCHIVE, ReadCondition.always(), LockfileCodec.MAX_BYTES);
 
     byte[] expected = {'a', 'b', (byte) ('c' ^ 0xff)};
     assertThat(corrupted.bytes()).isEqualTo(expected);
@@ -199,16 +259,17 @@ class FaultsTest {
     store.faults()
         .failNext(DatastoreOperation.WRITE, 3, Fault.UNAVAILABLE)
         .beforeNext(DatastoreOperation.WRITE, k -> true, () -> clock.advance(Duration.ofHours(1)))
+        .afterNext(DatastoreOperation.WRITE, k -> true, () -> clock.advance(Duration.ofHours(1)))
         .latency(Duration.ofSeconds(1), clock.sleeper(), Duration.ofSeconds(2))
         .breakNextStream(k -> true, 0)
         .corruptNextRead(k -> true)
         .offline();
-    assertThat(store.faults().pending()).hasSize(4);
+    assertThat(store.faults().pending()).hasSize(5);
 
     store.faults().clear();
     create(LOCKFILE, "x");
 
-    assertThat(((ReadResult.Found) store.read(LOCKFILE, ReadCondition.always())).bytes()).isEqualTo(bytes("x"));
+    assertThat(((ReadResult.Found) store.read(LOCKFILE, ReadCondition.always(), LockfileCodec.MAX_BYTES)).bytes()).isEqualTo(bytes("x"));
     try (ObjectStream stream = store.openStream(LOCKFILE).orElseThrow()) {
       assertThat(stream.stream().readAllBytes()).isEqualTo(bytes("x"));
     }

@@ -1,37 +1,15 @@
 package dev.tierlock.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
-import dev.tierlock.ExtensionName;
-import dev.tierlock.LockOptions;
-import dev.tierlock.Lockfile;
-import dev.tierlock.LockfileCodec;
-import dev.tierlock.LockfileDelta;
-import dev.tierlock.LockfileEntry;
-import dev.tierlock.LockfileOutcomeUnknownException;
-import dev.tierlock.ManagedConfigUnpublishedException;
-import dev.tierlock.ManagedLockfileUnavailableException;
-import dev.tierlock.Namespace;
-import dev.tierlock.PendingChange;
-import dev.tierlock.TierPath;
-import dev.tierlock.TransactionContext;
-import dev.tierlock.TransactionResult;
-import dev.tierlock.TransactionStatus;
-import dev.tierlock.spi.ObjectKey;
+import dev.tierlock.PublishFailurePolicy;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Objects;
-import java.util.Set;
-import java.util.function.Consumer;
-import java.util.function.Predicate;
 import java.util.stream.Stream;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -41,339 +19,199 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.Tuple;
-import org.jspecify.annotations.Nullable;
+import net.jqwik.api.lifecycle.AfterContainer;
 
 /**
- * Any interleaving of 2 to 5 checkouts putting and removing entries, with injected faults (lost
- * responses, unavailable stores, throttling, failed fetches, holders stalled past their ttl while a
- * peer publishes, a lost response or an unapplied write followed by a stall in which a peer changes
- * the very same entry, and processes that die before their write, after it landed, or inside
- * their change and are reopened on the same directories), keeps the shared lockfile in line with
- * a model built in commit order.
+ * Any interleaving of 2 to 5 checkouts on one fake remote, each putting and removing entries (some
+ * names shared, so changes really conflict) under either publish-failure policy and its own most
+ * publish attempts, with faults: lost answers (the write landed or not), lost answers whose
+ * read-backs all fail, runs of peer commits longer than a short lineage, unavailable and throttled
+ * stores, failed fetches, holders stalled past their lease while a peer publishes, changes that
+ * throw or outlive the deadline, and processes that die inside their change, before their write,
+ * right after it landed or during its read-back (and are reopened on the same directory). At the end
+ * every checkout settles what it has pending ({@code run} with no change, {@code reapplyPending()}
+ * for an outcome in doubt; never discard), and nothing may be left.
  *
- * <p>Every lockfile write that lands is observed, with the pending record of its checkout at that
- * moment (which names exactly what the write carries). The invariants: each write is the version it
- * was built on plus its own change (nothing of anyone else is lost); a write never re-applies a
- * change to an entry after a different change to that entry landed (no revert); a run that returns
- * has every change of its checkout either landed, provably there already, dropped with a warning,
- * or is a removal that found its entry absent in a version of the shared lockfile current during
- * the run (so a peer's later put of that entry stands); a run that fails keeps its change pending
- * (or, for an unknown outcome, has nothing left to replay); and at the end every checkout has
- * nothing pending and the shared lockfile is what the observed writes add up to.
+ * <p>The oracle ({@link TransactionModel}) judges every write against the writer's record and the
+ * real history in the store's order ({@link HistoryRecorder}), byte for byte, and every run's end
+ * against what its checkout asked for: a change is lost only if it was dropped for a conflict the
+ * history really shows. It runs on both version presets: fresh generations (GCS) and digests of
+ * the bytes (S3 ETags, where equal bytes bring an old version back).
+ *
+ * <p>Tries: {@code jqwik.tries.default} (150 in {@code junit-platform.properties}); raise it for a
+ * long run with {@code -Djqwik.tries.default=5000}.
  */
 class LockfileTransactionPropertyTest {
 
-  private static final Namespace NAMESPACE = Namespace.of("prop");
-  private static final ObjectKey LOCKFILE = NAMESPACE.key(TierPath.LOCKFILE);
-  private static final Predicate<ObjectKey> IS_LOCKFILE = LOCKFILE::equals;
+  /** A metadata capacity that keeps a lineage of five 16-character commit ids. */
+  static final int SHORT_CAPACITY = LostAnswerScenarios.SHORT_CAPACITY;
 
-  enum Op { PUT, REMOVE, REFRESH }
+  /** The lockfile the store holds at the start of a seeded scenario: as another tool left it. */
+  static final String SEED = "{\n"
+      + "\t\"@seed/kept\": {\n"
+      + "\t\t\"version\": \"1.0.0\",\n"
+      + "\t\t\"x-team\": {\"owner\": \"ops\"},\n"
+      + "\t\t\"pulledAt\": \"2025-01-01T00:00:00.000Z\",\n"
+      + "\t\t\"files\": [\"z.txt\", \"a.txt\"]\n"
+      + "\t},\n"
+      + "\t\"@s/k0\": {\"version\": \"seed\", \"pulledAt\": \"2025-01-02T00:00:00.000Z\"},\n"
+      + "\t\"lockfileVersion\": 2\n"
+      + "}\n";
 
-  enum Injected {
-    NONE, LOST_RESPONSE, LOST_RESPONSE_AND_READ_BACK, TIMEOUT_BEFORE_APPLY, UNAVAILABLE_BURST, THROTTLE, FETCH_FAILS,
-    STALL, LOST_RESPONSE_THEN_PEER, TIMEOUT_THEN_PEER, CRASH_BEFORE_WRITE, CRASH_AFTER_LANDING, CRASH_IN_CHANGE,
-    CRASH_AFTER_LANDING_THEN_PEER
+  private static final List<String> KEPT_MEMBERS = List.of(SEED.substring(SEED.indexOf("\t\"@seed/kept\""),
+      SEED.indexOf("\t},\n") + 3), "\t\"lockfileVersion\": 2");
+
+  private static long runs;
+  private static long tries;
+
+  /** What a step's run does. */
+  enum Op {
+    /** Runs the planned edits. */
+    RUN,
+    /** Runs them and a nested change that throws (and is undone). */
+    NESTED_THROWS,
+    /** Runs them, then throws: nothing of it may be published or kept. */
+    THROWS,
+    /** Refreshes: read-only. */
+    REFRESH,
+    /** Re-applies whatever is pending (nothing happens when nothing is). */
+    REAPPLY
   }
 
-  record Step(int checkout, Op op, int key, Injected fault, int peerOffset, Op peerOp) {}
+  /** The fault a step injects into its checkout's store. */
+  enum Injected {
+    NONE, LOST_ANSWER, TIMEOUT_BEFORE_APPLY, LOST_ANSWER_NO_READBACK, UNAPPLIED_NO_READBACK,
+    LOST_ANSWER_NO_READBACK_THEN_BURST, UNAVAILABLE_BURST, THROTTLE, FETCH_FAILS, STALL_PEER, LOST_ANSWER_STALL_PEER,
+    UNAPPLIED_STALL_PEER, PEER_BURST_BEFORE, CRASH_IN_CHANGE, CRASH_BEFORE_WRITE, CRASH_AFTER_WRITE, CRASH_AT_READBACK,
+    SLOW_CHANGE
+  }
 
-  record Scenario(int checkouts, List<Step> steps) {}
+  /** One edit a run makes: a put (of a version never used before) or a removal. */
+  record Planned(boolean put, String name) {
+    @Override
+    public String toString() {
+      return (put ? "put " : "rm ") + name;
+    }
+  }
+
+  /** A checkout's settings. */
+  record Checkout(PublishFailurePolicy policy, int attempts) {}
+
+  /**
+   * One step: a run of {@code checkout}, with a fault; {@code peer} (an offset to another checkout)
+   * acts in the fault's hooks with {@code peerEdits}, or makes {@code burst} commits.
+   */
+  record Step(int checkout, Op op, List<Planned> edits, Injected fault, int peer, List<Planned> peerEdits, int burst) {}
+
+  /** A scenario: the checkouts, the store's metadata capacity, whether the store starts with {@link #SEED}, the steps. */
+  record Scenario(List<Checkout> checkouts, int capacity, boolean seeded, List<Step> steps) {}
 
   @Provide
   Arbitrary<Scenario> scenarios() {
+    Arbitrary<Checkout> checkout = Combinators.combine(Arbitraries.of(PublishFailurePolicy.class),
+        Arbitraries.of(1, 2, 12)).as(Checkout::new);
     Arbitrary<Injected> faults = Arbitraries.frequencyOf(
-        Tuple.of(6, Arbitraries.just(Injected.NONE)),
-        Tuple.of(3, Arbitraries.of(Injected.class)));
-    return Arbitraries.integers().between(2, 5).flatMap(n -> {
-      Arbitrary<Step> step = Combinators.combine(Arbitraries.integers().between(0, n - 1),
-          Arbitraries.frequency(Tuple.of(5, Op.PUT), Tuple.of(3, Op.REMOVE), Tuple.of(1, Op.REFRESH)),
-          Arbitraries.integers().between(0, 2), faults, Arbitraries.integers().between(1, n - 1),
-          Arbitraries.of(Op.PUT, Op.REMOVE)).as(Step::new);
-      return step.list().ofMinSize(1).ofMaxSize(12).map(steps -> new Scenario(n, steps));
-    });
+        Tuple.of(5, Arbitraries.just(Injected.NONE)),
+        Tuple.of(6, Arbitraries.of(Injected.class)));
+    Arbitrary<Op> ops = Arbitraries.frequency(Tuple.of(12, Op.RUN), Tuple.of(1, Op.NESTED_THROWS), Tuple.of(1, Op.THROWS),
+        Tuple.of(1, Op.REFRESH), Tuple.of(2, Op.REAPPLY));
+    return Arbitraries.integers().between(2, 5).flatMap(n -> Combinators.combine(checkout.list().ofSize(n),
+        Arbitraries.of(SHORT_CAPACITY, FakeRemote.DEFAULT_MAX_METADATA_BYTES), Arbitraries.of(true, false),
+        steps(n, ops, faults)).as(Scenario::new));
   }
 
-  @Property(tries = 100)
-  void everyAcknowledgedChange_landsOnce_andNothingIsReverted(@ForAll("scenarios") Scenario scenario) throws IOException {
-    play(scenario);
+  private static Arbitrary<List<Step>> steps(int n, Arbitrary<Op> ops, Arbitrary<Injected> faults) {
+    Arbitrary<Integer> who = Arbitraries.integers().between(0, n - 1);
+    return who.flatMap(c -> Combinators.combine(ops, planned(c, n), faults, Arbitraries.integers().between(1, n - 1),
+        Arbitraries.integers().between(1, 8)).as((op, edits, fault, peer, burst) -> new Step(c, op, edits, fault, peer,
+            List.of(new Planned(burst % 3 != 0, "@s/k" + burst % 3), new Planned(true, "@c" + ((c + peer) % n) + "/k1")),
+            burst))).list().ofMinSize(4).ofMaxSize(24);
+  }
+
+  private static Arbitrary<List<Planned>> planned(int checkout, int n) {
+    Arbitrary<String> names = Arbitraries.of("@s/k0", "@s/k1", "@s/k2", "@c" + checkout + "/k0", "@c" + checkout + "/k1");
+    return Combinators.combine(Arbitraries.frequency(Tuple.of(3, true), Tuple.of(2, false)), names).as(Planned::new)
+        .list().ofMinSize(1).ofMaxSize(3);
+  }
+
+  @Property
+  void everyAcknowledgedChangeLands_nothingIsReverted_andNothingIsDroppedWithoutACause(
+      @ForAll("scenarios") Scenario scenario) throws IOException {
+    play(scenario, FakeRemote.Versions.GENERATIONS);
+  }
+
+  @Property
+  void everyAcknowledgedChangeLands_nothingIsReverted_andNothingIsDroppedWithoutACause_whenEqualBytesGetEqualVersions(
+      @ForAll("scenarios") Scenario scenario) throws IOException {
+    play(scenario, FakeRemote.Versions.CONTENT_DIGEST);
   }
 
   /**
-   * Seed 8869861670633136750, shrunk. c0's put of k0 fails to publish and stays pending; c0 then
-   * removes k1, which is absent, so its run publishes only the replayed k0. That write lands but its
-   * answer is lost, and before c0 reads the lockfile back, c1 puts k1 (on top of c0's write). In
-   * commit order the removal (made on the version without k1, and still true at c0's own write)
-   * comes before c1's put, so the run is acknowledged with k1 holding c1's value: the removal must
-   * not be applied over the put, and the model must count it as done although no write carried it.
+   * A lost answer whose read-backs all fail, then more peer commits than the short lineage holds:
+   * the change is in doubt, blocks its checkout, and is re-applied at the end without reverting
+   * the peer's change to the same name.
    */
   @Example
-  void removingAnAbsentEntry_thenPeerPutsItAfterTheWriteLanded_keepsThePeersPut() throws IOException {
-    Lockfile shared = play(new Scenario(2, List.of(
-        new Step(0, Op.PUT, 0, Injected.UNAVAILABLE_BURST, 1, Op.PUT),
-        new Step(0, Op.REMOVE, 1, Injected.LOST_RESPONSE_THEN_PEER, 1, Op.PUT))));
+  void aChangeInDoubtPastTheLineage_isReappliedAtTheEnd_withoutRevertingThePeer() throws IOException {
+    Scenario scenario = new Scenario(List.of(new Checkout(PublishFailurePolicy.THROW, 12),
+        new Checkout(PublishFailurePolicy.DEFER, 12)), SHORT_CAPACITY, true, List.of(
+        new Step(0, Op.RUN, List.of(new Planned(true, "@s/k1"), new Planned(true, "@c0/k0")),
+            Injected.LOST_ANSWER_NO_READBACK_THEN_BURST, 1, List.of(), 7),
+        new Step(1, Op.RUN, List.of(new Planned(true, "@s/k1")), Injected.NONE, 1, List.of(), 1),
+        new Step(0, Op.RUN, List.of(new Planned(true, "@c0/k1")), Injected.NONE, 1, List.of(), 1)));
 
-    assertThat(shared.entry(ExtensionName.of("@c0/k0")).map(LockfileEntry::version)).contains("v1");
-    assertThat(shared.entry(ExtensionName.of("@c0/k1")).map(LockfileEntry::version)).contains("v3");
+    HistoryRecorder.Version last = play(scenario, FakeRemote.Versions.GENERATIONS);
+
+    assertThat(TransactionModel.value(last.lockfile(), "@s/k1")).as("the peer's later change stands")
+        .isNotNull().isNotEqualTo(TransactionModel.value(last.lockfile(), "@c0/k0"));
   }
 
-  /** Plays {@code scenario} on a fresh fake remote, checks it, and returns the shared lockfile it ends with. */
-  private static Lockfile play(Scenario scenario) throws IOException {
+  /** A process that dies right after its write landed, then a peer removes the entry: the restart does not revert it. */
+  @Example
+  void aCrashAfterTheWrite_thenAPeerRemoval_isNotReverted() throws IOException {
+    Scenario scenario = new Scenario(List.of(new Checkout(PublishFailurePolicy.THROW, 12),
+        new Checkout(PublishFailurePolicy.THROW, 12)), FakeRemote.DEFAULT_MAX_METADATA_BYTES, false, List.of(
+        new Step(0, Op.RUN, List.of(new Planned(true, "@s/k2")), Injected.CRASH_AFTER_WRITE, 1, List.of(), 1),
+        new Step(1, Op.RUN, List.of(new Planned(false, "@s/k2")), Injected.NONE, 1, List.of(), 1)));
+
+    HistoryRecorder.Version last = play(scenario, FakeRemote.Versions.CONTENT_DIGEST);
+
+    assertThat(TransactionModel.value(last.lockfile(), "@s/k2")).isNull();
+  }
+
+  @AfterContainer
+  static void report() {
+    System.out.println("LockfileTransactionPropertyTest: " + tries + " scenarios, " + runs + " runs; they ended "
+        + PropertyRun.OUTCOMES);
+  }
+
+  /** Plays {@code scenario} on a fresh fake remote with {@code versions}, checks it, and returns the last version. */
+  private static HistoryRecorder.Version play(Scenario scenario, FakeRemote.Versions versions) throws IOException {
     Path dir = Files.createTempDirectory("tierlock-property");
-    try (FakeRemote remote = FakeRemote.create()) {
-      new Run(remote, dir, scenario).play();
-      return TestCheckout.sharedLockfile(remote, NAMESPACE);
+    try (FakeRemote remote = FakeRemote.builder().versions(versions).maxMetadataBytes(scenario.capacity()).build()) {
+      if (scenario.seeded()) {
+        remote.plant(PropertyRun.LOCKFILE, SEED.getBytes(StandardCharsets.UTF_8));
+      }
+      PropertyRun run = new PropertyRun(remote, dir, scenario);
+      runs += run.play();
+      tries++;
+      HistoryRecorder.Version last = run.last();
+      byte[] stored = remote.peek(PropertyRun.LOCKFILE).orElse(null);
+      assertThat(stored).as("what the store holds is the last write recorded, in %s", scenario).isEqualTo(last.bytes());
+      if (scenario.seeded()) {
+        String text = new String(stored, StandardCharsets.UTF_8);
+        for (String member : KEPT_MEMBERS) {
+          assertThat(text).as("a member no checkout touched keeps its bytes, in %s", scenario).contains(member);
+        }
+      }
+      return last;
     } finally {
       try (Stream<Path> files = Files.walk(dir)) {
-        files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-      }
-    }
-  }
-
-  /** What a test throws from a fault hook to play a process that dies at that point. */
-  static final class Crash extends Error {
-    private static final long serialVersionUID = 1L;
-
-    Crash() {
-      super("the process died here");
-    }
-  }
-
-  /**
-   * One change a checkout made: its id, its entry, what it set (null for a removal), and whether it
-   * is a removal that found nothing to remove while the shared lockfile lacked the entry at some
-   * commit since its run began (see {@code Run.settleOwed}).
-   */
-  record Change(long id, String name, @Nullable String version, boolean removedAbsent) {}
-
-  /** One scenario on one fake remote, with the model of what must be shared, in commit order. */
-  private static final class Run {
-    private final FakeRemote remote;
-    private final Path dir;
-    private final Scenario scenario;
-    private final TestClock clock = TestClock.create();
-    private final List<TestCheckout> checkouts = new ArrayList<>();
-    private final List<ObservedDatastore> observed = new ArrayList<>();
-    /** Per checkout: the latest change it made to each entry, which its pending record and writes carry. */
-    private final List<Map<String, Change>> latest = new ArrayList<>();
-    /** Per checkout: the changes not yet known to have landed. */
-    private final List<Set<Change>> owed = new ArrayList<>();
-    /** Per entry: the ids of the changes that landed on it, in commit order. */
-    private final Map<String, List<Long>> landings = new HashMap<>();
-    /** Every version of the shared lockfile, in commit order, starting with the absent (empty) one. */
-    private final List<Lockfile> commits = new ArrayList<>(List.of(Lockfile.EMPTY));
-    private Lockfile model = Lockfile.EMPTY;
-    private long counter;
-    private boolean fetchMayFail;
-
-    Run(FakeRemote remote, Path dir, Scenario scenario) {
-      this.remote = remote;
-      this.dir = dir;
-      this.scenario = scenario;
-      for (int i = 0; i < scenario.checkouts(); i++) {
-        observed.add(null);
-        checkouts.add(null);
-        latest.add(new HashMap<>());
-        owed.add(new HashSet<>());
-        open(i);
-      }
-    }
-
-    private void open(int index) {
-      ObservedDatastore store = new ObservedDatastore(remote, LOCKFILE, commit -> landed(index, commit));
-      observed.set(index, store);
-      checkouts.set(index, TestCheckout.builder(store, dir.resolve("c" + index), clock).namespace(NAMESPACE)
-          .lockOptions(LockOptions.DEFAULTS).seed(index).build());
-    }
-
-    /** Plays a process that died: nothing more it sends reaches the store, and it is reopened later. */
-    private Crash die(int index) {
-      observed.get(index).die();
-      return new Crash();
-    }
-
-    void play() {
-      for (Step step : scenario.steps()) {
-        fetchMayFail = step.fault() == Injected.FETCH_FAILS;
-        inject(step);
-        String name = "@c" + step.checkout() + "/k" + step.key();
-        execute(step.checkout(), step.op(), name, step.fault() == Injected.CRASH_IN_CHANGE);
-        remote.faults().clear();
-        fetchMayFail = false;
-      }
-      for (int i = 0; i < checkouts.size(); i++) {
-        execute(i, Op.REFRESH, "@c" + i + "/k0", false);
-      }
-      for (int i = 0; i < checkouts.size(); i++) {
-        assertThat(checkouts.get(i).tierlock().pendingChanges().read()).as("pending record of c%s after %s", i, scenario)
-            .isEqualTo(PendingChange.None.INSTANCE);
-        assertThat(owed.get(i)).as("changes of c%s neither landed nor dropped after %s", i, scenario).isEmpty();
-      }
-      assertThat(TestCheckout.sharedLockfile(remote, NAMESPACE)).as("shared lockfile after %s", scenario).isEqualTo(model);
-    }
-
-    private void inject(Step step) {
-      int stalled = step.checkout();
-      int peer = (stalled + step.peerOffset()) % checkouts.size();
-      String name = "@c" + stalled + "/k" + step.key();
-      switch (step.fault()) {
-        case NONE, CRASH_IN_CHANGE -> { }
-        case LOST_RESPONSE -> remote.faults().failNext(DatastoreOperation.WRITE, IS_LOCKFILE, 1, Fault.LOSE_RESPONSE);
-        case LOST_RESPONSE_AND_READ_BACK -> remote.faults()
-            .failNext(DatastoreOperation.WRITE, IS_LOCKFILE, 1, Fault.LOSE_RESPONSE)
-            .failNext(DatastoreOperation.STAT, IS_LOCKFILE, 1, Fault.UNAVAILABLE);
-        case TIMEOUT_BEFORE_APPLY -> remote.faults().failNext(DatastoreOperation.WRITE, IS_LOCKFILE, 1, Fault.TIMEOUT_BEFORE_APPLY);
-        case UNAVAILABLE_BURST -> remote.faults().failNext(DatastoreOperation.WRITE, IS_LOCKFILE, 50, Fault.UNAVAILABLE);
-        case THROTTLE -> remote.faults().failNext(DatastoreOperation.WRITE, IS_LOCKFILE, 3, Fault.THROTTLED);
-        case FETCH_FAILS -> remote.faults().failNext(DatastoreOperation.READ, IS_LOCKFILE, 1, Fault.UNAVAILABLE);
-        case STALL -> remote.faults().beforeNext(DatastoreOperation.WRITE, IS_LOCKFILE, () -> {
-          stall();
-          execute(peer, Op.PUT, "@c" + peer + "/k" + step.key(), false);
-        });
-        case LOST_RESPONSE_THEN_PEER -> remote.faults()
-            .failNext(DatastoreOperation.WRITE, IS_LOCKFILE, 1, Fault.LOSE_RESPONSE)
-            .beforeNext(DatastoreOperation.STAT, IS_LOCKFILE, () -> {
-              stall();
-              execute(peer, step.peerOp(), name, false);
-            });
-        case TIMEOUT_THEN_PEER -> remote.faults()
-            .failNext(DatastoreOperation.WRITE, IS_LOCKFILE, 1, Fault.TIMEOUT_BEFORE_APPLY)
-            .beforeNext(DatastoreOperation.STAT, IS_LOCKFILE, () -> {
-              stall();
-              execute(peer, step.peerOp(), name, false);
-            });
-        case CRASH_BEFORE_WRITE -> remote.faults().beforeNext(DatastoreOperation.WRITE, IS_LOCKFILE, () -> {
-          throw die(stalled);
-        });
-        case CRASH_AFTER_LANDING -> remote.faults()
-            .failNext(DatastoreOperation.WRITE, IS_LOCKFILE, 1, Fault.LOSE_RESPONSE)
-            .beforeNext(DatastoreOperation.STAT, IS_LOCKFILE, () -> {
-              throw die(stalled);
-            });
-        case CRASH_AFTER_LANDING_THEN_PEER -> remote.faults()
-            .failNext(DatastoreOperation.WRITE, IS_LOCKFILE, 1, Fault.LOSE_RESPONSE)
-            .beforeNext(DatastoreOperation.STAT, IS_LOCKFILE, () -> {
-              stall();
-              execute(peer, step.peerOp(), name, false);
-              throw die(stalled);
-            });
-      }
-    }
-
-    private void stall() {
-      clock.advance(LockOptions.DEFAULTS.ttl().plusSeconds(1));
-    }
-
-    /** Runs one operation of one checkout and checks how it ended against the model. */
-    private void execute(int index, Op op, String name, boolean crashInChange) {
-      TestCheckout checkout = checkouts.get(index);
-      long id = ++counter;
-      String version = op == Op.PUT ? "v" + id : null;
-      int start = commits.size() - 1;
-      Consumer<TransactionContext> change = tx -> {
-        ExtensionName entry = ExtensionName.of(name);
-        boolean removedAbsent = version == null && tx.repository().entry(entry).isEmpty()
-            && commits.subList(start, commits.size()).stream().anyMatch(l -> l.entry(entry).isEmpty());
-        Change made = new Change(id, name, version, removedAbsent);
-        latest.get(index).put(name, made);
-        owed.get(index).add(made);
-        if (version != null) {
-          tx.repository().writeEntry(ExtensionName.of(name), LockfileEntry.builder(version, clock.instant()).build());
-        } else {
-          tx.repository().removeEntry(ExtensionName.of(name));
-        }
-        if (crashInChange) {
-          throw die(index);
-        }
-      };
-      try {
-        TransactionResult result = op == Op.REFRESH ? checkout.transaction().refresh() : checkout.transaction().run(change);
-        assertThat(result.status()).isIn(TransactionStatus.PUBLISHED, TransactionStatus.NO_CHANGE);
-        settleOwed(index, result.warnings());
-      } catch (ManagedConfigUnpublishedException e) {
-        assertThat(checkout.tierlock().pendingChanges().read()).as("a failed publish keeps its change")
-            .isInstanceOfSatisfying(PendingChange.Recorded.class, r -> assertThat(r.delta()).isEqualTo(e.delta()));
-        Set<ExtensionName> kept = e.delta().names();
-        owed.get(index).removeIf(c -> !kept.contains(ExtensionName.of(c.name())));
-      } catch (LockfileOutcomeUnknownException e) {
-        assertThat(checkout.tierlock().pendingChanges().read()).isEqualTo(PendingChange.None.INSTANCE);
-        owed.get(index).clear();
-      } catch (ManagedLockfileUnavailableException e) {
-        if (!fetchMayFail) {
-          throw e;
-        }
-      } catch (Crash e) {
-        PendingChange left = checkout.tierlock().pendingChanges().read();
-        Set<ExtensionName> kept = new HashSet<>();
-        if (left instanceof PendingChange.Recorded recorded) {
-          kept.addAll(recorded.delta().names());
-          if (recorded.isIncomplete()) {
-            kept.add(ExtensionName.of(name));
-          }
-        }
-        owed.get(index).removeIf(c -> !kept.contains(ExtensionName.of(c.name())));
-        checkout.close();
-        open(index);
-      }
-    }
-
-    /**
-     * A run returned: each change of its checkout not yet seen in a landed write was superseded by a
-     * later change of the same checkout to the same entry, was dropped with a warning naming it, is
-     * there already, or is a removal that found its entry absent.
-     *
-     * <p>The last needs care: such a removal changes nothing, so no write carries it and the shared
-     * lockfile may hold the entry again by the time the run returns (a peer put it after the run's
-     * fetch, for instance while the run's own write went unanswered). That is correct, and not a lost
-     * acknowledgement, only if the removal comes before that put in commit order: the version the
-     * run fetched lacked the entry. The fetch itself is not observed, but it lies between the run's
-     * start and its change, so the removal is counted as done only if the checkout found nothing to
-     * remove and the shared lockfile lacked the entry at some commit in that window (the one current
-     * when the run began, or a later one before its change). A checkout that removed nothing while
-     * every commit in the window held the entry (a stale fetch, or a local copy that hides an
-     * acknowledged put) still fails here, since that put landed before the removal in commit order.
-     */
-    private void settleOwed(int index, List<String> warnings) {
-      for (Change change : owed.get(index)) {
-        if (latest.get(index).get(change.name()).id() > change.id()) {
-          continue;
-        }
-        boolean dropped = warnings.stream().anyMatch(w -> w.startsWith("Dropped the unpublished change to " + change.name() + " "));
-        boolean there = Objects.equals(model.entry(ExtensionName.of(change.name())).map(LockfileEntry::version).orElse(null),
-            change.version());
-        if (!dropped && !there && !change.removedAbsent()) {
-          fail("Change %s of c%s was acknowledged but never landed (warnings %s) in %s", change, index, warnings, scenario);
+        List<Path> all = new ArrayList<>(files.sorted(Comparator.reverseOrder()).toList());
+        for (Path p : all) {
+          Files.deleteIfExists(p);
         }
       }
-      owed.get(index).clear();
-    }
-
-    /** A lockfile write of checkout {@code index} with commit {@code commit} landed. */
-    private void landed(int index, String commit) {
-      PendingChange record = checkouts.get(index).tierlock().pendingChanges().read();
-      assertThat(record).as("the record of the write of commit %s", commit).isInstanceOfSatisfying(PendingChange.Recorded.class,
-          r -> assertThat(r.attempt()).hasValueSatisfying(a -> assertThat(a.commitId()).isEqualTo(commit)));
-      LockfileDelta delta = ((PendingChange.Recorded) record).delta();
-      Lockfile written = LockfileCodec.decode(remote.peek(LOCKFILE).orElseThrow(), "shared");
-      assertThat(written).as("write of commit %s by c%s is its base plus its change, in %s", commit, index, scenario)
-          .isEqualTo(delta.applyTo(model));
-      for (ExtensionName name : delta.names()) {
-        Change change = latest.get(index).get(name.value());
-        String target = delta.target(name).map(LockfileEntry::version).orElse(null);
-        assertThat(change).as("a change of c%s to %s", index, name).isNotNull();
-        assertThat(target).as("c%s writes its latest change to %s", index, name).isEqualTo(change.version());
-        List<Long> history = landings.computeIfAbsent(name.value(), n -> new ArrayList<>());
-        long last = history.isEmpty() ? -1 : history.get(history.size() - 1);
-        if (history.contains(change.id()) && last != change.id()) {
-          fail("Write of commit %s by c%s re-applies change %s to %s after change %s landed, in %s", commit, index, change,
-              name, last, scenario);
-        }
-        if (last != change.id()) {
-          history.add(change.id());
-        }
-        owed.get(index).removeIf(c -> c.name().equals(name.value()) && c.id() <= change.id());
-      }
-      model = written;
-      commits.add(written);
     }
   }
 }

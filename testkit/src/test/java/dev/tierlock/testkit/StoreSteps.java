@@ -3,7 +3,7 @@ package dev.tierlock.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tierlock.DatastoreException;
+import dev.tierlock.spi.DatastoreException;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectVersion;
 import dev.tierlock.spi.WriteResult;

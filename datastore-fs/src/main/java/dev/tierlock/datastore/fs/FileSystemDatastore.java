@@ -3,8 +3,8 @@ package dev.tierlock.datastore.fs;
 import dev.tierlock.datastore.fs.ObjectReader.Content;
 import dev.tierlock.datastore.fs.ObjectReader.ObjectState;
 import dev.tierlock.spi.Datastore;
+import dev.tierlock.spi.DatastoreIdentity;
 import dev.tierlock.spi.DeleteResult;
-import dev.tierlock.spi.DirectAccess;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
@@ -17,66 +17,88 @@ import dev.tierlock.spi.WriteResult;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * A datastore in a shared directory: each object is a plain file at {@code <root>/<key>}, so the
- * shared lockfile is a real file that direct mode edits in place ({@link DirectAccess}).
+ * A datastore in a shared directory: each object is a plain file at {@code <root>/<key>}. Tierlock
+ * uses it exactly as it uses S3 or GCS, with nothing a wrapper could switch: the shared lockfile is
+ * fetched by a conditional read into the checkout's cache and written by a compare-and-swap
+ * conditioned on the version fetched, which this datastore checks under the key's OS lock right
+ * before the atomic rename that publishes the write. A holder stalled past its lease therefore
+ * cannot overwrite a newer version: its write is refused.
  *
  * <p><b>Layout.</b> Everything else lives in the internal directory {@code <root>/.tierlock/},
- * which is never listed and never an object: per-key lock files in {@code locks/} (also {@link
- * #lockDirectory()}) and metadata sidecars in {@code meta/}. Keys with a {@code .tierlock}
- * segment (any letter case), a segment shaped like a temp file, a segment over 255 bytes (a last
- * segment over 213), or that need a file where a directory is (or the reverse: {@code a} and
- * {@code a/b} cannot both be objects) are refused with {@link IllegalArgumentException}.
+ * which is never listed and never an object: per-key lock files in {@code locks/}, metadata
+ * sidecars in {@code meta/}, and the temp files of writes in flight in {@code tmp/} (never beside
+ * an object, so a writer killed at any point leaves nothing outside the internal directory; stale
+ * ones are swept, see {@link TempFiles}). Keys with a {@code .tierlock} segment (any letter case),
+ * a segment shaped like a temp file of earlier versions ({@code .<name>.<uuid>.tmp}), a segment
+ * over 255 bytes, or that need a file where a directory is (or the reverse: {@code a} and {@code
+ * a/b} cannot both be objects) are refused with {@link IllegalArgumentException}.
+ *
+ * <p><b>Reading needs no write access.</b> Opening an existing root creates nothing (a missing
+ * root is created); the internal directories are created by the first write that needs them.
+ * {@link #read}, {@link #stat}, {@link #openStream} and {@link #list} take no lock and write
+ * nothing, so they work on a read-only root. Files are only ever replaced by atomic moves, so a
+ * reader sees the old bytes or the new, never a torn mix, each paired with its own metadata. A
+ * whole read checks the file's size against the caller's bound before reading a byte, and reads
+ * at most one byte more than the bound.
  *
  * <p><b>Versions</b> are a SHA-256 over the object's bytes and metadata, never its modification
- * time, inode or size; two objects with equal bytes and metadata have equal versions. Computing
- * one reads the whole file, so {@link #stat} and {@link #list} cost a read of every object they
- * report.
+ * time, inode or size: writing old bytes with the same metadata gives the old version back ({@link
+ * #versionsRepeat()} is true), and two objects with equal bytes and metadata have equal versions.
+ * Computing one reads the whole file, so {@link #stat} and {@link #list} cost a read of every
+ * object they report.
  *
- * <p><b>Changes.</b> A write or delete takes the key's lock (an in-JVM permit plus an OS lock on
+ * <p><b>Changes.</b> A write or delete takes the key's lock (a fair in-JVM queue plus an OS lock on
  * {@code locks/<sha256 of key>.lock}, polled until the lock timeout of {@link
- * FileSystemDatastoreOptions}), checks its precondition against the current file, stages the
- * bytes in a temp file in the target's directory, forces it, records the metadata, moves the temp
- * file over the target atomically, forces the directory and releases the lock. Unconditional
- * writes are last-writer-wins. A crash at any point leaves either the old object or the new one;
- * a temp file it leaves behind is ignored. Preconditions are atomic with respect to every writer
- * that goes through a {@code FileSystemDatastore}: processes that replace object files by other
- * means (direct-mode edits of the lockfile) must serialise with datastore writers of the same key
- * themselves; an object they write reads as having no metadata.
+ * FileSystemDatastoreOptions}; the holder writes who it is into that file), checks its
+ * precondition against the current file, stages the bytes in a temp file, forces it, records the
+ * metadata, moves the temp file over the target atomically, forces the directory and releases the
+ * lock. Unconditional writes are last-writer-wins. A crash at any point leaves either the old
+ * object or the new one. Preconditions are atomic with respect to every writer that goes through
+ * a {@code FileSystemDatastore}; a file replaced by other means reads as a new version with no
+ * metadata.
  *
- * <p><b>Reads</b> take no lock: files are only ever replaced by atomic moves, so a reader sees the
- * old bytes or the new, never a torn mix, each paired with its own metadata.
+ * <p>{@link #identity()} names the root directory's device and inode where the file system has
+ * them; user metadata may hold {@value #MAX_METADATA_BYTES} bytes ({@link #maxMetadataBytes()}).
  *
- * <p><b>Bounds.</b> Lock waits are bounded by the lock timeout (default 10 s); a lock that stays
- * busy is a {@link dev.tierlock.DatastoreUnavailableException}. The file operations themselves are
- * bounded by the filesystem: mount network filesystems so that their calls time out.
+ * <p><b>Bounds.</b> Lock waits are bounded by the lock timeout (default 10 s); a key lock that
+ * another writer keeps past it (a live holder, or one stopped with {@code SIGSTOP}) is a {@link
+ * dev.tierlock.spi.DatastoreBusyException} naming the holder (pid, host, since when, process start)
+ * when its lock file names one; Tierlock retries it within the transaction's deadline. The file
+ * operations themselves are bounded by the filesystem: mount network filesystems so that their
+ * calls time out.
  *
  * <p><b>Failures</b> are translated in one place: a full disk is a {@link
- * dev.tierlock.DatastoreUnavailableException} saying so and that nothing changed; a refused
- * permission a {@link dev.tierlock.DatastoreAccessDeniedException}; other I/O errors a {@link
- * dev.tierlock.DatastoreUnavailableException}, or a {@link dev.tierlock.OutcomeUnknownException}
- * when the atomic move that publishes a change (or forcing it afterwards) failed. Channels are
- * interruptible: a thread interrupted during a read, or before a change was published, gets a
- * {@link dev.tierlock.DatastoreUnavailableException} saying so, with its interrupt flag kept.
+ * dev.tierlock.spi.DatastoreUnavailableException} saying so and that nothing changed; a refused
+ * permission or a read-only file system a {@link dev.tierlock.spi.DatastoreAccessDeniedException};
+ * other I/O errors a {@link dev.tierlock.spi.DatastoreUnavailableException}, or a {@link
+ * dev.tierlock.spi.OutcomeUnknownException} when the atomic move that publishes a change (or
+ * forcing it afterwards) failed. Channels are interruptible: a thread interrupted during a read, or
+ * before a change was published, gets a {@link dev.tierlock.spi.DatastoreUnavailableException}
+ * saying so, with its interrupt flag kept.
  *
  * <p><b>Providers.</b> Works on the default file system and on any NIO provider that supports
  * {@code newByteChannel}, {@code FileChannel.open}, {@code createFile}, directory streams, {@code
- * delete} and {@code move} with {@code ATOMIC_MOVE} and {@code REPLACE_EXISTING}. Where the
- * provider supports {@code FileChannel} locks they exclude other processes; where it cannot lock
- * at all, writers fall back to the in-JVM permit alone and exclude only writers in this JVM (an
+ * delete} and {@code move} with {@code ATOMIC_MOVE} and {@code REPLACE_EXISTING} between
+ * directories of the root (so the root must not span file systems). Where the provider supports
+ * {@code AsynchronousFileChannel} locks they exclude other processes; where it cannot lock that
+ * way, writers fall back to the in-JVM queue alone and exclude only writers in this JVM (an
  * in-memory file system has no other processes). Forcing a directory is skipped where the provider
  * cannot open one.
  *
  * <p>Thread-safe. Holds no open file or lock between calls; {@link #close()} does nothing.
  */
-public final class FileSystemDatastore implements Datastore, DirectAccess {
+public final class FileSystemDatastore implements Datastore {
+
+  /** The most bytes of metadata names and values one object may carry here, as on GCS. */
+  public static final int MAX_METADATA_BYTES = 8192;
 
   private final RootLayout layout;
+  private final DatastoreIdentity identity;
   private final FileSystemDatastoreOptions options;
   private final FileIo io;
   private final FileSystemFailures failures;
@@ -84,13 +106,17 @@ public final class FileSystemDatastore implements Datastore, DirectAccess {
   private final ObjectReader reader;
   private final ObjectLister lister;
   private final ObjectWriter writer;
+  private final TempFiles temps;
 
-  private FileSystemDatastore(RootLayout layout, FileSystemDatastoreOptions options, FileIo io) {
+  private FileSystemDatastore(
+      RootLayout layout, DatastoreIdentity identity, FileSystemDatastoreOptions options, FileIo io) {
     this.layout = layout;
+    this.identity = identity;
     this.options = options;
     this.io = io;
     this.failures = new FileSystemFailures(layout.describe());
     this.locks = new KeyLocks(options);
+    this.temps = new TempFiles(layout.tmpDirectory(), options.clock());
     this.reader = new ObjectReader(layout);
     this.lister = new ObjectLister(layout, reader);
     this.writer = new ObjectWriter(layout, reader);
@@ -98,27 +124,25 @@ public final class FileSystemDatastore implements Datastore, DirectAccess {
 
   /**
    * Opens the datastore rooted at a directory with the default options, creating the directory
-   * (and its parents) if it is missing.
+   * (and its parents) if it is missing. An existing root is not written to: nothing is created,
+   * and only temp files whose writer is provably gone are deleted (best effort).
    *
    * @param root an absolute path to a directory, on any file system provider
    * @throws IllegalArgumentException if {@code root} is relative or exists and is not a directory
-   * @throws dev.tierlock.DatastoreAccessDeniedException if the root or its internal directory
-   *     cannot be created for want of permission
-   * @throws dev.tierlock.DatastoreUnavailableException if they cannot be created otherwise
+   * @throws dev.tierlock.spi.DatastoreAccessDeniedException if a missing root cannot be created for
+   *     want of permission, or the root cannot be read
+   * @throws dev.tierlock.spi.DatastoreUnavailableException if it cannot be created or resolved
+   *     otherwise
    */
   public static FileSystemDatastore open(Path root) {
     return open(root, FileSystemDatastoreOptions.defaults());
   }
 
   /**
-   * Opens the datastore rooted at a directory, creating the directory if it is missing.
+   * Opens the datastore rooted at a directory as {@link #open(Path)} does, with these options.
    *
    * @param root an absolute path to a directory, on any file system provider
    * @param options the lock timeout, clock and sleeper
-   * @throws IllegalArgumentException if {@code root} is relative or exists and is not a directory
-   * @throws dev.tierlock.DatastoreAccessDeniedException if the root or its internal directory
-   *     cannot be created for want of permission
-   * @throws dev.tierlock.DatastoreUnavailableException if they cannot be created otherwise
    */
   public static FileSystemDatastore open(Path root, FileSystemDatastoreOptions options) {
     return open(root, options, FileIo.STANDARD);
@@ -134,11 +158,13 @@ public final class FileSystemDatastore implements Datastore, DirectAccess {
           "Cannot open filesystem datastore at " + root.toUri() + ": it exists and is not a directory");
     }
     try {
-      Files.createDirectories(root);
+      if (!Files.isDirectory(root)) {
+        Files.createDirectories(root);
+      }
       RootLayout layout = new RootLayout(root.toRealPath());
-      Files.createDirectories(layout.lockDirectory());
-      Files.createDirectories(layout.metaDirectory());
-      return new FileSystemDatastore(layout, options, io);
+      FileSystemDatastore store = new FileSystemDatastore(layout, RootIdentity.of(layout.root()), options, io);
+      store.temps.sweepOrphans();
+      return store;
     } catch (IOException | UncheckedIOException | UnsupportedOperationException | SecurityException e) {
       throw new FileSystemFailures(root.toUri().toString()).reading("open", "filesystem datastore", e);
     }
@@ -154,23 +180,59 @@ public final class FileSystemDatastore implements Datastore, DirectAccess {
     return options;
   }
 
+  /**
+   * Returns scheme {@code file}, the root directory's file key as endpoint (device and inode where
+   * the file system has them, so a root deleted and created again at the same path is another
+   * store; on a non-default provider without file keys, the URI of that file system's root;
+   * otherwise empty), no container, and the root's real path as prefix; read once, at open.
+   */
+  @Override
+  public DatastoreIdentity identity() {
+    return identity;
+  }
+
   /** Returns the root as a URI, such as {@code file:///srv/tier/}. */
   @Override
   public String describe() {
     return layout.describe();
   }
 
+  /** Returns {@value #MAX_METADATA_BYTES}. */
+  @Override
+  public int maxMetadataBytes() {
+    return MAX_METADATA_BYTES;
+  }
+
+  /**
+   * Returns true: a version is a digest of the bytes and metadata, so writing old bytes with the
+   * same metadata gives the old version back (Tierlock's commit ids in the metadata tell such
+   * writes apart).
+   */
+  @Override
+  public boolean versionsRepeat() {
+    return true;
+  }
+
   /**
    * {@inheritDoc}
    *
-   * @throws IllegalArgumentException if the key cannot live in a filesystem datastore
-   * @throws dev.tierlock.DatastoreUnavailableException if the file cannot be read
-   * @throws dev.tierlock.DatastoreAccessDeniedException if reading it is not permitted
+   * <p>The version is a digest of the bytes, so the size is checked before it: a read of an object
+   * over the bound is refused even when it is conditional on the object's current version.
+   *
+   * @throws IllegalArgumentException if the key cannot live in a filesystem datastore, or {@code
+   *     maxBytes} is not positive
+   * @throws dev.tierlock.spi.ObjectTooLargeException if the file is larger than {@code maxBytes}
+   * @throws dev.tierlock.spi.DatastoreUnavailableException if the file cannot be read
+   * @throws dev.tierlock.spi.DatastoreAccessDeniedException if reading it is not permitted
    */
   @Override
-  public ReadResult read(ObjectKey key, ReadCondition condition) {
+  public ReadResult read(ObjectKey key, ReadCondition condition, long maxBytes) {
     Path file = layout.objectPath(key, "read");
-    Optional<Content> content = reading("read", key, () -> reader.readAll(key, file));
+    if (maxBytes <= 0) {
+      throw new IllegalArgumentException("Cannot read object " + key + " at " + describe()
+          + ": the bound must be positive, got " + maxBytes);
+    }
+    Optional<Content> content = reading("read", key, () -> reader.readAll(key, file, maxBytes));
     if (content.isEmpty()) {
       return ReadResult.Absent.INSTANCE;
     }
@@ -209,30 +271,24 @@ public final class FileSystemDatastore implements Datastore, DirectAccess {
   /**
    * {@inheritDoc}
    *
-   * @throws IllegalArgumentException if the key cannot live in a filesystem datastore, or an
-   *     object at a key that is a prefix of {@code key} (or below {@code key}) already occupies
-   *     the path; nothing changed
-   * @throws dev.tierlock.DatastoreUnavailableException if the lock stayed busy past the timeout,
-   *     the disk is full, or the change failed before it was published; nothing changed
-   * @throws dev.tierlock.OutcomeUnknownException if publishing the change failed and it may have
+   * @throws IllegalArgumentException if the key cannot live in a filesystem datastore, an object
+   *     at a key that is a prefix of {@code key} (or below {@code key}) already occupies the path,
+   *     or the metadata is larger than {@link #maxMetadataBytes()}; nothing changed
+   * @throws dev.tierlock.spi.DatastoreBusyException if another writer kept the key's lock past the
+   *     lock timeout; nothing changed
+   * @throws dev.tierlock.spi.DatastoreAccessDeniedException if writing is not permitted or the file
+   *     system is read-only; nothing changed
+   * @throws dev.tierlock.spi.DatastoreUnavailableException if the disk is full or the change failed
+   *     before it was published; nothing changed
+   * @throws dev.tierlock.spi.OutcomeUnknownException if publishing the change failed and it may have
    *     happened
    */
   @Override
   public WriteResult write(ObjectKey key, ObjectBody body, WriteCondition condition, ObjectMetadata metadata) {
     Path target = layout.objectPath(key, "write");
-    refuseOccupied(key, target);
-    StagedChange change = new StagedChange(io);
-    try {
-      KeyLocks.Held lock = lock("write", key);
-      try (change; lock) {
-        return writer.write(key, target, body, condition, metadata, change);
-      }
-    } catch (IOException | UncheckedIOException | UnsupportedOperationException | SecurityException e) {
-      throw failures.changing("write", key.value(), change.phase(), e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw failures.interrupted("write", key.value(), e);
-    }
+    writer.refuseOversize(key, metadata, MAX_METADATA_BYTES);
+    layout.refuseOccupied(key, target);
+    return changing("write", key, change -> writer.write(key, target, body, condition, metadata, change));
   }
 
   /**
@@ -242,9 +298,11 @@ public final class FileSystemDatastore implements Datastore, DirectAccess {
    *
    * @throws IllegalArgumentException for {@link WriteCondition#mustNotExist()}, or a key that
    *     cannot live in a filesystem datastore
-   * @throws dev.tierlock.DatastoreUnavailableException if the lock stayed busy past the timeout or
-   *     the delete failed before it was attempted; nothing changed
-   * @throws dev.tierlock.OutcomeUnknownException if the delete failed and may have happened
+   * @throws dev.tierlock.spi.DatastoreBusyException if another writer kept the key's lock past the
+   *     lock timeout; nothing changed
+   * @throws dev.tierlock.spi.DatastoreUnavailableException if the delete failed before it was
+   *     attempted; nothing changed
+   * @throws dev.tierlock.spi.OutcomeUnknownException if the delete failed and may have happened
    */
   @Override
   public DeleteResult delete(ObjectKey key, WriteCondition condition) {
@@ -253,25 +311,14 @@ public final class FileSystemDatastore implements Datastore, DirectAccess {
           + ": mustNotExist is not a delete condition (use none or mustMatch)");
     }
     Path target = layout.objectPath(key, "delete");
-    StagedChange change = new StagedChange(io);
-    try {
-      KeyLocks.Held lock = lock("delete", key);
-      try (change; lock) {
-        return writer.delete(key, target, condition, change);
-      }
-    } catch (IOException | UncheckedIOException | UnsupportedOperationException | SecurityException e) {
-      throw failures.changing("delete", key.value(), change.phase(), e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw failures.interrupted("delete", key.value(), e);
-    }
+    return changing("delete", key, change -> writer.delete(key, target, condition, change));
   }
 
   /**
    * {@inheritDoc}
    *
-   * <p>Walks the directory tree below the root; the internal directory and temp files are never
-   * listed.
+   * <p>Walks the directory tree below the root; the internal directory (locks, metadata, temp
+   * files) is never listed.
    *
    * @throws IllegalArgumentException if no valid key could start with {@code prefix}
    */
@@ -286,30 +333,12 @@ public final class FileSystemDatastore implements Datastore, DirectAccess {
   }
 
   /**
-   * {@inheritDoc}
+   * Returns the file that holds the object at {@code key} (which may not exist yet); for tests.
    *
    * @throws IllegalArgumentException if the key cannot live in a filesystem datastore
    */
-  @Override
-  public Path pathOf(ObjectKey key) {
+  Path pathOf(ObjectKey key) {
     return layout.objectPath(key, "locate");
-  }
-
-  /**
-   * {@inheritDoc}
-   *
-   * <p>This is {@code <root>/.tierlock/locks}; the per-key lock files of this datastore live there
-   * too, named by the SHA-256 of their key.
-   *
-   * @throws dev.tierlock.DatastoreUnavailableException if the directory cannot be created
-   */
-  @Override
-  public Path lockDirectory() {
-    try {
-      return Files.createDirectories(layout.lockDirectory());
-    } catch (IOException | UnsupportedOperationException | SecurityException e) {
-      throw failures.reading("create", "lock directory", e);
-    }
   }
 
   /** Does nothing: this datastore holds no open file or lock between calls. */
@@ -323,21 +352,29 @@ public final class FileSystemDatastore implements Datastore, DirectAccess {
     return "FileSystemDatastore[" + describe() + "]";
   }
 
-  private KeyLocks.Held lock(String verb, ObjectKey key) throws IOException, InterruptedException {
-    Optional<KeyLocks.Held> held = locks.acquire(layout.lockFile(key));
-    return held.orElseThrow(() -> failures.lockTimeout(verb, key.value(), options.lockTimeout()));
+  /** Runs one change of {@code key} under its lock, translating every failure. */
+  private <T> T changing(String verb, ObjectKey key, ChangeStep<T> step) {
+    StagedChange change = new StagedChange(io, temps);
+    try {
+      KeyLocks.Held lock = lock(verb, key);
+      try (change; lock) {
+        return step.run(change);
+      }
+    } catch (IOException | UncheckedIOException | UnsupportedOperationException | SecurityException e) {
+      throw failures.changing(verb, key.value(), change.phase(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw failures.interrupted(verb, key.value(), e);
+    }
   }
 
-  private void refuseOccupied(ObjectKey key, Path target) {
-    if (Files.isDirectory(target, LinkOption.NOFOLLOW_LINKS)) {
-      throw new IllegalArgumentException("Cannot write object " + key + " at " + describe()
-          + ": objects exist below it, and on a filesystem a key cannot be both an object and a directory");
+  private KeyLocks.Held lock(String verb, ObjectKey key) throws IOException, InterruptedException {
+    Path lockFile = layout.lockFile(key);
+    Optional<KeyLocks.Held> held = locks.acquire(lockFile, verb + " of object " + key + " at " + describe());
+    if (held.isPresent()) {
+      return held.get();
     }
-    Optional<ObjectKey> ancestor = layout.fileAncestor(key);
-    if (ancestor.isPresent()) {
-      throw new IllegalArgumentException("Cannot write object " + key + " at " + describe() + ": object "
-          + ancestor.get() + " exists, and on a filesystem a key cannot be both an object and a directory");
-    }
+    throw failures.lockTimeout(verb, key.value(), options.lockTimeout(), locks.holder(lockFile).orElse(null));
   }
 
   private <T> T reading(String verb, ObjectKey key, IoCall<T> call) {
@@ -352,5 +389,11 @@ public final class FileSystemDatastore implements Datastore, DirectAccess {
   @FunctionalInterface
   private interface IoCall<T> {
     T run() throws IOException;
+  }
+
+  /** The part of a change that runs under the key's lock. */
+  @FunctionalInterface
+  private interface ChangeStep<T> {
+    T run(StagedChange change) throws IOException;
   }
 }

@@ -10,8 +10,8 @@ import java.time.Duration;
  * tests advance a clock instead of sleeping). Immutable and thread-safe.
  *
  * @param lockTimeout how long a write or delete waits for the key's lock; past it the call throws
- *     {@link dev.tierlock.DatastoreUnavailableException} and changes nothing
- * @param clock measures the wait
+ *     {@link dev.tierlock.spi.DatastoreBusyException} naming the holder and changes nothing
+ * @param clock measures the wait, and spaces the sweeps of stale temp files
  * @param sleeper spends the pauses between lock attempts
  */
 public record FileSystemDatastoreOptions(Duration lockTimeout, Clock clock, Sleeper sleeper) {

@@ -33,9 +33,9 @@ public final class FileSystemDatastoreProvider implements DatastoreProvider {
    *     localhost}), query or fragment
    * @throws IllegalArgumentException if the URI is not such a URI, or names something that is not
    *     a directory; the message says which
-   * @throws dev.tierlock.DatastoreAccessDeniedException if the directory cannot be created for
+   * @throws dev.tierlock.spi.DatastoreAccessDeniedException if the directory cannot be created for
    *     want of permission
-   * @throws dev.tierlock.DatastoreUnavailableException if it cannot be created otherwise
+   * @throws dev.tierlock.spi.DatastoreUnavailableException if it cannot be created otherwise
    */
   @Override
   public Datastore open(URI uri) {

@@ -1,17 +1,20 @@
 package dev.tierlock.datastore.fs;
 
-import dev.tierlock.DatastoreAccessDeniedException;
-import dev.tierlock.DatastoreException;
-import dev.tierlock.DatastoreUnavailableException;
-import dev.tierlock.OutcomeUnknownException;
+import dev.tierlock.spi.DatastoreAccessDeniedException;
+import dev.tierlock.spi.DatastoreBusyException;
+import dev.tierlock.spi.DatastoreException;
+import dev.tierlock.spi.DatastoreUnavailableException;
+import dev.tierlock.spi.OutcomeUnknownException;
 import java.io.IOException;
 import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.FileLockInterruptionException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileSystemException;
+import java.nio.file.ReadOnlyFileSystemException;
 import java.time.Duration;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Translates every failure of the filesystem into Tierlock's datastore exceptions, in one place:
@@ -20,12 +23,14 @@ import java.util.Locale;
  *   <li>a full disk or exhausted quota: {@link DatastoreUnavailableException} whose message says so
  *       and that nothing changed (space runs out while the bytes are staged, before the target is
  *       touched, and a rename that finds no space does not happen);
- *   <li>{@link AccessDeniedException} or a {@link SecurityException}: {@link
- *       DatastoreAccessDeniedException};
+ *   <li>{@link AccessDeniedException}, a {@link SecurityException}, or a read-only file system
+ *       ({@link ReadOnlyFileSystemException}, {@code EROFS}): {@link DatastoreAccessDeniedException};
  *   <li>an interrupted channel ({@link ClosedByInterruptException} and its kin) while reading or
  *       before a change was published: {@link DatastoreUnavailableException} saying the thread was
  *       interrupted, with the thread's interrupt flag set again, so that callers can tell a
  *       cancellation from an outage;
+ *   <li>a key lock another writer kept past the lock timeout: {@link DatastoreBusyException} naming
+ *       the holder;
  *   <li>anything else while reading, locking or staging: {@link DatastoreUnavailableException};
  *   <li>anything else from the atomic move that publishes a change, or after it: {@link
  *       OutcomeUnknownException}, since the change may be visible.
@@ -64,6 +69,9 @@ final class FileSystemFailures {
       Thread.currentThread().interrupt();
       return new DatastoreUnavailableException(prefix + "the thread was interrupted (" + detail(e) + ")", e);
     }
+    if (isReadOnly(e)) {
+      return new DatastoreAccessDeniedException(prefix + "the file system is read-only (" + detail(e) + ")", e);
+    }
     if (isAccessDenied(e)) {
       return new DatastoreAccessDeniedException(prefix + "access denied (" + detail(e) + ")", e);
     }
@@ -82,6 +90,10 @@ final class FileSystemFailures {
     if (isDiskFull(e) && phase != Phase.DURABLE) {
       return new DatastoreUnavailableException(prefix + "the disk is full (" + detail(e)
           + "); nothing changed, the object is untouched; free some space and retry", e);
+    }
+    if (isReadOnly(e) && phase != Phase.DURABLE) {
+      return new DatastoreAccessDeniedException(prefix + "the file system is read-only (" + detail(e)
+          + "); nothing changed", e);
     }
     if (isAccessDenied(e) && phase != Phase.DURABLE) {
       return new DatastoreAccessDeniedException(prefix + "access denied (" + detail(e) + "); nothing changed", e);
@@ -103,10 +115,17 @@ final class FileSystemFailures {
     };
   }
 
-  /** Returns the failure of a change whose key lock stayed busy past the deadline; nothing changed. */
-  DatastoreUnavailableException lockTimeout(String verb, String key, Duration waited) {
-    return new DatastoreUnavailableException("Cannot " + verb + " object " + key + " at " + root
-        + ": its lock stayed held by another writer for " + waited + " (the lock timeout); nothing changed", null);
+  /**
+   * Returns the failure of a change whose key lock stayed held by another writer past the lock
+   * timeout: a {@link DatastoreBusyException} (retry later), never an outage; nothing changed.
+   *
+   * @param holder who held it, as the lock file names it ({@code pid 4242 on host h since ...;
+   *     started ...}), or null when it names nobody
+   */
+  DatastoreBusyException lockTimeout(String verb, String key, Duration waited, @Nullable String holder) {
+    return new DatastoreBusyException("Cannot " + verb + " object " + key + " at " + root
+        + ": its lock stayed held by " + (holder == null ? "another writer" : holder) + " for " + waited
+        + " (the lock timeout); nothing changed", null);
   }
 
   /** Returns the failure of a change whose wait for the key lock was interrupted; nothing changed. */
@@ -138,6 +157,20 @@ final class FileSystemFailures {
   static boolean isInterruption(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof ClosedByInterruptException || t instanceof FileLockInterruptionException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Returns whether a failure (or any of its causes) is a write refused because the file system is
+   * read-only: {@link ReadOnlyFileSystemException} from an NIO provider, or {@code EROFS}.
+   */
+  static boolean isReadOnly(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof ReadOnlyFileSystemException || t instanceof FileSystemException fse
+          && fse.getReason() != null && fse.getReason().toLowerCase(Locale.ROOT).contains("read-only file system")) {
         return true;
       }
     }

@@ -3,6 +3,7 @@ package dev.tierlock.datastore.fs;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
 import dev.tierlock.spi.ObjectStream;
+import dev.tierlock.spi.ObjectTooLargeException;
 import dev.tierlock.spi.ObjectVersion;
 import dev.tierlock.spi.StoredObject;
 import java.io.IOException;
@@ -62,17 +63,32 @@ final class ObjectReader {
    */
   record Content(ObjectState state, byte[] bytes) {}
 
-  /** Reads a whole object, or returns empty when there is none. */
-  Optional<Content> readAll(ObjectKey key, Path file) throws IOException {
+  /**
+   * Reads a whole object, or returns empty when there is none: its size is checked against {@code
+   * maxBytes} before any byte is read, and at most one byte more than that is ever read.
+   *
+   * @throws ObjectTooLargeException if the object is larger than {@code maxBytes}
+   */
+  Optional<Content> readAll(ObjectKey key, Path file, long maxBytes) throws IOException {
     Optional<Opened> opened = open(key, file);
     if (opened.isEmpty()) {
       return Optional.empty();
     }
     try (Opened o = opened.get()) {
-      if (o.channel.size() > MAX_WHOLE_READ) {
-        throw new IOException("the object holds " + o.channel.size() + " bytes, too many to read whole; stream it");
+      long size = o.channel.size();
+      if (size > maxBytes) {
+        throw new ObjectTooLargeException("object " + key + " at " + layout.describe(), size, maxBytes, null);
       }
-      byte[] bytes = Channels.newInputStream(o.channel).readAllBytes();
+      if (size > MAX_WHOLE_READ) {
+        throw new IOException("the object holds " + size + " bytes, too many to read whole; stream it");
+      }
+      byte[] bytes = Channels.newInputStream(o.channel).readNBytes((int) Math.min(maxBytes, MAX_WHOLE_READ) + 1);
+      if (bytes.length > maxBytes) {
+        throw new ObjectTooLargeException("object " + key + " at " + layout.describe(), -1, maxBytes, null);
+      }
+      if (bytes.length > MAX_WHOLE_READ) {
+        throw new IOException("the object grew past " + MAX_WHOLE_READ + " bytes while it was read; stream it");
+      }
       String digest = Digests.sha256Hex(bytes);
       return Optional.of(new Content(o.state(digest, bytes.length), bytes));
     }

@@ -27,9 +27,9 @@ import org.jspecify.annotations.Nullable;
  * checks the precondition against it, then stages and publishes the change through a {@link
  * StagedChange}, which records how far it got. The caller takes the lock and translates failures.
  *
- * <p>A write stages the bytes first (learning their digest), then the metadata sidecar with the
- * metadata of both the current and the new content, moves the sidecar in, and publishes by moving
- * the bytes in. When the bytes equal the current ones only the metadata changes, and moving the
+ * <p>A write stages the bytes in a temp file of the internal temp directory first (learning their
+ * digest), then the metadata sidecar with the metadata of both the current and the new content,
+ * moves the sidecar in, and publishes by moving the bytes in. When the bytes equal the current ones only the metadata changes, and moving the
  * sidecar in is the publish. A write with no metadata to a key that never had any skips the
  * sidecar. A delete removes the file (the publish), then the sidecar, then directories it left
  * empty. Stateless apart from its collaborators; thread-safe.
@@ -42,6 +42,19 @@ final class ObjectWriter {
   ObjectWriter(RootLayout layout, ObjectReader reader) {
     this.layout = layout;
     this.reader = reader;
+  }
+
+  /**
+   * Refuses metadata over the datastore's capacity, before anything is locked or staged.
+   *
+   * @throws IllegalArgumentException if the names and values hold more than {@code maxBytes}
+   */
+  void refuseOversize(ObjectKey key, ObjectMetadata metadata, int maxBytes) {
+    if (metadata.byteSize() > maxBytes) {
+      throw new IllegalArgumentException("Cannot write object " + key + " at " + layout.describe()
+          + ": its metadata holds " + metadata.byteSize() + " bytes of names and values, more than the " + maxBytes
+          + " a filesystem datastore keeps; nothing changed");
+    }
   }
 
   /**
@@ -60,7 +73,7 @@ final class ObjectWriter {
     MessageDigest digest = Digests.sha256();
     Staged bytes;
     try (InputStream in = new DigestInputStream(body.open(), digest)) {
-      bytes = change.stage(target, in);
+      bytes = change.stage(in);
     }
     if (bytes.size() != body.size()) {
       throw new IllegalArgumentException("Cannot write object " + key + " at " + layout.describe()
@@ -79,7 +92,7 @@ final class ObjectWriter {
       change.publish(bytes, target);
       return new WriteResult.Written(Digests.version(contentDigest, metadata));
     }
-    Staged record = change.stage(sidecar, new ByteArrayInputStream(Sidecar.encode(key, known)));
+    Staged record = change.stage(new ByteArrayInputStream(Sidecar.encode(key, known)));
     if (sameBytes) {
       // only the metadata changes: publishing the sidecar is the change
       change.discard(bytes);

@@ -14,8 +14,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * Where everything lives under a datastore root: objects as plain files at {@code <root>/<key>},
  * and, in the internal directory {@code <root>/.tierlock/} that is never an object, the per-key
- * lock files ({@code locks/<sha256 of key>.lock}) and metadata sidecars ({@code meta/<sha256 of
- * key>.meta}). Refuses keys that cannot live on a filesystem beside that layout. Immutable.
+ * lock files ({@code locks/<sha256 of key>.lock}), metadata sidecars ({@code meta/<sha256 of
+ * key>.meta}) and the temp files of writes in flight ({@code tmp/}, see {@link TempFiles}). The
+ * internal directories are created by the first write that needs them, never by opening or
+ * reading. Refuses keys that cannot live on a filesystem beside that layout. Immutable.
  */
 final class RootLayout {
 
@@ -26,12 +28,10 @@ final class RootLayout {
   static final int MAX_SEGMENT_BYTES = 255;
 
   /**
-   * The longest last segment: a temp file beside the object is named {@code .<name>.<uuid>.tmp},
-   * 42 bytes longer, and must fit too.
+   * The temp files that earlier versions of this datastore staged beside their objects ({@code
+   * .<name>.<uuid>.tmp}); one may still lie in an old root, so such a name is never an object.
    */
-  static final int MAX_NAME_BYTES = MAX_SEGMENT_BYTES - 42;
-
-  private static final Pattern TEMP =
+  private static final Pattern LEGACY_TEMP =
       Pattern.compile("\\..+\\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\\.tmp");
 
   private final Path root;
@@ -39,6 +39,7 @@ final class RootLayout {
   private final Path internal;
   private final Path locks;
   private final Path meta;
+  private final Path tmp;
 
   RootLayout(Path root) {
     this.root = root;
@@ -46,6 +47,7 @@ final class RootLayout {
     this.internal = root.resolve(INTERNAL);
     this.locks = internal.resolve("locks");
     this.meta = internal.resolve("meta");
+    this.tmp = internal.resolve("tmp");
   }
 
   Path root() {
@@ -67,6 +69,11 @@ final class RootLayout {
 
   Path metaDirectory() {
     return meta;
+  }
+
+  /** Returns the directory of the temp files that writes stage their bytes in. */
+  Path tmpDirectory() {
+    return tmp;
   }
 
   /** Returns the lock file that guards changes to {@code key}. */
@@ -91,7 +98,7 @@ final class RootLayout {
     Path path = root;
     for (int i = 0; i < segments.length; i++) {
       String segment = segments[i];
-      String problem = problemWith(segment, i == segments.length - 1);
+      @Nullable String problem = problemWith(segment);
       if (problem != null) {
         throw refused(verb, key, problem, null);
       }
@@ -129,6 +136,24 @@ final class RootLayout {
   }
 
   /**
+   * Refuses a write of {@code key} (whose file is {@code target}) that would need a file where a
+   * directory is, or the reverse.
+   *
+   * @throws IllegalArgumentException if objects exist below the key, or an object at a prefix of it
+   */
+  void refuseOccupied(ObjectKey key, Path target) {
+    if (Files.isDirectory(target, LinkOption.NOFOLLOW_LINKS)) {
+      throw new IllegalArgumentException("Cannot write object " + key + " at " + describe
+          + ": objects exist below it, and on a filesystem a key cannot be both an object and a directory");
+    }
+    Optional<ObjectKey> ancestor = fileAncestor(key);
+    if (ancestor.isPresent()) {
+      throw new IllegalArgumentException("Cannot write object " + key + " at " + describe + ": object "
+          + ancestor.get() + " exists, and on a filesystem a key cannot be both an object and a directory");
+    }
+  }
+
+  /**
    * Returns the key a file below the root holds, or empty for files that are not objects: the
    * internal directory, temp files, and names that are not valid keys.
    */
@@ -137,7 +162,7 @@ final class RootLayout {
     StringBuilder key = new StringBuilder();
     for (int i = 0; i < relative.getNameCount(); i++) {
       String segment = relative.getName(i).toString();
-      if (problemWith(segment, i == relative.getNameCount() - 1) != null) {
+      if (problemWith(segment) != null) {
         return Optional.empty();
       }
       if (i > 0) {
@@ -148,22 +173,21 @@ final class RootLayout {
     return ObjectKey.isValid(key.toString()) ? Optional.of(ObjectKey.of(key.toString())) : Optional.empty();
   }
 
-  /** Returns whether a file name is that of a temp file a write stages its bytes in. */
-  static boolean isTemp(String fileName) {
-    return TEMP.matcher(fileName).matches();
+  /** Returns whether a file name is that of a temp file an earlier version left beside an object. */
+  static boolean isLegacyTemp(String fileName) {
+    return LEGACY_TEMP.matcher(fileName).matches();
   }
 
-  private static String problemWith(String segment, boolean last) {
+  private static @Nullable String problemWith(String segment) {
     if (segment.toLowerCase(Locale.ROOT).equals(INTERNAL)) {
       return "the segment " + INTERNAL + " is reserved for the datastore's internal files";
     }
-    if (isTemp(segment)) {
+    if (isLegacyTemp(segment)) {
       return "the segment \"" + segment + "\" has the form of a temp file (.<name>.<uuid>.tmp)";
     }
     int bytes = segment.getBytes(StandardCharsets.UTF_8).length;
-    if (bytes > MAX_SEGMENT_BYTES || (last && bytes > MAX_NAME_BYTES)) {
-      return "a segment is at most " + MAX_SEGMENT_BYTES + " bytes of UTF-8, and the last one at most "
-          + MAX_NAME_BYTES + " (room for its temp file), got " + bytes;
+    if (bytes > MAX_SEGMENT_BYTES) {
+      return "a segment is at most " + MAX_SEGMENT_BYTES + " bytes of UTF-8, got " + bytes;
     }
     return null;
   }

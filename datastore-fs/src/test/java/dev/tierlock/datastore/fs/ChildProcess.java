@@ -1,5 +1,6 @@
 package dev.tierlock.datastore.fs;
 
+import dev.tierlock.LockfileCodec;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
@@ -9,11 +10,15 @@ import dev.tierlock.spi.WriteCondition;
 import dev.tierlock.spi.WriteResult;
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 
 /**
  * The program {@link ChildJvm} runs in a second JVM, so that tests can race, crash and hold locks
@@ -25,8 +30,12 @@ import java.util.List;
  *       and {@code increments <n>};
  *   <li>{@code crash <root> <key> <content> <commit id> object|meta}: writes the object and halts
  *       the JVM (exit code 42) just before it moves the object file, or the metadata file, in;
- *   <li>{@code hold <root> <key>}: takes the key's lock, prints {@code locked}, waits for a line,
- *       releases it and prints {@code released}.
+ *   <li>{@code park <root> <key> <content> <commit id> object|meta}: writes the object and, just
+ *       before it moves the object file (or the metadata file) in, prints {@code parked <temp
+ *       file>} and waits forever (the test kills it there);
+ *   <li>{@code hold <root> <key>}: takes the key's lock, prints {@code locked}, then appends {@code
+ *       <text>} to {@code <file>} for each line {@code append <file> <text>} (printing {@code
+ *       appended}) until another line comes, releases it and prints {@code released}.
  * </ul>
  */
 final class ChildProcess {
@@ -73,6 +82,31 @@ final class ChildProcess {
             ObjectMetadata.of(ObjectMetadata.COMMIT_ID, args[4]));
         System.out.println("did not crash");
       }
+      case "park" -> {
+        ObjectKey key = ObjectKey.of(args[2]);
+        Path object = root.toRealPath().resolve(key.value());
+        boolean atMeta = args[5].equals("meta");
+        FileIo parking = new FileIo() {
+          @Override
+          public void move(Path temp, Path target) throws IOException {
+            if (atMeta ? target.getParent().getFileName().toString().equals("meta") : target.equals(object)) {
+              System.out.println("parked " + temp);
+              System.out.flush();
+              try {
+                new CountDownLatch(1).await(); // parked for good: the test kills the JVM here
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("parked write interrupted");
+              }
+            }
+            FileIo.STANDARD.move(temp, target);
+          }
+        };
+        FileSystemDatastore store = FileSystemDatastore.open(root, FileSystemDatastoreOptions.defaults(), parking);
+        store.write(key, ObjectBody.of(args[3].getBytes(StandardCharsets.UTF_8)), WriteCondition.none(),
+            ObjectMetadata.of(ObjectMetadata.COMMIT_ID, args[4]));
+        System.out.println("did not park");
+      }
       case "hold" -> {
         RootLayout layout = new RootLayout(root.toRealPath());
         KeyLocks locks = new KeyLocks(FileSystemDatastoreOptions.defaults());
@@ -80,7 +114,12 @@ final class ChildProcess {
         try (held) {
           System.out.println("locked");
           System.out.flush();
-          stdin.readLine();
+          for (String line = stdin.readLine(); line != null && line.startsWith("append "); line = stdin.readLine()) {
+            String[] parts = line.split(" ", 3);
+            Files.writeString(Path.of(parts[1]), parts[2] + "\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+            System.out.println("appended");
+            System.out.flush();
+          }
         }
         System.out.println("released");
       }
@@ -112,7 +151,7 @@ final class ChildProcess {
   static int increment(FileSystemDatastore store, String label, int times) {
     int landed = 0;
     for (int attempt = 0; landed < times && attempt < 100_000; attempt++) {
-      ReadResult.Found found = (ReadResult.Found) store.read(COUNTER, ReadCondition.always());
+      ReadResult.Found found = (ReadResult.Found) store.read(COUNTER, ReadCondition.always(), LockfileCodec.MAX_BYTES);
       long next = Long.parseLong(new String(found.bytes(), StandardCharsets.UTF_8)) + 1;
       WriteResult result = store.write(COUNTER, ObjectBody.of(Long.toString(next).getBytes(StandardCharsets.UTF_8)),
           WriteCondition.mustMatch(found.object().version()), ObjectMetadata.of("tierlock-holder", label));

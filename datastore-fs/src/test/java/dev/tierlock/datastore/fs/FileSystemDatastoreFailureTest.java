@@ -7,9 +7,10 @@ import static dev.tierlock.datastore.fs.Fixtures.written;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tierlock.DatastoreAccessDeniedException;
-import dev.tierlock.DatastoreUnavailableException;
-import dev.tierlock.OutcomeUnknownException;
+import dev.tierlock.LockfileCodec;
+import dev.tierlock.spi.DatastoreAccessDeniedException;
+import dev.tierlock.spi.DatastoreUnavailableException;
+import dev.tierlock.spi.OutcomeUnknownException;
 import dev.tierlock.TierlockException;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
@@ -26,9 +27,10 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -163,7 +165,7 @@ class FileSystemDatastoreFailureTest {
     assertThatThrownBy(() -> store.write(KEY, body("new"), WriteCondition.none(), NEW_META))
         .isExactlyInstanceOf(OutcomeUnknownException.class)
         .extracting(e -> ((TierlockException) e).code()).isEqualTo("outcome_unknown");
-    ReadResult.Found found = found(store.read(KEY, ReadCondition.always()));
+    ReadResult.Found found = found(store.read(KEY, ReadCondition.always(), LockfileCodec.MAX_BYTES));
     assertThat(text(found.bytes())).isEqualTo("new");
     assertThat(found.object().metadata()).isEqualTo(NEW_META);
   }
@@ -201,6 +203,49 @@ class FileSystemDatastoreFailureTest {
     assertOldObjectIntact(store);
   }
 
+  @Test
+  void write_whoseTargetDirectoryADeletePrunedBeforeTheMove_makesItAgainAndLands() throws IOException {
+    ObjectKey deep = ObjectKey.of("config/deep/x");
+    Path directory = root.resolve("config/deep");
+    List<Path> prunedBefore = new ArrayList<>();
+    FileSystemDatastore store = withIo(new FileIo() {
+      @Override
+      public void move(Path temp, Path target) throws IOException {
+        if (target.getParent().endsWith(Path.of("config", "deep")) && prunedBefore.isEmpty()) {
+          Files.delete(directory); // what a delete of the directory's last object does, between mkdir and move
+          prunedBefore.add(temp);
+        }
+        FileIo.STANDARD.move(temp, target);
+      }
+    });
+
+    written(store.write(deep, body("deep"), WriteCondition.mustNotExist(), NEW_META));
+
+    assertThat(prunedBefore).hasSize(1);
+    assertThat(text(found(store.read(deep, ReadCondition.always(), LockfileCodec.MAX_BYTES)).bytes())).isEqualTo("deep");
+    assertThat(Fixtures.tempFiles(root)).isEmpty();
+  }
+
+  @Test
+  void write_whoseMoveFindsItsTempFileGone_isOutcomeUnknown_notRetried() {
+    FileSystemDatastore store = withIo(new FileIo() {
+      @Override
+      public void move(Path temp, Path target) throws IOException {
+        if (target.equals(root.resolve(KEY.value()))) {
+          Files.delete(temp); // as if a first rename had happened and its answer was lost
+          throw new NoSuchFileException(temp.toString());
+        }
+        FileIo.STANDARD.move(temp, target);
+      }
+    });
+
+    assertThatThrownBy(() -> store.write(KEY, body("new"), WriteCondition.mustMatch(oldVersion), NEW_META))
+        .isExactlyInstanceOf(OutcomeUnknownException.class)
+        .hasMessageStartingWith("Cannot write object " + KEY + " at " + where + ": the atomic move failed and may have"
+            + " happened (NoSuchFileException: ")
+        .hasMessageEndingWith("); read the object back before deciding");
+  }
+
   private FileSystemDatastore withIo(FileIo io) {
     return FileSystemDatastore.open(root, FileSystemDatastoreOptions.defaults(), io);
   }
@@ -224,16 +269,13 @@ class FileSystemDatastoreFailureTest {
   }
 
   private void assertOldObjectIntact(FileSystemDatastore store) {
-    ReadResult.Found found = found(store.read(KEY, ReadCondition.always()));
+    ReadResult.Found found = found(store.read(KEY, ReadCondition.always(), LockfileCodec.MAX_BYTES));
     assertThat(text(found.bytes())).isEqualTo("old bytes");
     assertThat(found.object()).isEqualTo(new StoredObject(KEY, oldVersion, 9, OLD_META));
     assertThat(Fixtures.keys(store.list(""))).containsExactly(KEY.value());
-    assertThat(tempFiles()).as("temp files left behind").isEmpty();
-  }
-
-  private List<Path> tempFiles() {
-    try (Stream<Path> files = Files.walk(root)) {
-      return files.filter(f -> RootLayout.isTemp(f.getFileName().toString())).toList();
+    try {
+      assertThat(Fixtures.tempFiles(root)).as("temp files left behind").isEmpty();
+      assertThat(Fixtures.filesOutsideInternal(root)).containsExactly(KEY.value());
     } catch (IOException e) {
       throw new AssertionError(e);
     }

@@ -7,8 +7,12 @@ import static dev.tierlock.datastore.fs.Fixtures.written;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tierlock.DatastoreUnavailableException;
+import dev.tierlock.LockfileCodec;
+import dev.tierlock.spi.DatastoreBusyException;
+import dev.tierlock.spi.DatastoreUnavailableException;
+import dev.tierlock.LockIdentity;
 import dev.tierlock.TierlockException;
+import dev.tierlock.internal.OsLockRegistry;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
 import dev.tierlock.spi.ObjectVersion;
@@ -18,6 +22,10 @@ import dev.tierlock.spi.WriteResult;
 import dev.tierlock.testkit.TestClock;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,44 +40,80 @@ class FileSystemDatastoreLockTest {
   private final TestClock clock = TestClock.create();
 
   @Test
-  void write_whileAnotherInstanceHoldsTheKey_timesOutAndChangesNothing() throws Exception {
+  void write_whileAnotherThreadHoldsTheKey_timesOutNamingTheHolderAndChangesNothing() throws Exception {
     FileSystemDatastore store = open(Duration.ofSeconds(3));
     ObjectVersion old = written(store.write(KEY, body("old"), WriteCondition.none(), ObjectMetadata.EMPTY));
-    RootLayout layout = new RootLayout(store.root());
+    Path lockFile = new RootLayout(store.root()).lockFile(KEY);
+    ExecutorService threads = Executors.newSingleThreadExecutor();
+    try {
+      KeyLocks.Held held = new KeyLocks(FileSystemDatastoreOptions.defaults()).acquire(lockFile, "another writer's work")
+          .orElseThrow();
+      try (held) {
+        Future<Throwable> blocked = threads.submit(() -> failureOf(
+            () -> store.write(KEY, body("new"), WriteCondition.mustMatch(old), ObjectMetadata.EMPTY)));
+        awaitQueued(lockFile);
+        clock.advance(Duration.ofSeconds(3));
 
-    KeyLocks.Held held = new KeyLocks(FileSystemDatastoreOptions.defaults()).acquire(layout.lockFile(KEY)).orElseThrow();
-    try (held) {
-      assertThatThrownBy(() -> store.write(KEY, body("new"), WriteCondition.mustMatch(old), ObjectMetadata.EMPTY))
-          .isExactlyInstanceOf(DatastoreUnavailableException.class)
-          .hasMessage("Cannot write object " + KEY + " at " + store.describe()
-              + ": its lock stayed held by another writer for PT3S (the lock timeout); nothing changed")
-          .extracting(e -> ((TierlockException) e).code()).isEqualTo("datastore_unavailable");
-      assertThat(text(found(store.read(KEY, ReadCondition.always())).bytes())).as("reads take no lock").isEqualTo("old");
-      assertThat(store.write(ObjectKey.of("config/other"), body("x"), WriteCondition.none(), ObjectMetadata.EMPTY))
-          .as("other keys are not blocked").isInstanceOf(WriteResult.Written.class);
+        assertThat(blocked.get(ChildJvm.WAIT_SECONDS, TimeUnit.SECONDS))
+            .isExactlyInstanceOf(DatastoreBusyException.class)
+            .hasMessageStartingWith("Cannot write object " + KEY + " at " + store.describe() + ": its lock stayed held by pid "
+                + ProcessHandle.current().pid() + " on host " + LockIdentity.current().hostname() + " since ")
+            .hasMessageEndingWith("; guards another writer's work) for PT3S (the lock timeout); nothing changed")
+            .extracting(e -> ((TierlockException) e).code()).isEqualTo("datastore_busy");
+        assertThat(text(found(store.read(KEY, ReadCondition.always(), LockfileCodec.MAX_BYTES)).bytes())).as("reads take no lock").isEqualTo("old");
+        assertThat(store.write(ObjectKey.of("config/other"), body("x"), WriteCondition.none(), ObjectMetadata.EMPTY))
+            .as("other keys are not blocked").isInstanceOf(WriteResult.Written.class);
+      }
+    } finally {
+      threads.shutdownNow();
     }
-    assertThat(clock.sleeps().stream().reduce(Duration.ZERO, Duration::plus)).isEqualTo(Duration.ofSeconds(3));
+    assertThat(clock.sleeps()).as("a writer queued in this JVM is woken, it does not poll").isEmpty();
     written(store.write(KEY, body("new"), WriteCondition.mustMatch(old), ObjectMetadata.EMPTY));
-    assertThat(KeyLocks.inUse(layout.lockFile(KEY))).isFalse();
+    assertThat(KeyLocks.inUse(lockFile)).isFalse();
   }
 
   @Test
   void delete_interruptedWhileWaitingForTheLock_isUnavailableAndKeepsTheInterrupt() throws Exception {
     FileSystemDatastore store = open(Duration.ofSeconds(3));
     written(store.write(KEY, body("old"), WriteCondition.none(), ObjectMetadata.EMPTY));
-    RootLayout layout = new RootLayout(store.root());
-
-    KeyLocks.Held held = new KeyLocks(FileSystemDatastoreOptions.defaults()).acquire(layout.lockFile(KEY)).orElseThrow();
-    try (held) {
-      Thread.currentThread().interrupt();
-      assertThatThrownBy(() -> store.delete(KEY, WriteCondition.none()))
-          .isExactlyInstanceOf(DatastoreUnavailableException.class)
-          .hasMessage("Cannot delete object " + KEY + " at " + store.describe()
-              + ": interrupted while waiting for its lock; nothing changed")
-          .hasCauseExactlyInstanceOf(InterruptedException.class);
-      assertThat(Thread.interrupted()).as("interrupt flag restored").isTrue();
+    Path lockFile = new RootLayout(store.root()).lockFile(KEY);
+    ExecutorService threads = Executors.newSingleThreadExecutor();
+    try {
+      KeyLocks.Held held = threads.submit(() -> new KeyLocks(FileSystemDatastoreOptions.defaults()).acquire(lockFile)
+          .orElseThrow()).get(ChildJvm.WAIT_SECONDS, TimeUnit.SECONDS);
+      try (held) {
+        Thread.currentThread().interrupt();
+        assertThatThrownBy(() -> store.delete(KEY, WriteCondition.none()))
+            .isExactlyInstanceOf(DatastoreUnavailableException.class)
+            .hasMessage("Cannot delete object " + KEY + " at " + store.describe()
+                + ": interrupted while waiting for its lock; nothing changed")
+            .hasCauseExactlyInstanceOf(InterruptedException.class);
+        assertThat(Thread.interrupted()).as("interrupt flag restored").isTrue();
+      }
+    } finally {
+      threads.shutdownNow();
     }
-    assertThat(text(found(store.read(KEY, ReadCondition.always())).bytes())).isEqualTo("old");
+    assertThat(text(found(store.read(KEY, ReadCondition.always(), LockfileCodec.MAX_BYTES)).bytes())).isEqualTo("old");
+  }
+
+  /** Waits, bounded, until a writer queues for the lock file in this JVM (no sleeping: it spins on the queue). */
+  private static void awaitQueued(Path lockFile) {
+    long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(ChildJvm.WAIT_SECONDS);
+    while (OsLockRegistry.shared().queued(lockFile) == 0) {
+      if (System.nanoTime() - giveUp > 0) {
+        throw new AssertionError("no writer queued for " + lockFile + " within " + ChildJvm.WAIT_SECONDS + " s");
+      }
+      Thread.onSpinWait();
+    }
+  }
+
+  private static Throwable failureOf(Runnable action) {
+    try {
+      action.run();
+      return new AssertionError("the write succeeded");
+    } catch (RuntimeException e) {
+      return e;
+    }
   }
 
   @Test

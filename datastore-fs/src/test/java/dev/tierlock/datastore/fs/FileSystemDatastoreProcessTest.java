@@ -8,7 +8,9 @@ import static dev.tierlock.datastore.fs.Fixtures.written;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tierlock.DatastoreUnavailableException;
+import dev.tierlock.LockfileCodec;
+import dev.tierlock.spi.DatastoreBusyException;
+import dev.tierlock.LockIdentity;
 import dev.tierlock.TierlockException;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
@@ -32,7 +34,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -74,10 +75,10 @@ class FileSystemDatastoreProcessTest {
       assertThat(exit.lines()).contains("increments " + INCREMENTS);
       for (int i = 0; i < KEYS; i++) {
         assertThat(winners.get(i)).as("winners of race/k%d", i).hasSize(1);
-        assertThat(text(found(first.read(ObjectKey.of("race/k" + i), ReadCondition.always())).bytes()))
+        assertThat(text(found(first.read(ObjectKey.of("race/k" + i), ReadCondition.always(), LockfileCodec.MAX_BYTES)).bytes()))
             .isEqualTo(winners.get(i).get(0));
       }
-      assertThat(text(found(first.read(ChildProcess.COUNTER, ReadCondition.always())).bytes()))
+      assertThat(text(found(first.read(ChildProcess.COUNTER, ReadCondition.always(), LockfileCodec.MAX_BYTES)).bytes()))
           .isEqualTo(Integer.toString(3 * INCREMENTS));
     } finally {
       threads.shutdownNow();
@@ -94,8 +95,9 @@ class FileSystemDatastoreProcessTest {
       assertThat(child.awaitExit().code()).isEqualTo(ChildProcess.CRASHED);
     }
 
-    assertThat(tempFiles()).singleElement()
-        .satisfies(temp -> assertThat(temp.getParent()).isEqualTo(store.pathOf(KEY).getParent()));
+    assertThat(Fixtures.tempFiles(root)).singleElement()
+        .satisfies(temp -> assertThat(temp.getParent()).isEqualTo(store.root().resolve(".tierlock/tmp")));
+    assertThat(Fixtures.filesOutsideInternal(root)).containsExactly(KEY.value());
     assertOld(store, old);
     assertThat(keys(store.list(""))).containsExactly(KEY.value());
     ObjectVersion next = written(store.write(KEY, body("next"), WriteCondition.mustMatch(old), OLD_META));
@@ -126,14 +128,18 @@ class FileSystemDatastoreProcessTest {
     try (ChildJvm child = ChildJvm.start("hold", root.toString(), KEY.value())) {
       assertThat(child.nextLine()).isEqualTo("locked");
 
+      String heldBy = "its lock stayed held by pid " + child.pid() + " on host " + LockIdentity.current().hostname() + " since ";
+      String started = "; started " + ProcessHandle.of(child.pid()).orElseThrow().info().startInstant().orElseThrow() + " (";
       assertThatThrownBy(() -> store.write(KEY, body("new"), WriteCondition.mustMatch(old), OLD_META))
-          .isExactlyInstanceOf(DatastoreUnavailableException.class)
-          .hasMessage("Cannot write object " + KEY + " at " + store.describe()
-              + ": its lock stayed held by another writer for PT5S (the lock timeout); nothing changed")
-          .extracting(e -> ((TierlockException) e).code()).isEqualTo("datastore_unavailable");
+          .isExactlyInstanceOf(DatastoreBusyException.class)
+          .hasMessageStartingWith("Cannot write object " + KEY + " at " + store.describe() + ": " + heldBy)
+          .hasMessageContaining(started)
+          .hasMessageEndingWith(" for PT5S (the lock timeout); nothing changed")
+          .extracting(e -> ((TierlockException) e).code()).isEqualTo("datastore_busy");
       assertThatThrownBy(() -> store.delete(KEY, WriteCondition.none()))
-          .isExactlyInstanceOf(DatastoreUnavailableException.class)
-          .hasMessageContaining("Cannot delete object " + KEY);
+          .isExactlyInstanceOf(DatastoreBusyException.class)
+          .hasMessageStartingWith("Cannot delete object " + KEY + " at " + store.describe() + ": " + heldBy)
+          .hasMessageContaining(started);
       assertThat(clock.sleeps().stream().reduce(Duration.ZERO, Duration::plus)).isEqualTo(Duration.ofSeconds(10));
       assertOld(store, old);
 
@@ -153,14 +159,8 @@ class FileSystemDatastoreProcessTest {
   private record Race(String label, List<Integer> won, int increments) {}
 
   private static void assertOld(FileSystemDatastore store, ObjectVersion old) {
-    ReadResult.Found found = found(store.read(KEY, ReadCondition.always()));
+    ReadResult.Found found = found(store.read(KEY, ReadCondition.always(), LockfileCodec.MAX_BYTES));
     assertThat(text(found.bytes())).isEqualTo("old bytes");
     assertThat(found.object()).isEqualTo(new StoredObject(KEY, old, 9, OLD_META));
-  }
-
-  private List<Path> tempFiles() throws IOException {
-    try (Stream<Path> files = Files.walk(root)) {
-      return files.filter(f -> RootLayout.isTemp(f.getFileName().toString())).toList();
-    }
   }
 }

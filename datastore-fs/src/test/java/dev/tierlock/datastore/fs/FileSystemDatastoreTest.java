@@ -9,6 +9,7 @@ import static dev.tierlock.datastore.fs.Fixtures.written;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tierlock.LockfileCodec;
 import dev.tierlock.AtomicFileWriter;
 import dev.tierlock.spi.DeleteResult;
 import dev.tierlock.spi.ObjectBody;
@@ -56,7 +57,7 @@ class FileSystemDatastoreTest {
   void write_thenRead_returnsBytesVersionAndMetadata() {
     ObjectVersion version = written(store.write(LOCKFILE, body("{}\n"), WriteCondition.mustNotExist(), COMMIT_A));
 
-    ReadResult.Found found = found(store.read(LOCKFILE, ReadCondition.always()));
+    ReadResult.Found found = found(store.read(LOCKFILE, ReadCondition.always(), LockfileCodec.MAX_BYTES));
 
     assertThat(text(found.bytes())).isEqualTo("{}\n");
     assertThat(found.object()).isEqualTo(new StoredObject(LOCKFILE, version, 3, COMMIT_A));
@@ -139,9 +140,9 @@ class FileSystemDatastoreTest {
   void read_ifNoneMatch_reportsNotModifiedOnlyForTheCurrentVersion() {
     ObjectVersion v1 = written(store.write(LOCKFILE, body("one"), WriteCondition.none(), COMMIT_A));
 
-    assertThat(store.read(LOCKFILE, ReadCondition.ifNoneMatch(v1))).isEqualTo(new ReadResult.NotModified(v1));
+    assertThat(store.read(LOCKFILE, ReadCondition.ifNoneMatch(v1), LockfileCodec.MAX_BYTES)).isEqualTo(new ReadResult.NotModified(v1));
     ObjectVersion v2 = written(store.write(LOCKFILE, body("two"), WriteCondition.none(), COMMIT_A));
-    ReadResult.Found found = found(store.read(LOCKFILE, ReadCondition.ifNoneMatch(v1)));
+    ReadResult.Found found = found(store.read(LOCKFILE, ReadCondition.ifNoneMatch(v1), LockfileCodec.MAX_BYTES));
     assertThat(found.object().version()).isEqualTo(v2);
     assertThat(text(found.bytes())).isEqualTo("two");
   }
@@ -152,7 +153,7 @@ class FileSystemDatastoreTest {
 
     for (String key : List.of("config/none", "config/a", "config/a/b/c")) {
       ObjectKey k = ObjectKey.of(key);
-      assertThat(store.read(k, ReadCondition.always())).as(key).isEqualTo(ReadResult.Absent.INSTANCE);
+      assertThat(store.read(k, ReadCondition.always(), LockfileCodec.MAX_BYTES)).as(key).isEqualTo(ReadResult.Absent.INSTANCE);
       assertThat(store.stat(k)).as(key).isEmpty();
       assertThat(store.openStream(k)).as(key).isEmpty();
     }
@@ -170,7 +171,7 @@ class FileSystemDatastoreTest {
         assertThat(text(in.readAllBytes())).isEqualTo("original bytes");
       }
     }
-    assertThat(text(found(store.read(LOCKFILE, ReadCondition.always())).bytes())).isEqualTo("replacement");
+    assertThat(text(found(store.read(LOCKFILE, ReadCondition.always(), LockfileCodec.MAX_BYTES)).bytes())).isEqualTo("replacement");
   }
 
   @Test
@@ -181,7 +182,7 @@ class FileSystemDatastoreTest {
     assertThat(store.delete(LOCKFILE, WriteCondition.mustMatch(v1))).isEqualTo(DeleteResult.PRECONDITION_FAILED);
     assertHolds(LOCKFILE, "two", v2, COMMIT_A);
     assertThat(store.delete(LOCKFILE, WriteCondition.mustMatch(v2))).isEqualTo(DeleteResult.DELETED);
-    assertThat(store.read(LOCKFILE, ReadCondition.always())).isEqualTo(ReadResult.Absent.INSTANCE);
+    assertThat(store.read(LOCKFILE, ReadCondition.always(), LockfileCodec.MAX_BYTES)).isEqualTo(ReadResult.Absent.INSTANCE);
     assertThat(store.delete(LOCKFILE, WriteCondition.mustMatch(v2))).isEqualTo(DeleteResult.ABSENT);
     assertThat(store.delete(LOCKFILE, WriteCondition.none())).isEqualTo(DeleteResult.ABSENT);
   }
@@ -261,18 +262,35 @@ class FileSystemDatastoreTest {
     assertThat(other.write(LOCKFILE, body("again"), WriteCondition.mustNotExist(), COMMIT_B))
         .isEqualTo(WriteResult.PreconditionFailed.INSTANCE);
     assertThat(written(other.write(LOCKFILE, body("next"), WriteCondition.mustMatch(v), COMMIT_B))).isNotEqualTo(v);
-    assertThat(text(found(store.read(LOCKFILE, ReadCondition.always())).bytes())).isEqualTo("next");
+    assertThat(text(found(store.read(LOCKFILE, ReadCondition.always(), LockfileCodec.MAX_BYTES)).bytes())).isEqualTo("next");
   }
 
   @Test
-  void open_missingRoot_isCreatedWithItsInternalDirectory() {
+  void open_missingRoot_isCreated_andItsInternalDirectoryOnlyByTheFirstWrite() throws IOException {
     Path fresh = dir.resolve("a/b/c");
 
     FileSystemDatastore created = FileSystemDatastore.open(fresh);
 
-    assertThat(fresh).isDirectory();
-    assertThat(created.lockDirectory()).isEqualTo(created.root().resolve(".tierlock/locks")).isDirectory();
+    assertThat(fresh).isDirectory().isEmptyDirectory();
     assertThat(created.list("")).isEmpty();
+    created.write(LOCKFILE, body("{}\n"), WriteCondition.mustNotExist(), COMMIT_A);
+    assertThat(created.root().resolve(".tierlock/locks")).isDirectory();
+    assertThat(created.root().resolve(".tierlock/meta")).isDirectory();
+    assertThat(created.root().resolve(".tierlock/tmp")).isEmptyDirectory();
+  }
+
+  @Test
+  void open_existingRoot_andEveryRead_createNothingInIt() throws IOException {
+    Path existing = Files.createDirectories(dir.resolve("existing"));
+
+    FileSystemDatastore opened = FileSystemDatastore.open(existing);
+    assertThat(opened.read(LOCKFILE, ReadCondition.always(), LockfileCodec.MAX_BYTES)).isEqualTo(ReadResult.Absent.INSTANCE);
+    assertThat(opened.stat(LOCKFILE)).isEmpty();
+    assertThat(opened.openStream(LOCKFILE)).isEmpty();
+    assertThat(opened.list("")).isEmpty();
+    assertThat(opened.list("config/")).isEmpty();
+
+    assertThat(existing).isEmptyDirectory();
   }
 
   @Test
@@ -290,7 +308,7 @@ class FileSystemDatastoreTest {
   }
 
   private void assertHolds(ObjectKey key, String content, ObjectVersion version, ObjectMetadata metadata) {
-    ReadResult.Found found = found(store.read(key, ReadCondition.always()));
+    ReadResult.Found found = found(store.read(key, ReadCondition.always(), LockfileCodec.MAX_BYTES));
     assertThat(text(found.bytes())).isEqualTo(content);
     assertThat(found.object()).isEqualTo(new StoredObject(key, version, bytes(content).length, metadata));
   }

@@ -2,10 +2,11 @@ package dev.tierlock.datastore.fs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tierlock.DatastoreAccessDeniedException;
-import dev.tierlock.DatastoreException;
-import dev.tierlock.DatastoreUnavailableException;
-import dev.tierlock.OutcomeUnknownException;
+import dev.tierlock.spi.DatastoreAccessDeniedException;
+import dev.tierlock.spi.DatastoreBusyException;
+import dev.tierlock.spi.DatastoreException;
+import dev.tierlock.spi.DatastoreUnavailableException;
+import dev.tierlock.spi.OutcomeUnknownException;
 import dev.tierlock.datastore.fs.FileSystemFailures.Phase;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -14,6 +15,7 @@ import java.nio.channels.FileLockInterruptionException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.ReadOnlyFileSystemException;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -46,6 +48,27 @@ class FileSystemFailuresTest {
         .hasMessage("Cannot list prefix \"a/\" at file:///share/tier/: NoSuchFileException: /share/tier/a");
     assertThat(failures.reading("read", "object a", new SecurityException("no")))
         .isExactlyInstanceOf(DatastoreAccessDeniedException.class);
+  }
+
+  @Test
+  void aReadOnlyFileSystem_isAccessDenied_andChangedNothing() {
+    ReadOnlyFileSystemException provider = new ReadOnlyFileSystemException();
+    FileSystemException erofs = new FileSystemException("/share/tier/.tierlock/tmp/t", null, "Read-only file system");
+
+    assertThat(failures.changing("write", "a", Phase.PREPARE, provider))
+        .isExactlyInstanceOf(DatastoreAccessDeniedException.class)
+        .hasMessage("Cannot write object a at file:///share/tier/: the file system is read-only"
+            + " (ReadOnlyFileSystemException); nothing changed")
+        .hasCause(provider);
+    assertThat(failures.changing("delete", "a", Phase.COMMIT, erofs))
+        .isExactlyInstanceOf(DatastoreAccessDeniedException.class)
+        .hasMessage("Cannot delete object a at file:///share/tier/: the file system is read-only (FileSystemException:"
+            + " /share/tier/.tierlock/tmp/t: Read-only file system); nothing changed");
+    assertThat(failures.reading("open", "filesystem datastore", new UncheckedIOException(erofs)))
+        .isExactlyInstanceOf(DatastoreAccessDeniedException.class)
+        .hasMessageStartingWith("Cannot open filesystem datastore at file:///share/tier/: the file system is read-only");
+    assertThat(failures.changing("write", "a", Phase.DURABLE, erofs)).isExactlyInstanceOf(OutcomeUnknownException.class);
+    assertThat(FileSystemFailures.isReadOnly(new FileSystemException("/a", null, "Input/output error"))).isFalse();
   }
 
   @Test
@@ -82,13 +105,17 @@ class FileSystemFailuresTest {
   }
 
   @Test
-  void lockTimeoutAndInterruption_sayNothingChanged() {
-    DatastoreUnavailableException timeout = failures.lockTimeout("write", "a", Duration.ofSeconds(10));
+  void lockTimeout_isBusyNamingTheHolder_andInterruption_saysNothingChanged() {
+    DatastoreBusyException timeout = failures.lockTimeout("write", "a", Duration.ofSeconds(10), null);
+    DatastoreBusyException named = failures.lockTimeout("delete", "a", Duration.ofSeconds(10),
+        "pid 4242 on host h since 2026-01-01T00:00:00Z; started 2025-12-31T23:00:00Z (n; guards g)");
     InterruptedException interrupt = new InterruptedException();
 
     assertThat(timeout).hasMessage("Cannot write object a at file:///share/tier/: its lock stayed held by another"
         + " writer for PT10S (the lock timeout); nothing changed");
-    assertThat(timeout.code()).isEqualTo("datastore_unavailable");
+    assertThat(timeout.code()).isEqualTo("datastore_busy");
+    assertThat(named).hasMessage("Cannot delete object a at file:///share/tier/: its lock stayed held by pid 4242 on host h"
+        + " since 2026-01-01T00:00:00Z; started 2025-12-31T23:00:00Z (n; guards g) for PT10S (the lock timeout); nothing changed");
     assertThat(failures.interrupted("delete", "a", interrupt))
         .hasMessage("Cannot delete object a at file:///share/tier/: interrupted while waiting for its lock; nothing changed")
         .hasCause(interrupt);

@@ -56,6 +56,18 @@ final class Fixtures {
   }
 
   /**
+   * Returns every temp file below a datastore root: those in the internal temp directory, and any
+   * that sits beside an object (as earlier versions staged them).
+   */
+  static List<Path> tempFiles(Path root) throws IOException {
+    Path tmp = root.resolve(RootLayout.INTERNAL).resolve("tmp");
+    try (Stream<Path> files = Files.walk(root)) {
+      return files.filter(f -> Files.isRegularFile(f)
+          && (f.startsWith(tmp) || RootLayout.isLegacyTemp(f.getFileName().toString()))).sorted().toList();
+    }
+  }
+
+  /**
    * Returns every regular file below a datastore root outside its internal directory, as paths
    * relative to the root with {@code /} separators, sorted: the objects, and any lock or temp file
    * that escaped the internal directory.

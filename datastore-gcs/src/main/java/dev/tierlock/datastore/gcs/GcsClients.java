@@ -5,6 +5,7 @@ import com.google.cloud.http.HttpTransportOptions;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
 import java.time.Duration;
+import java.util.Locale;
 
 /**
  * The two clients a {@link GcsDatastore} works through, both built from one {@link StorageOptions}
@@ -22,8 +23,14 @@ import java.time.Duration;
  *
  * <p>On the HTTP transport both clients' connect and read timeouts are the call timeout. Closing
  * closes both (they are Tierlock's own), never the client the options came from.
+ *
+ * @param reads the client for reads
+ * @param changes the client for writes and deletes
+ * @param host the host both send to: the options' {@link StorageOptions#getHost()}, which the
+ *     HTTP transport uses as its root URL, without user information, in lowercase and without a
+ *     trailing {@code /}
  */
-record GcsClients(Storage reads, Storage changes) {
+record GcsClients(Storage reads, Storage changes, String host) {
 
   /** Builds the two clients. */
   static GcsClients derive(StorageOptions options, Duration callTimeout) {
@@ -34,7 +41,25 @@ record GcsClients(Storage reads, Storage changes) {
         .setMaxRpcTimeoutDuration(callTimeout)
         .build();
     RetrySettings changes = reads.toBuilder().setMaxAttempts(1).build();
-    return new GcsClients(build(options, reads, callTimeout), build(options, changes, callTimeout));
+    return new GcsClients(build(options, reads, callTimeout), build(options, changes, callTimeout), hostOf(options));
+  }
+
+  /** Returns the host of {@code options} in the canonical form of {@link #host()}. */
+  static String hostOf(StorageOptions options) {
+    String host = options.getHost();
+    if (host == null || host.isBlank()) {
+      return GcsDatastore.GOOGLE_HOST;
+    }
+    int scheme = host.indexOf("://");
+    String rest = scheme < 0 ? host : host.substring(scheme + 3);
+    int slash = rest.indexOf('/');
+    String authority = slash < 0 ? rest : rest.substring(0, slash);
+    String path = slash < 0 ? "" : rest.substring(slash);
+    authority = authority.substring(authority.lastIndexOf('@') + 1).toLowerCase(Locale.ROOT);
+    while (path.endsWith("/")) {
+      path = path.substring(0, path.length() - 1);
+    }
+    return (scheme < 0 ? "" : host.substring(0, scheme).toLowerCase(Locale.ROOT) + "://") + authority + path;
   }
 
   private static Storage build(StorageOptions options, RetrySettings retry, Duration callTimeout) {

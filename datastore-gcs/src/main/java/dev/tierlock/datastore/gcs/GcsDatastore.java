@@ -8,15 +8,17 @@ import com.google.cloud.storage.BlobInfo;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageException;
 import com.google.cloud.storage.StorageOptions;
-import dev.tierlock.DatastoreUnavailableException;
 import dev.tierlock.datastore.gcs.GcsErrorTranslator.Answer;
 import dev.tierlock.datastore.gcs.GcsErrorTranslator.Call;
 import dev.tierlock.spi.Datastore;
+import dev.tierlock.spi.DatastoreIdentity;
+import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.spi.DeleteResult;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
 import dev.tierlock.spi.ObjectStream;
+import dev.tierlock.spi.ObjectTooLargeException;
 import dev.tierlock.spi.ObjectVersion;
 import dev.tierlock.spi.ReadCondition;
 import dev.tierlock.spi.ReadResult;
@@ -45,7 +47,7 @@ import org.jspecify.annotations.Nullable;
  * derived from the caller's options with exactly one attempt ({@code maxAttempts = 1}): a 412 it
  * reports as {@link WriteResult.PreconditionFailed} or {@link DeleteResult#PRECONDITION_FAILED}
  * answers the only request the call sent. A lost answer, a timeout or a 5xx on a change is an
- * {@link dev.tierlock.OutcomeUnknownException}, which Tierlock's core resolves by reading the commit
+ * {@link dev.tierlock.spi.OutcomeUnknownException}, which Tierlock's core resolves by reading the commit
  * id back. As a second guard, a 412 whose exception shows an earlier attempt is reported as outcome
  * unknown, never as "nothing changed". Reads, stats, listings and downloads keep the client's
  * retries.
@@ -58,7 +60,23 @@ import org.jspecify.annotations.Nullable;
  * <p><b>Deadlines.</b> Every request is bounded by the call timeout (default {@value
  * #DEFAULT_CALL_TIMEOUT_SECONDS} s): the read retries stop after it in total, and on the HTTP
  * transport each request's connect and read timeouts are set to it. A read takes two requests
- * (metadata, then the bytes of that generation), a not-modified read one.
+ * (metadata, then the bytes of that generation), a not-modified read or a read of an empty object
+ * one.
+ *
+ * <p><b>Bounded reads.</b> A whole {@link #read} checks the size in the object's metadata (fetched
+ * first anyway) against the caller's bound before it downloads anything, then downloads through a
+ * channel limited to one byte more than the bound (a ranged request, so the server sends no more)
+ * and counts what arrives: an object over the bound is {@link ObjectTooLargeException}, and its
+ * bytes are never held in memory.
+ *
+ * <p><b>Identity</b> ({@link #identity()}): scheme {@code gs}, the storage host the client really
+ * sends to ({@link StorageOptions#getHost()}: {@code https://storage.googleapis.com} unless the
+ * options name another, such as an emulator), the bucket, and the prefix. {@link #describe()}
+ * names the host too ({@code ?endpoint=...}) when it is not Google's.
+ *
+ * <p><b>Metadata</b> may hold {@value #MAX_METADATA_BYTES} bytes of names and values ({@link
+ * #maxMetadataBytes()}, GCS's custom-metadata limit); a write with more is refused before anything
+ * is sent.
  *
  * <p><b>Clients.</b> Built from a caller's {@link Storage} ({@link #of(Storage, String, String)}),
  * whose options (credentials, endpoint, project, transport) are reused for the datastore's own two
@@ -76,18 +94,28 @@ public final class GcsDatastore implements Datastore {
   /** Bodies up to this many bytes go in one multipart request; larger ones in a resumable upload. */
   static final long ONE_REQUEST_LIMIT = 8L * 1024 * 1024;
 
+  /** The most bytes of custom metadata (names and values, UTF-8) one GCS object may carry: 8 KiB. */
+  public static final int MAX_METADATA_BYTES = 8192;
+
+  /** The host of Google's own JSON API, which {@link #describe()} leaves out. */
+  static final String GOOGLE_HOST = "https://storage.googleapis.com";
+
   private static final int LIST_PAGE_SIZE = 1000;
   private static final int READ_ATTEMPTS = 3;
 
   private final GcsLocation location;
   private final GcsClients clients;
   private final Duration callTimeout;
+  private final DatastoreIdentity identity;
+  private final String description;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  private GcsDatastore(GcsLocation location, GcsClients clients, Duration callTimeout) {
+  private GcsDatastore(GcsLocation location, GcsClients clients, Duration callTimeout, String host) {
     this.location = location;
     this.clients = clients;
     this.callTimeout = callTimeout;
+    this.identity = new DatastoreIdentity("gs", host, location.bucket(), location.prefix());
+    this.description = location + (host.equals(GOOGLE_HOST) ? "" : "?endpoint=" + host);
   }
 
   /**
@@ -122,7 +150,8 @@ public final class GcsDatastore implements Datastore {
       throw new IllegalArgumentException("Cannot use call timeout " + callTimeout + " for " + location
           + ": it must be positive");
     }
-    return new GcsDatastore(location, GcsClients.derive(options, callTimeout), callTimeout);
+    GcsClients clients = GcsClients.derive(options, callTimeout);
+    return new GcsDatastore(location, clients, callTimeout, clients.host());
   }
 
   /** Returns the bound of every request this datastore makes. */
@@ -130,15 +159,52 @@ public final class GcsDatastore implements Datastore {
     return callTimeout;
   }
 
+  /**
+   * Returns scheme {@code gs}, the host the client sends to, the bucket and the prefix (see the
+   * class description).
+   */
   @Override
-  public String describe() {
-    return location.toString();
+  public DatastoreIdentity identity() {
+    return identity;
   }
 
+  /**
+   * Returns {@code gs://bucket/prefix}, followed by {@code ?endpoint=<host>} when the client talks
+   * to a host other than Google's own.
+   */
   @Override
-  public ReadResult read(ObjectKey key, ReadCondition condition) {
+  public String describe() {
+    return description;
+  }
+
+  /** Returns {@value #MAX_METADATA_BYTES}, GCS's limit on custom metadata. */
+  @Override
+  public int maxMetadataBytes() {
+    return MAX_METADATA_BYTES;
+  }
+
+  /** Returns false: a generation is never reused, not even for the same bytes. */
+  @Override
+  public boolean versionsRepeat() {
+    return false;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The size in the metadata is checked before the download, which is limited to {@code
+   * maxBytes + 1} bytes and counted; a not-modified read downloads nothing and is never refused.
+   *
+   * @throws ObjectTooLargeException if the object is larger than {@code maxBytes}
+   * @throws IllegalArgumentException if {@code maxBytes} is not positive
+   */
+  @Override
+  public ReadResult read(ObjectKey key, ReadCondition condition, long maxBytes) {
     BlobId id = blobId(key);
     String action = "read object " + key + " in " + location;
+    if (maxBytes <= 0) {
+      throw new IllegalArgumentException("Cannot " + action + ": the bound must be positive, got " + maxBytes);
+    }
     @Nullable Long notMatch = condition instanceof ReadCondition.IfNoneMatch ifNoneMatch
         ? generationOf(ifNoneMatch.version()) : null;
     for (int attempt = 1; ; attempt++) {
@@ -160,8 +226,13 @@ public final class GcsDatastore implements Datastore {
         return ReadResult.Absent.INSTANCE;
       }
       long generation = blob.getGeneration();
+      long size = blob.getSize() == null ? 0 : blob.getSize();
+      if (size > maxBytes) {
+        throw new ObjectTooLargeException("object " + key + " in " + location, size, maxBytes, null);
+      }
       try {
-        byte[] bytes = clients.reads().readAllBytes(BlobId.of(location.bucket(), id.getName(), generation));
+        byte[] bytes = GcsBoundedRead.download(clients.reads(), BlobId.of(location.bucket(), id.getName(), generation),
+            size, maxBytes, "object " + key + " in " + location);
         return new ReadResult.Found(stored(key, blob, bytes.length), bytes);
       } catch (StorageException e) {
         if (GcsErrorTranslator.answer(e, Call.READ) != Answer.NOT_FOUND) {
@@ -191,9 +262,19 @@ public final class GcsDatastore implements Datastore {
     return metadata(key, "stat object " + key + " in " + location).map(blob -> stored(key, blob, blob.getSize()));
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * @throws IllegalArgumentException if the metadata is larger than {@value #MAX_METADATA_BYTES}
+   *     bytes; nothing was sent
+   */
   @Override
   public WriteResult write(ObjectKey key, ObjectBody body, WriteCondition condition, ObjectMetadata metadata) {
     String action = "write object " + key + " in " + location;
+    if (metadata.byteSize() > MAX_METADATA_BYTES) {
+      throw new IllegalArgumentException("Cannot " + action + ": its metadata holds " + metadata.byteSize()
+          + " bytes of names and values, more than the " + MAX_METADATA_BYTES + " GCS accepts; nothing was sent");
+    }
     @Nullable Long generationMatch;
     if (condition instanceof WriteCondition.MustMatch mustMatch) {
       generationMatch = generationOf(mustMatch.version());

@@ -2,10 +2,10 @@ package dev.tierlock.datastore.gcs;
 
 import com.google.cloud.BaseServiceException;
 import com.google.cloud.storage.StorageException;
-import dev.tierlock.DatastoreAccessDeniedException;
-import dev.tierlock.DatastoreException;
-import dev.tierlock.DatastoreUnavailableException;
-import dev.tierlock.OutcomeUnknownException;
+import dev.tierlock.spi.DatastoreAccessDeniedException;
+import dev.tierlock.spi.DatastoreException;
+import dev.tierlock.spi.DatastoreUnavailableException;
+import dev.tierlock.spi.OutcomeUnknownException;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
@@ -113,6 +113,20 @@ final class GcsErrorTranslator {
     return call == Call.CHANGE
         ? new OutcomeUnknownException("Cannot " + action + ": " + reason + "; the change may have landed", e)
         : new DatastoreUnavailableException("Cannot " + action + ": " + reason, e);
+  }
+
+  /**
+   * Returns the {@link StorageException} an I/O failure of a download carries (the client's read
+   * channel wraps the answer it got, such as a 404 for a replaced generation), or null when it
+   * carries none.
+   */
+  static @Nullable StorageException storageExceptionIn(IOException e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof StorageException storage) {
+        return storage;
+      }
+    }
+    return null;
   }
 
   /**

@@ -24,6 +24,10 @@ class GcsDatastoreContractTest extends DatastoreContract {
     return GcsDatastore.of(TestStorage.retrying(server), server.newBucket(), "tier/root");
   }
 
+  /**
+   * Every feature: 304 reads, generation-conditional deletes, metadata (in listings too), 404 on a
+   * missing delete, paging, and keys that are also prefixes.
+   */
   @Override
   protected Set<DatastoreFeature> features() {
     return EnumSet.allOf(DatastoreFeature.class);

@@ -3,6 +3,7 @@ package dev.tierlock.datastore.gcs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tierlock.LockfileCodec;
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.DatastoreProvider;
 import dev.tierlock.spi.ObjectBody;
@@ -42,10 +43,10 @@ class GcsDatastoreProviderTest {
       store.write(key, ObjectBody.of("{}".getBytes(StandardCharsets.UTF_8)), WriteCondition.mustNotExist(),
           ObjectMetadata.EMPTY);
 
-      assertThat(store.describe()).isEqualTo("gs://" + bucket.name() + "/team/tier");
+      assertThat(store.describe()).isEqualTo("gs://" + bucket.name() + "/team/tier?endpoint=" + bucket.endpoint());
       assertThat(((GcsDatastore) store).callTimeout()).isEqualTo(Duration.ofSeconds(5));
       assertThat(bucket.server().objectNames(bucket.name())).containsExactly("team/tier/config/a.json");
-      assertThat(store.read(key, ReadCondition.always())).isInstanceOf(ReadResult.Found.class);
+      assertThat(store.read(key, ReadCondition.always(), LockfileCodec.MAX_BYTES)).isInstanceOf(ReadResult.Found.class);
     }
   }
 
@@ -53,7 +54,7 @@ class GcsDatastoreProviderTest {
   void open_withoutPrefixOrTimeout_usesTheBucketRootAndTheDefaultTimeout(GcsFakeBucket bucket) {
     try (Datastore store = new GcsDatastoreProvider().open(URI.create("gs://" + bucket.name() + "?endpoint="
         + bucket.endpoint()))) {
-      assertThat(store.describe()).isEqualTo("gs://" + bucket.name());
+      assertThat(store.describe()).isEqualTo("gs://" + bucket.name() + "?endpoint=" + bucket.endpoint());
       assertThat(((GcsDatastore) store).callTimeout()).isEqualTo(GcsDatastore.DEFAULT_CALL_TIMEOUT);
       assertThat(store.list("")).isEmpty();
     }

@@ -3,10 +3,10 @@ package dev.tierlock.datastore.gcs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.cloud.storage.StorageException;
-import dev.tierlock.DatastoreAccessDeniedException;
-import dev.tierlock.DatastoreException;
-import dev.tierlock.DatastoreUnavailableException;
-import dev.tierlock.OutcomeUnknownException;
+import dev.tierlock.spi.DatastoreAccessDeniedException;
+import dev.tierlock.spi.DatastoreException;
+import dev.tierlock.spi.DatastoreUnavailableException;
+import dev.tierlock.spi.OutcomeUnknownException;
 import dev.tierlock.datastore.gcs.GcsErrorTranslator.Answer;
 import dev.tierlock.datastore.gcs.GcsErrorTranslator.Call;
 import java.io.IOException;

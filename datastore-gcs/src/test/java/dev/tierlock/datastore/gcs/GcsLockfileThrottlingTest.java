@@ -3,8 +3,7 @@ package dev.tierlock.datastore.gcs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tierlock.DatastoreUnavailableException;
-import dev.tierlock.Datastores;
+import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.ManagedConfigUnpublishedException;
 import dev.tierlock.Namespace;
@@ -42,8 +41,7 @@ class GcsLockfileThrottlingTest {
   @Test
   void throttledLockfileWrites_areAbsorbedWithinTheDeadline(GcsFakeBucket bucket) {
     TestClock clock = TestClock.create();
-    try (Datastore shared = Datastores.selfChecked(GcsDatastore.of(TestStorage.retrying(bucket.server()),
-        bucket.name(), "tier"));
+    try (Datastore shared = GcsDatastore.of(TestStorage.retrying(bucket.server()), bucket.name(), "tier");
         TestCheckout a = TestCheckout.builder(shared, temp.resolve("a"), clock).namespace(NAMESPACE).build()) {
       bucket.server().faults().throttleWrites(bucket.name(), LOCKFILE, 4);
       bucket.server().clearRequests();
@@ -62,8 +60,7 @@ class GcsLockfileThrottlingTest {
   @Test
   void aThrottlingBurstLongerThanTheDeadline_endsInAClearErrorWithTheChangePending(GcsFakeBucket bucket) {
     TestClock clock = TestClock.create();
-    try (Datastore shared = Datastores.selfChecked(GcsDatastore.of(TestStorage.retrying(bucket.server()),
-        bucket.name(), "tier"));
+    try (Datastore shared = GcsDatastore.of(TestStorage.retrying(bucket.server()), bucket.name(), "tier");
         TestCheckout a = TestCheckout.builder(shared, temp.resolve("a"), clock).namespace(NAMESPACE)
             .transactionDeadline(Duration.ofSeconds(20)).build()) {
       bucket.server().faults().throttleWrites(bucket.name(), LOCKFILE, 1_000);
@@ -72,16 +69,19 @@ class GcsLockfileThrottlingTest {
       assertThatThrownBy(() -> a.put("@s/x", "1"))
           .isInstanceOf(ManagedConfigUnpublishedException.class)
           .hasMessageStartingWith("Cannot publish lockfile change to ")
-          .hasMessageContaining("is saved locally")
+          .hasMessageEndingWith("; the change (set @s/x 1) is saved in "
+              + a.tierlock().stateDirectory().resolve("managed-config-lockfile-unpublished")
+              + " and the next transaction on this checkout publishes it")
           .satisfies(e -> assertThat(((ManagedConfigUnpublishedException) e).code()).isEqualTo("managed_config_unpublished"))
           .satisfies(e -> assertThat(e.getCause()).isInstanceOf(DatastoreUnavailableException.class)
               .hasMessageContaining("throttled by GCS"));
       assertThat(Duration.between(start, clock.instant())).isLessThanOrEqualTo(Duration.ofSeconds(20));
-      assertThat(a.tierlock().pendingChanges().read()).isInstanceOf(PendingChange.Recorded.class);
+      assertThat(a.transaction().pending()).hasValueSatisfying(p -> assertThat(p.state())
+          .isEqualTo(PendingChange.State.UNPUBLISHED));
       assertThat(bucket.server().peek(bucket.name(), LOCKFILE)).isEmpty();
 
       bucket.server().faults().clear();
-      assertThat(a.transaction().refresh().status()).isEqualTo(TransactionStatus.PUBLISHED);
+      assertThat(a.transaction().run(tx -> { }).status()).isEqualTo(TransactionStatus.PUBLISHED);
       assertThat(a.shared().entries()).containsKey(ExtensionName.of("@s/x"));
     }
   }

@@ -3,57 +3,54 @@ package dev.tierlock.datastore.gcs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tierlock.DatastoreUnsafeException;
-import dev.tierlock.Datastores;
-import dev.tierlock.spi.Datastore;
-import dev.tierlock.spi.ObjectBody;
-import dev.tierlock.spi.ObjectKey;
-import dev.tierlock.spi.ObjectMetadata;
-import dev.tierlock.spi.WriteCondition;
-import dev.tierlock.spi.WriteResult;
+import dev.tierlock.ExtensionName;
+import dev.tierlock.LockfileEntry;
+import dev.tierlock.Tierlock;
+import dev.tierlock.TransactionStatus;
+import dev.tierlock.spi.DatastoreUnsafeException;
 import dev.tierlock.testkit.gcs.GcsFakeBucket;
 import dev.tierlock.testkit.gcs.GcsFakeServerExtension;
 import dev.tierlock.testkit.gcs.PreconditionMode;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The precondition self-check of core ({@link Datastores#selfChecked}) over GCS: it passes on a
- * bucket that honours preconditions and refuses, before any write, a bucket that ignores them.
+ * The precondition self-check of core over GCS, as a checkout meets it before its first write: it
+ * refuses, before any write, a bucket that ignores preconditions, and passes on an honest bucket
+ * opened by URI, leaving only its verdict besides what the checkout wrote.
  */
 @ExtendWith(GcsFakeServerExtension.class)
 class GcsSelfCheckTest {
 
-  private static final ObjectKey KEY = ObjectKey.of("config/upstream_extensions.json");
+  private static final Consumer<dev.tierlock.TransactionContext> PUT = tx -> tx.put(ExtensionName.of("@acme/web"),
+      LockfileEntry.builder("1.0.0", "2026-01-01T00:00:00.000Z").build());
 
   @Test
-  void selfChecked_onABucketIgnoringPreconditions_refusesToWrite(GcsFakeBucket bucket) {
+  void selfCheck_onABucketIgnoringPreconditions_refusesToWrite(GcsFakeBucket bucket, @TempDir Path checkout) {
     bucket.server().preconditions(bucket.name(), PreconditionMode.IGNORED);
-    try (Datastore store = Datastores.selfChecked(GcsDatastore.of(TestStorage.retrying(bucket.server()),
-        bucket.name(), "tier"))) {
-      assertThatThrownBy(() -> store.write(KEY, ObjectBody.of(bytes("{}")), WriteCondition.mustNotExist(),
-          ObjectMetadata.EMPTY))
+    try (GcsDatastore store = GcsDatastore.of(TestStorage.retrying(bucket.server()), bucket.name(), "tier");
+        Tierlock tierlock = Tierlock.builder().datastore(store).checkout(checkout).build()) {
+      assertThatThrownBy(() -> tierlock.transaction().run(PUT))
           .isInstanceOf(DatastoreUnsafeException.class)
-          .hasMessageStartingWith("Cannot write to datastore gs://" + bucket.name() + "/tier: it does not honour write"
-              + " preconditions (a create-only write over an existing object succeeded")
+          .hasMessageStartingWith("Cannot write to datastore " + store.identity() + ": it does not honour write"
+              + " preconditions (a create-only write over an existing object succeeded, probe key .tierlock-selfcheck/probe-")
+          .hasMessageContaining("gs://" + bucket.name() + "/tier at ")
           .satisfies(e -> assertThat(((DatastoreUnsafeException) e).code()).isEqualTo("datastore_unsafe"));
     }
     assertThat(bucket.server().objectNames(bucket.name())).isEmpty();
   }
 
   @Test
-  void selfChecked_openedByUri_passesOnAnHonestBucketAndCleansUp(GcsFakeBucket bucket) {
+  void selfCheck_openedByUri_passesOnAnHonestBucket_andLeavesOnlyItsVerdict(GcsFakeBucket bucket, @TempDir Path checkout) {
     URI uri = URI.create("gs://" + bucket.name() + "/tier?endpoint=" + bucket.endpoint());
-    try (Datastore store = Datastores.selfChecked(Datastores.open(uri))) {
-      assertThat(store.write(KEY, ObjectBody.of(bytes("{}")), WriteCondition.mustNotExist(), ObjectMetadata.EMPTY))
-          .isInstanceOf(WriteResult.Written.class);
+    try (Tierlock tierlock = Tierlock.builder().datastore(uri).checkout(checkout).build()) {
+      assertThat(tierlock.transaction().run(PUT).status()).isEqualTo(TransactionStatus.PUBLISHED);
     }
-    assertThat(bucket.server().objectNames(bucket.name())).containsExactly("tier/" + KEY.value());
-  }
-
-  private static byte[] bytes(String text) {
-    return text.getBytes(StandardCharsets.UTF_8);
+    assertThat(bucket.server().objectNames(bucket.name()))
+        .containsExactlyInAnyOrder("tier/.tierlock-selfcheck/verdict", "tier/config/upstream_extensions.json");
   }
 }

@@ -9,14 +9,14 @@ public enum ConditionalWriteRetries {
 
   /**
    * One attempt per call; the caller (Tierlock's transaction and lease lock) retries after reading
-   * the state back. A lost response is reported as {@link dev.tierlock.OutcomeUnknownException},
+   * the state back. A lost response is reported as {@link dev.tierlock.spi.OutcomeUnknownException},
    * and a 412 always means that this call changed nothing. The default.
    */
   CALLER,
 
   /**
    * The S3 client's own retry strategy also retries conditional calls. Any failure after a retried
-   * attempt, a 412 included, is reported as {@link dev.tierlock.OutcomeUnknownException}, because
+   * attempt, a 412 included, is reported as {@link dev.tierlock.spi.OutcomeUnknownException}, because
    * the first attempt may have landed and the retry may have hit that very write.
    */
   SDK

@@ -1,7 +1,7 @@
 package dev.tierlock.datastore.s3;
 
-import dev.tierlock.DatastoreUnavailableException;
-import dev.tierlock.OutcomeUnknownException;
+import dev.tierlock.spi.DatastoreUnavailableException;
+import dev.tierlock.spi.OutcomeUnknownException;
 import dev.tierlock.datastore.s3.S3ExceptionTranslator.ChangeOutcome;
 import dev.tierlock.spi.DeleteResult;
 import dev.tierlock.spi.ObjectBody;

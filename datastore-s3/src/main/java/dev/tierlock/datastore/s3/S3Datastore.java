@@ -1,7 +1,8 @@
 package dev.tierlock.datastore.s3;
 
-import dev.tierlock.DatastoreUnavailableException;
 import dev.tierlock.spi.Datastore;
+import dev.tierlock.spi.DatastoreIdentity;
+import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.spi.DeleteResult;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
@@ -19,7 +20,6 @@ import java.util.Objects;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
-import software.amazon.awssdk.core.ResponseBytes;
 import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -39,7 +39,7 @@ import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
  * <p><b>Retry honesty.</b> Conditional writes and deletes are sent once unless {@link
  * S3DatastoreConfig#conditionalWriteRetries()} says otherwise, and the attempts that reach the wire
  * are counted: a precondition failure is reported only when no earlier attempt of the same call
- * could have landed; otherwise the call throws {@link dev.tierlock.OutcomeUnknownException}.
+ * could have landed; otherwise the call throws {@link dev.tierlock.spi.OutcomeUnknownException}.
  *
  * <p><b>Deadlines.</b> Every request carries {@link S3DatastoreConfig#apiCallTimeout()} and {@link
  * S3DatastoreConfig#apiCallAttemptTimeout()}.
@@ -47,10 +47,24 @@ import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
  * <p>An S3 ETag depends on the bytes only: two writes of identical bytes with different metadata
  * have equal versions.
  *
+ * <p><b>Identity</b> ({@link #identity()}): scheme {@code s3}, the endpoint the client really sends
+ * to (its endpoint override if it has one, otherwise the regional AWS endpoint its endpoint provider
+ * resolves for its region, such as {@code https://s3.eu-west-1.amazonaws.com}), the bucket, and the
+ * key prefix. Read from the client's configuration once, when the datastore is built.
+ *
+ * <p><b>Limits.</b> User metadata is at most {@value #MAX_METADATA_BYTES} bytes, counted as AWS
+ * does (the UTF-8 bytes of every name and value); a write with more is refused before anything is
+ * sent. A whole {@link #read} checks the {@code Content-Length} of the answer before reading its
+ * body, and reads at most one byte more than the caller's bound: an oversize body is aborted on
+ * the wire, never held in memory.
+ *
  * <p>Thread-safe. IAM actions needed on the bucket and prefix: {@code s3:GetObject}, {@code
  * s3:PutObject}, {@code s3:DeleteObject}, {@code s3:ListBucket}.
  */
 public final class S3Datastore implements Datastore {
+
+  /** The most bytes of user metadata (names and values, UTF-8) one S3 object may carry: 2 KB. */
+  public static final int MAX_METADATA_BYTES = 2048;
 
   /** Whether {@link #close()} closes the client. */
   private enum Ownership {
@@ -62,6 +76,7 @@ public final class S3Datastore implements Datastore {
   private final S3DatastoreConfig config;
   private final Ownership ownership;
   private final String description;
+  private final DatastoreIdentity identity;
   private final AwsRequestOverrideConfiguration readOverride;
   private final S3Changes changes;
   private volatile boolean closed;
@@ -71,6 +86,7 @@ public final class S3Datastore implements Datastore {
     this.config = Objects.requireNonNull(config, "config");
     this.ownership = ownership;
     this.description = S3Naming.describe(config, client.serviceClientConfiguration().endpointOverride());
+    this.identity = S3Identity.of(client, config);
     this.readOverride = AwsRequestOverrideConfiguration.builder()
         .apiCallTimeout(config.apiCallTimeout())
         .apiCallAttemptTimeout(config.apiCallAttemptTimeout())
@@ -84,8 +100,14 @@ public final class S3Datastore implements Datastore {
    * path-style setting and HTTP client are used as they are; this datastore adds its deadlines and,
    * for conditional changes, its retry rule to each request.
    *
+   * <p>The datastore's {@link #identity()} is taken from the client's configuration: its endpoint
+   * override if it has one, otherwise the regional endpoint its S3 endpoint provider resolves for
+   * its region.
+   *
    * @param client the S3 client
    * @param config the bucket, prefix and deadlines
+   * @throws IllegalArgumentException if the client has no endpoint override and no endpoint can be
+   *     resolved for its region
    */
   public static S3Datastore of(S3Client client, S3DatastoreConfig config) {
     return new S3Datastore(client, config, Ownership.CALLER);
@@ -102,6 +124,15 @@ public final class S3Datastore implements Datastore {
   }
 
   /**
+   * Returns scheme {@code s3}, the endpoint the client sends to, the bucket and the prefix (see the
+   * class description).
+   */
+  @Override
+  public DatastoreIdentity identity() {
+    return identity;
+  }
+
+  /**
    * Returns {@code s3://bucket/prefix}, followed by {@code ?endpoint=...} when the client talks to an
    * endpoint other than AWS's own (user information is never included).
    */
@@ -110,20 +141,34 @@ public final class S3Datastore implements Datastore {
     return description;
   }
 
+  /** Returns {@value #MAX_METADATA_BYTES}, S3's limit on user metadata. */
+  @Override
+  public int maxMetadataBytes() {
+    return MAX_METADATA_BYTES;
+  }
+
   /**
    * {@inheritDoc}
    *
-   * <p>One GetObject, with {@code If-None-Match} for a conditional read.
+   * <p>One streaming GetObject, with {@code If-None-Match} for a conditional read (a 304 has no body
+   * and is never refused by the bound). The answer's {@code Content-Length} is checked before the
+   * body is read, and the body is read with a cap of {@code maxBytes + 1} bytes; an oversize body is
+   * aborted, never buffered. The call's deadlines cover reading the body.
    *
+   * @throws dev.tierlock.spi.ObjectTooLargeException if the object is larger than {@code maxBytes}
    * @throws DatastoreUnavailableException if the store cannot be reached, throttles, fails, or the
    *     bucket does not exist
-   * @throws dev.tierlock.DatastoreAccessDeniedException if the credentials may not read the key
-   * @throws IllegalArgumentException if the key is too long under this datastore's prefix
+   * @throws dev.tierlock.spi.DatastoreAccessDeniedException if the credentials may not read the key
+   * @throws IllegalArgumentException if the key is too long under this datastore's prefix, or
+   *     {@code maxBytes} is not positive
    * @throws IllegalStateException if this datastore is closed
    */
   @Override
-  public ReadResult read(ObjectKey key, ReadCondition condition) {
+  public ReadResult read(ObjectKey key, ReadCondition condition, long maxBytes) {
     requireOpen("read", key);
+    if (maxBytes <= 0) {
+      throw new IllegalArgumentException("Cannot read " + target(key) + ": the bound must be positive, got " + maxBytes);
+    }
     GetObjectRequest.Builder request = GetObjectRequest.builder()
         .bucket(config.bucket())
         .key(s3Key(key))
@@ -132,12 +177,14 @@ public final class S3Datastore implements Datastore {
       request.ifNoneMatch(ifNoneMatch.version().value());
     }
     try {
-      ResponseBytes<GetObjectResponse> bytes = client.getObjectAsBytes(request.build());
-      GetObjectResponse response = bytes.response();
-      byte[] data = bytes.asByteArray();
+      BoundedBody.Read read = client.getObject(request.build(), new BoundedBody(maxBytes));
+      GetObjectResponse response = read.response();
+      byte[] data = read.bytes();
       StoredObject object = new StoredObject(
           key, version(response.eTag(), "read", key), data.length, ObjectMetadata.lenient(response.metadata()));
       return new ReadResult.Found(object, data);
+    } catch (BoundedBody.TooLarge e) {
+      throw S3ExceptionTranslator.tooLarge(e, target(key), e);
     } catch (SdkException e) {
       return switch (S3ExceptionTranslator.translateRead(e, "read", target(key))) {
         case ABSENT -> ReadResult.Absent.INSTANCE;
@@ -159,7 +206,7 @@ public final class S3Datastore implements Datastore {
    * Content-Length}. Closing the stream before its end aborts the connection.
    *
    * @throws DatastoreUnavailableException if the store cannot be reached or fails
-   * @throws dev.tierlock.DatastoreAccessDeniedException if the credentials may not read the key
+   * @throws dev.tierlock.spi.DatastoreAccessDeniedException if the credentials may not read the key
    * @throws IllegalStateException if this datastore is closed
    */
   @Override
@@ -201,7 +248,7 @@ public final class S3Datastore implements Datastore {
    * <p>One HeadObject.
    *
    * @throws DatastoreUnavailableException if the store cannot be reached or fails
-   * @throws dev.tierlock.DatastoreAccessDeniedException if the credentials may not read the key
+   * @throws dev.tierlock.spi.DatastoreAccessDeniedException if the credentials may not read the key
    * @throws IllegalStateException if this datastore is closed
    */
   @Override
@@ -235,17 +282,23 @@ public final class S3Datastore implements Datastore {
    * and, for {@code mustMatch}, 404 mean {@link WriteResult.PreconditionFailed}, but only when no
    * earlier attempt of this call may have landed.
    *
-   * @throws dev.tierlock.OutcomeUnknownException if the write was sent and may have landed (lost or
+   * @throws dev.tierlock.spi.OutcomeUnknownException if the write was sent and may have landed (lost or
    *     late answer, a 5xx other than 501 and 503, any failure after a retried attempt)
    * @throws DatastoreUnavailableException if the write was refused or never sent; nothing changed
-   * @throws dev.tierlock.DatastoreAccessDeniedException if the credentials may not write the key
-   * @throws dev.tierlock.TierlockException with code {@code object_body_unreadable} if {@code body}
-   *     could not be read; nothing changed
+   * @throws dev.tierlock.spi.DatastoreAccessDeniedException if the credentials may not write the key
+   * @throws dev.tierlock.spi.ObjectBodyUnreadableException if {@code body} could not be read;
+   *     nothing changed
+   * @throws IllegalArgumentException if the metadata is larger than {@value #MAX_METADATA_BYTES}
+   *     bytes; nothing was sent
    * @throws IllegalStateException if this datastore is closed
    */
   @Override
   public WriteResult write(ObjectKey key, ObjectBody body, WriteCondition condition, ObjectMetadata metadata) {
     requireOpen("write", key);
+    if (metadata.byteSize() > MAX_METADATA_BYTES) {
+      throw new IllegalArgumentException("Cannot write " + target(key) + ": its metadata holds " + metadata.byteSize()
+          + " bytes of names and values, more than the " + MAX_METADATA_BYTES + " S3 accepts; nothing was sent");
+    }
     return changes.put(s3Key(key), target(key), body, condition, metadata);
   }
 
@@ -256,9 +309,9 @@ public final class S3Datastore implements Datastore {
    * delete with 204 whether or not the object existed, so an unconditional delete looks first (one
    * HeadObject) in order to report {@link DeleteResult#ABSENT}.
    *
-   * @throws dev.tierlock.OutcomeUnknownException if the delete was sent and may have landed
+   * @throws dev.tierlock.spi.OutcomeUnknownException if the delete was sent and may have landed
    * @throws DatastoreUnavailableException if the delete was refused or never sent; nothing changed
-   * @throws dev.tierlock.DatastoreAccessDeniedException if the credentials may not delete the key
+   * @throws dev.tierlock.spi.DatastoreAccessDeniedException if the credentials may not delete the key
    * @throws IllegalStateException if this datastore is closed
    */
   @Override
@@ -284,7 +337,7 @@ public final class S3Datastore implements Datastore {
    * skipped.
    *
    * @throws DatastoreUnavailableException if a page cannot be read or is malformed
-   * @throws dev.tierlock.DatastoreAccessDeniedException if the credentials may not list the bucket
+   * @throws dev.tierlock.spi.DatastoreAccessDeniedException if the credentials may not list the bucket
    * @throws IllegalArgumentException if {@code prefix} is not a valid key prefix
    * @throws IllegalStateException if this datastore is closed
    */

@@ -1,10 +1,11 @@
 package dev.tierlock.datastore.s3;
 
-import dev.tierlock.DatastoreAccessDeniedException;
-import dev.tierlock.DatastoreException;
-import dev.tierlock.DatastoreUnavailableException;
-import dev.tierlock.OutcomeUnknownException;
-import dev.tierlock.TierlockException;
+import dev.tierlock.spi.DatastoreAccessDeniedException;
+import dev.tierlock.spi.DatastoreException;
+import dev.tierlock.spi.DatastoreUnavailableException;
+import dev.tierlock.spi.ObjectBodyUnreadableException;
+import dev.tierlock.spi.ObjectTooLargeException;
+import dev.tierlock.spi.OutcomeUnknownException;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
@@ -26,12 +27,11 @@ import software.amazon.awssdk.core.exception.SdkServiceException;
  * sent: after more than one, no failure can prove that nothing changed, so every failure becomes
  * {@link OutcomeUnknownException}. A 500-class answer other than 501 and 503 may come after the
  * change was applied, and so does a timeout or an I/O error once the request was sent: also outcome
- * unknown. 503 and 429 (throttling) and every other 4xx are refusals: nothing changed.
+ * unknown. 503 and 429 (throttling) and every other 4xx are refusals: nothing changed. A whole read
+ * whose body was over the caller's bound ({@link BoundedBody.TooLarge}, thrown inside the SDK's
+ * call) is {@link ObjectTooLargeException}.
  */
 final class S3ExceptionTranslator {
-
-  /** The code of the failure to read a write's own body. */
-  static final String BODY_UNREADABLE = "object_body_unreadable";
 
   /** The expected outcomes a failed read stands for. */
   enum ReadOutcome {
@@ -58,11 +58,16 @@ final class S3ExceptionTranslator {
    * @param verb the verb for messages ({@code read}, {@code stat}, {@code list})
    * @param target the object or prefix the call was about, as an {@code s3://} URI
    * @return the expected outcome the failure stands for
+   * @throws ObjectTooLargeException when the body was over the read's bound
    * @throws DatastoreAccessDeniedException for 403
    * @throws DatastoreUnavailableException for every other failure
    */
   static ReadOutcome translateRead(SdkException failure, String verb, String target) {
     restoreInterrupt(failure);
+    BoundedBody.TooLarge oversize = find(failure, BoundedBody.TooLarge.class);
+    if (oversize != null) {
+      throw tooLarge(oversize, target, failure);
+    }
     if (failure instanceof SdkServiceException service) {
       int status = service.statusCode();
       String answer = answer(service);
@@ -78,6 +83,18 @@ final class S3ExceptionTranslator {
   }
 
   /**
+   * Translates a body over a read's bound.
+   *
+   * @param oversize what the bounded body reported
+   * @param target the object, as an {@code s3://} URI
+   * @param failure what was thrown, kept as the cause
+   * @return the exception to throw
+   */
+  static ObjectTooLargeException tooLarge(BoundedBody.TooLarge oversize, String target, RuntimeException failure) {
+    return new ObjectTooLargeException(target, oversize.size(), oversize.limit(), failure);
+  }
+
+  /**
    * Translates the failure of a write or delete.
    *
    * @param failure what the SDK threw
@@ -88,8 +105,8 @@ final class S3ExceptionTranslator {
    * @throws OutcomeUnknownException when the change may have landed
    * @throws DatastoreAccessDeniedException for 403 on the only attempt
    * @throws DatastoreUnavailableException for other refusals on the only attempt
-   * @throws TierlockException with code {@value #BODY_UNREADABLE} when the call's own body could not
-   *     be read (the request was then cut short and nothing changed)
+   * @throws ObjectBodyUnreadableException when the call's own body could not be read (the request
+   *     was then cut short and nothing changed)
    */
   static ChangeOutcome translateChange(SdkException failure, String verb, String target, int attempts) {
     restoreInterrupt(failure);
@@ -117,16 +134,17 @@ final class S3ExceptionTranslator {
    * Translates the failure to read a change's own body, which the SDK may let escape as the {@link
    * java.io.UncheckedIOException} its body provider threw: the upload was cut short, nothing changed.
    *
-   * @return the exception to throw, with code {@value #BODY_UNREADABLE}
+   * @return the exception to throw
    */
-  static TierlockException unreadableBody(java.io.UncheckedIOException failure, String verb, String target) {
+  static ObjectBodyUnreadableException unreadableBody(java.io.UncheckedIOException failure, String verb, String target) {
     BodyReadException body = find(failure, BodyReadException.class);
     return unreadableBody(body == null ? failure.getCause() : body, failure, verb, target);
   }
 
-  private static TierlockException unreadableBody(IOException body, RuntimeException failure, String verb, String target) {
+  private static ObjectBodyUnreadableException unreadableBody(
+      IOException body, RuntimeException failure, String verb, String target) {
     Throwable reason = body instanceof BodyReadException ? body.getCause() : body;
-    return new TierlockException(BODY_UNREADABLE, "Cannot " + verb + " " + target
+    return new ObjectBodyUnreadableException("Cannot " + verb + " " + target
         + ": the body to upload could not be read (" + reason + "); nothing changed", failure);
   }
 

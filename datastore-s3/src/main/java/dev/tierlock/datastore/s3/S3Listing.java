@@ -1,6 +1,6 @@
 package dev.tierlock.datastore.s3;
 
-import dev.tierlock.DatastoreUnavailableException;
+import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
 import dev.tierlock.spi.ObjectVersion;
@@ -32,7 +32,7 @@ final class S3Listing {
    *
    * @throws DatastoreUnavailableException if a page cannot be read, lists an object without an ETag
    *     or a size, or the store repeats a continuation token (which would otherwise page forever)
-   * @throws dev.tierlock.DatastoreAccessDeniedException if listing is refused
+   * @throws dev.tierlock.spi.DatastoreAccessDeniedException if listing is refused
    */
   static List<StoredObject> objects(
       S3Client client, S3DatastoreConfig config, AwsRequestOverrideConfiguration override, String prefix) {

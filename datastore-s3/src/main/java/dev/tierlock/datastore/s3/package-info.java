@@ -7,7 +7,7 @@
  * dev.tierlock.Datastores#open(java.net.URI)}, which finds {@link
  * dev.tierlock.datastore.s3.S3DatastoreProvider} with {@link java.util.ServiceLoader}. Versions are
  * ETags; conditional writes use {@code If-None-Match: *} and {@code If-Match}; a conditional write
- * whose first attempt may have landed is reported as {@link dev.tierlock.OutcomeUnknownException},
+ * whose first attempt may have landed is reported as {@link dev.tierlock.spi.OutcomeUnknownException},
  * never as a precondition failure (see {@link dev.tierlock.datastore.s3.ConditionalWriteRetries}).
  * No AWS SDK exception leaves this package.
  */

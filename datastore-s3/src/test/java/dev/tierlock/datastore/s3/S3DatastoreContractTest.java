@@ -5,13 +5,18 @@ import dev.tierlock.testkit.DatastoreContract;
 import dev.tierlock.testkit.DatastoreFeature;
 import java.util.EnumSet;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** The datastore contract against the real S3 server, each test on a fresh bucket. */
+/**
+ * The datastore contract against the real S3 server, each test on a fresh bucket, each store on a
+ * prefix of its own (the identity test opens two).
+ */
 @ExtendWith(S3ServerExtension.class)
 class S3DatastoreContractTest extends DatastoreContract {
 
   private final S3TestBucket bucket;
+  private final AtomicInteger stores = new AtomicInteger();
 
   S3DatastoreContractTest(S3TestBucket bucket) {
     this.bucket = bucket;
@@ -19,7 +24,7 @@ class S3DatastoreContractTest extends DatastoreContract {
 
   @Override
   protected Datastore createDatastore() {
-    return bucket.datastore("contract");
+    return bucket.datastore("contract-" + stores.incrementAndGet());
   }
 
   /**

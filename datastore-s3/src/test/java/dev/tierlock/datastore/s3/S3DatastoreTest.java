@@ -4,10 +4,12 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tierlock.DatastoreUnavailableException;
+import dev.tierlock.LockfileCodec;
+import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.TierlockException;
 import dev.tierlock.spi.DeleteResult;
 import dev.tierlock.spi.ObjectBody;
+import dev.tierlock.spi.ObjectBodyUnreadableException;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
 import dev.tierlock.spi.ObjectStream;
@@ -61,7 +63,7 @@ class S3DatastoreTest {
           KEY, body("v1"), WriteCondition.none(), ObjectMetadata.EMPTY);
       bodiesRead.set(0);
 
-      ReadResult result = datastore.read(KEY, ReadCondition.ifNoneMatch(written.version()));
+      ReadResult result = datastore.read(KEY, ReadCondition.ifNoneMatch(written.version()), LockfileCodec.MAX_BYTES);
 
       assertThat(result).isEqualTo(new ReadResult.NotModified(written.version()));
       assertThat(bodiesRead).hasValue(0);
@@ -76,7 +78,7 @@ class S3DatastoreTest {
     WriteResult.Written second = (WriteResult.Written) datastore.write(KEY, body("v2"),
         WriteCondition.mustMatch(first.version()), ObjectMetadata.of(ObjectMetadata.COMMIT_ID, "c-2"));
 
-    ReadResult result = datastore.read(KEY, ReadCondition.ifNoneMatch(first.version()));
+    ReadResult result = datastore.read(KEY, ReadCondition.ifNoneMatch(first.version()), LockfileCodec.MAX_BYTES);
 
     assertThat(result).isInstanceOfSatisfying(ReadResult.Found.class, found -> {
       assertThat(found.bytes()).isEqualTo("v2".getBytes(UTF_8));
@@ -141,14 +143,14 @@ class S3DatastoreTest {
       assertThat(stream.stream().read(new byte[10])).isEqualTo(10);
     }
 
-    assertThat(datastore.read(KEY, ReadCondition.always())).isInstanceOf(ReadResult.Found.class);
+    assertThat(datastore.read(KEY, ReadCondition.always(), LockfileCodec.MAX_BYTES)).isInstanceOf(ReadResult.Found.class);
   }
 
   @Test
   void read_ofAMissingBucket_isUnavailableAndNamesTheBucket(S3TestBucket bucket) {
     S3Datastore datastore = S3Datastore.of(bucket.client(), S3DatastoreConfig.of("no-such-bucket-here", ""));
 
-    assertThatThrownBy(() -> datastore.read(KEY, ReadCondition.always()))
+    assertThatThrownBy(() -> datastore.read(KEY, ReadCondition.always(), LockfileCodec.MAX_BYTES))
         .isInstanceOf(DatastoreUnavailableException.class)
         .hasMessage("Cannot read s3://no-such-bucket-here/config/upstream_extensions.json: "
             + "the bucket does not exist (HTTP 404 NoSuchBucket)")
@@ -186,7 +188,7 @@ class S3DatastoreTest {
 
     for (ObjectBody body : List.of(unopenable, breaksMidway)) {
       assertThatThrownBy(() -> datastore.write(KEY, body, WriteCondition.mustNotExist(), ObjectMetadata.EMPTY))
-          .isExactlyInstanceOf(TierlockException.class)
+          .isExactlyInstanceOf(ObjectBodyUnreadableException.class)
           .hasMessageStartingWith("Cannot write s3://" + bucket.name() + "/" + KEY
               + ": the body to upload could not be read (java.io.IOException: disk gone")
           .hasMessageEndingWith("; nothing changed")

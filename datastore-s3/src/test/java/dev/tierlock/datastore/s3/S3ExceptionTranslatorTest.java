@@ -3,9 +3,10 @@ package dev.tierlock.datastore.s3;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tierlock.DatastoreAccessDeniedException;
-import dev.tierlock.DatastoreUnavailableException;
-import dev.tierlock.OutcomeUnknownException;
+import dev.tierlock.spi.DatastoreAccessDeniedException;
+import dev.tierlock.spi.DatastoreUnavailableException;
+import dev.tierlock.spi.ObjectBodyUnreadableException;
+import dev.tierlock.spi.OutcomeUnknownException;
 import dev.tierlock.TierlockException;
 import dev.tierlock.datastore.s3.S3ExceptionTranslator.ChangeOutcome;
 import dev.tierlock.datastore.s3.S3ExceptionTranslator.ReadOutcome;
@@ -221,10 +222,11 @@ class S3ExceptionTranslatorTest {
         new UncheckedIOException(new BodyReadException(new IOException("disk gone"))));
 
     assertThatThrownBy(() -> S3ExceptionTranslator.translateChange(failure, "write", TARGET, 1))
-        .isExactlyInstanceOf(TierlockException.class)
+        .isExactlyInstanceOf(ObjectBodyUnreadableException.class)
         .hasMessage("Cannot write " + TARGET + ": the body to upload could not be read "
             + "(java.io.IOException: disk gone); nothing changed")
-        .satisfies(e -> assertThat(((TierlockException) e).code()).isEqualTo(S3ExceptionTranslator.BODY_UNREADABLE));
+        .satisfies(e -> assertThat(((TierlockException) e).code())
+            .isEqualTo(ObjectBodyUnreadableException.CODE).isEqualTo("object_body_unreadable"));
   }
 
   @Test

@@ -94,7 +94,7 @@ final class S3PeerProcess {
     try (Tierlock tierlock = builder.build()) {
       tierlock.checkDatastore();
       S3PeerProcess peer = new S3PeerProcess(name, tierlock, commits, commands);
-      System.out.println(PeerProcess.PROTOCOL + "ready " + tierlock.datastore().describe());
+      System.out.println(PeerProcess.PROTOCOL + "ready " + tierlock.transaction().describe());
       if (!peer.awaitGo()) {
         return 2;
       }
@@ -134,12 +134,12 @@ final class S3PeerProcess {
   private void put(String extension, String version) {
     LockfileEntry entry = LockfileEntry.builder(version, Instant.now()).build();
     run(AcknowledgedChange.Operation.PUT, extension, version,
-        tx -> tx.repository().writeEntry(ExtensionName.of(extension), entry));
+        tx -> tx.put(ExtensionName.of(extension), entry));
   }
 
   private void remove(String extension) {
     run(AcknowledgedChange.Operation.REMOVE, extension, AcknowledgedChange.NO_VERSION,
-        tx -> tx.repository().removeEntry(ExtensionName.of(extension)));
+        tx -> tx.remove(ExtensionName.of(extension)));
   }
 
   private void run(AcknowledgedChange.Operation operation, String extension, String version,

@@ -5,8 +5,9 @@ import static dev.tierlock.datastore.s3.S3DatastoreTest.rawKeys;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tierlock.DatastoreUnavailableException;
-import dev.tierlock.OutcomeUnknownException;
+import dev.tierlock.LockfileCodec;
+import dev.tierlock.spi.DatastoreUnavailableException;
+import dev.tierlock.spi.OutcomeUnknownException;
 import dev.tierlock.TierlockException;
 import dev.tierlock.spi.DeleteResult;
 import dev.tierlock.spi.ObjectKey;
@@ -174,7 +175,7 @@ class S3RetryHonestyTest {
         b -> b.apiCallTimeout(Duration.ofMillis(300)).apiCallAttemptTimeout(Duration.ofMillis(300)));
     proxy.failNextResponse(FaultProxy.Fault.STALL);
 
-    assertThatThrownBy(() -> datastore.read(KEY, ReadCondition.always()))
+    assertThatThrownBy(() -> datastore.read(KEY, ReadCondition.always(), LockfileCodec.MAX_BYTES))
         .isInstanceOf(DatastoreUnavailableException.class)
         .hasMessageStartingWith("Cannot read s3://" + bucket.name() + "/.datastore.lock: no answer within the ")
         .hasMessageEndingWith(" deadline")
@@ -236,7 +237,7 @@ class S3RetryHonestyTest {
   }
 
   private static String bytesOf(S3Datastore datastore) {
-    ReadResult.Found found = (ReadResult.Found) datastore.read(KEY, ReadCondition.always());
+    ReadResult.Found found = (ReadResult.Found) datastore.read(KEY, ReadCondition.always(), LockfileCodec.MAX_BYTES);
     return new String(found.bytes(), StandardCharsets.UTF_8);
   }
 

@@ -35,7 +35,8 @@ import org.junit.jupiter.api.io.TempDir;
  * stored, in its order, must each be their predecessor plus exactly one acknowledged change
  * ({@link LockfileHistory}), every acknowledged change must be there, the shared lockfile must be
  * what the acknowledged changes make in that order, and nothing but the lockfile, the global lock
- * and the self-check probes may ever have been written, with only the lockfile left at the end.
+ * and the self-check's probes and verdict may ever have been written, with only the lockfile and
+ * the verdict left at the end.
  * Peer A opens the bucket through the {@code s3://} provider URI, peer B through its own client.
  */
 @ExtendWith(S3ServerExtension.class)
@@ -46,8 +47,10 @@ class S3TwoProcessTest {
   private static final String PREFIX = "tier/";
   private static final String LOCKFILE_KEY = PREFIX + TierPath.LOCKFILE.value();
   private static final String LOCK_KEY = PREFIX + ".datastore.lock";
-  /** Where the datastore self-check writes its probes (one per process), relative to the prefix. */
-  private static final String PROBE_PATTERN = "\\.tierlock-selfcheck/[0-9a-f-]{36}";
+  /** Where the datastore self-check writes its probes (a few per process), relative to the prefix. */
+  private static final String PROBE_PATTERN = "\\.tierlock-selfcheck/probe-[0-9]+-[0-9a-f-]{36}";
+  /** The self-check's verdict, which stays, relative to the prefix. */
+  private static final String VERDICT_KEY = PREFIX + ".tierlock-selfcheck/verdict";
   private static final Duration START = Duration.ofSeconds(60);
   private static final Duration PASS = Duration.ofSeconds(120);
   private static final Duration EXIT = Duration.ofSeconds(30);
@@ -114,7 +117,8 @@ class S3TwoProcessTest {
       assertThat(shared.get(String.format("@shared/ext-%03d", i))).isIn("alpha." + i, "beta." + i);
     }
     assertOnlyTierPathsTheLockAndProbesWereWritten(writes);
-    assertThat(S3DatastoreTest.rawKeys(bucket)).as("what the bucket holds at the end").containsExactly(LOCKFILE_KEY);
+    assertThat(S3DatastoreTest.rawKeys(bucket)).as("what the bucket holds at the end")
+        .containsExactly(VERDICT_KEY, LOCKFILE_KEY);
   }
 
   /** Seeds the shared names at version {@code seed} in one transaction of a checkout in this JVM. */
@@ -125,7 +129,7 @@ class S3TwoProcessTest {
       checkout.transaction().run(tx -> {
         for (int i = 0; i < SHARED; i++) {
           String name = String.format("@shared/ext-%03d", i);
-          tx.repository().writeEntry(ExtensionName.of(name), checkout.entry("seed"));
+          tx.put(ExtensionName.of(name), checkout.entry("seed"));
           seed.put(name, "seed");
         }
       });
@@ -152,23 +156,25 @@ class S3TwoProcessTest {
   }
 
   /**
-   * Asserts that the server stored nothing but the shared lockfile, the global lock and one
-   * self-check probe per process (three: the seeding checkout and two peers), that none of them
-   * but the lock and the probes is an internal name, and that every probe was deleted again.
+   * Asserts that the server stored nothing but the shared lockfile, the global lock, the
+   * self-check's probes (at least one per process: the seeding checkout and two peers, each of
+   * them deleted again) and its verdict, and that none of them but the lock and the self-check's
+   * objects is an internal name.
    */
   private static void assertOnlyTierPathsTheLockAndProbesWereWritten(ServerObjectLog writes) {
     Set<String> stored = writes.events(ServerObjectLog.Kind.STORED).stream().map(ServerObjectLog.Event::key)
         .collect(Collectors.toCollection(TreeSet::new));
     Set<String> probes = stored.stream().filter(k -> k.substring(PREFIX.length()).matches(PROBE_PATTERN))
         .collect(Collectors.toCollection(TreeSet::new));
-    assertThat(probes).as("self-check probes").hasSize(3);
+    assertThat(probes).as("self-check probes").hasSizeGreaterThanOrEqualTo(3);
     Set<String> deleted = writes.events(ServerObjectLog.Kind.DELETED).stream().map(ServerObjectLog.Event::key)
         .collect(Collectors.toSet());
-    assertThat(deleted).as("deleted keys").containsAll(probes).contains(LOCK_KEY);
+    assertThat(deleted).as("deleted keys").containsAll(probes).contains(LOCK_KEY).doesNotContain(VERDICT_KEY);
     Set<String> others = new TreeSet<>(stored);
     others.removeAll(probes);
     others.remove(LOCK_KEY);
-    assertThat(others).as("keys stored besides the lock and the probes").containsExactly(LOCKFILE_KEY);
+    others.remove(VERDICT_KEY);
+    assertThat(others).as("keys stored besides the lock and the self-check's objects").containsExactly(LOCKFILE_KEY);
     for (String key : others) {
       String relative = key.substring(PREFIX.length());
       assertThat(TierPath.isInternal(relative)).as("%s is internal", key).isFalse();

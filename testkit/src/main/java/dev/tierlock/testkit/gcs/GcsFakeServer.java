@@ -32,7 +32,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code ifGenerationNotMatch}, {@code ifMetagenerationMatch}, {@code ifMetagenerationNotMatch})
  * are checked atomically with the change they guard, under one lock per object name; a failed one
  * answers 412 {@code conditionNotMet} (304 for a not-match on a read). Declared MD5 and CRC32C
- * checksums of uploads are verified. Requests it does not emulate (compose, rewrite, ACLs, object
+ * checksums of uploads are verified. Custom metadata is limited as on GCS to {@value
+ * #MAX_CUSTOM_METADATA_BYTES} bytes of names and values (UTF-8) per object: an upload or patch over
+ * it answers 400 {@code invalid}, which the client library reports as a {@code StorageException}
+ * with code 400, and changes nothing. Requests it does not emulate (compose, rewrite, ACLs, object
  * versioning, ...) answer 501; they never half-work.
  *
  * <p><b>Using it.</b> Point a client at {@link #endpoint()} without credentials, for example
@@ -55,6 +58,9 @@ public final class GcsFakeServer implements AutoCloseable {
    * delayed acknowledgement (about 40 ms a request instead of a few).
    */
   private static final String NO_DELAY = "sun.net.httpserver.nodelay";
+
+  /** The most bytes of custom metadata names and values (UTF-8) one object may carry: 8 KiB, as on GCS. */
+  public static final int MAX_CUSTOM_METADATA_BYTES = ObjectStore.MAX_METADATA_BYTES;
 
   private final HttpServer http;
   private final ExecutorService executor;

@@ -21,6 +21,9 @@ import org.jspecify.annotations.Nullable;
  */
 final class ObjectStore {
 
+  /** The most bytes of custom metadata (names and values, UTF-8) one object may carry: 8 KiB, as on GCS. */
+  static final int MAX_METADATA_BYTES = 8 * 1024;
+
   private static final Pattern BUCKET_NAME = Pattern.compile("[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]");
 
   private final Clock clock;
@@ -106,6 +109,7 @@ final class ObjectStore {
       Preconditions preconditions) {
     BucketState bucket = bucket(bucketName);
     checkObjectName(name);
+    checkMetadata(metadata, "upload object " + name + " to bucket " + bucketName);
     BucketState.Slot slot = bucket.slot(name);
     slot.lock.lock();
     try {
@@ -154,6 +158,7 @@ final class ObjectStore {
       effective(bucket, preconditions)
           .checkExisting(live, Preconditions.Use.WRITE, "patch object " + name + " in bucket " + bucketName);
       FakeObject patched = change.apply(live);
+      checkMetadata(patched.metadata(), "patch object " + name + " in bucket " + bucketName);
       slot.live = patched;
       return patched;
     } finally {
@@ -192,6 +197,23 @@ final class ObjectStore {
           + (generation == null ? "" : " at generation " + generation) + ": no such object");
     }
     return live;
+  }
+
+  /**
+   * Checks the size of custom metadata as GCS does: the UTF-8 bytes of every name and value, at
+   * most {@value #MAX_METADATA_BYTES} in all.
+   *
+   * @throws GcsFakeException 400 {@code invalid} when it is larger
+   */
+  static void checkMetadata(Map<String, String> metadata, String action) {
+    long bytes = 0;
+    for (Map.Entry<String, String> e : metadata.entrySet()) {
+      bytes += e.getKey().getBytes(StandardCharsets.UTF_8).length + e.getValue().getBytes(StandardCharsets.UTF_8).length;
+    }
+    if (bytes > MAX_METADATA_BYTES) {
+      throw GcsFakeException.invalid("Cannot " + action + ": the custom metadata holds " + bytes
+          + " bytes of names and values, more than the " + MAX_METADATA_BYTES + " allowed");
+    }
   }
 
   /**

@@ -15,7 +15,8 @@ import org.jspecify.annotations.Nullable;
  * query, the media as the body) and {@code uploadType=resumable} (a session URL in {@code
  * Location}, then {@code PUT} chunks with {@code Content-Range}, answered 308 with {@code Range}
  * until the last one commits). Checksums the client declares ({@code md5Hash}, {@code crc32c}) are
- * verified, and preconditions are checked when the object is committed.
+ * verified, custom metadata over 8 KiB is refused (400, at the start of a resumable upload too), and
+ * preconditions are checked when the object is committed.
  */
 final class UploadRoutes {
 
@@ -72,6 +73,7 @@ final class UploadRoutes {
         JsonNode resource = call.jsonBody();
         String name = objectName(call);
         ObjectStore.checkObjectName(name);
+        ObjectStore.checkMetadata(metadataOf(resource), "start a resumable upload of object " + name);
         store.bucket(bucket);
         String mediaType = call.header("X-Upload-Content-Type");
         UploadSessions.Session session = sessions.open(bucket, name,

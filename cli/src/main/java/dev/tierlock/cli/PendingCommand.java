@@ -1,0 +1,89 @@
+package dev.tierlock.cli;
+
+import dev.tierlock.PendingChange;
+import dev.tierlock.Tierlock;
+import dev.tierlock.TransactionResult;
+import java.io.PrintWriter;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code tierlock pending ...}: the checkout's change that is recorded but not known to be published. */
+@Command(
+    name = "pending",
+    description = "Shows, re-applies or discards this checkout's change that is not known to be published.",
+    mixinStandardHelpOptions = true,
+    subcommands = {PendingCommand.Show.class, PendingCommand.Apply.class, PendingCommand.Discard.class})
+final class PendingCommand {
+
+  @ParentCommand TierlockCli root;
+
+  /** {@code pending show}. */
+  @Command(name = "show", description = "Shows the pending change, if any, and where it stands.", mixinStandardHelpOptions = true)
+  static final class Show implements Callable<Integer> {
+    @ParentCommand PendingCommand parent;
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      try (Tierlock tierlock = parent.root.open()) {
+        PrintWriter out = spec.commandLine().getOut();
+        Optional<PendingChange> pending = tierlock.transaction().pending();
+        if (pending.isEmpty()) {
+          out.println("(nothing pending)");
+        } else {
+          PendingChange change = pending.get();
+          out.println(change.describe());
+          out.println("record: " + change.record());
+          out.println(switch (change.state()) {
+            case UNPUBLISHED, IN_FLIGHT -> "the next transaction on this checkout settles it";
+            case OUTCOME_UNKNOWN -> "every transaction on this checkout fails until you run 'tierlock pending apply'"
+                + " (entries another checkout changed since are left alone) or 'tierlock pending discard'";
+            case UNREADABLE -> "every transaction on this checkout fails until you run 'tierlock pending discard'";
+          });
+        }
+        out.flush();
+        return ExitCodes.OK;
+      }
+    }
+  }
+
+  /** {@code pending apply}. */
+  @Command(name = "apply", description = "Re-applies the pending change against the shared lockfile as it is now; never"
+      + " reverts another checkout's change to the same entry.", mixinStandardHelpOptions = true)
+  static final class Apply implements Callable<Integer> {
+    @ParentCommand PendingCommand parent;
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      try (Tierlock tierlock = parent.root.open()) {
+        TransactionResult result = tierlock.transaction().reapplyPending();
+        EntriesCommand.report(spec.commandLine().getOut(), "re-applied the pending change", result);
+        return ExitCodes.OK;
+      }
+    }
+  }
+
+  /** {@code pending discard}. */
+  @Command(name = "discard", description = "Drops the pending change without publishing it. Check the shared lockfile"
+      + " first: a change whose outcome was unknown may be in it, or not.", mixinStandardHelpOptions = true)
+  static final class Discard implements Callable<Integer> {
+    @ParentCommand PendingCommand parent;
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      try (Tierlock tierlock = parent.root.open()) {
+        PrintWriter out = spec.commandLine().getOut();
+        Optional<PendingChange> discarded = tierlock.transaction().discardPending();
+        out.println(discarded.map(p -> "discarded " + p.describe()).orElse("(nothing pending)"));
+        out.flush();
+        return ExitCodes.OK;
+      }
+    }
+  }
+}

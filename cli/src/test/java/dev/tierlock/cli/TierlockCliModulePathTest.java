@@ -1,0 +1,216 @@
+package dev.tierlock.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tierlock.testkit.gcs.GcsFakeServer;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.module.ModuleFinder;
+import java.lang.module.ModuleReader;
+import java.lang.module.ModuleReference;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Starts the command line in child JVMs on the module path, {@code --module
+ * dev.tierlock.cli/dev.tierlock.cli.TierlockCli}, to prove the module descriptors at run time: the
+ * {@code requires}, core's {@code uses} and each datastore's {@code provides} (the command line
+ * names no datastore module), and the internals core exports to the filesystem datastore and the
+ * testkit only; and that each datastore's {@code provides} names what its {@code META-INF/services}
+ * file lists for class-path users. The other tests run on the class path, as most users run
+ * Tierlock.
+ */
+class TierlockCliModulePathTest {
+
+  private static final String MAIN = "dev.tierlock.cli/dev.tierlock.cli.TierlockCli";
+  private static final String SHARED_LOCKFILE = "config/upstream_extensions.json";
+  private static final String PROVIDER_SERVICE = "dev.tierlock.spi.DatastoreProvider";
+
+  @TempDir Path temp;
+
+  private record Run(int code, String out, String err) {}
+
+  @Test
+  void putThenList_onlyTheModulePath_publishesThroughTheFileProviderItsModuleProvides() throws Exception {
+    // nothing on the class path: every class, the file: provider included, comes through the module system
+    ModulePathLayout layout = ModulePathLayout.resolving(ModulePathLayout.runtimeEntries(),
+        "dev.tierlock.cli", "dev.tierlock.datastore.fs", "org.slf4j.simple").withoutClassPath();
+    assertThat(layout.modules()).doesNotContainKeys("dev.tierlock.datastore.s3", "dev.tierlock.datastore.gcs");
+    Path datastore = temp.resolve("datastore");
+    Path checkout = Files.createDirectories(temp.resolve("checkout"));
+
+    Run put = cli(layout, List.of("--show-module-resolution"),
+        "--datastore", datastore.toString(), "--checkout", checkout.toString(), "entries", "put", "@demo/hello", "1.0.0");
+    Run list = cli(layout, List.of(), "--datastore", datastore.toString(), "--checkout", checkout.toString(), "entries", "list");
+
+    assertThat(put.code()).as(put.err()).isZero();
+    assertThat(put.err()).isEmpty();
+    assertThat(put.out().lines())
+        .contains("dev.tierlock.core binds dev.tierlock.datastore.fs " + layout.location("dev.tierlock.datastore.fs"))
+        .noneMatch(line -> line.matches("\\S+ requires dev\\.tierlock\\.datastore\\.fs .*"))
+        .last().isEqualTo("put @demo/hello 1.0.0 (published)");
+    assertThat(list.code()).as(list.err()).isZero();
+    assertThat(list.err()).isEmpty();
+    assertThat(list.out()).matches("@demo/hello\t1\\.0\\.0\t\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z\\R");
+    assertThat(Files.readString(datastore.resolve(SHARED_LOCKFILE)))
+        .contains("\"@demo/hello\": {").contains("\"version\": \"1.0.0\"");
+  }
+
+  @Test
+  void s3AndGcsDatastoresOnTheModulePath_resolveAndOpen() throws Exception {
+    // Google's jars that split packages stay on the class path; the four the GCS module requires do not
+    ModulePathLayout layout = ModulePathLayout.resolving(ModulePathLayout.runtimeEntries(), "dev.tierlock.cli",
+        "dev.tierlock.datastore.fs", "dev.tierlock.datastore.s3", "dev.tierlock.datastore.gcs", "org.slf4j.simple");
+    assertThat(layout.modules()).containsKeys("google.cloud.storage", "google.cloud.core", "google.cloud.core.http", "gax")
+        .doesNotContainKeys("proto.google.common.protos", "gax.grpc", "grpc.google.cloud.storage.v2");
+    int closedPort = closedLoopbackPort();
+    try (GcsFakeServer gcs = GcsFakeServer.start()) {
+      String bucket = gcs.newBucket();
+
+      // S3: no server, so the client is built, sends, and its refusal is translated; no credentials leave.
+      // GCS: a real round trip to the testkit's fake server. The two JVMs run side by side.
+      Run s3;
+      Run gs;
+      try (Child s3Child = start(layout, List.of("--show-module-resolution", "-Daws.accessKeyId=probe",
+              "-Daws.secretAccessKey=probe", "-Daws.disableEc2Metadata=true",
+              "-Daws.configFile=" + temp.resolve("no-aws-config"),
+              "-Daws.sharedCredentialsFile=" + temp.resolve("no-aws-credentials")),
+              "--datastore", "s3://tierlock-probe/p?region=us-east-1&pathStyle=true&endpoint=http://127.0.0.1:"
+                  + closedPort + "&apiCallTimeout=PT2S&apiCallAttemptTimeout=PT1S",
+              "--checkout", Files.createDirectories(temp.resolve("s3-checkout")).toString(), "entries", "list");
+          Child gsChild = start(layout, List.of(), "--datastore", "gs://" + bucket + "/p?endpoint=" + gcs.endpoint(),
+              "--checkout", Files.createDirectories(temp.resolve("gcs-checkout")).toString(),
+              "entries", "put", "@demo/hello", "1.0.0")) {
+        s3 = s3Child.await();
+        gs = gsChild.await();
+      }
+
+      assertThat(s3.out().lines()).contains(
+          "dev.tierlock.core binds dev.tierlock.datastore.s3 " + layout.location("dev.tierlock.datastore.s3"),
+          "dev.tierlock.core binds dev.tierlock.datastore.gcs " + layout.location("dev.tierlock.datastore.gcs"),
+          "dev.tierlock.core binds dev.tierlock.datastore.fs " + layout.location("dev.tierlock.datastore.fs"));
+      assertThat(s3.code()).as(s3.err()).isEqualTo(ExitCodes.UNAVAILABLE);
+      assertThat(s3.err()).startsWith("tierlock: Cannot read the shared lockfile from s3://tierlock-probe/p")
+          .contains("127.0.0.1:" + closedPort).endsWith("[managed_lockfile_unavailable]" + System.lineSeparator());
+      assertThat(gs.code()).as(gs.err()).isZero();
+      assertThat(gs.err()).isEmpty();
+      assertThat(gs.out().lines()).containsExactly("put @demo/hello 1.0.0 (published)");
+      assertThat(gcs.peek(bucket, "p/" + SHARED_LOCKFILE)).hasValueSatisfying(
+          bytes -> assertThat(new String(bytes, StandardCharsets.UTF_8)).contains("\"version\": \"1.0.0\""));
+    }
+  }
+
+  @Test
+  void testkitOnTheModulePath_resolvesOpensItsContractsToJUnitAndReadsCoreInternals() throws Exception {
+    ModulePathLayout layout = ModulePathLayout.resolving(ModulePathLayout.testEntries(), "dev.tierlock.testkit");
+
+    ModuleLayer layer = layout.layer("dev.tierlock.testkit");
+
+    Module testkit = layer.findModule("dev.tierlock.testkit").orElseThrow();
+    Module junit = layer.findModule("org.junit.platform.commons").orElseThrow();
+    Module core = layer.findModule("dev.tierlock.core").orElseThrow();
+    assertThat(testkit.isOpen("dev.tierlock.testkit", junit)).isTrue();
+    assertThat(testkit.isOpen("dev.tierlock.testkit")).isFalse();
+    assertThat(core.isExported("dev.tierlock.internal", testkit)).isTrue();
+    assertThat(core.isExported("dev.tierlock.internal")).isFalse();
+    // the GCS fake server starts inside the layer: jdk.httpserver is read, and Jackson resolves
+    Class<?> server = layer.findLoader("dev.tierlock.testkit").loadClass(GcsFakeServer.class.getName());
+    assertThat(server.getModule()).isSameAs(testkit);
+    try (AutoCloseable started = (AutoCloseable) server.getMethod("start").invoke(null)) {
+      assertThat(server.getMethod("endpoint").invoke(started).toString()).matches("http://127\\.0\\.0\\.1:\\d+");
+    }
+  }
+
+  @Test
+  void datastoreModules_provideExactlyTheProvidersTheirServiceFilesList() throws Exception {
+    // class-path users find providers through the file, module-path users through the descriptor
+    ModulePathLayout layout = ModulePathLayout.resolving(ModulePathLayout.runtimeEntries(),
+        "dev.tierlock.datastore.fs", "dev.tierlock.datastore.s3", "dev.tierlock.datastore.gcs");
+    for (String name : List.of("dev.tierlock.datastore.fs", "dev.tierlock.datastore.s3", "dev.tierlock.datastore.gcs")) {
+      ModuleReference module = ModuleFinder.of(Path.of(layout.location(name))).find(name).orElseThrow();
+      List<String> listed;
+      try (ModuleReader reader = module.open();
+          InputStream file = reader.open("META-INF/services/" + PROVIDER_SERVICE).orElseThrow()) {
+        listed = new String(file.readAllBytes(), StandardCharsets.UTF_8).lines()
+            .map(line -> line.replaceFirst("#.*", "").strip()).filter(line -> !line.isEmpty()).toList();
+      }
+
+      assertThat(module.descriptor().provides()).as(name).singleElement().satisfies(provides -> {
+        assertThat(provides.service()).isEqualTo(PROVIDER_SERVICE);
+        assertThat(provides.providers()).hasSize(1).containsExactlyElementsOf(listed);
+      });
+    }
+  }
+
+  /** Runs the command line in a JVM of this JDK and waits for it; see {@link #start}. */
+  private Run cli(ModulePathLayout layout, List<String> options, String... args) throws IOException, InterruptedException {
+    try (Child child = start(layout, options, args)) {
+      return child.await();
+    }
+  }
+
+  /**
+   * Starts the command line in a JVM of this JDK with {@code layout}, the JVM {@code options} and
+   * the command line's {@code args}, in a scrubbed environment.
+   */
+  private Child start(ModulePathLayout layout, List<String> options, String... args) throws IOException {
+    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-Xshare:auto", "-XX:TieredStopAtLevel=1"));
+    command.addAll(options);
+    command.addAll(List.of("--module-path", join(layout.modulePath())));
+    if (!layout.classPath().isEmpty()) {
+      command.addAll(List.of("--class-path", join(layout.classPath())));
+    }
+    command.addAll(List.of("--module", MAIN));
+    command.addAll(List.of(args));
+    Path out = Files.createTempFile(temp, "out", ".txt");
+    Path err = Files.createTempFile(temp, "err", ".txt");
+    ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile())
+        .directory(temp.toFile());
+    Map<String, String> environment = builder.environment();
+    // nothing of this machine's Java, AWS or Google setup reaches the child
+    environment.keySet().removeIf(name -> name.equals("CLASSPATH") || name.equals("JDK_JAVA_OPTIONS")
+        || name.equals("JAVA_TOOL_OPTIONS") || name.equals("_JAVA_OPTIONS") || name.startsWith("AWS_")
+        || name.startsWith("GOOGLE_") || name.startsWith("CLOUDSDK_") || name.equals("TIERLOCK_HOME"));
+    return new Child(builder.start(), out, err, String.join(" ", args));
+  }
+
+  /** A started command line whose output goes to files, read once it has exited; closing kills it. */
+  private record Child(Process process, Path out, Path err, String args) implements AutoCloseable {
+
+    Run await() throws IOException, InterruptedException {
+      if (!process.waitFor(60, TimeUnit.SECONDS)) {
+        process.destroyForcibly().waitFor();
+        throw new AssertionError("The command line did not exit within 60 s: " + args);
+      }
+      return new Run(process.exitValue(), Files.readString(out), Files.readString(err));
+    }
+
+    @Override
+    public void close() {
+      process.destroyForcibly();
+    }
+  }
+
+  private static String join(List<Path> entries) {
+    return entries.stream().map(Path::toString).collect(Collectors.joining(File.pathSeparator));
+  }
+
+  /** {@return a loopback port nothing listens on: bound by the system, then released} */
+  private static int closedLoopbackPort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return socket.getLocalPort();
+    }
+  }
+}

@@ -1,0 +1,154 @@
+package dev.tierlock;
+
+import dev.tierlock.spi.ObjectKey;
+import dev.tierlock.spi.ObjectVersion;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A checkout's copy of the shared lockfile, so that a fetch can be a conditional read: the exact
+ * bytes last fetched or published, in the cache directory laid out like the tier, and a record of
+ * which version they are ({@value #RECORD_NAME} in the state directory: key, version, lineage and
+ * the bytes' SHA-256). The pair is trusted only while the cached bytes still have the recorded
+ * digest, so a copy changed or torn by anything is read again in full, never believed. The last
+ * pair is also kept in memory: a version's bytes never change, so it answers without touching the
+ * disk. Both files are replaced by atomic renames without forcing them to disk: the cache only
+ * saves a download, and a lost or torn copy fails its digest. Thread-safe.
+ */
+final class LockfileCache {
+
+  /** The record's file name in the state directory. */
+  static final String RECORD_NAME = "lockfile-hydrated.json";
+
+  /** What the cache holds: a version of the shared lockfile and its content. */
+  record Entry(LockfileHead head, Lockfile lockfile) {}
+
+  private final Path file;
+  private final Path record;
+  private final ObjectKey key;
+  private volatile @Nullable Entry memo;
+
+  LockfileCache(Path file, Path stateDirectory, ObjectKey key) {
+    this.file = file;
+    this.record = stateDirectory.resolve(RECORD_NAME);
+    this.key = key;
+  }
+
+  /** Returns the cached copy's file. */
+  Path file() {
+    return file;
+  }
+
+  /** Returns what the cache holds, when it is intact: from memory, or from the two files. */
+  Optional<Entry> current() {
+    Entry known = memo;
+    if (known != null) {
+      return Optional.of(known);
+    }
+    Optional<Entry> read = readFiles();
+    read.ifPresent(e -> memo = e);
+    return read;
+  }
+
+  /**
+   * Keeps {@code bytes} (which decode to {@code lockfile}) as version {@code head}: in memory, then
+   * the copy, then the record.
+   *
+   * @throws LocalFileException if a file cannot be written (memory is kept all the same)
+   */
+  void keep(byte[] bytes, LockfileHead head, Lockfile lockfile) {
+    memo = new Entry(head, lockfile);
+    Map<String, JsonValue> members = new LinkedHashMap<>();
+    members.put("key", new JsonValue.Str(key.value()));
+    members.put("version", new JsonValue.Str(head.version().value()));
+    members.put("lineage", new JsonValue.Str(head.lineageText()));
+    members.put("sha256", new JsonValue.Str(sha256(bytes)));
+    replace(file, bytes);
+    replace(record, (new JsonValue.Obj(members).toCompactString() + "\n").getBytes(StandardCharsets.UTF_8));
+  }
+
+  /**
+   * Forgets what was cached (the shared lockfile is absent): removes the record, then the copy.
+   *
+   * @throws LocalFileException if either cannot be removed
+   */
+  void forget() {
+    memo = null;
+    try {
+      Files.deleteIfExists(record);
+      Files.deleteIfExists(file);
+    } catch (IOException e) {
+      throw new LocalFileException("Cannot remove the cached lockfile " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  private Optional<Entry> readFiles() {
+    try {
+      if (!(JsonValue.parse(Files.readString(record, StandardCharsets.UTF_8)) instanceof JsonValue.Obj obj)
+          || !(obj.members().get("key") instanceof JsonValue.Str k) || !k.value().equals(key.value())
+          || !(obj.members().get("version") instanceof JsonValue.Str version) || version.value().isBlank()
+          || !(obj.members().get("sha256") instanceof JsonValue.Str sha)) {
+        return Optional.empty();
+      }
+      String lineage = obj.members().get("lineage") instanceof JsonValue.Str l ? l.value() : "";
+      byte[] bytes;
+      try (InputStream in = Files.newInputStream(file)) {
+        bytes = in.readNBytes(LockfileCodec.MAX_BYTES + 1);
+      }
+      if (bytes.length > LockfileCodec.MAX_BYTES || !sha256(bytes).equals(sha.value())) {
+        return Optional.empty();
+      }
+      Lockfile lockfile = Lockfile.parse(bytes, file.toString());
+      return Optional.of(new Entry(new LockfileHead(ObjectVersion.of(version.value()), LockfileHead.parse(lineage)),
+          lockfile));
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
+    } catch (IOException | RuntimeException e) {
+      // an unreadable, foreign or damaged cache is only a missed shortcut: read in full
+      return Optional.empty();
+    }
+  }
+
+  private static void replace(Path target, byte[] bytes) {
+    Path temp = null;
+    try {
+      Path dir = target.toAbsolutePath().getParent();
+      Files.createDirectories(dir);
+      temp = dir.resolve("." + target.getFileName() + "." + UUID.randomUUID() + ".tmp");
+      Files.write(temp, bytes);
+      Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      temp = null;
+    } catch (IOException e) {
+      throw new LocalFileException("Cannot write " + target + ": " + e.getMessage(), e);
+    } finally {
+      if (temp != null) {
+        try {
+          Files.deleteIfExists(temp);
+        } catch (IOException ignored) {
+          // a stray temp file in the cache is never read or published
+        }
+      }
+    }
+  }
+
+  static String sha256(byte[] bytes) {
+    try {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("Cannot hash: the JVM lacks SHA-256", e);
+    }
+  }
+}

@@ -1,0 +1,305 @@
+package dev.tierlock;
+
+import dev.tierlock.spi.ObjectVersion;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The checkout's durable record of a change not known to be in the shared lockfile ({@value
+ * #FILE_NAME} in the state directory; never synced). Written atomically and forced to disk before
+ * every lockfile write, so a process that dies at any point leaves what the next run needs: the
+ * change, the entries it was made on (so a replay never reverts a peer), the archives to delete
+ * once it is published, the write in flight (its commit id and parent version, judged by the
+ * lineage), and, once its landing cannot be proven, that verdict.
+ *
+ * <p>Format version 3, compact JSON: {@code {"version":3,"upserts":{name:entry},"removals":[name],
+ * "base":{name:entry},"deletions":[path],"attempt":{"commit":id,"parentVersion":v,"parentLineage":
+ * ids},"outcome":"unknown","reason":text}}, optional members omitted. Versions 1 and 2 (earlier
+ * Tierlock, or the original tool's record without a base) are read; a version-2 record of an
+ * interrupted change ({@code "incomplete":true}) reads as outcome unknown. A newer version is
+ * refused, never overwritten. Not thread-safe: callers hold the checkout's transaction lock.
+ */
+final class PendingRecord {
+
+  /** The record's file name in the state directory. */
+  static final String FILE_NAME = "managed-config-lockfile-unpublished";
+
+  /** The format version written. */
+  static final int FORMAT_VERSION = 3;
+
+  private final Path path;
+
+  PendingRecord(Path stateDirectory) {
+    this.path = stateDirectory.toAbsolutePath().normalize().resolve(FILE_NAME);
+  }
+
+  /** A lockfile write that was sent, or about to be: its commit id and the version it was conditioned on. */
+  record Attempt(String commitId, @Nullable LockfileHead parent) {}
+
+  /** What the file holds. */
+  sealed interface Stored {}
+
+  /** No record: nothing is pending. */
+  enum None implements Stored { INSTANCE }
+
+  /**
+   * A readable record.
+   *
+   * @param delta the change not known to be published
+   * @param base the entries of the shared lockfile it was made on, for its names ({@code null}
+   *     when an older record did not say: then nothing that differs may be re-applied)
+   * @param deletions tier paths to delete once it is published
+   * @param attempt the write in flight, if one may have landed
+   * @param unknown why its landing cannot be proven, once that is the verdict
+   */
+  record Change(LockfileDelta delta, @Nullable Lockfile base, List<TierPath> deletions, @Nullable Attempt attempt,
+      @Nullable String unknown) implements Stored {
+    Change {
+      deletions = List.copyOf(deletions);
+    }
+
+    /** Returns this change with the write in flight set (or cleared). */
+    Change withAttempt(@Nullable Attempt value) {
+      return new Change(delta, base, deletions, value, unknown);
+    }
+
+    /** Returns this change judged unprovable for {@code reason}. */
+    Change unknown(String reason) {
+      return new Change(delta, base, deletions, attempt, reason);
+    }
+  }
+
+  /**
+   * A record that cannot be read.
+   *
+   * @param reason why
+   */
+  record Unreadable(String reason) implements Stored {}
+
+  /** Returns the record's file. */
+  Path path() {
+    return path;
+  }
+
+  /** Reads the record; never throws for what the file holds. */
+  Stored read() {
+    byte[] bytes;
+    try (InputStream in = Files.newInputStream(path)) {
+      bytes = in.readNBytes(2 * LockfileCodec.MAX_BYTES + 1);
+    } catch (NoSuchFileException e) {
+      return None.INSTANCE;
+    } catch (IOException e) {
+      return new Unreadable("the file cannot be read: " + e.getMessage());
+    }
+    if (bytes.length > 2 * LockfileCodec.MAX_BYTES) {
+      return new Unreadable("the file is larger than " + 2 * LockfileCodec.MAX_BYTES + " bytes");
+    }
+    try {
+      return parse(utf8(bytes));
+    } catch (IllegalArgumentException | LockfileCodec.EntryProblem e) {
+      return new Unreadable(e.getMessage());
+    }
+  }
+
+  /** Returns how a stored record looks to callers, or null when there is none. */
+  @Nullable PendingChange view(Stored stored) {
+    if (stored instanceof Change change) {
+      PendingChange.State state = change.unknown() != null ? PendingChange.State.OUTCOME_UNKNOWN
+          : change.attempt() != null ? PendingChange.State.IN_FLIGHT : PendingChange.State.UNPUBLISHED;
+      return new PendingChange(state, change.delta(), change.attempt() == null ? null : change.attempt().commitId(),
+          change.unknown(), path);
+    }
+    if (stored instanceof Unreadable unreadable) {
+      return new PendingChange(PendingChange.State.UNREADABLE, LockfileDelta.EMPTY, null, unreadable.reason(), path);
+    }
+    return null;
+  }
+
+  /**
+   * Writes {@code change} durably (temp file, fsync, atomic rename, fsync of the directory).
+   *
+   * @throws LocalFileException if it cannot be written; the old record is then unchanged
+   */
+  void write(Change change) {
+    Map<String, JsonValue> members = new LinkedHashMap<>();
+    members.put("version", new JsonValue.Num(Integer.toString(FORMAT_VERSION)));
+    Map<String, JsonValue> upserts = new LinkedHashMap<>();
+    change.delta().upserts().forEach((name, entry) -> upserts.put(name.value(), entry.toJson()));
+    members.put("upserts", new JsonValue.Obj(upserts));
+    members.put("removals", strings(change.delta().removals().stream().map(ExtensionName::value).toList()));
+    Lockfile base = change.base() == null ? Lockfile.EMPTY : change.base().restrictedTo(change.delta().names());
+    Map<String, JsonValue> baseEntries = new LinkedHashMap<>();
+    base.entries().forEach((name, entry) -> baseEntries.put(name.value(), entry.toJson()));
+    members.put("base", new JsonValue.Obj(baseEntries));
+    if (!change.deletions().isEmpty()) {
+      members.put("deletions", strings(change.deletions().stream().map(TierPath::value).toList()));
+    }
+    Attempt attempt = change.attempt();
+    if (attempt != null) {
+      Map<String, JsonValue> a = new LinkedHashMap<>();
+      a.put("commit", new JsonValue.Str(attempt.commitId()));
+      if (attempt.parent() != null) {
+        a.put("parentVersion", new JsonValue.Str(attempt.parent().version().value()));
+        a.put("parentLineage", new JsonValue.Str(attempt.parent().lineageText()));
+      }
+      members.put("attempt", new JsonValue.Obj(a));
+    }
+    if (change.unknown() != null) {
+      members.put("outcome", new JsonValue.Str("unknown"));
+      members.put("reason", new JsonValue.Str(change.unknown()));
+    }
+    byte[] bytes = (new JsonValue.Obj(members).toCompactString() + "\n").getBytes(StandardCharsets.UTF_8);
+    try {
+      AtomicFileWriter.write(path, bytes);
+    } catch (IOException e) {
+      throw new LocalFileException("Cannot write pending-change record " + path + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Deletes the record.
+   *
+   * @throws LocalFileException if it cannot be deleted
+   */
+  void clear() {
+    try {
+      if (Files.deleteIfExists(path)) {
+        AtomicFileWriter.forceDirectory(path.getParent());
+      }
+    } catch (IOException e) {
+      throw new LocalFileException("Cannot delete pending-change record " + path + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static Stored parse(String text) throws LockfileCodec.EntryProblem {
+    if (!(JsonValue.parse(text) instanceof JsonValue.Obj obj)) {
+      throw new IllegalArgumentException("the record is not a JSON object");
+    }
+    Map<String, JsonValue> m = obj.members();
+    if (!(m.get("version") instanceof JsonValue.Num n) || !n.literal().matches("[0-9]{1,9}")) {
+      throw new IllegalArgumentException("the record has no format version");
+    }
+    int version = Integer.parseInt(n.literal());
+    if (version > FORMAT_VERSION) {
+      throw new IllegalArgumentException("the record has format version " + version + ", written by a newer Tierlock"
+          + " (this one reads up to " + FORMAT_VERSION + "); publish it with that version, or discard it");
+    }
+    if (version < 1) {
+      throw new IllegalArgumentException("the record has format version " + version);
+    }
+    Map<ExtensionName, LockfileEntry> upserts = entries(m.get("upserts"), "upserts");
+    TreeSet<ExtensionName> removals = new TreeSet<>();
+    for (String name : strings(m.get("removals"), "removals")) {
+      if (!ExtensionName.isValid(name)) {
+        throw new IllegalArgumentException("\"removals\" holds something that is not an extension name: " + name);
+      }
+      removals.add(ExtensionName.of(name));
+    }
+    LockfileDelta delta = new LockfileDelta(upserts, removals);
+    List<TierPath> deletions = new ArrayList<>();
+    for (String p : strings(m.get("deletions"), "deletions")) {
+      deletions.add(TierPath.of(p));
+    }
+    Lockfile base = m.containsKey("base") ? Lockfile.of(entries(m.get("base"), "base")) : null;
+    Attempt attempt = attempt(m.get("attempt"));
+    String unknown = null;
+    if (m.get("outcome") instanceof JsonValue.Str outcome) {
+      if (!outcome.value().equals("unknown")) {
+        throw new IllegalArgumentException("\"outcome\" is \"" + outcome.value() + "\", not \"unknown\"");
+      }
+      unknown = m.get("reason") instanceof JsonValue.Str reason ? reason.value() : "its landing cannot be proven";
+    } else if (m.containsKey("outcome")) {
+      throw new IllegalArgumentException("\"outcome\" is not a string");
+    }
+    if (m.get("incomplete") == JsonValue.Literal.TRUE) {
+      unknown = "an earlier Tierlock recorded it ahead of a change that was interrupted before it settled; what"
+          + " the interrupted change did is not in the record";
+      base = base == null ? null : base.restrictedTo(delta.names());
+    }
+    return new Change(delta, base, deletions, attempt, unknown);
+  }
+
+  private static @Nullable Attempt attempt(@Nullable JsonValue raw) {
+    if (raw == null) {
+      return null;
+    }
+    if (!(raw instanceof JsonValue.Obj obj) || !(obj.members().get("commit") instanceof JsonValue.Str commit)
+        || !LockfileHead.isCommitId(commit.value())) {
+      throw new IllegalArgumentException("\"attempt\" is not an object with a valid \"commit\"");
+    }
+    JsonValue version = obj.members().get("parentVersion");
+    if (version == null) {
+      return new Attempt(commit.value(), null);
+    }
+    if (!(version instanceof JsonValue.Str v) || v.value().isBlank()
+        || !(obj.members().get("parentLineage") instanceof JsonValue.Str lineage)) {
+      throw new IllegalArgumentException("\"attempt\" has a parent without a version and a lineage");
+    }
+    return new Attempt(commit.value(), new LockfileHead(ObjectVersion.of(v.value()), LockfileHead.parse(lineage.value())));
+  }
+
+  private static JsonValue.Arr strings(List<String> values) {
+    return new JsonValue.Arr(values.stream().map(v -> (JsonValue) new JsonValue.Str(v)).toList());
+  }
+
+  private static List<String> strings(@Nullable JsonValue raw, String field) {
+    if (raw == null) {
+      return List.of();
+    }
+    if (!(raw instanceof JsonValue.Arr arr)) {
+      throw new IllegalArgumentException("\"" + field + "\" is not an array");
+    }
+    List<String> out = new ArrayList<>();
+    for (JsonValue item : arr.items()) {
+      if (!(item instanceof JsonValue.Str s)) {
+        throw new IllegalArgumentException("\"" + field + "\" holds something that is not a string: " + item.toCompactString());
+      }
+      out.add(s.value());
+    }
+    return out;
+  }
+
+  private static Map<ExtensionName, LockfileEntry> entries(@Nullable JsonValue raw, String field)
+      throws LockfileCodec.EntryProblem {
+    if (raw == null) {
+      return Map.of();
+    }
+    if (!(raw instanceof JsonValue.Obj obj)) {
+      throw new IllegalArgumentException("\"" + field + "\" is not a JSON object");
+    }
+    Map<ExtensionName, LockfileEntry> out = new LinkedHashMap<>();
+    for (Map.Entry<String, JsonValue> e : obj.members().entrySet()) {
+      if (!ExtensionName.isValid(e.getKey())) {
+        throw new IllegalArgumentException("\"" + field + "\" holds an invalid extension name: " + e.getKey());
+      }
+      ExtensionName name = ExtensionName.of(e.getKey());
+      out.put(name, LockfileCodec.entryFrom(name, e.getValue()));
+    }
+    return out;
+  }
+
+  private static String utf8(byte[] bytes) {
+    try {
+      return StandardCharsets.UTF_8.newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(ByteBuffer.wrap(bytes))
+          .toString();
+    } catch (CharacterCodingException e) {
+      throw new IllegalArgumentException("the file is not UTF-8 text", e);
+    }
+  }
+}

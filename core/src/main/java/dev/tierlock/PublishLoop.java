@@ -1,0 +1,269 @@
+package dev.tierlock;
+
+import dev.tierlock.archive.ExtensionArchiveKey;
+import dev.tierlock.internal.Backoff;
+import dev.tierlock.internal.Deadline;
+import dev.tierlock.spi.DatastoreBusyException;
+import dev.tierlock.spi.DatastoreUnavailableException;
+import dev.tierlock.spi.OutcomeUnknownException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The publish loop of one transaction: record the change durably, write the lockfile built from it
+ * conditional on the version it was made on, and settle what happened. Not thread-safe: one per
+ * run, on the run's thread, under the checkout's transaction lock.
+ *
+ * <ul>
+ *   <li><b>Before every write</b> the pending record names the change, its base entries and the
+ *       write about to be sent (commit id, parent version), so a process that dies at any point
+ *       leaves what the next run needs to judge the write by its lineage.
+ *   <li><b>Landed</b>: the cache takes the published bytes, the record is cleared (a failed
+ *       cleanup is a warning: the next run finds the commit in the lineage), superseded archives
+ *       are deleted.
+ *   <li><b>Refused</b> (a newer lockfile): fetch again and rebase the change name by name ({@link
+ *       Rebase}); a name another checkout changed meanwhile is never reverted: it is dropped, as a
+ *       conflict of this run's change or, for a replayed pending name, a warning.
+ *   <li><b>No answer</b>: the write is in flight. The lineage read back decides: landed, done; not
+ *       landed, rebase and retry; neither provable, the record is marked {@link
+ *       PendingChange.State#OUTCOME_UNKNOWN} and the run fails. When no read-back succeeds before
+ *       the deadline, the run fails with the write still in flight; the next run settles it.
+ *   <li><b>Store unavailable or busy</b>: wait with jittered backoff and retry within the deadline
+ *       and the most attempts; then the record keeps the change, unpublished.
+ * </ul>
+ */
+final class PublishLoop {
+
+  private static final Logger LOG = LoggerFactory.getLogger(PublishLoop.class);
+
+  /** How the loop ended. */
+  sealed interface Ending {
+    /** Everything is published (or proven landed); {@code lockfile} is the shared lockfile now. */
+    record Published(Lockfile lockfile) implements Ending {}
+
+    /** Nothing of what is left landed; it is recorded as unpublished. {@code cause} is the last failure, if any. */
+    record Unpublished(@Nullable RuntimeException cause) implements Ending {}
+
+    /** A write went unanswered and no read-back settled it; it stays recorded as in flight. */
+    record InFlight(String commitId, @Nullable RuntimeException cause) implements Ending {}
+
+    /** A write went unanswered and the lineage cannot prove it either way; recorded as outcome unknown. */
+    record Unprovable(String commitId, @Nullable LockfileHead now) implements Ending {}
+  }
+
+  private final TransactionSettings settings;
+  private final Deadline deadline;
+  private final List<String> warnings;
+  private final Set<ExtensionName> live;
+  private final List<TierPath> deletions;
+  private final List<LockfileConflictException.Conflict> conflicts = new ArrayList<>();
+  private LockfileDelta delta;
+  private LockfileDelta landed = LockfileDelta.EMPTY;
+  private SyncPort.Fetched base;
+  private PendingRecord.@Nullable Attempt inFlight;
+  private int attempts;
+
+  /**
+   * Prepares the loop.
+   *
+   * @param delta the change to publish, made on {@code base}
+   * @param base the shared lockfile as fetched
+   * @param live the names this run's change touched (a conflict on them fails the run; on a
+   *     replayed pending name it is a warning)
+   * @param deletions the tier paths to delete after the lockfile is published, unless it pins them
+   */
+  PublishLoop(TransactionSettings settings, Deadline deadline, List<String> warnings, LockfileDelta delta,
+      SyncPort.Fetched base, Set<ExtensionName> live, List<TierPath> deletions) {
+    this.settings = settings;
+    this.deadline = deadline;
+    this.warnings = warnings;
+    this.delta = delta;
+    this.base = base;
+    this.live = Set.copyOf(live);
+    this.deletions = List.copyOf(deletions);
+  }
+
+  /**
+   * Runs the loop until the change is published or settled otherwise; always makes one attempt.
+   *
+   * @return how it ended; the pending record matches it
+   * @throws LocalFileException if the record cannot be written before a write (nothing was sent; an
+   *     older record, if any, is unchanged)
+   */
+  Ending run() {
+    Backoff backoff = new Backoff(settings.firstBackoff(), settings.maxBackoff(), settings::nextUnit);
+    boolean refetch = false;
+    RuntimeException last = null;
+    while (attempts == 0 || (attempts < settings.maxAttempts() && !deadline.hasPassed())) {
+      attempts++;
+      boolean writing = false;
+      try {
+        if (refetch) {
+          Ending settled = rebaseOntoFresh();
+          refetch = false;
+          if (settled != null) {
+            return settled;
+          }
+        }
+        if (delta.isEmpty()) {
+          return finish(base.lockfile());
+        }
+        String commitId = settings.nextCommitId();
+        PendingRecord.Attempt attempt = new PendingRecord.Attempt(commitId, base.head());
+        settings.pending().write(new PendingRecord.Change(delta, base.lockfile(), deletions, attempt, null));
+        inFlight = attempt;
+        writing = true;
+        Lockfile publishing = delta.applyTo(base.lockfile());
+        SyncPort.Outcome outcome = settings.port().publish(publishing, base.head(), commitId);
+        if (outcome instanceof SyncPort.Outcome.Landed ok) {
+          inFlight = null;
+          settings.port().remember(publishing, ok.head()).ifPresent(warnings::add);
+          return finish(publishing);
+        }
+        if (outcome instanceof SyncPort.Outcome.Unprovable unprovable) {
+          return unprovable(commitId, unprovable.now(), null);
+        }
+        LOG.debug("Publish to {} met a newer lockfile; fetching it again", settings.port().describe());
+        inFlight = null;
+        refetch = true;
+        last = null;
+        continue;
+      } catch (OutcomeUnknownException e) {
+        refetch = true;
+        last = e;
+      } catch (DatastoreUnavailableException | DatastoreBusyException e) {
+        if (writing) {
+          inFlight = null;
+        } else {
+          refetch = refetch || inFlight != null;
+        }
+        last = e;
+      } catch (LocalFileException e) {
+        if (!writing && inFlight == null) {
+          throw e;
+        }
+        last = e;
+        break;
+      } catch (RuntimeException e) {
+        last = e;
+        break;
+      }
+      if (deadline.hasPassed()) {
+        break;
+      }
+      try {
+        settings.sleeper().sleep(backoff.next(deadline));
+      } catch (InterruptedException e) {
+        last = new InterruptedOperationException("Cannot publish lockfile change to " + settings.port().describe(), e);
+        break;
+      }
+    }
+    PendingRecord.Attempt open = inFlight;
+    if (open != null) {
+      return new Ending.InFlight(open.commitId(), last);
+    }
+    settings.pending().write(new PendingRecord.Change(delta, base.lockfile(), deletions, null, null));
+    return new Ending.Unpublished(last);
+  }
+
+  /**
+   * Fetches the shared lockfile again; settles a write in flight by its lineage; rebases what is
+   * left onto the fresh lockfile.
+   *
+   * @return the ending when the loop is over (landed with nothing left, or unprovable), else null
+   */
+  private @Nullable Ending rebaseOntoFresh() {
+    SyncPort.Fetched fresh = settings.port().hydrate();
+    PendingRecord.Attempt attempt = inFlight;
+    if (attempt != null) {
+      Landing landing = settings.port().judge(attempt.commitId(), attempt.parent(), fresh.head());
+      LOG.debug("The unanswered write of commit {} to {}: {}", attempt.commitId(), settings.port().describe(), landing);
+      if (landing == Landing.UNKNOWN) {
+        return unprovable(attempt.commitId(), fresh.head(), null);
+      }
+      inFlight = null;
+      if (landing == Landing.LANDED) {
+        landed = landed.then(delta);
+        delta = LockfileDelta.EMPTY;
+        base = fresh;
+        return finish(fresh.lockfile());
+      }
+    }
+    Rebase rebase = Rebase.of(delta, base.lockfile(), fresh.lockfile());
+    conflicts.addAll(rebase.conflictsOn(live));
+    for (LockfileConflictException.Conflict dropped : rebase.conflictsOutside(live)) {
+      warn("Dropped the unpublished change to " + dropped.describe() + ": another checkout changed it since");
+    }
+    delta = rebase.kept();
+    base = fresh;
+    return null;
+  }
+
+  private Ending unprovable(String commitId, @Nullable LockfileHead now, @Nullable RuntimeException cause) {
+    String reason = "the write of commit " + commitId + " went unanswered and the shared lockfile moved on ("
+        + (now == null ? "it no longer exists" : "now version " + now.version().value()
+            + now.commitId().map(id -> " of commit " + id).orElse(", written without a commit id"))
+        + ") without a lineage that shows whether it landed";
+    settings.pending().write(new PendingRecord.Change(delta, base.lockfile(), deletions, inFlight, reason));
+    LOG.warn("Cannot confirm the lockfile change to {}: {}", settings.port().describe(), reason, cause);
+    return new Ending.Unprovable(commitId, now);
+  }
+
+  /** Deletes what the published lockfile no longer pins, clears the record and reports the lockfile now. */
+  private Ending finish(Lockfile published) {
+    List<TierPath> unpinned = unpinned(deletions, published);
+    deletions.stream().filter(p -> !unpinned.contains(p)).forEach(p -> warn("Kept " + p + " in "
+        + settings.port().describe() + ": the published lockfile pins it again"));
+    for (TierPath path : settings.port().deleteAll(unpinned)) {
+      warn("Cannot delete " + path + " from " + settings.port().describe()
+          + " after publishing: it changed in between or the store failed; it is left in place");
+    }
+    try {
+      settings.pending().clear();
+    } catch (LocalFileException e) {
+      warn("Published, but " + e.getMessage() + "; the next transaction finds the commit in the lineage and clears it");
+    }
+    return new Ending.Published(published);
+  }
+
+  /**
+   * Returns the paths of {@code paths} that {@code lockfile} does not pin, in order: every path but
+   * an archive path whose name's entry in {@code lockfile} has the archive's SHA-256 as its {@code
+   * checksum}.
+   */
+  static List<TierPath> unpinned(List<TierPath> paths, Lockfile lockfile) {
+    return paths.stream().filter(path -> ExtensionArchiveKey.fromTierPath(path)
+        .flatMap(key -> lockfile.entry(key.name()).flatMap(LockfileEntry::checksum).filter(key.sha256()::equals))
+        .isEmpty()).toList();
+  }
+
+  private void warn(String message) {
+    LOG.warn(message);
+    warnings.add(message);
+  }
+
+  /** Returns what was published or proven landed, whole. */
+  LockfileDelta published() {
+    return landed.then(delta);
+  }
+
+  /** Returns what is left unpublished (the record holds it). */
+  LockfileDelta left() {
+    return delta;
+  }
+
+  /** Returns the publish attempts made. */
+  int attempts() {
+    return attempts;
+  }
+
+  /** Returns the conflicts found on names this run's change touched. */
+  List<LockfileConflictException.Conflict> conflicts() {
+    return List.copyOf(conflicts);
+  }
+}

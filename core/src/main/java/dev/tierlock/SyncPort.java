@@ -1,0 +1,223 @@
+package dev.tierlock;
+
+import dev.tierlock.spi.Datastore;
+import dev.tierlock.spi.DatastoreException;
+import dev.tierlock.spi.DeleteResult;
+import dev.tierlock.spi.ObjectBody;
+import dev.tierlock.spi.ObjectKey;
+import dev.tierlock.spi.OutcomeUnknownException;
+import dev.tierlock.spi.ReadCondition;
+import dev.tierlock.spi.ReadResult;
+import dev.tierlock.spi.StoredObject;
+import dev.tierlock.spi.WriteCondition;
+import dev.tierlock.spi.WriteResult;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The seam between one checkout and the shared lockfile in a datastore: {@link #hydrate()} fetches
+ * it (a conditional read of exactly its key; not-modified costs no download) into the checkout's
+ * cache, {@link #publish} writes a new version conditional on the one it was built on, with a
+ * fresh commit id and the parent's lineage in its metadata, and settles a lost answer by reading
+ * the lineage back. The same code serves every datastore, the filesystem included, so there is
+ * one fenced write path and no mode a wrapper could switch. Every key is bound to the namespace
+ * exactly once. Thread-safe; a transaction serialises its own calls under the checkout lock.
+ */
+final class SyncPort {
+
+  private static final Logger LOG = LoggerFactory.getLogger(SyncPort.class);
+
+  private final Datastore datastore;
+  private final Namespace namespace;
+  private final ObjectKey key;
+  private final LockfileCache cache;
+
+  SyncPort(Datastore datastore, Namespace namespace, Path cacheRoot, Path stateDirectory) {
+    this.datastore = datastore;
+    this.namespace = namespace;
+    this.key = namespace.key(TierPath.LOCKFILE);
+    this.cache = new LockfileCache(namespace.localPath(cacheRoot.toAbsolutePath().normalize(), TierPath.LOCKFILE),
+        stateDirectory.toAbsolutePath().normalize(), key);
+  }
+
+  /** The shared lockfile as fetched: its version with lineage ({@code null} when absent) and content. */
+  record Fetched(@Nullable LockfileHead head, Lockfile lockfile) {}
+
+  /** How a publish ended. */
+  sealed interface Outcome {
+    /** The write landed; {@code head} is the version it produced, or null when only a later lineage proved it. */
+    record Landed(@Nullable LockfileHead head) implements Outcome {}
+
+    /** The write did not land: its precondition failed, or the read-back proved it absent. Nothing changed. */
+    enum Rejected implements Outcome { INSTANCE }
+
+    /** The answer was lost and the lockfile moved on without proof either way; {@code now} is what was read back. */
+    record Unprovable(@Nullable LockfileHead now) implements Outcome {}
+  }
+
+  /** Returns a description for messages: the datastore and the lockfile's key. */
+  String describe() {
+    return datastore.describe() + " " + key;
+  }
+
+  /** Returns the lockfile's key in the datastore. */
+  ObjectKey key() {
+    return key;
+  }
+
+  /** Returns the checkout's cache of the shared lockfile. */
+  LockfileCache cache() {
+    return cache;
+  }
+
+  /**
+   * Fetches the shared lockfile and makes the cache hold it (best effort: a cache that cannot be
+   * written costs a full read next time, never a wrong answer).
+   *
+   * @throws LockfileFormatException if the shared lockfile does not parse; nothing local changes
+   * @throws DatastoreException if the read fails
+   */
+  Fetched hydrate() {
+    return fetch(true);
+  }
+
+  /**
+   * Reads the shared lockfile as it is now, writing nothing anywhere: conditional on the cached
+   * version when the cache is intact.
+   *
+   * @throws LockfileFormatException if the shared lockfile does not parse
+   * @throws DatastoreException if the read fails
+   */
+  Fetched read() {
+    return fetch(false);
+  }
+
+  private Fetched fetch(boolean keep) {
+    Optional<LockfileCache.Entry> known = cache.current();
+    ReadCondition condition = known.map(e -> ReadCondition.ifNoneMatch(e.head().version())).orElse(ReadCondition.always());
+    ReadResult result = datastore.read(key, condition, LockfileCodec.MAX_BYTES);
+    if (result instanceof ReadResult.Found found) {
+      Lockfile lockfile = Lockfile.parse(found.bytes(), describe());
+      LockfileHead head = LockfileHead.of(found.object());
+      if (keep) {
+        keepQuietly(() -> cache.keep(found.bytes(), head, lockfile));
+      }
+      return new Fetched(head, lockfile);
+    }
+    if (result instanceof ReadResult.NotModified && known.isPresent()) {
+      return new Fetched(known.get().head(), known.get().lockfile());
+    }
+    if (result instanceof ReadResult.NotModified) {
+      throw new IllegalStateException("Cannot read " + describe() + ": the store answered not-modified to an unconditional read");
+    }
+    if (keep) {
+      keepQuietly(cache::forget);
+    }
+    return new Fetched(null, Lockfile.EMPTY);
+  }
+
+  private void keepQuietly(Runnable step) {
+    try {
+      step.run();
+    } catch (LocalFileException e) {
+      LOG.warn("Cannot update the cached lockfile of {}: {}; the next fetch reads it in full", describe(), e.getMessage());
+    }
+  }
+
+  /**
+   * Writes {@code content} as the version after {@code parent}: conditional on {@code parent}'s
+   * version (create-only when it is null), carrying {@code commitId} and as much of the parent's
+   * lineage as the store's metadata holds. An unanswered write is settled by reading the lineage
+   * back ({@link Landing}). Writes nothing local.
+   *
+   * @return how it ended
+   * @throws OutcomeUnknownException if the write went unanswered and reading back failed too
+   * @throws DatastoreException if the store failed before the write could have landed
+   */
+  Outcome publish(Lockfile content, @Nullable LockfileHead parent, String commitId) {
+    byte[] bytes = content.bytes();
+    WriteCondition condition = parent == null ? WriteCondition.mustNotExist() : WriteCondition.mustMatch(parent.version());
+    try {
+      WriteResult result = datastore.write(key, ObjectBody.of(bytes), condition,
+          LockfileHead.metadataOf(commitId, parent, datastore.maxMetadataBytes()));
+      if (result instanceof WriteResult.Written written) {
+        return new Outcome.Landed(LockfileHead.of(written.version(),
+            LockfileHead.metadataOf(commitId, parent, datastore.maxMetadataBytes())));
+      }
+      return Outcome.Rejected.INSTANCE;
+    } catch (OutcomeUnknownException unknown) {
+      Optional<StoredObject> now;
+      try {
+        now = datastore.stat(key);
+      } catch (RuntimeException readBack) {
+        unknown.addSuppressed(readBack);
+        throw unknown;
+      }
+      LockfileHead head = now.map(LockfileHead::of).orElse(null);
+      Landing landing = judge(commitId, parent, head);
+      LOG.debug("Lockfile write {} to {} went unanswered; read-back shows {}: {}", commitId, describe(), head, landing);
+      return switch (landing) {
+        case LANDED -> new Outcome.Landed(head != null && head.commitId().filter(commitId::equals).isPresent() ? head : null);
+        case NOT_LANDED -> Outcome.Rejected.INSTANCE;
+        case UNKNOWN -> new Outcome.Unprovable(head);
+      };
+    }
+  }
+
+  /**
+   * Judges whether commit {@code commitId}, written conditional on {@code parent}, landed, from the
+   * shared lockfile {@code now} ({@link Landing}, with what this store's versions prove).
+   */
+  Landing judge(String commitId, @Nullable LockfileHead parent, @Nullable LockfileHead now) {
+    return Landing.of(commitId, parent, now, datastore.versionsRepeat());
+  }
+
+  /**
+   * Makes the cache hold {@code content}, just published as {@code head}; never throws.
+   *
+   * @return a warning when the cache could not be written (the next fetch then reads in full)
+   */
+  Optional<String> remember(Lockfile content, @Nullable LockfileHead head) {
+    try {
+      if (head == null) {
+        cache.forget();
+      } else {
+        cache.keep(content.bytes(), head, content);
+      }
+      return Optional.empty();
+    } catch (RuntimeException e) {
+      String warning = "Cannot cache the lockfile just published to " + describe() + ": " + e.getMessage()
+          + "; the next fetch reads it in full";
+      LOG.warn(warning);
+      return Optional.of(warning);
+    }
+  }
+
+  /**
+   * Deletes tier paths, each conditional on the version just seen; best effort.
+   *
+   * @return the paths not deleted (changed in between, or the store failed)
+   */
+  List<TierPath> deleteAll(List<TierPath> paths) {
+    List<TierPath> notDeleted = new ArrayList<>();
+    for (TierPath path : paths) {
+      ObjectKey object = namespace.key(path);
+      try {
+        Optional<StoredObject> now = datastore.stat(object);
+        if (now.isPresent()
+            && datastore.delete(object, WriteCondition.mustMatch(now.get().version())) == DeleteResult.PRECONDITION_FAILED) {
+          notDeleted.add(path);
+        }
+      } catch (DatastoreException e) {
+        LOG.warn("Cannot delete {} from {}: {}", object, datastore.describe(), e.getMessage());
+        notDeleted.add(path);
+      }
+    }
+    return notDeleted;
+  }
+}

@@ -1,0 +1,165 @@
+package dev.tierlock.internal;
+
+import dev.tierlock.LockIdentity;
+import java.time.DateTimeException;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Who holds a lock file, as its holder writes it into the file: a name ({@code user@host} and the
+ * thread), the host, the process id and the process's start time (so that a reused pid is told
+ * apart), when it acquired the lock, and what the lock guards. Stored as {@code key: value} lines,
+ * readable by an operator with {@code cat}. Immutable.
+ */
+public final class LockHolder {
+
+  private static final String HEADER = "# Tierlock lock holder (rewritten by every holder, emptied on release)";
+
+  private final String name;
+  private final String host;
+  private final long pid;
+  private final @Nullable Instant processStart;
+  private final Instant acquiredAt;
+  private final String guards;
+
+  private LockHolder(String name, String host, long pid, @Nullable Instant processStart, Instant acquiredAt,
+      String guards) {
+    this.name = oneLine(name);
+    this.host = oneLine(host);
+    this.pid = pid;
+    this.processStart = processStart;
+    this.acquiredAt = acquiredAt;
+    this.guards = oneLine(guards);
+  }
+
+  /**
+   * Returns a holder with these values; line breaks in the texts become spaces.
+   *
+   * @param processStart when the holder's process started, if known
+   */
+  public static LockHolder of(String name, String host, long pid, @Nullable Instant processStart, Instant acquiredAt,
+      String guards) {
+    return new LockHolder(name, host, pid, processStart, acquiredAt, guards);
+  }
+
+  /** Returns the current thread of this process as the holder of a lock that guards {@code guards}. */
+  public static LockHolder current(String guards, Instant acquiredAt) {
+    return new LockHolder(ThisProcess.IDENTITY.holder() + ", thread " + Thread.currentThread().getName(),
+        ThisProcess.IDENTITY.hostname(), ThisProcess.IDENTITY.pid(), ThisProcess.START, acquiredAt, guards);
+  }
+
+  /** Returns the holder's name: {@code user@host, thread <name>}. */
+  public String name() {
+    return name;
+  }
+
+  /** Returns the holder's host name. */
+  public String host() {
+    return host;
+  }
+
+  /** Returns the holder's process id. */
+  public long pid() {
+    return pid;
+  }
+
+  /** Returns when the holder's process started, if known. */
+  public Optional<Instant> processStart() {
+    return Optional.ofNullable(processStart);
+  }
+
+  /** Returns when the holder acquired the lock, on its own clock. */
+  public Instant acquiredAt() {
+    return acquiredAt;
+  }
+
+  /** Returns what the lock guards, as the holder put it. */
+  public String guards() {
+    return guards;
+  }
+
+  /**
+   * Returns the holder for messages: {@code pid 4242 on host h since <acquired>; started <process
+   * start> (<name>; guards <what>)}.
+   */
+  public String describe() {
+    return "pid " + pid + " on host " + host + " since " + acquiredAt + "; started "
+        + (processStart == null ? "at an unknown time" : processStart.toString()) + " (" + name + "; guards " + guards + ")";
+  }
+
+  /** Returns the lock file content that {@link #parse} reads back. */
+  public String encode() {
+    return HEADER + "\nholder: " + name + "\nhost: " + host + "\npid: " + pid + "\nstarted: "
+        + (processStart == null ? "unknown" : processStart.toString()) + "\nacquired: " + acquiredAt + "\nguards: " + guards
+        + "\n";
+  }
+
+  /**
+   * Reads a lock file's content. Lenient: unknown lines are ignored, and a content without host,
+   * pid and acquired-at (an empty file, a holder caught half-way through writing, another tool's
+   * content) is empty.
+   */
+  public static Optional<LockHolder> parse(String content) {
+    Map<String, String> fields = new HashMap<>();
+    for (String line : content.split("\n", -1)) {
+      int colon = line.indexOf(": ");
+      if (!line.startsWith("#") && colon > 0) {
+        fields.putIfAbsent(line.substring(0, colon).strip(), line.substring(colon + 2).strip());
+      }
+    }
+    String host = fields.get("host");
+    String pid = fields.get("pid");
+    String acquired = fields.get("acquired");
+    if (host == null || host.isEmpty() || pid == null || acquired == null) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(new LockHolder(fields.getOrDefault("holder", "unknown"), host, Long.parseLong(pid),
+          instantOrNull(fields.get("started")), Instant.parse(acquired), fields.getOrDefault("guards", "")));
+    } catch (NumberFormatException | DateTimeException e) {
+      return Optional.empty();
+    }
+  }
+
+  private static @Nullable Instant instantOrNull(@Nullable String text) {
+    if (text == null) {
+      return null;
+    }
+    try {
+      return Instant.parse(text);
+    } catch (DateTimeException e) {
+      return null;
+    }
+  }
+
+  private static String oneLine(String text) {
+    return text.replace('\r', ' ').replace('\n', ' ');
+  }
+
+  @Override
+  public boolean equals(@Nullable Object other) {
+    return other instanceof LockHolder that && pid == that.pid && name.equals(that.name) && host.equals(that.host)
+        && Objects.equals(processStart, that.processStart) && acquiredAt.equals(that.acquiredAt)
+        && guards.equals(that.guards);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(name, host, pid, processStart, acquiredAt, guards);
+  }
+
+  @Override
+  public String toString() {
+    return "LockHolder[" + describe() + "]";
+  }
+
+  /** This process's identity, looked up once (the host name lookup may be slow). */
+  private static final class ThisProcess {
+    static final LockIdentity IDENTITY = LockIdentity.current();
+    static final @Nullable Instant START = ProcessHandle.current().info().startInstant().orElse(null);
+  }
+}

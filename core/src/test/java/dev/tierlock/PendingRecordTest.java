@@ -1,0 +1,103 @@
+package dev.tierlock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tierlock.spi.ObjectVersion;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class PendingRecordTest {
+
+  private static final ExtensionName A = ExtensionName.of("@s/a");
+  private static final ExtensionName B = ExtensionName.of("@s/b");
+  private static final LockfileEntry ONE = LockfileEntry.builder("1", "2026-01-01T00:00:00.000Z").build();
+  private static final LockfileEntry TWO = LockfileEntry.builder("2", "2026-01-02T00:00:00.000Z").checksum("c".repeat(64))
+      .unknownField("future", "{\"n\":1.50}").build();
+
+  @TempDir Path dir;
+
+  private PendingRecord record() {
+    return new PendingRecord(dir);
+  }
+
+  private Path file() {
+    return dir.resolve(PendingRecord.FILE_NAME);
+  }
+
+  @Test
+  void noFile_isNothingPending() {
+    assertThat(record().read()).isEqualTo(PendingRecord.None.INSTANCE);
+    assertThat(record().view(record().read())).isNull();
+  }
+
+  @Test
+  void aChange_roundTripsWithItsBaseDeletionsAttemptAndVerdict() {
+    LockfileDelta delta = LockfileDelta.of(java.util.Map.of(A, TWO), List.of(B));
+    Lockfile base = Lockfile.of(java.util.Map.of(A, ONE, B, ONE, ExtensionName.of("@s/untouched"), ONE));
+    LockfileHead parent = new LockfileHead(ObjectVersion.of("\"etag 1\""), List.of("c1", "c0"));
+    PendingRecord.Change change = new PendingRecord.Change(delta, base, List.of(TierPath.of("config/x.tar.gz")),
+        new PendingRecord.Attempt("c2", parent), null);
+
+    record().write(change);
+    PendingRecord.Stored read = record().read();
+
+    assertThat(read).isEqualTo(new PendingRecord.Change(delta, base.restrictedTo(delta.names()), change.deletions(),
+        change.attempt(), null));
+    assertThat(record().view(read).state()).isEqualTo(PendingChange.State.IN_FLIGHT);
+    assertThat(record().view(read).commitId()).contains("c2");
+
+    record().write(change.unknown("it cannot be proven"));
+    PendingChange unknown = record().view(record().read());
+    assertThat(unknown.state()).isEqualTo(PendingChange.State.OUTCOME_UNKNOWN);
+    assertThat(unknown.reason()).contains("it cannot be proven");
+    assertThat(unknown.blocksTransactions()).isTrue();
+
+    record().write(change.withAttempt(null));
+    assertThat(record().view(record().read()).state()).isEqualTo(PendingChange.State.UNPUBLISHED);
+    record().clear();
+    assertThat(file()).doesNotExist();
+  }
+
+  @Test
+  void aRecordOfANewerVersion_isUnreadable_andNamesWhy() throws Exception {
+    Files.writeString(file(), "{\"version\":4,\"upserts\":{},\"removals\":[]}");
+
+    PendingChange view = record().view(record().read());
+
+    assertThat(view.state()).isEqualTo(PendingChange.State.UNREADABLE);
+    assertThat(view.reason()).contains("the record has format version 4, written by a newer Tierlock (this one reads up"
+        + " to 3); publish it with that version, or discard it");
+    assertThat(view.blocksTransactions()).isTrue();
+  }
+
+  @Test
+  void garbage_isUnreadable_neverNothing() throws Exception {
+    for (String text : List.of("{oops", "[]", "{\"version\":\"3\"}", "{\"version\":3,\"upserts\":{\"bad name\":{}}}",
+        "{\"version\":3,\"upserts\":{\"@s/a\":{\"version\":\"\"}}}", "{\"version\":3,\"outcome\":\"maybe\"}")) {
+      Files.writeString(file(), text);
+      assertThat(record().read()).as(text).isInstanceOf(PendingRecord.Unreadable.class);
+    }
+    Files.write(file(), new byte[] {(byte) 0xff, (byte) 0xfe});
+    assertThat(record().read()).isEqualTo(new PendingRecord.Unreadable("the file is not UTF-8 text"));
+  }
+
+  @Test
+  void olderRecords_areRead_anInterruptedOneAsOutcomeUnknown() throws Exception {
+    Files.writeString(file(), "{\"version\":1,\"upserts\":{\"@s/a\":{\"version\":\"1\",\"pulledAt\":\"2026-01-01T00:00:00.000Z\"}},"
+        + "\"removals\":[\"@s/b\"]}");
+    PendingRecord.Change v1 = (PendingRecord.Change) record().read();
+    assertThat(v1.delta()).isEqualTo(LockfileDelta.of(java.util.Map.of(A, ONE), List.of(B)));
+    assertThat(v1.base()).as("the original tool's record says nothing of its base").isNull();
+
+    Files.writeString(file(), "{\"version\":2,\"upserts\":{},\"removals\":[\"@s/b\"],\"incomplete\":true,\"base\":{"
+        + "\"@s/b\":{\"version\":\"1\",\"pulledAt\":\"2026-01-01T00:00:00.000Z\"},"
+        + "\"@s/other\":{\"version\":\"1\",\"pulledAt\":\"2026-01-01T00:00:00.000Z\"}}}");
+    PendingChange interrupted = record().view(record().read());
+    assertThat(interrupted.state()).isEqualTo(PendingChange.State.OUTCOME_UNKNOWN);
+    assertThat(interrupted.delta()).isEqualTo(LockfileDelta.removal(B));
+    assertThat(interrupted.reason()).hasValueSatisfying(r -> assertThat(r).contains("interrupted"));
+  }
+}

@@ -1,0 +1,72 @@
+package dev.tierlock.examples;
+
+import dev.tierlock.ExtensionName;
+import dev.tierlock.Lockfile;
+import dev.tierlock.LockfileEntry;
+import dev.tierlock.PendingChange;
+import dev.tierlock.Tierlock;
+import dev.tierlock.TransactionResult;
+import dev.tierlock.archive.ArchiveTransactions;
+import dev.tierlock.archive.ExtensionArchiveKey;
+import dev.tierlock.archive.VerifiedArchive;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * The README's examples, compiled and run by {@code ReadmeExamplesTest}, which also checks that
+ * the README quotes each region between its {@code README:} markers exactly.
+ */
+final class ReadmeExamples {
+
+  private ReadmeExamples() {}
+
+  static void putAnEntry(URI datastore, Path checkout, String sha256) {
+    // README:start put
+    try (Tierlock tierlock = Tierlock.builder()
+        .datastore(datastore)              // s3://bucket/prefix, gs://bucket/prefix, file:///srv/tier, ...
+        .checkout(checkout)                // its .swamp/ state directory holds locks and pending changes
+        .build()) {
+      ExtensionName hello = ExtensionName.of("@acme/hello");
+      TransactionResult result = tierlock.transaction().run(tx -> {
+        tx.entry(hello).ifPresent(old -> System.out.println("was " + old.version()));  // fetched just now
+        tx.put(hello, LockfileEntry.builder("1.0.0", Instant.now()).checksum(sha256).build());
+        tx.remove(ExtensionName.of("@acme/legacy"));
+      });
+      System.out.println(result.status() + ": " + result.delta());  // PUBLISHED, NO_CHANGE or DEFERRED
+    }
+    // README:end
+  }
+
+  static Lockfile readWithoutALock(Tierlock tierlock) {
+    // README:start read
+    Lockfile now = tierlock.snapshot();            // one read, no lock, nothing written
+    now.entry(ExtensionName.of("@acme/hello")).ifPresent(e -> System.out.println(e.version()));
+    now.foreign().forEach(f -> System.out.println("kept as is: " + f.name() + " (" + f.reason() + ")"));
+    // README:end
+    return now;
+  }
+
+  static Optional<PendingChange> resolveAChangeInDoubt(Tierlock tierlock) {
+    // README:start pending
+    Optional<PendingChange> pending = tierlock.transaction().pending();
+    if (pending.isPresent() && pending.get().blocksTransactions()) {
+      // its write went unanswered and the lineage cannot tell whether it landed: decide
+      tierlock.transaction().reapplyPending();      // never reverts another checkout's change
+      // or: tierlock.transaction().discardPending();
+    }
+    // README:end
+    return pending;
+  }
+
+  static void installAnArchive(Tierlock tierlock, ExtensionArchiveKey key, Path downloaded, LockfileEntry entry,
+      Path staging) {
+    // README:start archives
+    ArchiveTransactions archives = ArchiveTransactions.of(tierlock);
+    VerifiedArchive verified = archives.verify(key, downloaded);              // no lock held
+    tierlock.transaction().run(tx -> archives.install(tx, verified, entry));  // archive into the tier, then the entry
+    archives.restore(key.name(), staging);                                    // on any peer, from the tier alone
+    // README:end
+  }
+}

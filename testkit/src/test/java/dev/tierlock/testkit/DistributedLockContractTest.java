@@ -1,0 +1,67 @@
+package dev.tierlock.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tierlock.spi.Datastore;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Checks the lock contract itself: it fails a store whose writes and deletes ignore their
+ * preconditions wherever two peers meet, and it refuses a store that is not empty, so its
+ * exclusion tests are not vacuous.
+ */
+class DistributedLockContractTest {
+
+  private static final int CONTRACT_TESTS = 32;
+
+  @Test
+  void contract_storeIgnoringPreconditions_failsEveryTestWhereTwoPeersMeet() {
+    EngineRun run = EngineRun.of(IgnoringPreconditions.class);
+
+    assertThat(run.results()).hasSize(CONTRACT_TESTS);
+    assertThat(run.failed()).as("%s", run.results()).contains(
+        "acquire_busy_timesOutWithKeyHolderAndTimeWaited",
+        "tryAcquire_busyThenFree_returnsEmptyThenALeaseWithoutWaiting",
+        "acquire_liveHolder_isNeverStolen",
+        "acquire_liveHolderWhoseClockLagsByMostOfATtl_isNeverTakenOver",
+        "release_neverDeletesASuccessorsLock",
+        "forceRelease_byNonce_deletesOnlyThatHolding",
+        "takeOver_racingTheStaleHoldersHeartbeat_losesAndLeavesTheHolder",
+        "takeOver_twoWaitersOnOneStaleVersion_exactlyOneWins",
+        "tryAcquire_unreadableRecordThatKeepsChanging_isNeverTakenOver",
+        "acquireRelease_fourThreads_areMutuallyExclusive");
+    assertThat(run.results())
+        .as("a lone holder never meets a precondition that matters")
+        .containsEntry("acquireInspectRelease_freeLock_holdsItThenDeletesItsOwnVersionOnce", EngineRun.PASSED)
+        .containsEntry("heartbeat_refreshesTheRecordConditionally", EngineRun.PASSED);
+  }
+
+  @Test
+  void contract_storeThatIsNotEmpty_failsEveryTest() {
+    EngineRun run = EngineRun.of(NotEmpty.class);
+
+    assertThat(run.results()).hasSize(CONTRACT_TESTS);
+    assertThat(run.failed()).hasSize(CONTRACT_TESTS);
+    assertThat(run.results().values()).allMatch(r -> r.contains("createDatastore() must return an empty store"));
+  }
+
+  /** A store that ignores every precondition, so that create-only and conditional calls always land. */
+  static class IgnoringPreconditions extends DistributedLockContract {
+    @Override
+    protected Datastore createDatastore() {
+      FakeRemote remote = FakeRemote.create();
+      remote.ignorePreconditions();
+      return remote;
+    }
+  }
+
+  /** A store handed to the contract with a lock already at the contract's key. */
+  static class NotEmpty extends DistributedLockContract {
+    @Override
+    protected Datastore createDatastore() {
+      FakeRemote remote = FakeRemote.create();
+      remote.plant(LockFixture.KEY, new byte[] {'{', '}'});
+      return remote;
+    }
+  }
+}
