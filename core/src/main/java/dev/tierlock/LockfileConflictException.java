@@ -60,6 +60,7 @@ public final class LockfileConflictException extends TierlockException {
   }
 
   private final transient List<Conflict> conflicts;
+  private final List<String> warnings;
 
   /**
    * Creates the exception.
@@ -68,11 +69,29 @@ public final class LockfileConflictException extends TierlockException {
    * @param conflicts the conflicting entries, at least one
    */
   public LockfileConflictException(String target, List<Conflict> conflicts) {
+    this(target, conflicts, List.of());
+  }
+
+  /**
+   * Creates the exception, with what else the transaction dropped or left behind.
+   *
+   * @param target where the change was published
+   * @param conflicts the entries another checkout changed at the same time
+   * @param warnings what else the run reports, one sentence each (an earlier pending change it
+   *     dropped because another checkout changed that entry since, say)
+   */
+  public LockfileConflictException(String target, List<Conflict> conflicts, List<String> warnings) {
     super(CODE, "Cannot publish lockfile change to " + target + ": another checkout changed "
         + String.join("; ", conflicts.stream().map(Conflict::describe).toList())
         + " at the same time; their change is kept and this one is dropped for "
-        + (conflicts.size() == 1 ? "that entry" : "those entries"));
+        + (conflicts.size() == 1 ? "that entry" : "those entries") + TransactionResult.also(warnings));
     this.conflicts = List.copyOf(conflicts);
+    this.warnings = List.copyOf(warnings);
+  }
+
+  /** {@return what else the run reports, one sentence each; empty when nothing} */
+  public List<String> warnings() {
+    return warnings;
   }
 
   /** Returns the conflicting entries. */

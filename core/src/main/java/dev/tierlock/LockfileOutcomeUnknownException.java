@@ -1,5 +1,6 @@
 package dev.tierlock;
 
+import java.util.List;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
@@ -30,6 +31,7 @@ public final class LockfileOutcomeUnknownException extends TierlockException {
   public static final String CODE = "lockfile_outcome_unknown";
 
   private final transient PendingChange pending;
+  private final List<String> warnings;
 
   /**
    * Creates the exception.
@@ -39,8 +41,27 @@ public final class LockfileOutcomeUnknownException extends TierlockException {
    * @param cause the last failure, if any
    */
   public LockfileOutcomeUnknownException(String target, PendingChange pending, @Nullable Throwable cause) {
-    super(CODE, message(target, pending), cause);
+    this(target, pending, cause, List.of());
+  }
+
+  /**
+   * Creates the exception, with what else the transaction dropped or left behind.
+   *
+   * @param target the shared lockfile
+   * @param pending the change in doubt, as recorded
+   * @param cause the last failure, if any
+   * @param warnings what else the run reports, one sentence each
+   */
+  public LockfileOutcomeUnknownException(String target, PendingChange pending, @Nullable Throwable cause,
+      List<String> warnings) {
+    super(CODE, message(target, pending) + TransactionResult.also(warnings), cause);
     this.pending = pending;
+    this.warnings = List.copyOf(warnings);
+  }
+
+  /** {@return what else the run reports, one sentence each; empty when nothing} */
+  public List<String> warnings() {
+    return warnings;
   }
 
   private static String message(String target, PendingChange pending) {

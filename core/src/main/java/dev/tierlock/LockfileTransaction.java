@@ -201,9 +201,15 @@ public final class LockfileTransaction {
       LockLease lease) {
     List<String> warnings = new ArrayList<>();
     PendingRecord.Stored stored = settings.pending().read();
+    if (stored instanceof PendingRecord.Change earlier) {
+      // an earlier run dropped these and died (or its write went unanswered) before its caller heard
+      earlier.notices().forEach(notice -> warn(warnings, notice));
+    }
     if (stored instanceof PendingRecord.Unreadable
         || stored instanceof PendingRecord.Change c && c.unknown() != null && resolution != Resolution.REAPPLY) {
-      throw blocked(stored, null);
+      LockfileOutcomeUnknownException blocked = blocked(stored, null, warnings);
+      forgetNotices(warnings);
+      throw blocked;
     }
     SyncPort.Fetched fetched = fetch();
     Replay replay = replay(stored, fetched, resolution, warnings);
@@ -227,33 +233,35 @@ public final class LockfileTransaction {
         clearQuietly(warnings);
       }
       return conclude(new TransactionResult(TransactionStatus.NO_CHANGE, LockfileDelta.EMPTY, 0, warnings,
-          fetched.lockfile()), replay.conflicts(), null);
+          fetched.lockfile()), replay.conflicts(), null, warnings);
     }
     if (!lease.isHeld()) {
       warn(warnings, "The global lock " + settings.globalLock().describe() + " was lost during the transaction;"
           + " publishing stays safe: it is conditional on the version fetched");
     }
+    Set<ExtensionName> earlier = stored instanceof PendingRecord.Change c ? c.delta().names() : Set.of();
     PublishLoop loop = new PublishLoop(settings, new Deadline(settings.clock(), deadline), warnings, delta, fetched,
-        live, deletions);
+        live, deletions, earlier, replay.conflicts().stream().map(LockfileTransaction::dropNotice).toList());
     PublishLoop.Ending ending = loop.run();
     List<LockfileConflictException.Conflict> conflicts = new ArrayList<>(replay.conflicts());
     conflicts.addAll(loop.conflicts());
     if (ending instanceof PublishLoop.Ending.Published published) {
       return conclude(new TransactionResult(TransactionStatus.PUBLISHED, loop.published(), loop.attempts(), warnings,
-          published.lockfile()), conflicts, null);
+          published.lockfile()), conflicts, null, warnings);
     }
+    forgetNotices(warnings);
     if (ending instanceof PublishLoop.Ending.Unpublished unpublished) {
-      ManagedConfigUnpublishedException failure = new ManagedConfigUnpublishedException(describe(), loop.left(),
-          settings.pending().path(), loop.attempts(), unpublished.cause());
       if (settings.policy() == PublishFailurePolicy.THROW) {
-        return conclude(null, conflicts, failure);
+        return conclude(null, conflicts, new ManagedConfigUnpublishedException(describe(), loop.left(),
+            settings.pending().path(), loop.attempts(), unpublished.cause(), warnings), warnings);
       }
-      warn(warnings, failure.getMessage());
+      warn(warnings, new ManagedConfigUnpublishedException(describe(), loop.left(), settings.pending().path(),
+          loop.attempts(), unpublished.cause()).getMessage());
       return conclude(new TransactionResult(TransactionStatus.DEFERRED, loop.left(), loop.attempts(), warnings,
-          fetched.lockfile()), conflicts, null);
+          fetched.lockfile()), conflicts, null, warnings);
     }
     Throwable cause = ending instanceof PublishLoop.Ending.InFlight inFlight ? inFlight.cause() : null;
-    return conclude(null, conflicts, blocked(settings.pending().read(), cause));
+    return conclude(null, conflicts, blocked(settings.pending().read(), cause, warnings), warnings);
   }
 
   /** What a pending record contributes to a run. */
@@ -284,14 +292,14 @@ public final class LockfileTransaction {
             + " the shared lockfile has moved on (now " + (fetched.head() == null ? "absent"
                 : "version " + fetched.head().version().value()) + ") without a lineage that shows whether it landed");
         settings.pending().write(marked);
-        throw blocked(marked, null);
+        throw blocked(marked, null, warnings);
       }
     }
     boolean reapply = resolution == Resolution.REAPPLY;
     Rebase rebase = Rebase.of(change.delta(), change.base(), fetched.lockfile());
     if (!reapply) {
       for (LockfileConflictException.Conflict dropped : rebase.conflicts()) {
-        warn(warnings, "Dropped the unpublished change to " + dropped.describe() + (change.base() == null
+        warn(warnings, DROPPED + dropped.describe() + (change.base() == null
             ? ": the pending record does not say what it was made on (an older tool's record), so it could revert"
                 + " another checkout's change"
             : ": another checkout changed it since"));
@@ -301,12 +309,13 @@ public final class LockfileTransaction {
         reapply ? rebase.conflicts() : List.of());
   }
 
-  private LockfileOutcomeUnknownException blocked(PendingRecord.Stored stored, @Nullable Throwable cause) {
+  private LockfileOutcomeUnknownException blocked(PendingRecord.Stored stored, @Nullable Throwable cause,
+      List<String> warnings) {
     PendingChange view = settings.pending().view(stored);
     if (view == null) {
       throw new IllegalStateException("Cannot describe a pending change of " + describe() + ": none is recorded");
     }
-    return new LockfileOutcomeUnknownException(describe(), view, cause);
+    return new LockfileOutcomeUnknownException(describe(), view, cause, warnings);
   }
 
   /**
@@ -314,9 +323,9 @@ public final class LockfileTransaction {
    * with {@code failure} added as suppressed; else {@code failure}.
    */
   private TransactionResult conclude(@Nullable TransactionResult result,
-      List<LockfileConflictException.Conflict> conflicts, @Nullable RuntimeException failure) {
+      List<LockfileConflictException.Conflict> conflicts, @Nullable RuntimeException failure, List<String> warnings) {
     if (!conflicts.isEmpty()) {
-      LockfileConflictException conflict = new LockfileConflictException(describe(), conflicts);
+      LockfileConflictException conflict = new LockfileConflictException(describe(), conflicts, warnings);
       if (failure != null) {
         conflict.addSuppressed(failure);
       }
@@ -356,6 +365,34 @@ public final class LockfileTransaction {
     } catch (LocalFileException e) {
       warn(warnings, e.getMessage() + "; it holds nothing left to publish");
     }
+  }
+
+  /**
+   * Rewrites the record without its notices once this run is about to tell its caller (a record
+   * that stays behind would otherwise tell the next run again); best effort: failing to, the next
+   * run tells them again.
+   */
+  private void forgetNotices(List<String> warnings) {
+    try {
+      if (settings.pending().read() instanceof PendingRecord.Change c && !c.notices().isEmpty()) {
+        settings.pending().write(new PendingRecord.Change(c.delta(), c.base(), c.deletions(), c.attempt(), c.unknown()));
+      }
+    } catch (LocalFileException e) {
+      warn(warnings, e.getMessage() + "; what it notes is told again by the next transaction");
+    }
+  }
+
+  /** The start of every warning that says a pending change was dropped for a peer's newer value. */
+  static final String DROPPED = "Dropped the unpublished change to ";
+
+  /** Returns the notice that {@code conflict}'s name of an earlier run's change was dropped. */
+  static String dropNotice(LockfileConflictException.Conflict conflict) {
+    return DROPPED + conflict.describe() + ": another checkout changed it since";
+  }
+
+  /** Returns the warnings of {@code warnings} that say a pending change was dropped. */
+  static List<String> dropNotices(List<String> warnings) {
+    return warnings.stream().filter(w -> w.startsWith(DROPPED)).toList();
   }
 
   private static void warn(List<String> warnings, String message) {

@@ -1,6 +1,7 @@
 package dev.tierlock;
 
 import java.nio.file.Path;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -20,6 +21,7 @@ public final class ManagedConfigUnpublishedException extends TierlockException {
 
   private final transient LockfileDelta delta;
   private final Path record;
+  private final List<String> warnings;
 
   /**
    * Creates the exception.
@@ -32,13 +34,34 @@ public final class ManagedConfigUnpublishedException extends TierlockException {
    */
   public ManagedConfigUnpublishedException(String target, LockfileDelta delta, Path record, int attempts,
       @Nullable Throwable cause) {
+    this(target, delta, record, attempts, cause, List.of());
+  }
+
+  /**
+   * Creates the exception, with what else the transaction dropped or left behind.
+   *
+   * @param target where the change was to be published
+   * @param delta the change kept pending
+   * @param record the pending-change record that keeps it
+   * @param attempts how many publish attempts were made
+   * @param cause the last failure, or {@code null} when every attempt met a newer lockfile
+   * @param warnings what else the run reports, one sentence each
+   */
+  public ManagedConfigUnpublishedException(String target, LockfileDelta delta, Path record, int attempts,
+      @Nullable Throwable cause, List<String> warnings) {
     super(CODE, "Cannot publish lockfile change to " + target + " (" + attempts
         + (attempts == 1 ? " attempt" : " attempts") + "): "
         + (cause != null ? cause.getMessage() : "the shared lockfile changed before each attempt")
         + "; the change (" + PendingChange.describe(delta) + ") is saved in " + record
-        + " and the next transaction on this checkout publishes it", cause);
+        + " and the next transaction on this checkout publishes it" + TransactionResult.also(warnings), cause);
     this.delta = delta;
     this.record = record;
+    this.warnings = List.copyOf(warnings);
+  }
+
+  /** {@return what else the run reports, one sentence each; empty when nothing} */
+  public List<String> warnings() {
+    return warnings;
   }
 
   /** {@return the change kept pending} */

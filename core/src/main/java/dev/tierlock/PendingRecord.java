@@ -27,7 +27,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Format version 3, compact JSON: {@code {"version":3,"upserts":{name:entry},"removals":[name],
  * "base":{name:entry},"deletions":[path],"attempt":{"commit":id,"parentVersion":v,"parentLineage":
- * ids},"outcome":"unknown","reason":text}}, optional members omitted. Versions 1 and 2 (earlier
+ * ids},"outcome":"unknown","reason":text,"notices":[text]}}, optional members omitted. Versions 1 and 2 (earlier
  * Tierlock, or the original tool's record without a base) are read; a version-2 record of an
  * interrupted change ({@code "incomplete":true}) reads as outcome unknown. A newer version is
  * refused, never overwritten. Not thread-safe: callers hold the checkout's transaction lock.
@@ -64,21 +64,30 @@ final class PendingRecord {
    * @param deletions tier paths to delete once it is published
    * @param attempt the write in flight, if one may have landed
    * @param unknown why its landing cannot be proven, once that is the verdict
+   * @param notices what a run that wrote this record dropped (a name another checkout changed
+   *     since), for the next run to report should that run die before it could tell its caller
    */
   record Change(LockfileDelta delta, @Nullable Lockfile base, List<TierPath> deletions, @Nullable Attempt attempt,
-      @Nullable String unknown) implements Stored {
+      @Nullable String unknown, List<String> notices) implements Stored {
     Change {
       deletions = List.copyOf(deletions);
+      notices = List.copyOf(notices);
+    }
+
+    /** A change with no notices. */
+    Change(LockfileDelta delta, @Nullable Lockfile base, List<TierPath> deletions, @Nullable Attempt attempt,
+        @Nullable String unknown) {
+      this(delta, base, deletions, attempt, unknown, List.of());
     }
 
     /** Returns this change with the write in flight set (or cleared). */
     Change withAttempt(@Nullable Attempt value) {
-      return new Change(delta, base, deletions, value, unknown);
+      return new Change(delta, base, deletions, value, unknown, notices);
     }
 
     /** Returns this change judged unprovable for {@code reason}. */
     Change unknown(String reason) {
-      return new Change(delta, base, deletions, attempt, reason);
+      return new Change(delta, base, deletions, attempt, reason, notices);
     }
   }
 
@@ -161,6 +170,9 @@ final class PendingRecord {
       members.put("outcome", new JsonValue.Str("unknown"));
       members.put("reason", new JsonValue.Str(change.unknown()));
     }
+    if (!change.notices().isEmpty()) {
+      members.put("notices", strings(change.notices()));
+    }
     byte[] bytes = (new JsonValue.Obj(members).toCompactString() + "\n").getBytes(StandardCharsets.UTF_8);
     try {
       AtomicFileWriter.write(path, bytes);
@@ -229,7 +241,7 @@ final class PendingRecord {
           + " the interrupted change did is not in the record";
       base = base == null ? null : base.restrictedTo(delta.names());
     }
-    return new Change(delta, base, deletions, attempt, unknown);
+    return new Change(delta, base, deletions, attempt, unknown, strings(m.get("notices"), "notices"));
   }
 
   private static @Nullable Attempt attempt(@Nullable JsonValue raw) {

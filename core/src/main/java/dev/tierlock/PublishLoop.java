@@ -60,6 +60,8 @@ final class PublishLoop {
   private final Deadline deadline;
   private final List<String> warnings;
   private final Set<ExtensionName> live;
+  private final Set<ExtensionName> earlier;
+  private final List<String> earlierDrops;
   private final List<TierPath> deletions;
   private final List<LockfileConflictException.Conflict> conflicts = new ArrayList<>();
   private LockfileDelta delta;
@@ -76,15 +78,22 @@ final class PublishLoop {
    * @param live the names this run's change touched (a conflict on them fails the run; on a
    *     replayed pending name it is a warning)
    * @param deletions the tier paths to delete after the lockfile is published, unless it pins them
+   * @param earlier the names of the change an earlier run recorded (acknowledged to its caller as
+   *     saved): a drop of one of them is noted in every record this loop writes, so that if this run
+   *     dies before it can tell its caller, the next run does
+   * @param earlierDrops such drops made before the loop (by a re-applied record's rebase), as notices
    */
   PublishLoop(TransactionSettings settings, Deadline deadline, List<String> warnings, LockfileDelta delta,
-      SyncPort.Fetched base, Set<ExtensionName> live, List<TierPath> deletions) {
+      SyncPort.Fetched base, Set<ExtensionName> live, List<TierPath> deletions, Set<ExtensionName> earlier,
+      List<String> earlierDrops) {
     this.settings = settings;
     this.deadline = deadline;
     this.warnings = warnings;
     this.delta = delta;
     this.base = base;
     this.live = Set.copyOf(live);
+    this.earlier = Set.copyOf(earlier);
+    this.earlierDrops = List.copyOf(earlierDrops);
     this.deletions = List.copyOf(deletions);
   }
 
@@ -115,7 +124,8 @@ final class PublishLoop {
         }
         String commitId = settings.nextCommitId();
         PendingRecord.Attempt attempt = new PendingRecord.Attempt(commitId, base.head());
-        settings.pending().write(new PendingRecord.Change(delta, base.lockfile(), deletions, attempt, null));
+        // the record a crash may leave: it carries what this run dropped, for the next run to tell
+        settings.pending().write(new PendingRecord.Change(delta, base.lockfile(), deletions, attempt, null, notices()));
         inFlight = attempt;
         writing = true;
         Lockfile publishing = delta.applyTo(base.lockfile());
@@ -197,7 +207,7 @@ final class PublishLoop {
     Rebase rebase = Rebase.of(delta, base.lockfile(), fresh.lockfile());
     conflicts.addAll(rebase.conflictsOn(live));
     for (LockfileConflictException.Conflict dropped : rebase.conflictsOutside(live)) {
-      warn("Dropped the unpublished change to " + dropped.describe() + ": another checkout changed it since");
+      warn(LockfileTransaction.dropNotice(dropped));
     }
     delta = rebase.kept();
     base = fresh;
@@ -229,6 +239,15 @@ final class PublishLoop {
       warn("Published, but " + e.getMessage() + "; the next transaction finds the commit in the lineage and clears it");
     }
     return new Ending.Published(published);
+  }
+
+  /** Returns what this run dropped of an earlier run's change so far, as notices for the next run. */
+  private List<String> notices() {
+    List<String> out = new ArrayList<>(LockfileTransaction.dropNotices(warnings));
+    out.addAll(earlierDrops);
+    conflicts.stream().filter(c -> earlier.contains(c.name()))
+        .forEach(c -> out.add(LockfileTransaction.dropNotice(c)));
+    return out;
   }
 
   /**

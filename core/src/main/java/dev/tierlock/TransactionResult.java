@@ -26,4 +26,10 @@ public record TransactionResult(TransactionStatus status, LockfileDelta delta, i
     }
     warnings = List.copyOf(warnings);
   }
+
+  /** Returns {@code warnings} as a tail for an exception's message: empty, or {@code " (also: w1; w2)"}. */
+  static String also(List<String> warnings) {
+    return warnings.isEmpty() ? "" : " (also: " + String.join("; ", warnings.stream()
+        .map(w -> w.endsWith(".") ? w.substring(0, w.length() - 1) : w).toList()) + ")";
+  }
 }

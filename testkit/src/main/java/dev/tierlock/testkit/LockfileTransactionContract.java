@@ -220,6 +220,12 @@ public abstract class LockfileTransactionContract {
     pending().aStaleReplayedChange_isDroppedWithAWarning_onlyBecauseAPeerChangedItSince();
   }
 
+  /** A pending change dropped for a peer's newer value by a run that then fails is named in that run's exception. */
+  @Test
+  public final void aStaleReplayedChange_droppedByARunThatThenFails_isToldInItsException() {
+    pending().aStaleReplayedChange_droppedByARunThatThenFails_isToldInItsException();
+  }
+
   /** Finding 7: a record of a newer format is refused, never overwritten, until discarded. */
   @Test
   public final void anUnknownNewerPendingRecordVersion_isRefused_andKeptByteIdenticalUntilDiscarded() throws Exception {
@@ -312,6 +318,12 @@ public abstract class LockfileTransactionContract {
   @Test
   public final void aCrashBeforeTheWriteWasSent_thenAPeerChangedOneOfItsEntries_keepsThePeersValue_andPublishesTheRest() {
     recovery().aCrashBeforeTheWriteWasSent_thenAPeerChangedOneOfItsEntries_keepsThePeersValue_andPublishesTheRest();
+  }
+
+  /** A pending entry dropped for a peer's newer value by a run that then died is told by the next run. */
+  @Test
+  public final void aRunThatDroppedAPendingEntryAndDied_leavesTheNextRunToTellIt() {
+    recovery().aRunThatDroppedAPendingEntryAndDied_leavesTheNextRunToTellIt();
   }
 
   /** A process that dies after its write landed, before it cleared its record, is not replayed over a peer. */

@@ -126,14 +126,29 @@ final class PendingScenarios {
     assertThat(a.transaction().pending()).isEmpty();
   }
 
+  void aStaleReplayedChange_droppedByARunThatThenFails_isToldInItsException() {
+    TestCheckout a = f.checkout("a");
+    TestCheckout b = f.checkout("b");
+    b.put("@s/x", "1");
+    f.failLockfileWrites();
+    assertThatThrownBy(() -> a.transaction().run(tx -> tx.put(name("@s/x"), f.entry("2"))))
+        .isInstanceOf(ManagedConfigUnpublishedException.class);
+    f.store().faults().clear();
+    b.put("@s/x", "3");
+    f.failLockfileWrites();
 
-
-
-
-
-
-
-
+    assertThatThrownBy(() -> a.transaction().run(tx -> tx.put(name("@s/y"), f.entry("1"))))
+        .isInstanceOfSatisfying(ManagedConfigUnpublishedException.class, e -> {
+          assertThat(e.warnings()).singleElement().asString()
+              .startsWith("Dropped the unpublished change to @s/x (this transaction: ")
+              .endsWith("): another checkout changed it since");
+          assertThat(e.getMessage()).contains("(also: Dropped the unpublished change to @s/x");
+          assertThat(e.delta().names()).containsExactly(name("@s/y"));
+        });
+    f.store().faults().clear();
+    assertThat(a.transaction().run(tx -> { }).delta().names()).containsExactly(name("@s/y"));
+    assertThat(versions(f.shared())).containsExactly(entry("@s/x", "3"), entry("@s/y", "1"));
+  }
 
   void anUnknownNewerPendingRecordVersion_isRefused_andKeptByteIdenticalUntilDiscarded() throws IOException {
     TestCheckout a = f.checkout("a");
@@ -206,8 +221,6 @@ final class PendingScenarios {
   static Path recordOf(TestCheckout checkout) {
     return checkout.tierlock().stateDirectory().resolve("managed-config-lockfile-unpublished");
   }
-
-
 
   /**
    * Asserts that {@code run} fails with {@link LockfileOutcomeUnknownException} for the pending

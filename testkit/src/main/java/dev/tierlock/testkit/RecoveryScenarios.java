@@ -11,6 +11,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.entry;
 
 import dev.tierlock.LockTimeoutException;
+import dev.tierlock.ManagedConfigUnpublishedException;
 import dev.tierlock.PendingChange;
 import dev.tierlock.TransactionResult;
 import dev.tierlock.TransactionStatus;
@@ -106,6 +107,34 @@ final class RecoveryScenarios {
         .startsWith("Dropped the unpublished change to @s/x (this transaction: ")
         .endsWith("): another checkout changed it since");
     assertThat(versions(f.shared())).containsExactly(entry("@s/x", "3"), entry("@s/y", "2"));
+  }
+
+  void aRunThatDroppedAPendingEntryAndDied_leavesTheNextRunToTellIt() {
+    MortalDatastore process = new MortalDatastore(f.store());
+    TestCheckout a = f.register(f.builder("a", process).build());
+    TestCheckout b = f.checkout("b");
+    b.put("@s/x", "1");
+    f.failLockfileWrites();
+    assertThatThrownBy(() -> a.transaction().run(tx -> tx.put(name("@s/x"), f.entry("2"))))
+        .isInstanceOf(ManagedConfigUnpublishedException.class);
+    f.store().faults().clear();
+    assertThat(b.put("@s/x", "3").status()).isEqualTo(TransactionStatus.PUBLISHED);
+    f.store().faults().beforeNext(DatastoreOperation.WRITE, isLockfile(), () -> {
+      throw process.die();
+    });
+    assertThatThrownBy(() -> a.transaction().run(tx -> tx.put(name("@s/y"), f.entry("1"))))
+        .as("the run drops @s/x for the peer's newer value, records the rest, and dies before it can say so")
+        .isInstanceOf(MortalDatastore.Crash.class);
+    TestCheckout restarted = restart("a");
+
+    TransactionResult next = restarted.transaction().run(tx -> { });
+
+    assertThat(next.status()).isEqualTo(TransactionStatus.PUBLISHED);
+    assertThat(next.warnings()).singleElement().asString()
+        .startsWith("Dropped the unpublished change to @s/x (this transaction: ")
+        .endsWith("): another checkout changed it since");
+    assertThat(versions(f.shared())).containsExactly(entry("@s/x", "3"), entry("@s/y", "1"));
+    assertThat(restarted.transaction().run(tx -> { }).warnings()).as("told once").isEmpty();
   }
 
   void aCrashBetweenThePublishAndClearingTheRecord_isSettledAsLanded_andNeverRevertsALaterPeer() {

@@ -250,21 +250,22 @@ final class PropertyRun {
       List<TransactionModel.Dropped> conflicts = e.conflicts().stream().map(x -> new TransactionModel.Dropped(
           x.name().value(), x.ours().map(LockfileEntry::version).orElse(null),
           x.theirs().map(LockfileEntry::version).orElse(null))).toList();
-      ending = new TransactionModel.Ending("conflict " + conflicts, List.of(), conflicts, false, false);
+      ending = new TransactionModel.Ending("conflict " + conflicts, dropped(e.warnings()), conflicts, false, false);
     } catch (ManagedConfigUnpublishedException e) {
       assertThat(slot.policy).isEqualTo(PublishFailurePolicy.THROW);
       assertThat(slot.checkout.transaction().pending()).as("an unpublished change is kept").hasValueSatisfying(p -> {
         assertThat(p.state()).isEqualTo(PendingChange.State.UNPUBLISHED);
         assertThat(p.delta()).isEqualTo(e.delta());
       });
-      ending = new TransactionModel.Ending("unpublished", List.of(), List.of(), false, false);
+      ending = new TransactionModel.Ending("unpublished", dropped(e.warnings()), List.of(), false, false);
     } catch (LockfileOutcomeUnknownException e) {
       assertThat(slot.checkout.transaction().pending()).as("a change in doubt is kept").hasValueSatisfying(p -> {
         assertThat(p.state()).isIn(PendingChange.State.IN_FLIGHT, PendingChange.State.OUTCOME_UNKNOWN)
             .isEqualTo(e.pending().state());
         assertThat(p.delta()).isEqualTo(e.delta());
       });
-      ending = new TransactionModel.Ending("outcome unknown " + e.pending().state(), List.of(), List.of(), false, false);
+      ending = new TransactionModel.Ending("outcome unknown " + e.pending().state(), dropped(e.warnings()), List.of(),
+          false, false);
     } catch (ManagedLockfileUnavailableException e) {
       assertThat(fault).as("unavailable only when a fetch was failed on purpose: %s", e.getMessage())
           .isEqualTo(Injected.FETCH_FAILS);
@@ -320,6 +321,8 @@ final class PropertyRun {
           .isEmpty();
       assertThat(model.outstanding(slot.index)).as("c%s's changes neither landed nor dropped, in %s", slot.index,
           scenario).isEmpty();
+      assertThat(model.awaitingReport(slot.index)).as("c%s's changes dropped by a run that died and never reported"
+          + " since, in %s", slot.index, scenario).isEmpty();
     }
     HistoryRecorder.Version last = recorder.version(recorder.current());
     assertThat(slots.get(0).checkout.tierlock().snapshot()).as("the shared lockfile is the last write").isEqualTo(

@@ -36,9 +36,9 @@ import org.jspecify.annotations.Nullable;
  *       base held (so no write reverts a change its writer never saw).
  *   <li><b>After every run</b>, whatever it returned or threw, each outstanding edit is held by the
  *       checkout's record with the same target, or it is settled: it landed, or the checkout read a
- *       version that already had it, or it was dropped (a warning of a run that returned, a
- *       conflict it threw; or, for a run that threw otherwise or died, whose warnings reach only the
- *       log, silently: counted in {@link #unreportedDrops()}) and the checkout read a version in
+ *       version that already had it, or it was dropped (a warning of the run's result or of the
+ *       exception it threw, a conflict it threw; or, for a run that died, silently: counted in
+ *       {@link #unreportedDrops()}) and the checkout read a version in
  *       which another checkout had changed that name since the edit's base to something else.
  *       Anything else is a lost change. The record holds nothing the model did not ask for; a run
  *       that returned PUBLISHED or NO_CHANGE leaves no record.
@@ -76,7 +76,7 @@ final class TransactionModel {
    * How a run ended, as the oracle needs it.
    *
    * @param what a description
-   * @param droppedByWarning the names its warnings say were dropped (a run that returned)
+   * @param droppedByWarning the names its warnings say were dropped (the result's, or the exception's)
    * @param droppedByConflict the names its conflict dropped
    * @param crashed whether its process died (its own unrecorded edits were never acknowledged)
    * @param returned whether it returned a result (else its warnings, if any, reached only the log)
@@ -91,6 +91,12 @@ final class TransactionModel {
   private final IntFunction<Optional<PendingChange>> pending;
   private final List<Map<String, Edit>> outstanding = new ArrayList<>();
   private final List<Map<String, Edit>> superseded = new ArrayList<>();
+  /** Names a run that died dropped, per checkout: a later run of that checkout must report them. */
+  private final List<java.util.Set<String>> awaitingReport = new ArrayList<>();
+  /** Names of superseded edits a dead run may or may not have dropped: a report is allowed, not required. */
+  private final List<java.util.Set<String>> lenientReport = new ArrayList<>();
+  /** Names whose drop was reported, per checkout: a repeated report of them is allowed. */
+  private final List<java.util.Set<String>> reported = new ArrayList<>();
   private final String scenario;
   private long nextId;
   private long unreportedDrops;
@@ -103,6 +109,9 @@ final class TransactionModel {
     for (int i = 0; i < checkouts; i++) {
       outstanding.add(new LinkedHashMap<>());
       superseded.add(new HashMap<>());
+      awaitingReport.add(new java.util.HashSet<>());
+      lenientReport.add(new java.util.HashSet<>());
+      reported.add(new java.util.HashSet<>());
     }
   }
 
@@ -192,12 +201,20 @@ final class TransactionModel {
     List<Integer> seen = recorder.readsOf(c, readMark);
     Map<String, Edit> open = outstanding.get(c);
     for (String name : ending.droppedByWarning()) {
+      if (awaitingReport.get(c).remove(name)) {
+        reported.get(c).add(name);
+        continue; // told now, by the record a run that died left behind
+      }
       Edit edit = superseded.get(c).containsKey(name) ? superseded.get(c).remove(name) : open.remove(name);
       if (edit == null) {
+        if (reported.get(c).contains(name)) {
+          continue; // told again: the record of a run that had told it was not rewritten in time
+        }
         fail("c%s warned that it dropped a change to %s it never made (%s), in %s", c, name, ending, scenario);
         return;
       }
       justifyDrop(edit, seen, null, ending);
+      reported.get(c).add(name);
     }
     for (Dropped dropped : ending.droppedByConflict()) {
       Edit edit = open.remove(dropped.name());
@@ -233,9 +250,10 @@ final class TransactionModel {
       if (seen.stream().anyMatch(i -> i >= edit.base && Objects.equals(valueAt(i, edit.name), edit.target))) {
         continue; // a version this checkout read already had it
       }
-      if (!ending.returned() && peerChanged(edit, seen)) {
+      if (ending.crashed() && peerChanged(edit, seen)) {
         unreportedDrops++;
-        continue; // dropped for a real conflict by a run that threw (or died): its warning reached only the log
+        awaitingReport.get(c).add(edit.name);
+        continue; // dropped for a real conflict by a run that died: the next run of this checkout must tell
       }
       fail("Change %s of c%s was lost: not in its record, never written, never seen in a version it read (%s), not"
           + " dropped for a conflict; the run ended %s; history %s; in %s", edit, c, seen, ending, describeHistory(),
@@ -245,6 +263,17 @@ final class TransactionModel {
       if (!open.containsKey(n.value())) {
         fail("c%s's record holds a change to %s the model never made (%s), after %s, in %s", c, n, record, ending,
             scenario);
+      }
+    }
+    if (ending.crashed()) {
+      // an earlier edit this dead run replaced may have been dropped for a peer's change before it
+      // died: the record it left must tell the next run (a superseded edit no run reported is moot:
+      // the newer edit of the same name is what the checkout asked for last)
+      for (Edit previous : superseded.get(c).values()) {
+        if (peerChanged(previous, seen)) {
+          awaitingReport.get(c).add(previous.name);
+          lenientReport.get(c).add(previous.name);
+        }
       }
     }
     superseded.get(c).clear();
@@ -290,7 +319,14 @@ final class TransactionModel {
     return -1;
   }
 
-  /** Returns how many changes were dropped, for a real conflict, by runs that threw and could not say so. */
+  /** Returns the names checkout {@code c} dropped in runs that died and has not reported since. */
+  java.util.Set<String> awaitingReport(int c) {
+    java.util.Set<String> required = new java.util.HashSet<>(awaitingReport.get(c));
+    required.removeAll(lenientReport.get(c));
+    return java.util.Set.copyOf(required);
+  }
+
+  /** Returns how many changes were dropped, for a real conflict, by runs that died before they could say so. */
   long unreportedDrops() {
     return unreportedDrops;
   }

@@ -67,6 +67,12 @@ final class CheckoutChild {
         commit(tierlock, args[3], Integer.parseInt(args[4]), Clock.systemUTC(), ack -> {
           System.out.println(ack);
           System.out.flush();
+        }, () -> {
+          try {
+            stdin.readLine(); // the parent's first commit lands after ours, then both race
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
         });
         System.out.println("done");
       }
@@ -103,9 +109,12 @@ final class CheckoutChild {
    * #COUNTER} (read and put in one change; {@code inc}, or {@code conflict} when a peer changed it
    * at the same time and this increment was dropped); for {@code i % 7 == 6} it removes the last
    * name of its own scope it put ({@code rm <name>}); else it puts {@code @<scope>/e<i>} at {@code
-   * v<i>} ({@code put <name> v<i>}). Any other outcome is thrown.
+   * v<i>} ({@code put <name> v<i>}). Any other outcome is thrown. {@code afterFirst} runs once the
+   * first commit is acknowledged (a step of lock-step before the race, so that the two processes'
+   * commits are sure to interleave).
    */
-  static void commit(Tierlock tierlock, String scope, int count, Clock clock, Consumer<String> acks) {
+  static void commit(Tierlock tierlock, String scope, int count, Clock clock, Consumer<String> acks,
+      Runnable afterFirst) {
     Deque<ExtensionName> mine = new ArrayDeque<>();
     for (int i = 0; i < count; i++) {
       LockfileEntry entry = LockfileEntry.builder("v" + i, clock.instant()).build();
@@ -128,6 +137,9 @@ final class CheckoutChild {
         published(tierlock.transaction().run(tx -> tx.put(name, entry)));
         mine.push(name);
         acks.accept("put " + name.value() + " " + entry.version());
+      }
+      if (i == 0) {
+        afterFirst.run();
       }
     }
   }

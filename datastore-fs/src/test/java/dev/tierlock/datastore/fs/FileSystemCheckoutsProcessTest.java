@@ -67,7 +67,14 @@ class FileSystemCheckoutsProcessTest {
       here.transaction().refresh();
       assertThat(child.nextLine()).isEqualTo("ready");
       child.send("go");
-      CheckoutChild.commit(here, "here", COMMITS, Clock.systemUTC(), hereAcks::add);
+      thereAcks.add(child.nextLine()); // the child's first commit; then ours; then both race
+      CheckoutChild.commit(here, "here", COMMITS, Clock.systemUTC(), hereAcks::add, () -> {
+        try {
+          child.send("race");
+        } catch (java.io.IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      });
       ChildJvm.Exit exit = child.awaitExit();
 
       assertThat(exit.code()).as("child output %s", exit.lines()).isZero();

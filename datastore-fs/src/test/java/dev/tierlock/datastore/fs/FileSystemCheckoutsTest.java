@@ -144,9 +144,12 @@ class FileSystemCheckoutsTest {
         .isExactlyInstanceOf(LockfileConflictException.class)
         .hasMessageStartingWith("Cannot publish lockfile change to " + bare.describe() + " " + LOCKFILE
             + ": another checkout changed @acme/web")
-        .hasMessageEndingWith(" at the same time; their change is kept and this one is dropped for that entry")
+        .hasMessageContaining(" at the same time; their change is kept and this one is dropped for that entry (also:"
+            + " The global lock ")
         .satisfies(e -> assertThat(((LockfileConflictException) e).conflicts())
-            .extracting(c -> c.name().value()).containsExactly("@acme/web"));
+            .extracting(c -> c.name().value()).containsExactly("@acme/web"))
+        .satisfies(e -> assertThat(((LockfileConflictException) e).warnings()).singleElement().asString()
+            .contains("was lost during the transaction"));
 
     assertThat(versions(shared())).as("the peer's acknowledged value stays; the rest was rebased and published")
         .containsExactly(entry("@acme/web", "2.0.0"), entry("@acme/api", "3.0.0"));
