@@ -32,6 +32,9 @@ import org.jspecify.annotations.Nullable;
  */
 public final class Lockfile {
 
+  /** The largest lockfile Tierlock reads or writes, in bytes (16 MiB); a larger one is refused. */
+  public static final int MAX_BYTES = 16 * 1024 * 1024;
+
   /** The lockfile with no entries; its bytes are {@code {}} and a newline. */
   public static final Lockfile EMPTY = new Lockfile(LockfileDocument.EMPTY);
 

@@ -13,10 +13,10 @@ import java.util.Map;
  * keep the bytes of a parsed file and rewrite only the members a change touches (see {@link
  * Lockfile}). Stateless and thread-safe.
  */
-public final class LockfileCodec {
+final class LockfileCodec {
 
-  /** The largest lockfile read, in bytes (16 MiB). */
-  public static final int MAX_BYTES = 16 * 1024 * 1024;
+  /** The largest lockfile read, in bytes ({@link Lockfile#MAX_BYTES}). */
+  static final int MAX_BYTES = Lockfile.MAX_BYTES;
 
   private LockfileCodec() {}
 
@@ -29,7 +29,7 @@ public final class LockfileCodec {
    * @throws LockfileFormatException if the bytes are not a lockfile (see {@link Lockfile#parse}); the
    *     message names {@code source} and the line and column of the problem
    */
-  public static Lockfile decode(byte[] bytes, String source) {
+  static Lockfile decode(byte[] bytes, String source) {
     return Lockfile.parse(bytes, source);
   }
 
@@ -38,12 +38,12 @@ public final class LockfileCodec {
    * with only its changed members rewritten, or, for a lockfile built with {@link Lockfile#of}, 2-space
    * indent, trailing newline, entries in order, UTF-8.
    */
-  public static byte[] encode(Lockfile lockfile) {
+  static byte[] encode(Lockfile lockfile) {
     return lockfile.bytes();
   }
 
   /** Encodes a lockfile as text, as {@link #encode} does but without a byte order mark ({@link Lockfile#text()}). */
-  public static String encodeText(Lockfile lockfile) {
+  static String encodeText(Lockfile lockfile) {
     return lockfile.text();
   }
 

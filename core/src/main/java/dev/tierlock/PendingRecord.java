@@ -1,5 +1,7 @@
 package dev.tierlock;
 
+import dev.tierlock.internal.AtomicFileWriter;
+
 import dev.tierlock.spi.ObjectVersion;
 import java.io.IOException;
 import java.io.InputStream;

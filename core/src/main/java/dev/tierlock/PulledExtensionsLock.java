@@ -31,7 +31,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Thread-safe. Holds no state of its own besides configuration.
  */
-public final class PulledExtensionsLock {
+final class PulledExtensionsLock {
 
   /** The lock file's name in the state directory. */
   public static final String LOCK_FILE_NAME = "pulled-extensions.lock";

@@ -1,6 +1,6 @@
 package dev.tierlock.archive;
 
-import dev.tierlock.AtomicFileWriter;
+import dev.tierlock.internal.AtomicFileWriter;
 import dev.tierlock.Namespace;
 import java.io.IOException;
 import java.io.InputStream;

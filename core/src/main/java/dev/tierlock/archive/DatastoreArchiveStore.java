@@ -1,6 +1,6 @@
 package dev.tierlock.archive;
 
-import dev.tierlock.AtomicFileWriter;
+import dev.tierlock.internal.AtomicFileWriter;
 import dev.tierlock.spi.DatastoreException;
 import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.Namespace;

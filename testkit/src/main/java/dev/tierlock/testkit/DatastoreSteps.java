@@ -3,7 +3,7 @@ package dev.tierlock.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tierlock.LockfileCodec;
+import dev.tierlock.Lockfile;
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.DatastoreUnsafeException;
 import dev.tierlock.spi.ObjectBody;
@@ -29,7 +29,7 @@ import java.util.Set;
 final class DatastoreSteps {
 
   /** The bound of every contract read that is not about bounds: the lockfile's own, 16 MiB. */
-  static final long READ_BOUND = LockfileCodec.MAX_BYTES;
+  static final long READ_BOUND = Lockfile.MAX_BYTES;
 
   /** The shared lockfile's key, the object most cases write. */
   static final ObjectKey LOCKFILE = ObjectKey.of("config/upstream_extensions.json");

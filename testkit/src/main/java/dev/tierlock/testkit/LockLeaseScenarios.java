@@ -16,7 +16,7 @@ import dev.tierlock.LockLease;
 import dev.tierlock.LockOptions;
 import dev.tierlock.LockOrderException;
 import dev.tierlock.LockTimeoutException;
-import dev.tierlock.PulledExtensionsLock;
+import dev.tierlock.Tierlock;
 import dev.tierlock.Sleeper;
 import dev.tierlock.spi.ObjectVersion;
 import java.io.IOException;
@@ -209,15 +209,20 @@ final class LockLeaseScenarios {
     Path checkout = Files.createTempDirectory("tierlock-lock-order");
     try {
       DistributedLock lock = fixture.lockOf("ada");
-      try (PulledExtensionsLock.Section inner = PulledExtensionsLock.builder(checkout).build().acquire()) {
-        assertThatThrownBy(lock::acquire)
-            .isInstanceOf(LockOrderException.class)
-            .hasMessageStartingWith("Cannot acquire " + lock.describe()
-                + ": the GLOBAL lock is taken before the PULLED_EXTENSIONS lock")
-            .extracting(e -> ((LockOrderException) e).code()).isEqualTo("lock_order");
-        assertThatThrownBy(lock::tryAcquire)
-            .isInstanceOf(LockOrderException.class)
-            .hasMessageContaining("the GLOBAL lock is taken before the PULLED_EXTENSIONS lock");
+      // a transaction of another store holding its checkout's pulled-extensions lock: an inner level
+      try (FakeRemote other = FakeRemote.create();
+          Tierlock holder = Tierlock.builder().datastore(other).checkout(checkout).build()) {
+        holder.transaction().run(tx -> tx.withPulledExtensionsLock(() -> {
+          assertThatThrownBy(lock::acquire)
+              .isInstanceOf(LockOrderException.class)
+              .hasMessageStartingWith("Cannot acquire " + lock.describe()
+                  + ": the GLOBAL lock is taken before the PULLED_EXTENSIONS lock")
+              .extracting(e -> ((LockOrderException) e).code()).isEqualTo("lock_order");
+          assertThatThrownBy(lock::tryAcquire)
+              .isInstanceOf(LockOrderException.class)
+              .hasMessageContaining("the GLOBAL lock is taken before the PULLED_EXTENSIONS lock");
+          return null;
+        }));
       }
       assertThat(store.log().entries()).isEmpty();
       lock.acquire().release();

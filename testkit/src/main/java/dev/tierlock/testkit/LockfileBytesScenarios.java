@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tierlock.ForeignEntryException;
-import dev.tierlock.LockfileCodec;
+import dev.tierlock.Lockfile;
 import dev.tierlock.LockfileEntry;
 import dev.tierlock.LockfileFormatException;
 import dev.tierlock.TransactionStatus;
@@ -137,7 +137,7 @@ final class LockfileBytesScenarios {
 
   /** Finding 7 of issue 8: a huge object at the lockfile's key was read whole (an OutOfMemoryError). */
   void aHugeObjectAtTheLockfileKey_isAClearObjectTooLargeError_andChangesNothing() {
-    byte[] huge = new byte[LockfileCodec.MAX_BYTES + 1];
+    byte[] huge = new byte[Lockfile.MAX_BYTES + 1];
     Arrays.fill(huge, (byte) ' ');
     huge[0] = '{';
     huge[huge.length - 1] = '}';
@@ -151,7 +151,7 @@ final class LockfileBytesScenarios {
           .isInstanceOf(ObjectTooLargeException.class)
           .hasMessageStartingWith("Cannot read ")
           .hasMessageContaining(LOCKFILE_KEY.value())
-          .hasMessageEndingWith("more than the " + LockfileCodec.MAX_BYTES + " this read accepts; nothing was changed")
+          .hasMessageEndingWith("more than the " + Lockfile.MAX_BYTES + " this read accepts; nothing was changed")
           .extracting(e -> ((ObjectTooLargeException) e).code()).isEqualTo("object_too_large");
     }
 

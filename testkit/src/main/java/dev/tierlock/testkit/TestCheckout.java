@@ -4,7 +4,6 @@ import dev.tierlock.ExtensionName;
 import dev.tierlock.Heartbeats;
 import dev.tierlock.internal.TierlockAccess;
 import dev.tierlock.Lockfile;
-import dev.tierlock.LockfileCodec;
 import dev.tierlock.LockfileEntry;
 import dev.tierlock.LockfileTransaction;
 import dev.tierlock.LockIdentity;
@@ -181,7 +180,7 @@ public final class TestCheckout implements AutoCloseable {
    * @throws dev.tierlock.LockfileFormatException if it does not decode
    */
   public static Lockfile sharedLockfile(Datastore datastore, Namespace namespace) {
-    ReadResult read = datastore.read(namespace.key(TierPath.LOCKFILE), ReadCondition.always(), LockfileCodec.MAX_BYTES);
+    ReadResult read = datastore.read(namespace.key(TierPath.LOCKFILE), ReadCondition.always(), Lockfile.MAX_BYTES);
     if (read instanceof ReadResult.Found found) {
       return Lockfile.parse(found.bytes(), datastore.describe() + " " + namespace.key(TierPath.LOCKFILE));
     }

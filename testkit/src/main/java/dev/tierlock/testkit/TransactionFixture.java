@@ -6,7 +6,6 @@ import dev.tierlock.ExtensionName;
 import dev.tierlock.LeaseLocks;
 import dev.tierlock.LockOptions;
 import dev.tierlock.Lockfile;
-import dev.tierlock.LockfileCodec;
 import dev.tierlock.LockfileDelta;
 import dev.tierlock.LockfileEntry;
 import dev.tierlock.Namespace;
@@ -258,7 +257,7 @@ final class TransactionFixture implements AutoCloseable {
 
   /** Returns the bytes Tierlock writes for {@link #lockfile(String...)}. */
   static byte[] encode(String... names) {
-    return LockfileCodec.encode(lockfile(names));
+    return lockfile(names).bytes();
   }
 
   /** Returns the bytes of {@code file}. */

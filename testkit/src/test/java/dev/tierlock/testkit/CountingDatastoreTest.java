@@ -3,7 +3,7 @@ package dev.tierlock.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tierlock.LockfileCodec;
+import dev.tierlock.Lockfile;
 import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
@@ -33,7 +33,7 @@ class CountingDatastoreTest {
   void counts_everyOperationSeparately() throws IOException {
     counting.write(KEY, ObjectBody.of(new byte[] {1, 2}), WriteCondition.mustNotExist(), ObjectMetadata.EMPTY);
     counting.write(KEY, ObjectBody.of(new byte[] {3}), WriteCondition.none(), ObjectMetadata.EMPTY);
-    counting.read(KEY, ReadCondition.always(), LockfileCodec.MAX_BYTES);
+    counting.read(KEY, ReadCondition.always(), Lockfile.MAX_BYTES);
     try (ObjectStream stream = counting.openStream(KEY).orElseThrow()) {
       assertThat(stream.stream().readAllBytes()).containsExactly(3);
     }
@@ -61,7 +61,7 @@ class CountingDatastoreTest {
     remote.faults().failNext(DatastoreOperation.READ, 2, Fault.UNAVAILABLE);
 
     for (int i = 0; i < 2; i++) {
-      assertThatThrownBy(() -> counting.read(KEY, ReadCondition.always(), LockfileCodec.MAX_BYTES))
+      assertThatThrownBy(() -> counting.read(KEY, ReadCondition.always(), Lockfile.MAX_BYTES))
           .isInstanceOf(DatastoreUnavailableException.class)
           .hasMessageContaining("Cannot read object " + KEY)
           .extracting(e -> ((DatastoreUnavailableException) e).code())

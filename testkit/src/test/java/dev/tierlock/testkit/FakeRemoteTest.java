@@ -6,7 +6,7 @@ import static dev.tierlock.testkit.StoreSteps.written;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tierlock.LockfileCodec;
+import dev.tierlock.Lockfile;
 import dev.tierlock.spi.DeleteResult;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
@@ -100,7 +100,7 @@ class FakeRemoteTest {
     FakeRemote remote = FakeRemote.create();
     remote.close();
 
-    assertThatThrownBy(() -> remote.read(LOCKFILE, ReadCondition.always(), LockfileCodec.MAX_BYTES))
+    assertThatThrownBy(() -> remote.read(LOCKFILE, ReadCondition.always(), Lockfile.MAX_BYTES))
         .isInstanceOf(IllegalStateException.class)
         .hasMessage("Cannot read object " + LOCKFILE + " at " + remote.describe() + ": the fake remote is closed");
     assertThatThrownBy(() -> remote.write(LOCKFILE, body("x"), WriteCondition.none(), ObjectMetadata.EMPTY))
@@ -148,7 +148,7 @@ class FakeRemoteTest {
       write(remote, LOCKFILE, "{x,a}", WriteCondition.mustMatch(seenByA));
       WriteResult stale = remote.write(LOCKFILE, body("{x,b}"), WriteCondition.mustMatch(seenByB), ObjectMetadata.EMPTY);
       assertThat(stale).isEqualTo(WriteResult.PreconditionFailed.INSTANCE);
-      ReadResult.Found fresh = (ReadResult.Found) remote.read(LOCKFILE, ReadCondition.always(), LockfileCodec.MAX_BYTES);
+      ReadResult.Found fresh = (ReadResult.Found) remote.read(LOCKFILE, ReadCondition.always(), Lockfile.MAX_BYTES);
       String rebased = new String(fresh.bytes(), StandardCharsets.UTF_8).replace("}", ",b}");
       write(remote, LOCKFILE, rebased, WriteCondition.mustMatch(fresh.object().version()));
 
@@ -167,7 +167,7 @@ class FakeRemoteTest {
       ObjectVersion fourth = write(remote, ObjectKey.of("missing"), "created", WriteCondition.mustMatch(second));
 
       assertThat(remote.peek(LOCKFILE)).hasValue(bytes("third"));
-      assertThat(remote.read(ObjectKey.of("missing"), ReadCondition.ifNoneMatch(fourth), LockfileCodec.MAX_BYTES))
+      assertThat(remote.read(ObjectKey.of("missing"), ReadCondition.ifNoneMatch(fourth), Lockfile.MAX_BYTES))
           .isEqualTo(new ReadResult.NotModified(fourth));
       assertThat(remote.delete(LOCKFILE, WriteCondition.mustMatch(first))).isEqualTo(DeleteResult.DELETED);
       assertThat(remote.peek(LOCKFILE)).isEmpty();
@@ -324,7 +324,7 @@ class FakeRemoteTest {
   }
 
   private static String read(FakeRemote remote) {
-    return new String(((ReadResult.Found) remote.read(LOCKFILE, ReadCondition.always(), LockfileCodec.MAX_BYTES)).bytes(), StandardCharsets.UTF_8);
+    return new String(((ReadResult.Found) remote.read(LOCKFILE, ReadCondition.always(), Lockfile.MAX_BYTES)).bytes(), StandardCharsets.UTF_8);
   }
 
   private static ObjectVersion write(FakeRemote remote, ObjectKey key, String content, WriteCondition condition) {

@@ -5,7 +5,7 @@ import static dev.tierlock.testkit.StoreSteps.bytes;
 import static dev.tierlock.testkit.StoreSteps.written;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tierlock.LockfileCodec;
+import dev.tierlock.Lockfile;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
@@ -99,9 +99,9 @@ class FakeRemoteVersionsTest {
           ObjectMetadata.of(ObjectMetadata.COMMIT_ID, "c-2")));
 
       assertThat(second).isEqualTo(first);
-      assertThat(remote.read(LOCKFILE, ReadCondition.ifNoneMatch(first), LockfileCodec.MAX_BYTES))
+      assertThat(remote.read(LOCKFILE, ReadCondition.ifNoneMatch(first), Lockfile.MAX_BYTES))
           .isEqualTo(new ReadResult.NotModified(first));
-      ReadResult.Found found = (ReadResult.Found) remote.read(LOCKFILE, ReadCondition.always(), LockfileCodec.MAX_BYTES);
+      ReadResult.Found found = (ReadResult.Found) remote.read(LOCKFILE, ReadCondition.always(), Lockfile.MAX_BYTES);
       assertThat(found.object().metadata()).isEqualTo(ObjectMetadata.of(ObjectMetadata.COMMIT_ID, "c-2"));
     }
   }

@@ -7,7 +7,7 @@ import static dev.tierlock.testkit.StoreSteps.written;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tierlock.LockfileCodec;
+import dev.tierlock.Lockfile;
 import dev.tierlock.spi.DatastoreAccessDeniedException;
 import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.spi.ObjectKey;
@@ -124,11 +124,11 @@ class FaultsTest {
         .beforeNext(DatastoreOperation.READ, LOCKFILE::equals, first::incrementAndGet)
         .beforeNext(DatastoreOperation.READ, LOCKFILE::equals, () -> second.addAndGet(first.get() * 10));
 
-    store.read(ARCHIVE, ReadCondition.always(), LockfileCodec.MAX_BYTES);
+    store.read(ARCHIVE, ReadCondition.always(), Lockfile.MAX_BYTES);
     assertThat(first.get() + second.get()).isZero();
-    store.read(LOCKFILE, ReadCondition.always(), LockfileCodec.MAX_BYTES);
-    store.read(LOCKFILE, ReadCondition.always(), LockfileCodec.MAX_BYTES);
-    store.read(LOCKFILE, ReadCondition.always(), LockfileCodec.MAX_BYTES);
+    store.read(LOCKFILE, ReadCondition.always(), Lockfile.MAX_BYTES);
+    store.read(LOCKFILE, ReadCondition.always(), Lockfile.MAX_BYTES);
+    store.read(LOCKFILE, ReadCondition.always(), Lockfile.MAX_BYTES);
 
     assertThat(first).hasValue(1);
     assertThat(second).hasValue(10);
@@ -238,12 +238,12 @@ class FaultsTest {
     ObjectVersion version = create(ARCHIVE, "abc");
     store.faults().corruptNextRead(ARCHIVE::equals).corruptNextRead(ARCHIVE::equals);
 
-    ReadResult.Found corrupted = (ReadResult.Found) store.read(ARCHIVE, ReadCondition.always(), LockfileCodec.MAX_BYTES);
+    ReadResult.Found corrupted = (ReadResult.Found) store.read(ARCHIVE, ReadCondition.always(), Lockfile.MAX_BYTES);
     byte[] streamed;
     try (ObjectStream stream = store.openStream(ARCHIVE).orElseThrow()) {
       streamed = stream.stream().readAllBytes();
     }
-    ReadResult.Found clean = (ReadResult.Found) store.read(ARCHIVE, ReadCondition.always(), LockfileCodec.MAX_BYTES);
+    ReadResult.Found clean = (ReadResult.Found) store.read(ARCHIVE, ReadCondition.always(), Lockfile.MAX_BYTES);
 
     byte[] expected = {'a', 'b', (byte) ('c' ^ 0xff)};
     assertThat(corrupted.bytes()).isEqualTo(expected);
@@ -269,7 +269,7 @@ class FaultsTest {
     store.faults().clear();
     create(LOCKFILE, "x");
 
-    assertThat(((ReadResult.Found) store.read(LOCKFILE, ReadCondition.always(), LockfileCodec.MAX_BYTES)).bytes()).isEqualTo(bytes("x"));
+    assertThat(((ReadResult.Found) store.read(LOCKFILE, ReadCondition.always(), Lockfile.MAX_BYTES)).bytes()).isEqualTo(bytes("x"));
     try (ObjectStream stream = store.openStream(LOCKFILE).orElseThrow()) {
       assertThat(stream.stream().readAllBytes()).isEqualTo(bytes("x"));
     }

@@ -7,7 +7,7 @@ import static dev.tierlock.testkit.StoreSteps.written;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tierlock.LockfileCodec;
+import dev.tierlock.Lockfile;
 import dev.tierlock.spi.DatastoreAccessDeniedException;
 import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.spi.OutcomeUnknownException;
@@ -69,10 +69,10 @@ class FaultyDatastoreTest {
     store.faults().failNext(DatastoreOperation.READ, 1, Fault.ACCESS_DENIED);
     create(LOCKFILE, "secret");
 
-    assertFails(() -> store.read(LOCKFILE, ReadCondition.always(), LockfileCodec.MAX_BYTES), DatastoreAccessDeniedException.class,
+    assertFails(() -> store.read(LOCKFILE, ReadCondition.always(), Lockfile.MAX_BYTES), DatastoreAccessDeniedException.class,
         DatastoreAccessDeniedException.CODE, "Cannot read object " + LOCKFILE);
 
-    assertThat(store.read(LOCKFILE, ReadCondition.always(), LockfileCodec.MAX_BYTES)).isInstanceOf(ReadResult.Found.class);
+    assertThat(store.read(LOCKFILE, ReadCondition.always(), Lockfile.MAX_BYTES)).isInstanceOf(ReadResult.Found.class);
   }
 
   @Test
@@ -185,7 +185,7 @@ class FaultyDatastoreTest {
     store.faults().latency(Duration.ofSeconds(2), clock.sleeper(), Duration.ofSeconds(5));
 
     create(LOCKFILE, "x");
-    assertThat(store.read(LOCKFILE, ReadCondition.always(), LockfileCodec.MAX_BYTES)).isInstanceOf(ReadResult.Found.class);
+    assertThat(store.read(LOCKFILE, ReadCondition.always(), Lockfile.MAX_BYTES)).isInstanceOf(ReadResult.Found.class);
 
     assertThat(clock.sleeps()).containsExactly(Duration.ofSeconds(2), Duration.ofSeconds(2));
     assertThat(clock.instant()).isEqualTo(TestClock.DEFAULT_START.plusSeconds(4));
@@ -223,9 +223,9 @@ class FaultyDatastoreTest {
   @Test
   void log_recordsEveryCallWithConditionAndOutcome() {
     ObjectVersion v1 = create(LOCKFILE, "one");
-    store.read(LOCKFILE, ReadCondition.ifNoneMatch(v1), LockfileCodec.MAX_BYTES);
+    store.read(LOCKFILE, ReadCondition.ifNoneMatch(v1), Lockfile.MAX_BYTES);
     store.write(LOCKFILE, body("two"), WriteCondition.mustMatch(ObjectVersion.of("v999")), ObjectMetadata.EMPTY);
-    store.read(ARCHIVE, ReadCondition.always(), LockfileCodec.MAX_BYTES);
+    store.read(ARCHIVE, ReadCondition.always(), Lockfile.MAX_BYTES);
     store.stat(LOCKFILE);
     store.list("config/");
     assertThatThrownBy(() -> store.delete(LOCKFILE, WriteCondition.mustNotExist()))
@@ -279,7 +279,7 @@ class FaultyDatastoreTest {
 
   private Object call(DatastoreOperation operation) throws IOException {
     return switch (operation) {
-      case READ -> store.read(ARCHIVE, ReadCondition.always(), LockfileCodec.MAX_BYTES);
+      case READ -> store.read(ARCHIVE, ReadCondition.always(), Lockfile.MAX_BYTES);
       case OPEN_STREAM -> {
         var opened = store.openStream(ARCHIVE);
         if (opened.isPresent()) {

@@ -1,6 +1,6 @@
 package dev.tierlock.datastore.fs;
 
-import dev.tierlock.AtomicFileWriter;
+import dev.tierlock.internal.AtomicFileWriter;
 import dev.tierlock.datastore.fs.FileSystemFailures.Phase;
 import dev.tierlock.datastore.fs.ObjectReader.ObjectState;
 import dev.tierlock.datastore.fs.StagedChange.Staged;

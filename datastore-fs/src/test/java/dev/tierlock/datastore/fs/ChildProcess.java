@@ -1,6 +1,6 @@
 package dev.tierlock.datastore.fs;
 
-import dev.tierlock.LockfileCodec;
+import dev.tierlock.Lockfile;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
@@ -151,7 +151,7 @@ final class ChildProcess {
   static int increment(FileSystemDatastore store, String label, int times) {
     int landed = 0;
     for (int attempt = 0; landed < times && attempt < 100_000; attempt++) {
-      ReadResult.Found found = (ReadResult.Found) store.read(COUNTER, ReadCondition.always(), LockfileCodec.MAX_BYTES);
+      ReadResult.Found found = (ReadResult.Found) store.read(COUNTER, ReadCondition.always(), Lockfile.MAX_BYTES);
       long next = Long.parseLong(new String(found.bytes(), StandardCharsets.UTF_8)) + 1;
       WriteResult result = store.write(COUNTER, ObjectBody.of(Long.toString(next).getBytes(StandardCharsets.UTF_8)),
           WriteCondition.mustMatch(found.object().version()), ObjectMetadata.of("tierlock-holder", label));

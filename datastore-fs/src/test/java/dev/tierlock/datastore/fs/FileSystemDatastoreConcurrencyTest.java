@@ -4,7 +4,7 @@ import static dev.tierlock.datastore.fs.Fixtures.body;
 import static dev.tierlock.datastore.fs.Fixtures.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tierlock.LockfileCodec;
+import dev.tierlock.Lockfile;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
 import dev.tierlock.spi.ObjectStream;
@@ -51,7 +51,7 @@ class FileSystemDatastoreConcurrencyTest {
           start.await();
           int reads = 0;
           while (writing.get() || reads == 0) {
-            ReadResult.Found found = (ReadResult.Found) reader.read(KEY, ReadCondition.always(), LockfileCodec.MAX_BYTES);
+            ReadResult.Found found = (ReadResult.Found) reader.read(KEY, ReadCondition.always(), Lockfile.MAX_BYTES);
             assertConsistent(found.object(), text(found.bytes()));
             try (ObjectStream stream = reader.openStream(KEY).orElseThrow(); InputStream in = stream.stream()) {
               assertConsistent(stream.object(), text(in.readAllBytes()));

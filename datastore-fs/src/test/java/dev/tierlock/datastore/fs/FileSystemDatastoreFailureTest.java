@@ -7,7 +7,7 @@ import static dev.tierlock.datastore.fs.Fixtures.written;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tierlock.LockfileCodec;
+import dev.tierlock.Lockfile;
 import dev.tierlock.spi.DatastoreAccessDeniedException;
 import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.spi.OutcomeUnknownException;
@@ -165,7 +165,7 @@ class FileSystemDatastoreFailureTest {
     assertThatThrownBy(() -> store.write(KEY, body("new"), WriteCondition.none(), NEW_META))
         .isExactlyInstanceOf(OutcomeUnknownException.class)
         .extracting(e -> ((TierlockException) e).code()).isEqualTo("outcome_unknown");
-    ReadResult.Found found = found(store.read(KEY, ReadCondition.always(), LockfileCodec.MAX_BYTES));
+    ReadResult.Found found = found(store.read(KEY, ReadCondition.always(), Lockfile.MAX_BYTES));
     assertThat(text(found.bytes())).isEqualTo("new");
     assertThat(found.object().metadata()).isEqualTo(NEW_META);
   }
@@ -222,7 +222,7 @@ class FileSystemDatastoreFailureTest {
     written(store.write(deep, body("deep"), WriteCondition.mustNotExist(), NEW_META));
 
     assertThat(prunedBefore).hasSize(1);
-    assertThat(text(found(store.read(deep, ReadCondition.always(), LockfileCodec.MAX_BYTES)).bytes())).isEqualTo("deep");
+    assertThat(text(found(store.read(deep, ReadCondition.always(), Lockfile.MAX_BYTES)).bytes())).isEqualTo("deep");
     assertThat(Fixtures.tempFiles(root)).isEmpty();
   }
 
@@ -269,7 +269,7 @@ class FileSystemDatastoreFailureTest {
   }
 
   private void assertOldObjectIntact(FileSystemDatastore store) {
-    ReadResult.Found found = found(store.read(KEY, ReadCondition.always(), LockfileCodec.MAX_BYTES));
+    ReadResult.Found found = found(store.read(KEY, ReadCondition.always(), Lockfile.MAX_BYTES));
     assertThat(text(found.bytes())).isEqualTo("old bytes");
     assertThat(found.object()).isEqualTo(new StoredObject(KEY, oldVersion, 9, OLD_META));
     assertThat(Fixtures.keys(store.list(""))).containsExactly(KEY.value());

@@ -9,8 +9,8 @@ import static dev.tierlock.datastore.fs.Fixtures.written;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tierlock.LockfileCodec;
-import dev.tierlock.AtomicFileWriter;
+import dev.tierlock.Lockfile;
+import dev.tierlock.internal.AtomicFileWriter;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
 import dev.tierlock.spi.ObjectVersion;
@@ -92,7 +92,7 @@ class FileSystemDatastoreLayoutTest {
       assertThatThrownBy(() -> store.write(k, body("x"), WriteCondition.none(), COMMIT_A))
           .isExactlyInstanceOf(IllegalArgumentException.class)
           .hasMessage("Cannot write object " + key + " at " + store.describe() + reason);
-      assertThatThrownBy(() -> store.read(k, ReadCondition.always(), LockfileCodec.MAX_BYTES))
+      assertThatThrownBy(() -> store.read(k, ReadCondition.always(), Lockfile.MAX_BYTES))
           .isExactlyInstanceOf(IllegalArgumentException.class)
           .hasMessage("Cannot read object " + key + " at " + store.describe() + reason);
       assertThatThrownBy(() -> store.delete(k, WriteCondition.none()))
@@ -153,7 +153,7 @@ class FileSystemDatastoreLayoutTest {
   }
 
   private void assertHolds(ObjectKey key, String content, ObjectVersion version, ObjectMetadata metadata) {
-    ReadResult.Found found = found(store.read(key, ReadCondition.always(), LockfileCodec.MAX_BYTES));
+    ReadResult.Found found = found(store.read(key, ReadCondition.always(), Lockfile.MAX_BYTES));
     assertThat(text(found.bytes())).isEqualTo(content);
     assertThat(found.object()).isEqualTo(new StoredObject(key, version, bytes(content).length, metadata));
   }

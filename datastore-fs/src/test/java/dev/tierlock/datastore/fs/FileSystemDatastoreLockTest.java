@@ -7,7 +7,7 @@ import static dev.tierlock.datastore.fs.Fixtures.written;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tierlock.LockfileCodec;
+import dev.tierlock.Lockfile;
 import dev.tierlock.spi.DatastoreBusyException;
 import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.LockIdentity;
@@ -60,7 +60,7 @@ class FileSystemDatastoreLockTest {
                 + ProcessHandle.current().pid() + " on host " + LockIdentity.current().hostname() + " since ")
             .hasMessageEndingWith("; guards another writer's work) for PT3S (the lock timeout); nothing changed")
             .extracting(e -> ((TierlockException) e).code()).isEqualTo("datastore_busy");
-        assertThat(text(found(store.read(KEY, ReadCondition.always(), LockfileCodec.MAX_BYTES)).bytes())).as("reads take no lock").isEqualTo("old");
+        assertThat(text(found(store.read(KEY, ReadCondition.always(), Lockfile.MAX_BYTES)).bytes())).as("reads take no lock").isEqualTo("old");
         assertThat(store.write(ObjectKey.of("config/other"), body("x"), WriteCondition.none(), ObjectMetadata.EMPTY))
             .as("other keys are not blocked").isInstanceOf(WriteResult.Written.class);
       }
@@ -93,7 +93,7 @@ class FileSystemDatastoreLockTest {
     } finally {
       threads.shutdownNow();
     }
-    assertThat(text(found(store.read(KEY, ReadCondition.always(), LockfileCodec.MAX_BYTES)).bytes())).isEqualTo("old");
+    assertThat(text(found(store.read(KEY, ReadCondition.always(), Lockfile.MAX_BYTES)).bytes())).isEqualTo("old");
   }
 
   /** Waits, bounded, until a writer queues for the lock file in this JVM (no sleeping: it spins on the queue). */

@@ -8,7 +8,7 @@ import static dev.tierlock.datastore.fs.Fixtures.written;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tierlock.LockfileCodec;
+import dev.tierlock.Lockfile;
 import dev.tierlock.spi.DatastoreBusyException;
 import dev.tierlock.LockIdentity;
 import dev.tierlock.TierlockException;
@@ -75,10 +75,10 @@ class FileSystemDatastoreProcessTest {
       assertThat(exit.lines()).contains("increments " + INCREMENTS);
       for (int i = 0; i < KEYS; i++) {
         assertThat(winners.get(i)).as("winners of race/k%d", i).hasSize(1);
-        assertThat(text(found(first.read(ObjectKey.of("race/k" + i), ReadCondition.always(), LockfileCodec.MAX_BYTES)).bytes()))
+        assertThat(text(found(first.read(ObjectKey.of("race/k" + i), ReadCondition.always(), Lockfile.MAX_BYTES)).bytes()))
             .isEqualTo(winners.get(i).get(0));
       }
-      assertThat(text(found(first.read(ChildProcess.COUNTER, ReadCondition.always(), LockfileCodec.MAX_BYTES)).bytes()))
+      assertThat(text(found(first.read(ChildProcess.COUNTER, ReadCondition.always(), Lockfile.MAX_BYTES)).bytes()))
           .isEqualTo(Integer.toString(3 * INCREMENTS));
     } finally {
       threads.shutdownNow();
@@ -159,7 +159,7 @@ class FileSystemDatastoreProcessTest {
   private record Race(String label, List<Integer> won, int increments) {}
 
   private static void assertOld(FileSystemDatastore store, ObjectVersion old) {
-    ReadResult.Found found = found(store.read(KEY, ReadCondition.always(), LockfileCodec.MAX_BYTES));
+    ReadResult.Found found = found(store.read(KEY, ReadCondition.always(), Lockfile.MAX_BYTES));
     assertThat(text(found.bytes())).isEqualTo("old bytes");
     assertThat(found.object()).isEqualTo(new StoredObject(KEY, old, 9, OLD_META));
   }

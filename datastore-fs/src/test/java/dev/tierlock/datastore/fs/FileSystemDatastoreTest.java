@@ -9,8 +9,8 @@ import static dev.tierlock.datastore.fs.Fixtures.written;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tierlock.LockfileCodec;
-import dev.tierlock.AtomicFileWriter;
+import dev.tierlock.Lockfile;
+import dev.tierlock.internal.AtomicFileWriter;
 import dev.tierlock.spi.DeleteResult;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
@@ -57,7 +57,7 @@ class FileSystemDatastoreTest {
   void write_thenRead_returnsBytesVersionAndMetadata() {
     ObjectVersion version = written(store.write(LOCKFILE, body("{}\n"), WriteCondition.mustNotExist(), COMMIT_A));
 
-    ReadResult.Found found = found(store.read(LOCKFILE, ReadCondition.always(), LockfileCodec.MAX_BYTES));
+    ReadResult.Found found = found(store.read(LOCKFILE, ReadCondition.always(), Lockfile.MAX_BYTES));
 
     assertThat(text(found.bytes())).isEqualTo("{}\n");
     assertThat(found.object()).isEqualTo(new StoredObject(LOCKFILE, version, 3, COMMIT_A));
@@ -140,9 +140,9 @@ class FileSystemDatastoreTest {
   void read_ifNoneMatch_reportsNotModifiedOnlyForTheCurrentVersion() {
     ObjectVersion v1 = written(store.write(LOCKFILE, body("one"), WriteCondition.none(), COMMIT_A));
 
-    assertThat(store.read(LOCKFILE, ReadCondition.ifNoneMatch(v1), LockfileCodec.MAX_BYTES)).isEqualTo(new ReadResult.NotModified(v1));
+    assertThat(store.read(LOCKFILE, ReadCondition.ifNoneMatch(v1), Lockfile.MAX_BYTES)).isEqualTo(new ReadResult.NotModified(v1));
     ObjectVersion v2 = written(store.write(LOCKFILE, body("two"), WriteCondition.none(), COMMIT_A));
-    ReadResult.Found found = found(store.read(LOCKFILE, ReadCondition.ifNoneMatch(v1), LockfileCodec.MAX_BYTES));
+    ReadResult.Found found = found(store.read(LOCKFILE, ReadCondition.ifNoneMatch(v1), Lockfile.MAX_BYTES));
     assertThat(found.object().version()).isEqualTo(v2);
     assertThat(text(found.bytes())).isEqualTo("two");
   }
@@ -153,7 +153,7 @@ class FileSystemDatastoreTest {
 
     for (String key : List.of("config/none", "config/a", "config/a/b/c")) {
       ObjectKey k = ObjectKey.of(key);
-      assertThat(store.read(k, ReadCondition.always(), LockfileCodec.MAX_BYTES)).as(key).isEqualTo(ReadResult.Absent.INSTANCE);
+      assertThat(store.read(k, ReadCondition.always(), Lockfile.MAX_BYTES)).as(key).isEqualTo(ReadResult.Absent.INSTANCE);
       assertThat(store.stat(k)).as(key).isEmpty();
       assertThat(store.openStream(k)).as(key).isEmpty();
     }
@@ -171,7 +171,7 @@ class FileSystemDatastoreTest {
         assertThat(text(in.readAllBytes())).isEqualTo("original bytes");
       }
     }
-    assertThat(text(found(store.read(LOCKFILE, ReadCondition.always(), LockfileCodec.MAX_BYTES)).bytes())).isEqualTo("replacement");
+    assertThat(text(found(store.read(LOCKFILE, ReadCondition.always(), Lockfile.MAX_BYTES)).bytes())).isEqualTo("replacement");
   }
 
   @Test
@@ -182,7 +182,7 @@ class FileSystemDatastoreTest {
     assertThat(store.delete(LOCKFILE, WriteCondition.mustMatch(v1))).isEqualTo(DeleteResult.PRECONDITION_FAILED);
     assertHolds(LOCKFILE, "two", v2, COMMIT_A);
     assertThat(store.delete(LOCKFILE, WriteCondition.mustMatch(v2))).isEqualTo(DeleteResult.DELETED);
-    assertThat(store.read(LOCKFILE, ReadCondition.always(), LockfileCodec.MAX_BYTES)).isEqualTo(ReadResult.Absent.INSTANCE);
+    assertThat(store.read(LOCKFILE, ReadCondition.always(), Lockfile.MAX_BYTES)).isEqualTo(ReadResult.Absent.INSTANCE);
     assertThat(store.delete(LOCKFILE, WriteCondition.mustMatch(v2))).isEqualTo(DeleteResult.ABSENT);
     assertThat(store.delete(LOCKFILE, WriteCondition.none())).isEqualTo(DeleteResult.ABSENT);
   }
@@ -262,7 +262,7 @@ class FileSystemDatastoreTest {
     assertThat(other.write(LOCKFILE, body("again"), WriteCondition.mustNotExist(), COMMIT_B))
         .isEqualTo(WriteResult.PreconditionFailed.INSTANCE);
     assertThat(written(other.write(LOCKFILE, body("next"), WriteCondition.mustMatch(v), COMMIT_B))).isNotEqualTo(v);
-    assertThat(text(found(store.read(LOCKFILE, ReadCondition.always(), LockfileCodec.MAX_BYTES)).bytes())).isEqualTo("next");
+    assertThat(text(found(store.read(LOCKFILE, ReadCondition.always(), Lockfile.MAX_BYTES)).bytes())).isEqualTo("next");
   }
 
   @Test
@@ -284,7 +284,7 @@ class FileSystemDatastoreTest {
     Path existing = Files.createDirectories(dir.resolve("existing"));
 
     FileSystemDatastore opened = FileSystemDatastore.open(existing);
-    assertThat(opened.read(LOCKFILE, ReadCondition.always(), LockfileCodec.MAX_BYTES)).isEqualTo(ReadResult.Absent.INSTANCE);
+    assertThat(opened.read(LOCKFILE, ReadCondition.always(), Lockfile.MAX_BYTES)).isEqualTo(ReadResult.Absent.INSTANCE);
     assertThat(opened.stat(LOCKFILE)).isEmpty();
     assertThat(opened.openStream(LOCKFILE)).isEmpty();
     assertThat(opened.list("")).isEmpty();
@@ -308,7 +308,7 @@ class FileSystemDatastoreTest {
   }
 
   private void assertHolds(ObjectKey key, String content, ObjectVersion version, ObjectMetadata metadata) {
-    ReadResult.Found found = found(store.read(key, ReadCondition.always(), LockfileCodec.MAX_BYTES));
+    ReadResult.Found found = found(store.read(key, ReadCondition.always(), Lockfile.MAX_BYTES));
     assertThat(text(found.bytes())).isEqualTo(content);
     assertThat(found.object()).isEqualTo(new StoredObject(key, version, bytes(content).length, metadata));
   }

@@ -10,7 +10,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.entry;
 
-import dev.tierlock.LockfileCodec;
+import dev.tierlock.Lockfile;
 import dev.tierlock.Namespace;
 import dev.tierlock.TierPath;
 import dev.tierlock.Tierlock;
@@ -113,9 +113,9 @@ class FileSystemReadOnlyRootTest {
     StoredObject other = tier.stat(OTHER).orElseThrow();
     assertThat(other).isEqualTo(source.stat(OTHER).orElseThrow());
     assertThat(other.metadata()).isEqualTo(META);
-    ReadResult.Found read = found(tier.read(OTHER, ReadCondition.always(), LockfileCodec.MAX_BYTES));
+    ReadResult.Found read = found(tier.read(OTHER, ReadCondition.always(), Lockfile.MAX_BYTES));
     assertThat(text(read.bytes())).isEqualTo("other bytes");
-    assertThat(tier.read(OTHER, ReadCondition.ifNoneMatch(other.version()), LockfileCodec.MAX_BYTES))
+    assertThat(tier.read(OTHER, ReadCondition.ifNoneMatch(other.version()), Lockfile.MAX_BYTES))
         .isEqualTo(new ReadResult.NotModified(other.version()));
     try (ObjectStream stream = tier.openStream(OTHER).orElseThrow(); InputStream in = stream.stream()) {
       assertThat(stream.object()).isEqualTo(other);
@@ -123,7 +123,7 @@ class FileSystemReadOnlyRootTest {
     }
     assertThat(keys(bare.list(""))).isEqualTo(keys(written));
     assertThat(bare.stat(OTHER).orElseThrow().metadata()).as("no sidecar, no metadata").isEqualTo(ObjectMetadata.EMPTY);
-    assertThat(text(found(bare.read(OTHER, ReadCondition.always(), LockfileCodec.MAX_BYTES)).bytes()))
+    assertThat(text(found(bare.read(OTHER, ReadCondition.always(), Lockfile.MAX_BYTES)).bytes()))
         .isEqualTo("other bytes");
     assertThat(readOnly.getPath("/bare/.tierlock")).as("no internal directory was created").doesNotExist();
   }

@@ -10,7 +10,7 @@ import static dev.tierlock.datastore.fs.Fixtures.written;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tierlock.LockIdentity;
-import dev.tierlock.LockfileCodec;
+import dev.tierlock.Lockfile;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
 import dev.tierlock.spi.ObjectVersion;
@@ -183,7 +183,7 @@ class FileSystemTempFilesTest {
     written(store.write(KEY, body("3"), WriteCondition.mustMatch(v2), OLD_META));
 
     assertThat(second).as("swept once the interval passed").doesNotExist();
-    assertThat(text(found(store.read(KEY, ReadCondition.always(), LockfileCodec.MAX_BYTES)).bytes())).isEqualTo("3");
+    assertThat(text(found(store.read(KEY, ReadCondition.always(), Lockfile.MAX_BYTES)).bytes())).isEqualTo("3");
     assertThat(tempFiles(root)).isEmpty();
   }
 

@@ -7,7 +7,7 @@ import static dev.tierlock.datastore.fs.Fixtures.text;
 import static dev.tierlock.datastore.fs.Fixtures.written;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tierlock.LockfileCodec;
+import dev.tierlock.Lockfile;
 import dev.tierlock.spi.DeleteResult;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
@@ -62,11 +62,11 @@ class ZipFileSystemDatastoreTest {
     ObjectVersion v2 = written(store.write(KEY, body("two"), WriteCondition.mustMatch(v1), ObjectMetadata.EMPTY));
     store.write(ObjectKey.of("config/other"), body("x"), WriteCondition.none(), META);
 
-    ReadResult.Found found = found(store.read(KEY, ReadCondition.always(), LockfileCodec.MAX_BYTES));
+    ReadResult.Found found = found(store.read(KEY, ReadCondition.always(), Lockfile.MAX_BYTES));
     assertThat(text(found.bytes())).isEqualTo("two");
     assertThat(found.object().version()).isEqualTo(v2);
     assertThat(found.object().metadata()).isEqualTo(ObjectMetadata.EMPTY);
-    assertThat(store.read(KEY, ReadCondition.ifNoneMatch(v2), LockfileCodec.MAX_BYTES)).isEqualTo(new ReadResult.NotModified(v2));
+    assertThat(store.read(KEY, ReadCondition.ifNoneMatch(v2), Lockfile.MAX_BYTES)).isEqualTo(new ReadResult.NotModified(v2));
     try (ObjectStream stream = store.openStream(KEY).orElseThrow(); InputStream in = stream.stream()) {
       assertThat(text(in.readAllBytes())).isEqualTo("two");
     }

@@ -3,7 +3,7 @@ package dev.tierlock.datastore.gcs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tierlock.LockfileCodec;
+import dev.tierlock.Lockfile;
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.DatastoreProvider;
 import dev.tierlock.spi.ObjectBody;
@@ -46,7 +46,7 @@ class GcsDatastoreProviderTest {
       assertThat(store.describe()).isEqualTo("gs://" + bucket.name() + "/team/tier?endpoint=" + bucket.endpoint());
       assertThat(((GcsDatastore) store).callTimeout()).isEqualTo(Duration.ofSeconds(5));
       assertThat(bucket.server().objectNames(bucket.name())).containsExactly("team/tier/config/a.json");
-      assertThat(store.read(key, ReadCondition.always(), LockfileCodec.MAX_BYTES)).isInstanceOf(ReadResult.Found.class);
+      assertThat(store.read(key, ReadCondition.always(), Lockfile.MAX_BYTES)).isInstanceOf(ReadResult.Found.class);
     }
   }
 

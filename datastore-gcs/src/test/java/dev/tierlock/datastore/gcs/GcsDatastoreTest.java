@@ -3,7 +3,7 @@ package dev.tierlock.datastore.gcs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tierlock.LockfileCodec;
+import dev.tierlock.Lockfile;
 import com.google.cloud.storage.BlobId;
 import com.google.cloud.storage.Storage;
 import dev.tierlock.spi.DatastoreAccessDeniedException;
@@ -77,12 +77,12 @@ class GcsDatastoreTest {
           WriteCondition.mustNotExist(), ObjectMetadata.EMPTY);
       server.clearRequests();
 
-      assertThat(store.read(KEY, ReadCondition.ifNoneMatch(written.version()), LockfileCodec.MAX_BYTES))
+      assertThat(store.read(KEY, ReadCondition.ifNoneMatch(written.version()), Lockfile.MAX_BYTES))
           .isEqualTo(new ReadResult.NotModified(written.version()));
       assertThat(server.requests()).extracting(GcsRequest::operation).containsExactly(GcsOperation.GET_OBJECT);
       server.clearRequests();
 
-      ReadResult.Found found = (ReadResult.Found) store.read(KEY, ReadCondition.ifNoneMatch(ObjectVersion.of("1")), LockfileCodec.MAX_BYTES);
+      ReadResult.Found found = (ReadResult.Found) store.read(KEY, ReadCondition.ifNoneMatch(ObjectVersion.of("1")), Lockfile.MAX_BYTES);
       assertThat(found.bytes()).isEqualTo(bytes("v1"));
       assertThat(found.object().version()).isEqualTo(written.version());
       assertThat(server.requests()).extracting(GcsRequest::operation)
@@ -96,7 +96,7 @@ class GcsDatastoreTest {
     server.faults().beforeNext(r -> r.operation() == GcsOperation.DOWNLOAD,
         () -> server.plant(bucket.name(), KEY.value(), bytes("new")));
     try (GcsDatastore store = GcsDatastore.of(storage, bucket.name(), "")) {
-      ReadResult.Found found = (ReadResult.Found) store.read(KEY, ReadCondition.always(), LockfileCodec.MAX_BYTES);
+      ReadResult.Found found = (ReadResult.Found) store.read(KEY, ReadCondition.always(), Lockfile.MAX_BYTES);
 
       assertThat(found.bytes()).isEqualTo(bytes("new"));
       assertThat(found.object().version().value())
@@ -177,7 +177,7 @@ class GcsDatastoreTest {
       server.faults().failNext(2, 503);
       assertThat(store.stat(KEY)).isPresent();
       server.faults().failNext(10, 503);
-      assertThatThrownBy(() -> store.read(KEY, ReadCondition.always(), LockfileCodec.MAX_BYTES))
+      assertThatThrownBy(() -> store.read(KEY, ReadCondition.always(), Lockfile.MAX_BYTES))
           .isInstanceOf(DatastoreUnavailableException.class)
           .hasMessageContaining("GCS is unavailable (HTTP 503 backendError")
           .satisfies(e -> assertThat(((DatastoreUnavailableException) e).code()).isEqualTo("datastore_unavailable"));
@@ -219,7 +219,7 @@ class GcsDatastoreTest {
       assertThatThrownBy(() -> store.write(KEY, ObjectBody.of(bytes("x")), WriteCondition.none(), ObjectMetadata.EMPTY))
           .isInstanceOf(DatastoreUnavailableException.class)
           .hasMessageContaining("GCS cannot be reached");
-      assertThatThrownBy(() -> store.read(KEY, ReadCondition.always(), LockfileCodec.MAX_BYTES))
+      assertThatThrownBy(() -> store.read(KEY, ReadCondition.always(), Lockfile.MAX_BYTES))
           .isInstanceOf(DatastoreUnavailableException.class)
           .hasMessageContaining("GCS cannot be reached");
     }

@@ -5,7 +5,7 @@ import static dev.tierlock.datastore.s3.S3DatastoreTest.rawKeys;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tierlock.LockfileCodec;
+import dev.tierlock.Lockfile;
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.DatastoreProvider;
 import dev.tierlock.spi.ObjectKey;
@@ -73,12 +73,12 @@ class S3DatastoreProviderTest {
       assertThat(s3.describe()).isEqualTo("s3://" + bucket.name() + "/team/tier/?endpoint=" + bucket.server().endpoint());
     });
     datastore.write(key, body("{}"), WriteCondition.mustNotExist(), ObjectMetadata.EMPTY);
-    assertThat(datastore.read(key, ReadCondition.always(), LockfileCodec.MAX_BYTES)).isInstanceOf(ReadResult.Found.class);
+    assertThat(datastore.read(key, ReadCondition.always(), Lockfile.MAX_BYTES)).isInstanceOf(ReadResult.Found.class);
     assertThat(rawKeys(bucket)).containsExactly("team/tier/config/upstream_extensions.json");
 
     datastore.close();
 
-    assertThatThrownBy(() -> datastore.read(key, ReadCondition.always(), LockfileCodec.MAX_BYTES))
+    assertThatThrownBy(() -> datastore.read(key, ReadCondition.always(), Lockfile.MAX_BYTES))
         .isInstanceOf(IllegalStateException.class)
         .hasMessage("Cannot read s3://" + bucket.name() + "/team/tier/config/upstream_extensions.json: the datastore is closed");
   }

@@ -3,7 +3,7 @@ package dev.tierlock.datastore.s3;
 import static dev.tierlock.datastore.s3.S3DatastoreTest.body;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tierlock.LockfileCodec;
+import dev.tierlock.Lockfile;
 import dev.tierlock.spi.DeleteResult;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
@@ -130,7 +130,7 @@ class S3DatastoreRaceTest {
     }
     assertThat(winners).as("winners at %s", key).hasSize(1);
     int winner = winners.get(0);
-    ReadResult.Found stored = (ReadResult.Found) datastore.read(key, ReadCondition.always(), LockfileCodec.MAX_BYTES);
+    ReadResult.Found stored = (ReadResult.Found) datastore.read(key, ReadCondition.always(), Lockfile.MAX_BYTES);
     assertThat(new String(stored.bytes(), StandardCharsets.UTF_8)).isEqualTo("writer-" + winner);
     assertThat(stored.object().version()).isEqualTo(((WriteResult.Written) results.get(winner)).version());
     assertThat(stored.object().metadata()).isEqualTo(ObjectMetadata.of(ObjectMetadata.COMMIT_ID, "w" + winner));

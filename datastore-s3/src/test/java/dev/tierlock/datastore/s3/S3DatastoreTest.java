@@ -4,7 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tierlock.LockfileCodec;
+import dev.tierlock.Lockfile;
 import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.TierlockException;
 import dev.tierlock.spi.DeleteResult;
@@ -63,7 +63,7 @@ class S3DatastoreTest {
           KEY, body("v1"), WriteCondition.none(), ObjectMetadata.EMPTY);
       bodiesRead.set(0);
 
-      ReadResult result = datastore.read(KEY, ReadCondition.ifNoneMatch(written.version()), LockfileCodec.MAX_BYTES);
+      ReadResult result = datastore.read(KEY, ReadCondition.ifNoneMatch(written.version()), Lockfile.MAX_BYTES);
 
       assertThat(result).isEqualTo(new ReadResult.NotModified(written.version()));
       assertThat(bodiesRead).hasValue(0);
@@ -78,7 +78,7 @@ class S3DatastoreTest {
     WriteResult.Written second = (WriteResult.Written) datastore.write(KEY, body("v2"),
         WriteCondition.mustMatch(first.version()), ObjectMetadata.of(ObjectMetadata.COMMIT_ID, "c-2"));
 
-    ReadResult result = datastore.read(KEY, ReadCondition.ifNoneMatch(first.version()), LockfileCodec.MAX_BYTES);
+    ReadResult result = datastore.read(KEY, ReadCondition.ifNoneMatch(first.version()), Lockfile.MAX_BYTES);
 
     assertThat(result).isInstanceOfSatisfying(ReadResult.Found.class, found -> {
       assertThat(found.bytes()).isEqualTo("v2".getBytes(UTF_8));
@@ -143,14 +143,14 @@ class S3DatastoreTest {
       assertThat(stream.stream().read(new byte[10])).isEqualTo(10);
     }
 
-    assertThat(datastore.read(KEY, ReadCondition.always(), LockfileCodec.MAX_BYTES)).isInstanceOf(ReadResult.Found.class);
+    assertThat(datastore.read(KEY, ReadCondition.always(), Lockfile.MAX_BYTES)).isInstanceOf(ReadResult.Found.class);
   }
 
   @Test
   void read_ofAMissingBucket_isUnavailableAndNamesTheBucket(S3TestBucket bucket) {
     S3Datastore datastore = S3Datastore.of(bucket.client(), S3DatastoreConfig.of("no-such-bucket-here", ""));
 
-    assertThatThrownBy(() -> datastore.read(KEY, ReadCondition.always(), LockfileCodec.MAX_BYTES))
+    assertThatThrownBy(() -> datastore.read(KEY, ReadCondition.always(), Lockfile.MAX_BYTES))
         .isInstanceOf(DatastoreUnavailableException.class)
         .hasMessage("Cannot read s3://no-such-bucket-here/config/upstream_extensions.json: "
             + "the bucket does not exist (HTTP 404 NoSuchBucket)")

@@ -5,7 +5,7 @@ import static dev.tierlock.datastore.s3.S3DatastoreTest.rawKeys;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tierlock.LockfileCodec;
+import dev.tierlock.Lockfile;
 import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.spi.OutcomeUnknownException;
 import dev.tierlock.TierlockException;
@@ -175,7 +175,7 @@ class S3RetryHonestyTest {
         b -> b.apiCallTimeout(Duration.ofMillis(300)).apiCallAttemptTimeout(Duration.ofMillis(300)));
     proxy.failNextResponse(FaultProxy.Fault.STALL);
 
-    assertThatThrownBy(() -> datastore.read(KEY, ReadCondition.always(), LockfileCodec.MAX_BYTES))
+    assertThatThrownBy(() -> datastore.read(KEY, ReadCondition.always(), Lockfile.MAX_BYTES))
         .isInstanceOf(DatastoreUnavailableException.class)
         .hasMessageStartingWith("Cannot read s3://" + bucket.name() + "/.datastore.lock: no answer within the ")
         .hasMessageEndingWith(" deadline")
@@ -237,7 +237,7 @@ class S3RetryHonestyTest {
   }
 
   private static String bytesOf(S3Datastore datastore) {
-    ReadResult.Found found = (ReadResult.Found) datastore.read(KEY, ReadCondition.always(), LockfileCodec.MAX_BYTES);
+    ReadResult.Found found = (ReadResult.Found) datastore.read(KEY, ReadCondition.always(), Lockfile.MAX_BYTES);
     return new String(found.bytes(), StandardCharsets.UTF_8);
   }
 

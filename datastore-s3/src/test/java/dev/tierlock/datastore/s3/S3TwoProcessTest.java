@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tierlock.ExtensionName;
 import dev.tierlock.Lockfile;
-import dev.tierlock.LockfileCodec;
 import dev.tierlock.LockfileEntry;
 import dev.tierlock.Namespace;
 import dev.tierlock.TierPath;
@@ -141,7 +140,7 @@ class S3TwoProcessTest {
     List<LockfileHistory.Publication> publications = new ArrayList<>();
     for (ServerObjectLog.Event event : writes.events(ServerObjectLog.Kind.STORED)) {
       if (event.key().equals(LOCKFILE_KEY)) {
-        Lockfile lockfile = LockfileCodec.decode(event.body(), "stored lockfile #" + publications.size());
+        Lockfile lockfile = Lockfile.parse(event.body(), "stored lockfile #" + publications.size());
         String commitId = ObjectMetadata.lenient(event.metadata()).get(ObjectMetadata.COMMIT_ID).orElse("(none)");
         publications.add(new LockfileHistory.Publication(commitId, versions(lockfile)));
       }

@@ -1,4 +1,4 @@
-package dev.tierlock;
+package dev.tierlock.internal;
 
 import java.io.IOException;
 import java.io.InputStream;
