@@ -102,8 +102,9 @@ final class ChangeEditor implements TransactionContext, TransactionHooks {
   @Override
   public void deleteAfterPublish(TierPath path) {
     requireOpen("delete " + path);
-    if (path.equals(TierPath.LOCKFILE)) {
-      throw new IllegalArgumentException("Cannot delete " + path + " through a transaction");
+    if (dev.tierlock.archive.ExtensionArchiveKey.fromTierPath(path).isEmpty()) {
+      throw new IllegalArgumentException("Cannot delete " + path + " through a transaction: only an extension archive"
+          + " the change supersedes is deleted after it is published");
     }
     deletions.add(path);
   }

@@ -1,30 +1,46 @@
 package dev.tierlock;
 
+import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Whether a lockfile write whose answer was lost (or whose process died) landed, judged from the
- * shared lockfile as it is now. Only a proof counts. Stateless.
+ * shared lockfile as it is now, read with its real metadata (never a cached head a not-modified
+ * answer stood for). Only a proof counts. Stateless.
  *
  * <p>The proofs rest on one fact: a write conditioned on version P lands only while P is current,
  * so it becomes P's successor in the chain of commit lineages ({@link LockfileHead}), or nothing.
- * Hence: our commit id in the current lineage means it landed; the current version still being P
- * means not yet, where that can be told: same version and commit id (commit ids never repeat), or,
- * for a P without a commit id (written by another tool), the same version on a store whose
- * versions never repeat (on S3 an ETag is a digest of the bytes, so another tool writing P's bytes
- * again after ours landed looks like P); P in the current lineage followed by another commit means
- * P's successor is someone else's, so ours did not land there. A write could still land later on a version whose bytes equal
- * P's (an S3 ETag repeating): it then lands on exactly P's content and reverts no peer's change, so
- * judging it "not landed" and re-applying its names (which the rebase finds already there) is safe.
- * Anything else (the lineage does not reach P, the lockfile was deleted, a create whose key is now
- * taken) cannot be proven either way.
+ * Hence: our commit id in the current lineage means it landed. P still current means it has not
+ * landed <em>yet</em>: the request can still arrive (a proxy or the server may hold it past the
+ * client's timeout), so it is never forgotten; a retry sends the same commit id on P, and at most
+ * one of the two lands. P in the current lineage followed by another commit means P's successor is
+ * someone else's: on a store whose versions never repeat, P can never be current again, so ours
+ * never lands. On a store whose versions repeat (an S3 ETag is a digest of the bytes), P's version
+ * current again after such a successor means P's bytes are back: ours did not land before and can
+ * still land now, on exactly P's content, so it is not landed yet. Anything else (the lineage does
+ * not reach P, the lockfile was deleted, a create whose key is now taken, P's bytes back without
+ * a lineage that shows how) cannot be proven either way.
+ *
+ * <p>One case stays beyond proof on a store whose versions repeat: a request held back until after
+ * P's successor, arriving when peers have put P's exact bytes back. It lands P's change on P's
+ * content, as a rebase would, but after the change was published again; a peer that removed it in
+ * between loses that removal. No conditional write on such a store can fence it.
  */
 enum Landing {
 
   /** The write landed: its commit is the current version or one the current version was built on. */
   LANDED,
 
-  /** The write did not land on its parent: the parent is still current, or has another successor. */
+  /**
+   * The write has not landed, and still can: the version it was conditioned on is current. Send it
+   * again with the same commit id (never a new one), or keep judging it.
+   */
+  NOT_YET,
+
+  /**
+   * The write did not land, and will not: its parent has another successor (on a store whose
+   * versions repeat, short of the one case the class comment names).
+   */
   NOT_LANDED,
 
   /**
@@ -38,7 +54,8 @@ enum Landing {
    * Judges commit {@code commitId}, written conditional on {@code parent}, against {@code now}.
    *
    * @param parent the version the write was conditioned on, or {@code null} when it was a create
-   * @param now the shared lockfile now, or {@code null} when it does not exist
+   * @param now the shared lockfile now, with the metadata it really has, or {@code null} when it
+   *     does not exist
    * @param versionsRepeat whether the store's versions can repeat ({@link
    *     dev.tierlock.spi.Datastore#versionsRepeat()})
    */
@@ -47,21 +64,19 @@ enum Landing {
       return LANDED;
     }
     if (parent == null) {
-      return now == null ? NOT_LANDED : UNKNOWN;
+      return now == null ? NOT_YET : UNKNOWN;
     }
     if (now == null) {
       return UNKNOWN;
     }
-    if (now.version().equals(parent.version()) && now.commitId().equals(parent.commitId())
-        && (parent.commitId().isPresent() || !versionsRepeat)) {
-      return NOT_LANDED;
-    }
-    if (parent.commitId().isPresent()) {
-      int at = now.lineage().indexOf(parent.commitId().get());
-      if (at > 0) {
-        return NOT_LANDED;
+    Optional<String> parentCommit = parent.commitId();
+    boolean succeeded = parentCommit.isPresent() && now.lineage().indexOf(parentCommit.get()) > 0;
+    if (now.version().equals(parent.version())) {
+      if (!versionsRepeat || parentCommit.isPresent() && now.commitId().equals(parentCommit) || succeeded) {
+        return NOT_YET;
       }
+      return UNKNOWN;
     }
-    return UNKNOWN;
+    return succeeded ? NOT_LANDED : UNKNOWN;
   }
 }

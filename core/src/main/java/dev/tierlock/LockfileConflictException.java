@@ -8,7 +8,9 @@ import org.jspecify.annotations.Nullable;
  * While this transaction was publishing, another checkout published a different change to an entry
  * this transaction changed too. Their change is kept (it is never silently reverted); this
  * transaction's change to that entry is dropped and nothing of it stays pending. Changes to other
- * entries were still published. Look at the entry and redo the change if it is still wanted. Code
+ * entries were still published (under {@link PublishFailurePolicy#DEFER}, or kept pending when the
+ * store failed, which the warnings say; without it, that failure is thrown instead, naming the
+ * conflict). Look at the entry and redo the change if it is still wanted. Code
  * {@code lockfile_conflict}.
  */
 public final class LockfileConflictException extends TierlockException {

@@ -129,6 +129,12 @@ record LockfileHead(ObjectVersion version, List<String> lineage) {
     return new ObjectMetadata(Map.of(ObjectMetadata.COMMIT_ID, commitId, HISTORY, history.toString()));
   }
 
+  /** Returns whether {@code capacity} bytes of metadata hold commit id {@code commitId} ({@link #metadataOf} succeeds). */
+  static boolean holdsCommitId(int capacity, String commitId) {
+    return Math.min(capacity, ObjectMetadata.MAX_BYTES) - METADATA_MARGIN - ObjectMetadata.COMMIT_ID.length()
+        - commitId.length() >= 0;
+  }
+
   /**
    * Returns how many commit ids of {@code idLength} characters a lineage keeps in {@code capacity}
    * bytes of metadata: the write's own id and its history.

@@ -14,8 +14,8 @@ import org.jspecify.annotations.Nullable;
  *       lineage back and publishes it again only if it provably did not land.
  *   <li>{@link PendingChange.State#OUTCOME_UNKNOWN}: the lineage cannot prove it either way. The
  *       change is kept and every transaction on this checkout fails with this exception until the
- *       caller decides: {@link LockfileTransaction#reapplyPending()} (never reverts another
- *       checkout's change to the same entry) or {@link LockfileTransaction#discardPending()}; on the
+ *       caller decides: {@link LockfileTransaction#reapplyPending()} (leaves alone an entry
+ *       another checkout changed to another value; sets again one still at its old value) or {@link LockfileTransaction#discardPending()}; on the
  *       command line {@code tierlock pending apply} or {@code tierlock pending discard}.
  *   <li>{@link PendingChange.State#UNREADABLE}: the record cannot be read (damaged, or written by a
  *       newer Tierlock); every transaction fails until it is discarded.
@@ -74,7 +74,9 @@ public final class LockfileOutcomeUnknownException extends TierlockException {
       case OUTCOME_UNKNOWN -> "Cannot confirm lockfile change to " + target + commit + ": "
           + pending.reason().orElse("its landing cannot be proven") + "; the change (" + change + ") is kept in "
           + pending.record() + " and every transaction on this checkout fails until you re-apply it (tierlock pending"
-          + " apply: entries another checkout changed since are left alone) or discard it (tierlock pending discard)";
+          + " apply: an entry another checkout changed to another value since is left alone; one still at the value the"
+          + " change was made on is set again, even where another checkout set it back to that value after the change"
+          + " landed) or discard it (tierlock pending discard)";
       default -> "Cannot confirm lockfile change to " + target + commit + ": its write went unanswered and reading the"
           + " shared lockfile back failed; the change (" + change + ") is kept in " + pending.record() + " and the next"
           + " transaction on this checkout settles it from the lineage, publishing it again only if it did not land";

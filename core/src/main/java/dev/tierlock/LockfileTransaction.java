@@ -6,6 +6,7 @@ import dev.tierlock.spi.DatastoreBusyException;
 import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.spi.DatastoreUnsafeException;
 import dev.tierlock.spi.OutcomeUnknownException;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -14,6 +15,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -114,7 +116,7 @@ public final class LockfileTransaction {
           "A change of this checkout is pending (" + p.describe() + "); " + (p.blocksTransactions()
               ? "every transaction on this checkout fails until it is re-applied or discarded"
               : "the next transaction settles it")));
-      SyncPort.Fetched fetched = fetch();
+      SyncPort.Fetched fetched = fetch(settings.port()::refreshCache);
       return new TransactionResult(TransactionStatus.NO_CHANGE, LockfileDelta.EMPTY, 0, warnings, fetched.lockfile());
     } finally {
       running.remove(self);
@@ -133,9 +135,12 @@ public final class LockfileTransaction {
 
   /**
    * Resolves a pending change by re-applying it, in a transaction like {@link #run}: each name is
-   * rebased onto the shared lockfile as it is now, so a name another checkout changed since the
-   * change was made is never reverted (it is reported as a conflict); a write provably landed is
-   * not applied twice. This is how an {@link PendingChange.State#OUTCOME_UNKNOWN} change is
+   * rebased onto the shared lockfile as it is now, so a name another checkout changed to another
+   * value since the change was made is left alone (it is reported as a conflict), and a name still
+   * at the value the change was made on is set again; a write provably landed is not applied twice.
+   * For a change whose landing could not be proven, that is the caller's decision the lineage
+   * could not make: if the change did land and another checkout then set one of its names back to
+   * the old value, re-applying sets it again. Look at the shared lockfile first when that matters. This is how an {@link PendingChange.State#OUTCOME_UNKNOWN} change is
    * published after all; for any other pending change it is what the next {@link #run} does anyway.
    *
    * @return how it ended ({@link TransactionStatus#NO_CHANGE} when nothing is pending or everything
@@ -169,6 +174,11 @@ public final class LockfileTransaction {
       }
       return view;
     }
+  }
+
+  /** Returns the file of this checkout's pending-change record. */
+  Path pendingRecord() {
+    return settings.pending().path();
   }
 
   /** Whether this run resolves a pending change the caller decided on. */
@@ -228,7 +238,7 @@ public final class LockfileTransaction {
     LockfileDelta delta = ChangeEditor.deltaOf(fetched.lockfile(), own.applyTo(start), names);
     List<TierPath> deletions = new ArrayList<>(replay.deletions());
     editor.deletions().stream().filter(p -> !deletions.contains(p)).forEach(deletions::add);
-    if (delta.isEmpty() && deletions.isEmpty()) {
+    if (delta.isEmpty() && deletions.isEmpty() && replay.priors().isEmpty()) {
       if (!(stored instanceof PendingRecord.None)) {
         clearQuietly(warnings);
       }
@@ -241,7 +251,8 @@ public final class LockfileTransaction {
     }
     Set<ExtensionName> earlier = stored instanceof PendingRecord.Change c ? c.delta().names() : Set.of();
     PublishLoop loop = new PublishLoop(settings, new Deadline(settings.clock(), deadline), warnings, delta, fetched,
-        live, deletions, earlier, replay.conflicts().stream().map(LockfileTransaction::dropNotice).toList());
+        live, deletions, earlier, replay.conflicts().stream().map(LockfileTransaction::dropNotice).toList(),
+        replay.priors());
     PublishLoop.Ending ending = loop.run();
     List<LockfileConflictException.Conflict> conflicts = new ArrayList<>(replay.conflicts());
     conflicts.addAll(loop.conflicts());
@@ -250,6 +261,11 @@ public final class LockfileTransaction {
           published.lockfile()), conflicts, null, warnings);
     }
     forgetNotices(warnings);
+    for (LockfileConflictException.Conflict conflict : conflicts) {
+      // the worse outcome is the exception; the conflicts travel in its message
+      warn(warnings, "Kept another checkout's value of " + conflict.describe() + " (" + LockfileConflictException.CODE
+          + ")");
+    }
     if (ending instanceof PublishLoop.Ending.Unpublished unpublished) {
       if (settings.policy() == PublishFailurePolicy.THROW) {
         return conclude(null, conflicts, new ManagedConfigUnpublishedException(describe(), loop.left(),
@@ -266,8 +282,8 @@ public final class LockfileTransaction {
 
   /** What a pending record contributes to a run. */
   private record Replay(LockfileDelta delta, List<TierPath> deletions, Set<ExtensionName> live,
-      List<LockfileConflictException.Conflict> conflicts) {
-    static final Replay NONE = new Replay(LockfileDelta.EMPTY, List.of(), Set.of(), List.of());
+      List<LockfileConflictException.Conflict> conflicts, List<PendingRecord.Prior> priors) {
+    static final Replay NONE = new Replay(LockfileDelta.EMPTY, List.of(), Set.of(), List.of(), List.of());
   }
 
   /**
@@ -280,23 +296,47 @@ public final class LockfileTransaction {
     if (!(stored instanceof PendingRecord.Change change)) {
       return Replay.NONE;
     }
+    boolean reapply = resolution == Resolution.REAPPLY;
     PendingRecord.Attempt attempt = change.attempt();
-    if (attempt != null) {
-      Landing landing = settings.port().judge(attempt.commitId(), attempt.parent(), fetched.head());
-      LOG.debug("The pending change's write of commit {} to {}: {}", attempt.commitId(), describe(), landing);
-      if (landing == Landing.LANDED) {
-        return new Replay(LockfileDelta.EMPTY, change.deletions(), Set.of(), List.of());
-      }
-      if (landing == Landing.UNKNOWN && resolution != Resolution.REAPPLY) {
-        PendingRecord.Change marked = change.unknown("its write (commit " + attempt.commitId() + ") went unanswered and"
-            + " the shared lockfile has moved on (now " + (fetched.head() == null ? "absent"
-                : "version " + fetched.head().version().value()) + ") without a lineage that shows whether it landed");
-        settings.pending().write(marked);
-        throw blocked(marked, null, warnings);
+    LockfileHead now = fetched.head();
+    if (attempt != null && now != null && now.includes(attempt.commitId())) {
+      LOG.debug("The pending change's write of commit {} to {} landed", attempt.commitId(), describe());
+      return new Replay(LockfileDelta.EMPTY, change.deletions(), Set.of(), List.of(), List.of());
+    }
+    Lockfile base = change.base();
+    LockfileDelta recorded = change.delta();
+    List<PendingRecord.Prior> priors = new ArrayList<>();
+    PublishLoop.Priors judged = PublishLoop.Priors.judge(settings.port(), change.priors(), now);
+    PendingRecord.Attempt unknown = judged.unknown();
+    if (judged.landed() != null) {
+      // an earlier write of the change landed (so the latest did not): rebase from what it carried
+      base = base == null ? null : judged.landed().applyTo(base);
+      recorded = judged.rest(recorded);
+      unknown = null;
+    } else {
+      priors.addAll(judged.open());
+      if (attempt != null) {
+        Landing landing = settings.port().judge(attempt.commitId(), attempt.parent(), now);
+        LOG.debug("The pending change's write of commit {} to {}: {}", attempt.commitId(), describe(), landing);
+        if (landing == Landing.UNKNOWN) {
+          unknown = attempt;
+        } else if (landing == Landing.NOT_YET) {
+          // it may still arrive: kept in doubt beside the write this run sends
+          priors.add(new PendingRecord.Prior(new PendingRecord.Attempt(attempt.commitId(), now), change.delta()));
+        }
       }
     }
-    boolean reapply = resolution == Resolution.REAPPLY;
-    Rebase rebase = Rebase.of(change.delta(), change.base(), fetched.lockfile());
+    if (unknown != null && !reapply) {
+      PendingRecord.Change marked = change.unknown("its write (commit " + unknown.commitId() + ") went unanswered and"
+          + " the shared lockfile has moved on (now " + (now == null ? "absent" : "version " + now.version().value())
+          + ") without a lineage that shows whether it landed");
+      settings.pending().write(marked);
+      throw blocked(marked, null, warnings);
+    }
+    if (reapply) {
+      priors.clear();
+    }
+    Rebase rebase = Rebase.of(recorded, base, fetched.lockfile());
     if (!reapply) {
       for (LockfileConflictException.Conflict dropped : rebase.conflicts()) {
         warn(warnings, DROPPED + dropped.describe() + (change.base() == null
@@ -306,7 +346,7 @@ public final class LockfileTransaction {
       }
     }
     return new Replay(rebase.kept(), change.deletions(), reapply ? change.delta().names() : Set.of(),
-        reapply ? rebase.conflicts() : List.of());
+        reapply ? rebase.conflicts() : List.of(), priors);
   }
 
   private LockfileOutcomeUnknownException blocked(PendingRecord.Stored stored, @Nullable Throwable cause,
@@ -319,20 +359,20 @@ public final class LockfileTransaction {
   }
 
   /**
-   * Returns {@code result}, or throws: a conflict on this run's names after the rest was settled,
-   * with {@code failure} added as suppressed; else {@code failure}.
+   * Returns {@code result}, or throws: {@code failure} when the rest of the change is not known to
+   * be published (its message names the conflicts too, which are added as suppressed); else a
+   * conflict on this run's names, the rest being published.
    */
   private TransactionResult conclude(@Nullable TransactionResult result,
       List<LockfileConflictException.Conflict> conflicts, @Nullable RuntimeException failure, List<String> warnings) {
-    if (!conflicts.isEmpty()) {
-      LockfileConflictException conflict = new LockfileConflictException(describe(), conflicts, warnings);
-      if (failure != null) {
-        conflict.addSuppressed(failure);
-      }
-      throw conflict;
-    }
     if (failure != null) {
+      if (!conflicts.isEmpty()) {
+        failure.addSuppressed(new LockfileConflictException(describe(), conflicts, List.of()));
+      }
       throw failure;
+    }
+    if (!conflicts.isEmpty()) {
+      throw new LockfileConflictException(describe(), conflicts, warnings);
     }
     if (result == null) {
       throw new IllegalStateException("Cannot conclude a transaction with neither a result nor a failure");
@@ -352,8 +392,12 @@ public final class LockfileTransaction {
   }
 
   private SyncPort.Fetched fetch() {
+    return fetch(settings.port()::hydrate);
+  }
+
+  private SyncPort.Fetched fetch(Supplier<SyncPort.Fetched> how) {
     try {
-      return settings.port().hydrate();
+      return how.get();
     } catch (DatastoreUnavailableException | DatastoreBusyException | OutcomeUnknownException e) {
       throw new ManagedLockfileUnavailableException("Cannot fetch the shared lockfile from " + describe(), e);
     }
@@ -375,7 +419,7 @@ public final class LockfileTransaction {
   private void forgetNotices(List<String> warnings) {
     try {
       if (settings.pending().read() instanceof PendingRecord.Change c && !c.notices().isEmpty()) {
-        settings.pending().write(new PendingRecord.Change(c.delta(), c.base(), c.deletions(), c.attempt(), c.unknown()));
+        settings.pending().write(c.withoutNotices());
       }
     } catch (LocalFileException e) {
       warn(warnings, e.getMessage() + "; what it notes is told again by the next transaction");

@@ -1,7 +1,9 @@
 package dev.tierlock;
 
 import dev.tierlock.internal.AtomicFileWriter;
-
+import dev.tierlock.archive.ExtensionArchiveKey;
+import dev.tierlock.spi.DatastoreIdentity;
+import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectVersion;
 import java.io.IOException;
 import java.io.InputStream;
@@ -27,9 +29,15 @@ import org.jspecify.annotations.Nullable;
  * once it is published, the write in flight (its commit id and parent version, judged by the
  * lineage), and, once its landing cannot be proven, that verdict.
  *
- * <p>Format version 3, compact JSON: {@code {"version":3,"upserts":{name:entry},"removals":[name],
+ * <p>The record is bound to one lockfile of one datastore: it names both, and a record that names
+ * another lockfile or datastore (a checkout pointed elsewhere since) is unreadable here, never
+ * published into the wrong lockfile. Its deletions may name only extension archives.
+ *
+ * <p>Format version 3, compact JSON: {@code {"version":3,"lockfile":key,"datastore":identity,
+ * "upserts":{name:entry},"removals":[name],
  * "base":{name:entry},"deletions":[path],"attempt":{"commit":id,"parentVersion":v,"parentLineage":
- * ids},"outcome":"unknown","reason":text,"notices":[text]}}, optional members omitted. Versions 1 and 2 (earlier
+ * ids},"priors":[{"commit":id,"parentVersion":v,"parentLineage":ids,"upserts":{...},"removals":[...]}],
+ * "outcome":"unknown","reason":text,"notices":[text]}}, optional members omitted. Versions 1 and 2 (earlier
  * Tierlock, or the original tool's record without a base) are read; a version-2 record of an
  * interrupted change ({@code "incomplete":true}) reads as outcome unknown. A newer version is
  * refused, never overwritten. Not thread-safe: callers hold the checkout's transaction lock.
@@ -43,13 +51,33 @@ final class PendingRecord {
   static final int FORMAT_VERSION = 3;
 
   private final Path path;
+  private final ObjectKey lockfileKey;
+  private final String datastore;
 
-  PendingRecord(Path stateDirectory) {
-    this.path = stateDirectory.toAbsolutePath().normalize().resolve(FILE_NAME);
+  /**
+   * A record of the lockfile {@code namespace} names in {@code datastore}: {@code <state>/}{@value
+   * #FILE_NAME} without a namespace, {@code <state>/namespaces/<ns>/}{@value #FILE_NAME} with one,
+   * so a checkout used with two namespaces keeps one record for each.
+   */
+  PendingRecord(Path stateDirectory, Namespace namespace, DatastoreIdentity datastore) {
+    Path state = stateDirectory.toAbsolutePath().normalize();
+    this.path = namespace.name().map(n -> state.resolve("namespaces").resolve(n)).orElse(state).resolve(FILE_NAME);
+    this.lockfileKey = namespace.key(TierPath.LOCKFILE);
+    this.datastore = datastore.toString();
   }
 
   /** A lockfile write that was sent, or about to be: its commit id and the version it was conditioned on. */
   record Attempt(String commitId, @Nullable LockfileHead parent) {}
+
+  /**
+   * An earlier write of this change that went unanswered and may still land: it was conditioned on
+   * the same version as the change's base, which was still current when last seen. At most one of
+   * the writes conditioned on one version lands; if this one does, it carried {@code delta}.
+   *
+   * @param attempt its commit id and parent
+   * @param delta what it carried, made on that parent
+   */
+  record Prior(Attempt attempt, LockfileDelta delta) {}
 
   /** What the file holds. */
   sealed interface Stored {}
@@ -68,28 +96,48 @@ final class PendingRecord {
    * @param unknown why its landing cannot be proven, once that is the verdict
    * @param notices what a run that wrote this record dropped (a name another checkout changed
    *     since), for the next run to report should that run die before it could tell its caller
+   * @param priors earlier writes of this change that may still land, all conditioned on the
+   *     version it was made on
    */
   record Change(LockfileDelta delta, @Nullable Lockfile base, List<TierPath> deletions, @Nullable Attempt attempt,
-      @Nullable String unknown, List<String> notices) implements Stored {
+      @Nullable String unknown, List<String> notices, List<Prior> priors) implements Stored {
     Change {
       deletions = List.copyOf(deletions);
       notices = List.copyOf(notices);
+      priors = List.copyOf(priors);
     }
 
-    /** A change with no notices. */
+    /** A change with no notices and no earlier writes in doubt. */
     Change(LockfileDelta delta, @Nullable Lockfile base, List<TierPath> deletions, @Nullable Attempt attempt,
         @Nullable String unknown) {
-      this(delta, base, deletions, attempt, unknown, List.of());
+      this(delta, base, deletions, attempt, unknown, List.of(), List.of());
     }
 
     /** Returns this change with the write in flight set (or cleared). */
     Change withAttempt(@Nullable Attempt value) {
-      return new Change(delta, base, deletions, value, unknown, notices);
+      return new Change(delta, base, deletions, value, unknown, notices, priors);
     }
 
     /** Returns this change judged unprovable for {@code reason}. */
     Change unknown(String reason) {
-      return new Change(delta, base, deletions, attempt, reason, notices);
+      return new Change(delta, base, deletions, attempt, reason, notices, priors);
+    }
+
+    /** Returns this change without its notices. */
+    Change withoutNotices() {
+      return new Change(delta, base, deletions, attempt, unknown, List.of(), priors);
+    }
+
+    /** Returns the commit ids of every write of this change that may have landed, the latest first. */
+    List<String> commitIds() {
+      List<String> ids = new ArrayList<>();
+      if (attempt != null) {
+        ids.add(attempt.commitId());
+      }
+      for (int i = priors.size() - 1; i >= 0; i--) {
+        ids.add(priors.get(i).attempt().commitId());
+      }
+      return ids;
     }
   }
 
@@ -128,10 +176,10 @@ final class PendingRecord {
   /** Returns how a stored record looks to callers, or null when there is none. */
   @Nullable PendingChange view(Stored stored) {
     if (stored instanceof Change change) {
+      List<String> ids = change.commitIds();
       PendingChange.State state = change.unknown() != null ? PendingChange.State.OUTCOME_UNKNOWN
-          : change.attempt() != null ? PendingChange.State.IN_FLIGHT : PendingChange.State.UNPUBLISHED;
-      return new PendingChange(state, change.delta(), change.attempt() == null ? null : change.attempt().commitId(),
-          change.unknown(), path);
+          : !ids.isEmpty() ? PendingChange.State.IN_FLIGHT : PendingChange.State.UNPUBLISHED;
+      return new PendingChange(state, change.delta(), ids.isEmpty() ? null : ids.get(0), change.unknown(), path);
     }
     if (stored instanceof Unreadable unreadable) {
       return new PendingChange(PendingChange.State.UNREADABLE, LockfileDelta.EMPTY, null, unreadable.reason(), path);
@@ -147,10 +195,9 @@ final class PendingRecord {
   void write(Change change) {
     Map<String, JsonValue> members = new LinkedHashMap<>();
     members.put("version", new JsonValue.Num(Integer.toString(FORMAT_VERSION)));
-    Map<String, JsonValue> upserts = new LinkedHashMap<>();
-    change.delta().upserts().forEach((name, entry) -> upserts.put(name.value(), entry.toJson()));
-    members.put("upserts", new JsonValue.Obj(upserts));
-    members.put("removals", strings(change.delta().removals().stream().map(ExtensionName::value).toList()));
+    members.put("lockfile", new JsonValue.Str(lockfileKey.value()));
+    members.put("datastore", new JsonValue.Str(datastore));
+    members.putAll(deltaMembers(change.delta()));
     Lockfile base = change.base() == null ? Lockfile.EMPTY : change.base().restrictedTo(change.delta().names());
     Map<String, JsonValue> baseEntries = new LinkedHashMap<>();
     base.entries().forEach((name, entry) -> baseEntries.put(name.value(), entry.toJson()));
@@ -160,13 +207,16 @@ final class PendingRecord {
     }
     Attempt attempt = change.attempt();
     if (attempt != null) {
-      Map<String, JsonValue> a = new LinkedHashMap<>();
-      a.put("commit", new JsonValue.Str(attempt.commitId()));
-      if (attempt.parent() != null) {
-        a.put("parentVersion", new JsonValue.Str(attempt.parent().version().value()));
-        a.put("parentLineage", new JsonValue.Str(attempt.parent().lineageText()));
+      members.put("attempt", new JsonValue.Obj(attemptMembers(attempt)));
+    }
+    if (!change.priors().isEmpty()) {
+      List<JsonValue> priors = new ArrayList<>();
+      for (Prior prior : change.priors()) {
+        Map<String, JsonValue> m = attemptMembers(prior.attempt());
+        m.putAll(deltaMembers(prior.delta()));
+        priors.add(new JsonValue.Obj(m));
       }
-      members.put("attempt", new JsonValue.Obj(a));
+      members.put("priors", new JsonValue.Arr(priors));
     }
     if (change.unknown() != null) {
       members.put("outcome", new JsonValue.Str("unknown"));
@@ -181,6 +231,25 @@ final class PendingRecord {
     } catch (IOException e) {
       throw new LocalFileException("Cannot write pending-change record " + path + ": " + e.getMessage(), e);
     }
+  }
+
+  private static Map<String, JsonValue> attemptMembers(Attempt attempt) {
+    Map<String, JsonValue> a = new LinkedHashMap<>();
+    a.put("commit", new JsonValue.Str(attempt.commitId()));
+    if (attempt.parent() != null) {
+      a.put("parentVersion", new JsonValue.Str(attempt.parent().version().value()));
+      a.put("parentLineage", new JsonValue.Str(attempt.parent().lineageText()));
+    }
+    return a;
+  }
+
+  private static Map<String, JsonValue> deltaMembers(LockfileDelta delta) {
+    Map<String, JsonValue> m = new LinkedHashMap<>();
+    Map<String, JsonValue> upserts = new LinkedHashMap<>();
+    delta.upserts().forEach((name, entry) -> upserts.put(name.value(), entry.toJson()));
+    m.put("upserts", new JsonValue.Obj(upserts));
+    m.put("removals", strings(delta.removals().stream().map(ExtensionName::value).toList()));
+    return m;
   }
 
   /**
@@ -198,7 +267,7 @@ final class PendingRecord {
     }
   }
 
-  private static Stored parse(String text) throws LockfileCodec.EntryProblem {
+  private Stored parse(String text) throws LockfileCodec.EntryProblem {
     if (!(JsonValue.parse(text) instanceof JsonValue.Obj obj)) {
       throw new IllegalArgumentException("the record is not a JSON object");
     }
@@ -214,21 +283,27 @@ final class PendingRecord {
     if (version < 1) {
       throw new IllegalArgumentException("the record has format version " + version);
     }
-    Map<ExtensionName, LockfileEntry> upserts = entries(m.get("upserts"), "upserts");
-    TreeSet<ExtensionName> removals = new TreeSet<>();
-    for (String name : strings(m.get("removals"), "removals")) {
-      if (!ExtensionName.isValid(name)) {
-        throw new IllegalArgumentException("\"removals\" holds something that is not an extension name: " + name);
-      }
-      removals.add(ExtensionName.of(name));
+    if (m.containsKey("lockfile") && !(m.get("lockfile") instanceof JsonValue.Str key && key.value().equals(lockfileKey.value()))) {
+      throw new IllegalArgumentException("the record was made for another lockfile (" + m.get("lockfile").toCompactString()
+          + "), not " + lockfileKey);
     }
-    LockfileDelta delta = new LockfileDelta(upserts, removals);
+    if (m.containsKey("datastore") && !(m.get("datastore") instanceof JsonValue.Str store && store.value().equals(datastore))) {
+      throw new IllegalArgumentException("the record was made for datastore " + m.get("datastore").toCompactString()
+          + ", not " + datastore + " (this checkout's datastore now); run with that datastore to publish it, or"
+          + " discard it");
+    }
+    LockfileDelta delta = delta(m);
     List<TierPath> deletions = new ArrayList<>();
     for (String p : strings(m.get("deletions"), "deletions")) {
-      deletions.add(TierPath.of(p));
+      TierPath path = TierPath.of(p);
+      if (ExtensionArchiveKey.fromTierPath(path).isEmpty()) {
+        throw new IllegalArgumentException("\"deletions\" holds " + p + ", which is not an extension archive (only"
+            + " archives a change superseded are deleted after it is published)");
+      }
+      deletions.add(path);
     }
     Lockfile base = m.containsKey("base") ? Lockfile.of(entries(m.get("base"), "base")) : null;
-    Attempt attempt = attempt(m.get("attempt"));
+    Attempt attempt = m.get("attempt") == null ? null : attempt(m.get("attempt"));
     String unknown = null;
     if (m.get("outcome") instanceof JsonValue.Str outcome) {
       if (!outcome.value().equals("unknown")) {
@@ -243,13 +318,34 @@ final class PendingRecord {
           + " the interrupted change did is not in the record";
       base = base == null ? null : base.restrictedTo(delta.names());
     }
-    return new Change(delta, base, deletions, attempt, unknown, strings(m.get("notices"), "notices"));
+    List<Prior> priors = new ArrayList<>();
+    if (m.containsKey("priors")) {
+      if (!(m.get("priors") instanceof JsonValue.Arr arr)) {
+        throw new IllegalArgumentException("\"priors\" is not an array");
+      }
+      for (JsonValue item : arr.items()) {
+        if (!(item instanceof JsonValue.Obj prior)) {
+          throw new IllegalArgumentException("\"priors\" holds something that is not an object");
+        }
+        priors.add(new Prior(attempt(prior), delta(prior.members())));
+      }
+    }
+    return new Change(delta, base, deletions, attempt, unknown, strings(m.get("notices"), "notices"), priors);
   }
 
-  private static @Nullable Attempt attempt(@Nullable JsonValue raw) {
-    if (raw == null) {
-      return null;
+  private static LockfileDelta delta(Map<String, JsonValue> m) throws LockfileCodec.EntryProblem {
+    Map<ExtensionName, LockfileEntry> upserts = entries(m.get("upserts"), "upserts");
+    TreeSet<ExtensionName> removals = new TreeSet<>();
+    for (String name : strings(m.get("removals"), "removals")) {
+      if (!ExtensionName.isValid(name)) {
+        throw new IllegalArgumentException("\"removals\" holds something that is not an extension name: " + name);
+      }
+      removals.add(ExtensionName.of(name));
     }
+    return new LockfileDelta(upserts, removals);
+  }
+
+  private static Attempt attempt(JsonValue raw) {
     if (!(raw instanceof JsonValue.Obj obj) || !(obj.members().get("commit") instanceof JsonValue.Str commit)
         || !LockfileHead.isCommitId(commit.value())) {
       throw new IllegalArgumentException("\"attempt\" is not an object with a valid \"commit\"");

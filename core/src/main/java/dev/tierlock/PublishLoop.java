@@ -5,6 +5,7 @@ import dev.tierlock.internal.Backoff;
 import dev.tierlock.internal.Deadline;
 import dev.tierlock.spi.DatastoreBusyException;
 import dev.tierlock.spi.DatastoreUnavailableException;
+import dev.tierlock.spi.DatastoreUnsafeException;
 import dev.tierlock.spi.OutcomeUnknownException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,10 +30,13 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Refused</b> (a newer lockfile): fetch again and rebase the change name by name ({@link
  *       Rebase}); a name another checkout changed meanwhile is never reverted: it is dropped, as a
  *       conflict of this run's change or, for a replayed pending name, a warning.
- *   <li><b>No answer</b>: the write is in flight. The lineage read back decides: landed, done; not
- *       landed, rebase and retry; neither provable, the record is marked {@link
- *       PendingChange.State#OUTCOME_UNKNOWN} and the run fails. When no read-back succeeds before
- *       the deadline, the run fails with the write still in flight; the next run settles it.
+ *   <li><b>No answer</b>: the write is in flight. The lineage read back decides ({@link Landing}):
+ *       landed, done; not landed yet (its parent is current), sent again with the same commit id,
+ *       since the first request may still arrive; not landed (its parent has another successor),
+ *       rebase and retry under a new id; neither provable, the record is marked {@link
+ *       PendingChange.State#OUTCOME_UNKNOWN} and the run fails. A write in doubt stays in doubt,
+ *       through refusals and failed sends, until a lineage settles it. When none does before the
+ *       deadline, the run fails with the write still in flight; the next run settles it.
  *   <li><b>Store unavailable or busy</b>: wait with jittered backoff and retry within the deadline
  *       and the most attempts; then the record keeps the change, unpublished.
  * </ul>
@@ -67,7 +71,13 @@ final class PublishLoop {
   private LockfileDelta delta;
   private LockfileDelta landed = LockfileDelta.EMPTY;
   private SyncPort.Fetched base;
-  private PendingRecord.@Nullable Attempt inFlight;
+  /**
+   * A write of this change that went unanswered and may still land: its parent was current when
+   * last seen. Every later send reuses its commit id while it stays in doubt.
+   */
+  private PendingRecord.@Nullable Attempt doubt;
+  /** Earlier writes of this change (by an earlier run) that may still land, on the same parent as the base. */
+  private List<PendingRecord.Prior> priors;
   private int attempts;
 
   /**
@@ -86,6 +96,20 @@ final class PublishLoop {
   PublishLoop(TransactionSettings settings, Deadline deadline, List<String> warnings, LockfileDelta delta,
       SyncPort.Fetched base, Set<ExtensionName> live, List<TierPath> deletions, Set<ExtensionName> earlier,
       List<String> earlierDrops) {
+    this(settings, deadline, warnings, delta, base, live, deletions, earlier, earlierDrops, List.of());
+  }
+
+  /**
+   * Prepares the loop for a change whose earlier writes went unanswered and may still land: they
+   * were conditioned on {@code base}'s version, which is current. Every fetch judges them too: when
+   * one landed, what is left is rebased from what it carried.
+   *
+   * @param priors those writes, oldest first
+   */
+  PublishLoop(TransactionSettings settings, Deadline deadline, List<String> warnings, LockfileDelta delta,
+      SyncPort.Fetched base, Set<ExtensionName> live, List<TierPath> deletions, Set<ExtensionName> earlier,
+      List<String> earlierDrops, List<PendingRecord.Prior> priors) {
+    this.priors = List.copyOf(priors);
     this.settings = settings;
     this.deadline = deadline;
     this.warnings = warnings;
@@ -111,6 +135,7 @@ final class PublishLoop {
     while (attempts == 0 || (attempts < settings.maxAttempts() && !deadline.hasPassed())) {
       attempts++;
       boolean writing = false;
+      PendingRecord.Attempt sending = null;
       try {
         if (refetch) {
           Ending settled = rebaseOntoFresh();
@@ -122,39 +147,56 @@ final class PublishLoop {
         if (delta.isEmpty()) {
           return finish(base.lockfile());
         }
-        String commitId = settings.nextCommitId();
-        PendingRecord.Attempt attempt = new PendingRecord.Attempt(commitId, base.head());
+        // a write in doubt is sent again as the same commit: of the two, at most one lands
+        PendingRecord.Attempt attempt = new PendingRecord.Attempt(
+            doubt != null ? doubt.commitId() : settings.nextCommitId(), base.head());
+        sending = attempt;
+        settings.port().commitMetadata(attempt.commitId(), attempt.parent());
         // the record a crash may leave: it carries what this run dropped, for the next run to tell
-        settings.pending().write(new PendingRecord.Change(delta, base.lockfile(), deletions, attempt, null, notices()));
-        inFlight = attempt;
+        settings.pending().write(new PendingRecord.Change(delta, base.lockfile(), deletions, attempt, null, notices(),
+            priors));
         writing = true;
         Lockfile publishing = delta.applyTo(base.lockfile());
-        SyncPort.Outcome outcome = settings.port().publish(publishing, base.head(), commitId);
+        SyncPort.Outcome outcome = settings.port().publish(publishing, base.head(), attempt.commitId());
         if (outcome instanceof SyncPort.Outcome.Landed ok) {
-          inFlight = null;
+          doubt = null;
+          priors = List.of();
           settings.port().remember(publishing, ok.head()).ifPresent(warnings::add);
           return finish(publishing);
         }
         if (outcome instanceof SyncPort.Outcome.Unprovable unprovable) {
-          return unprovable(commitId, unprovable.now(), null);
+          return unprovable(attempt, unprovable.now(), null);
         }
-        LOG.debug("Publish to {} met a newer lockfile; fetching it again", settings.port().describe());
-        inFlight = null;
-        refetch = true;
-        last = null;
-        continue;
+        if (outcome instanceof SyncPort.Outcome.NotYet notYet) {
+          LOG.debug("The write of commit {} to {} went unanswered and has not landed yet; sending it again",
+              attempt.commitId(), settings.port().describe());
+          doubt = new PendingRecord.Attempt(attempt.commitId(), notYet.now());
+          base = new SyncPort.Fetched(notYet.now(), base.lockfile());
+          last = null;
+        } else {
+          // refused: a newer lockfile (an earlier send of a commit in doubt may be what made it)
+          LOG.debug("Publish to {} met a newer lockfile; fetching it again", settings.port().describe());
+          refetch = true;
+          last = null;
+          continue;
+        }
       } catch (OutcomeUnknownException e) {
+        if (sending != null) {
+          doubt = sending;
+        }
         refetch = true;
         last = e;
       } catch (DatastoreUnavailableException | DatastoreBusyException e) {
-        if (writing) {
-          inFlight = null;
-        } else {
-          refetch = refetch || inFlight != null;
+        // refused before it could land: a commit in doubt stays in doubt; a failed fetch is tried again
+        last = e;
+      } catch (DatastoreUnsafeException e) {
+        if (doubt == null) {
+          throw e;
         }
         last = e;
+        break;
       } catch (LocalFileException e) {
-        if (!writing && inFlight == null) {
+        if (!writing && doubt == null) {
           throw e;
         }
         last = e;
@@ -173,38 +215,66 @@ final class PublishLoop {
         break;
       }
     }
-    PendingRecord.Attempt open = inFlight;
+    PendingRecord.Attempt open = doubt;
     if (open != null) {
       return new Ending.InFlight(open.commitId(), last);
+    }
+    if (!priors.isEmpty()) {
+      // an earlier write may still land: the change stays in flight
+      settings.pending().write(new PendingRecord.Change(delta, base.lockfile(), deletions, null, null, List.of(), priors));
+      return new Ending.InFlight(priors.get(priors.size() - 1).attempt().commitId(), last);
     }
     settings.pending().write(new PendingRecord.Change(delta, base.lockfile(), deletions, null, null));
     return new Ending.Unpublished(last);
   }
 
   /**
-   * Fetches the shared lockfile again; settles a write in flight by its lineage; rebases what is
+   * Fetches the shared lockfile again; settles a write in doubt by its lineage; rebases what is
    * left onto the fresh lockfile.
    *
    * @return the ending when the loop is over (landed with nothing left, or unprovable), else null
    */
   private @Nullable Ending rebaseOntoFresh() {
     SyncPort.Fetched fresh = settings.port().hydrate();
-    PendingRecord.Attempt attempt = inFlight;
-    if (attempt != null) {
-      Landing landing = settings.port().judge(attempt.commitId(), attempt.parent(), fresh.head());
-      LOG.debug("The unanswered write of commit {} to {}: {}", attempt.commitId(), settings.port().describe(), landing);
-      if (landing == Landing.UNKNOWN) {
-        return unprovable(attempt.commitId(), fresh.head(), null);
+    Lockfile from = base.lockfile();
+    PendingRecord.Attempt attempt = doubt;
+    if (attempt != null && fresh.head() != null && fresh.head().includes(attempt.commitId())) {
+      LOG.debug("The unanswered write of commit {} to {} landed", attempt.commitId(), settings.port().describe());
+      doubt = null;
+      priors = List.of();
+      landed = landed.then(delta);
+      delta = LockfileDelta.EMPTY;
+      base = fresh;
+      return finish(fresh.lockfile());
+    }
+    Priors judged = Priors.judge(settings.port(), priors, fresh.head());
+    if (judged.landed() != null) {
+      // an earlier write landed: this one cannot have; what is left is rebased from what it carried
+      LOG.debug("An earlier unanswered write of this change to {} landed", settings.port().describe());
+      doubt = null;
+      priors = List.of();
+      landed = landed.then(judged.landed());
+      delta = judged.rest(delta);
+      from = judged.landed().applyTo(from);
+    } else {
+      if (judged.unknown() != null) {
+        return unprovable(judged.unknown(), fresh.head(), null);
       }
-      inFlight = null;
-      if (landing == Landing.LANDED) {
-        landed = landed.then(delta);
-        delta = LockfileDelta.EMPTY;
-        base = fresh;
-        return finish(fresh.lockfile());
+      priors = judged.open();
+      if (attempt != null) {
+        Landing landing = settings.port().judge(attempt.commitId(), attempt.parent(), fresh.head());
+        LOG.debug("The unanswered write of commit {} to {}: {}", attempt.commitId(), settings.port().describe(), landing);
+        switch (landing) {
+          case UNKNOWN -> {
+            return unprovable(attempt, fresh.head(), null);
+          }
+          // its parent is current (same bytes): the rebase below keeps the change as it is
+          case NOT_YET -> doubt = new PendingRecord.Attempt(attempt.commitId(), fresh.head());
+          default -> doubt = null;
+        }
       }
     }
-    Rebase rebase = Rebase.of(delta, base.lockfile(), fresh.lockfile());
+    Rebase rebase = Rebase.of(delta, from, fresh.lockfile());
     conflicts.addAll(rebase.conflictsOn(live));
     for (LockfileConflictException.Conflict dropped : rebase.conflictsOutside(live)) {
       warn(LockfileTransaction.dropNotice(dropped));
@@ -214,12 +284,59 @@ final class PublishLoop {
     return null;
   }
 
-  private Ending unprovable(String commitId, @Nullable LockfileHead now, @Nullable RuntimeException cause) {
+  /**
+   * What the shared lockfile says of a change's earlier writes in doubt, all conditioned on one
+   * version: the one that landed (at most one can), else those that still may, and one whose
+   * landing cannot be proven.
+   *
+   * @param landed what the write that landed carried, or null
+   * @param open the writes that have not landed yet and still may (their parent is current)
+   * @param unknown a write the lineage can prove neither way, or null
+   */
+  record Priors(@Nullable LockfileDelta landed, List<PendingRecord.Prior> open, PendingRecord.@Nullable Attempt unknown) {
+
+    /**
+     * Returns what of {@code delta} the write that landed did not already publish: the names whose
+     * target differs from what it carried.
+     */
+    LockfileDelta rest(LockfileDelta delta) {
+      LockfileDelta done = landed;
+      if (done == null) {
+        return delta;
+      }
+      return delta.without(delta.names().stream()
+          .filter(n -> done.names().contains(n) && done.target(n).equals(delta.target(n))).toList());
+    }
+
+    /** Judges {@code priors} against {@code now}. */
+    static Priors judge(SyncPort port, List<PendingRecord.Prior> priors, @Nullable LockfileHead now) {
+      List<PendingRecord.Prior> open = new ArrayList<>();
+      PendingRecord.Attempt unknown = null;
+      for (PendingRecord.Prior prior : priors) {
+        PendingRecord.Attempt attempt = prior.attempt();
+        switch (port.judge(attempt.commitId(), attempt.parent(), now)) {
+          case LANDED -> {
+            return new Priors(prior.delta(), List.of(), null);
+          }
+          case NOT_YET -> open.add(new PendingRecord.Prior(new PendingRecord.Attempt(attempt.commitId(), now),
+              prior.delta()));
+          case UNKNOWN -> unknown = attempt;
+          case NOT_LANDED -> { }
+        }
+      }
+      return new Priors(null, open, unknown);
+    }
+  }
+
+  private Ending unprovable(PendingRecord.Attempt attempt, @Nullable LockfileHead now,
+      @Nullable RuntimeException cause) {
+    String commitId = attempt.commitId();
     String reason = "the write of commit " + commitId + " went unanswered and the shared lockfile moved on ("
         + (now == null ? "it no longer exists" : "now version " + now.version().value()
             + now.commitId().map(id -> " of commit " + id).orElse(", written without a commit id"))
         + ") without a lineage that shows whether it landed";
-    settings.pending().write(new PendingRecord.Change(delta, base.lockfile(), deletions, inFlight, reason));
+    settings.pending().write(new PendingRecord.Change(delta, base.lockfile(), deletions, attempt, reason, List.of(),
+        priors));
     LOG.warn("Cannot confirm the lockfile change to {}: {}", settings.port().describe(), reason, cause);
     return new Ending.Unprovable(commitId, now);
   }

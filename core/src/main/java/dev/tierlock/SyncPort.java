@@ -2,9 +2,11 @@ package dev.tierlock;
 
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.DatastoreException;
+import dev.tierlock.spi.DatastoreUnsafeException;
 import dev.tierlock.spi.DeleteResult;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
+import dev.tierlock.spi.ObjectMetadata;
 import dev.tierlock.spi.OutcomeUnknownException;
 import dev.tierlock.spi.ReadCondition;
 import dev.tierlock.spi.ReadResult;
@@ -21,8 +23,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The seam between one checkout and the shared lockfile in a datastore: {@link #hydrate()} fetches
- * it (a conditional read of exactly its key; not-modified costs no download) into the checkout's
- * cache, {@link #publish} writes a new version conditional on the one it was built on, with a
+ * it (a conditional read of exactly its key; not-modified costs no download; on a store whose
+ * versions repeat, a stat instead, since only the metadata it reads shows which commit the version
+ * now is, then a read when the version changed) into the checkout's cache, {@link #publish} writes a new version conditional on the one it was built on, with a
  * fresh commit id and the parent's lineage in its metadata, and settles a lost answer by reading
  * the lineage back. The same code serves every datastore, the filesystem included, so there is
  * one fenced write path and no mode a wrapper could switch. Every key is bound to the namespace
@@ -56,6 +59,12 @@ final class SyncPort {
     /** The write did not land: its precondition failed, or the read-back proved it absent. Nothing changed. */
     enum Rejected implements Outcome { INSTANCE }
 
+    /**
+     * The answer was lost and the version it was conditioned on is still current ({@code now}, as
+     * read back): it has not landed yet and may still; send it again with the same commit id.
+     */
+    record NotYet(@Nullable LockfileHead now) implements Outcome {}
+
     /** The answer was lost and the lockfile moved on without proof either way; {@code now} is what was read back. */
     record Unprovable(@Nullable LockfileHead now) implements Outcome {}
   }
@@ -83,7 +92,20 @@ final class SyncPort {
    * @throws DatastoreException if the read fails
    */
   Fetched hydrate() {
-    return fetch(true);
+    return fetch(true, true);
+  }
+
+  /**
+   * Fetches the shared lockfile into the cache by one conditional read, as {@link #hydrate()} does
+   * on a store whose versions never repeat; on one whose versions repeat, a not-modified answer
+   * keeps the cached head, whose lineage may be stale, which is fine for reading and caching (a
+   * transaction's {@link #hydrate()} reads the metadata again before judging or publishing).
+   *
+   * @throws LockfileFormatException if the shared lockfile does not parse; nothing local changes
+   * @throws DatastoreException if the read fails
+   */
+  Fetched refreshCache() {
+    return fetch(true, false);
   }
 
   /**
@@ -94,11 +116,31 @@ final class SyncPort {
    * @throws DatastoreException if the read fails
    */
   Fetched read() {
-    return fetch(false);
+    return fetch(false, false);
   }
 
-  private Fetched fetch(boolean keep) {
+  private Fetched fetch(boolean keep, boolean exactHead) {
     Optional<LockfileCache.Entry> known = cache.current();
+    if (exactHead && known.isPresent() && datastore.versionsRepeat()) {
+      // a version that can come back says nothing of the metadata: a peer writing these bytes again
+      // brings it back with its own commit, so a not-modified answer would stand for a stale lineage
+      Optional<StoredObject> now = datastore.stat(key);
+      if (now.isPresent() && now.get().version().equals(known.get().head().version())) {
+        LockfileHead head = LockfileHead.of(now.get());
+        Lockfile lockfile = known.get().lockfile();
+        if (keep && !head.equals(known.get().head())) {
+          keepQuietly(() -> cache.keep(lockfile.bytes(), head, lockfile));
+        }
+        return new Fetched(head, lockfile);
+      }
+      if (now.isEmpty()) {
+        if (keep) {
+          keepQuietly(cache::forget);
+        }
+        return new Fetched(null, Lockfile.EMPTY);
+      }
+      known = Optional.empty();
+    }
     ReadCondition condition = known.map(e -> ReadCondition.ifNoneMatch(e.head().version())).orElse(ReadCondition.always());
     ReadResult result = datastore.read(key, condition, LockfileCodec.MAX_BYTES);
     if (result instanceof ReadResult.Found found) {
@@ -137,17 +179,17 @@ final class SyncPort {
    *
    * @return how it ended
    * @throws OutcomeUnknownException if the write went unanswered and reading back failed too
+   * @throws DatastoreUnsafeException if the store's metadata cannot hold a commit id; nothing is sent
    * @throws DatastoreException if the store failed before the write could have landed
    */
   Outcome publish(Lockfile content, @Nullable LockfileHead parent, String commitId) {
     byte[] bytes = content.bytes();
     WriteCondition condition = parent == null ? WriteCondition.mustNotExist() : WriteCondition.mustMatch(parent.version());
+    ObjectMetadata metadata = commitMetadata(commitId, parent);
     try {
-      WriteResult result = datastore.write(key, ObjectBody.of(bytes), condition,
-          LockfileHead.metadataOf(commitId, parent, datastore.maxMetadataBytes()));
+      WriteResult result = datastore.write(key, ObjectBody.of(bytes), condition, metadata);
       if (result instanceof WriteResult.Written written) {
-        return new Outcome.Landed(LockfileHead.of(written.version(),
-            LockfileHead.metadataOf(commitId, parent, datastore.maxMetadataBytes())));
+        return new Outcome.Landed(LockfileHead.of(written.version(), metadata));
       }
       return Outcome.Rejected.INSTANCE;
     } catch (OutcomeUnknownException unknown) {
@@ -163,10 +205,28 @@ final class SyncPort {
       LOG.debug("Lockfile write {} to {} went unanswered; read-back shows {}: {}", commitId, describe(), head, landing);
       return switch (landing) {
         case LANDED -> new Outcome.Landed(head != null && head.commitId().filter(commitId::equals).isPresent() ? head : null);
+        case NOT_YET -> new Outcome.NotYet(head);
         case NOT_LANDED -> Outcome.Rejected.INSTANCE;
         case UNKNOWN -> new Outcome.Unprovable(head);
       };
     }
+  }
+
+  /**
+   * Returns the metadata commit {@code commitId} built on {@code parent} carries: its id and as much
+   * of the parent's lineage as the store holds. Sends nothing.
+   *
+   * @throws DatastoreUnsafeException if the store's metadata cannot hold even the commit id: a lost
+   *     answer could never be judged there, so nothing is written to it
+   */
+  ObjectMetadata commitMetadata(String commitId, @Nullable LockfileHead parent) {
+    int capacity = datastore.maxMetadataBytes();
+    if (!LockfileHead.holdsCommitId(capacity, commitId)) {
+      throw new DatastoreUnsafeException("Cannot publish to " + describe() + ": the store's metadata capacity of "
+          + capacity + " bytes cannot hold a commit id; without one, a write whose answer is lost could never be"
+          + " judged, so Tierlock refuses to write to it", null);
+    }
+    return LockfileHead.metadataOf(commitId, parent, capacity);
   }
 
   /**

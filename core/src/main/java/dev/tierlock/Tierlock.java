@@ -65,6 +65,11 @@ public final class Tierlock implements AutoCloseable {
       public Clock clock(Tierlock tierlock) {
         return tierlock.clock;
       }
+
+      @Override
+      public Path pendingRecord(Tierlock tierlock) {
+        return tierlock.transaction.pendingRecord();
+      }
     });
   }
 
@@ -109,7 +114,7 @@ public final class Tierlock implements AutoCloseable {
     this.globalLock = lock.build();
     PulledExtensionsLock pulledExtensions = PulledExtensionsLock.builder(checkout).stateDirectory(stateDirectory)
         .clock(b.clock).sleeper(b.sleeper).build();
-    this.transaction = new LockfileTransaction(new TransactionSettings(port, new PendingRecord(stateDirectory),
+    this.transaction = new LockfileTransaction(new TransactionSettings(port, new PendingRecord(stateDirectory, namespace, datastore.identity()),
         globalLock, pulledExtensions, CheckoutLock.in(stateDirectory, b.clock, b.sleeper), b.clock, b.sleeper, b.random,
         b.policy, b.deadline, b.maxAttempts, TransactionSettings.DEFAULT_FIRST_BACKOFF,
         TransactionSettings.DEFAULT_MAX_BACKOFF, b.commitIds));

@@ -57,7 +57,7 @@ class ChangeEditorTest {
 
     assertThatThrownBy(() -> tx.run(inner -> {
       inner.put(B, ONE);
-      ((ChangeEditor) inner).deleteAfterPublish(TierPath.of("config/other"));
+      ((ChangeEditor) inner).deleteAfterPublish(TierPath.of("config/pulled-archives/@s/b/" + "b".repeat(64) + ".tar.gz"));
       inner.run(deeper -> {
         deeper.remove(A);
         throw new IllegalStateException("deep");
@@ -95,9 +95,11 @@ class ChangeEditorTest {
   }
 
   @Test
-  void theLockfilesOwnPath_isNeverDeletedThroughATransaction() {
+  void onlyAnArchive_isDeletedThroughATransaction() {
     assertThatThrownBy(() -> editor(Lockfile.EMPTY).deleteAfterPublish(TierPath.LOCKFILE))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("Cannot delete " + TierPath.LOCKFILE + " through a transaction");
+        .hasMessageStartingWith("Cannot delete " + TierPath.LOCKFILE + " through a transaction: only an extension archive");
+    assertThatThrownBy(() -> editor(Lockfile.EMPTY).deleteAfterPublish(TierPath.of("config/other")))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 }

@@ -85,8 +85,12 @@ class LandingPropertyTest {
     if (verdict == Landing.LANDED) {
       assertThat(inChain).as("judged landed, so it must be in the chain").isTrue();
     }
-    if (verdict == Landing.NOT_LANDED) {
-      assertThat(inChain).as("judged not landed, so it must not be in the chain").isFalse();
+    if (verdict == Landing.NOT_LANDED || verdict == Landing.NOT_YET) {
+      assertThat(inChain).as("judged " + verdict + ", so it must not be in the chain").isFalse();
+    }
+    if (verdict == Landing.NOT_YET) {
+      assertThat(chain.get(judged).version()).as("judged not landed yet: the parent's version is current")
+          .isEqualTo(chain.get(story.parentAt()).version());
     }
   }
 }

@@ -17,10 +17,13 @@ class PendingRecordTest {
   private static final LockfileEntry TWO = LockfileEntry.builder("2", "2026-01-02T00:00:00.000Z").checksum("c".repeat(64))
       .unknownField("future", "{\"n\":1.50}").build();
 
+  private static final dev.tierlock.spi.DatastoreIdentity STORE =
+      new dev.tierlock.spi.DatastoreIdentity("fake", "one", "", "");
+
   @TempDir Path dir;
 
   private PendingRecord record() {
-    return new PendingRecord(dir);
+    return new PendingRecord(dir, Namespace.NONE, STORE);
   }
 
   private Path file() {
@@ -38,7 +41,7 @@ class PendingRecordTest {
     LockfileDelta delta = LockfileDelta.of(java.util.Map.of(A, TWO), List.of(B));
     Lockfile base = Lockfile.of(java.util.Map.of(A, ONE, B, ONE, ExtensionName.of("@s/untouched"), ONE));
     LockfileHead parent = new LockfileHead(ObjectVersion.of("\"etag 1\""), List.of("c1", "c0"));
-    PendingRecord.Change change = new PendingRecord.Change(delta, base, List.of(TierPath.of("config/x.tar.gz")),
+    PendingRecord.Change change = new PendingRecord.Change(delta, base, List.of(TierPath.of("config/pulled-archives/@s/a/" + "a".repeat(64) + ".tar.gz")),
         new PendingRecord.Attempt("c2", parent), null);
 
     record().write(change);
@@ -99,5 +102,33 @@ class PendingRecordTest {
     assertThat(interrupted.state()).isEqualTo(PendingChange.State.OUTCOME_UNKNOWN);
     assertThat(interrupted.delta()).isEqualTo(LockfileDelta.removal(B));
     assertThat(interrupted.reason()).hasValueSatisfying(r -> assertThat(r).contains("interrupted"));
+  }
+
+  @Test
+  void aRecordIsBoundToItsLockfileAndDatastore_andNamespacesKeepOneEach() {
+    PendingRecord.Change change = new PendingRecord.Change(LockfileDelta.removal(B), Lockfile.EMPTY, List.of(), null, null);
+    record().write(change);
+
+    PendingRecord elsewhere = new PendingRecord(dir, Namespace.NONE, new dev.tierlock.spi.DatastoreIdentity("fake", "two", "", ""));
+    assertThat(elsewhere.read()).as("the same checkout pointed at another datastore")
+        .isInstanceOf(PendingRecord.Unreadable.class);
+    assertThat(((PendingRecord.Unreadable) elsewhere.read()).reason()).contains("made for datastore \"fake:// at one\"")
+        .contains("discard it");
+    PendingRecord team = new PendingRecord(dir, Namespace.of("team"), STORE);
+    assertThat(team.read()).as("another namespace has its own record").isEqualTo(PendingRecord.None.INSTANCE);
+    assertThat(team.path()).isEqualTo(dir.resolve("namespaces").resolve("team").resolve(PendingRecord.FILE_NAME));
+    team.write(change);
+    assertThat(team.read()).isEqualTo(change);
+    assertThat(record().read()).isEqualTo(change);
+  }
+
+  @Test
+  void deletionsThatAreNotArchives_makeTheRecordUnreadable() throws Exception {
+    for (String path : List.of("config/upstream_extensions.json", "config/other", "config/pulled-archives/@s/a/short.tar.gz")) {
+      Files.writeString(file(), "{\"version\":3,\"upserts\":{},\"removals\":[],\"base\":{},\"deletions\":[\"" + path
+          + "\"]}");
+      assertThat(record().read()).as(path).isInstanceOf(PendingRecord.Unreadable.class);
+      assertThat(((PendingRecord.Unreadable) record().read()).reason()).contains("not an extension archive");
+    }
   }
 }

@@ -41,7 +41,9 @@ final class PendingCommand {
           out.println(switch (change.state()) {
             case UNPUBLISHED, IN_FLIGHT -> "the next transaction on this checkout settles it";
             case OUTCOME_UNKNOWN -> "every transaction on this checkout fails until you run 'tierlock pending apply'"
-                + " (entries another checkout changed since are left alone) or 'tierlock pending discard'";
+                + " (an entry another checkout changed to another value since is left alone; one still at the value"
+                + " the change was made on is set again, even where another checkout set it back to that value after"
+                + " the change landed) or 'tierlock pending discard'";
             case UNREADABLE -> "every transaction on this checkout fails until you run 'tierlock pending discard'";
           });
         }

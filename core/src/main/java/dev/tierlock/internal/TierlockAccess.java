@@ -38,6 +38,14 @@ public final class TierlockAccess {
      * @return its clock
      */
     Clock clock(Tierlock tierlock);
+
+    /**
+     * Returns the file of the checkout's pending-change record for its lockfile.
+     *
+     * @param tierlock the checkout
+     * @return the record's path (absolute), whether or not it exists
+     */
+    Path pendingRecord(Tierlock tierlock);
   }
 
   private static volatile @org.jspecify.annotations.Nullable Accessor accessor;

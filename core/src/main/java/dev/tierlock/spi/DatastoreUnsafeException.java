@@ -3,7 +3,9 @@ package dev.tierlock.spi;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The datastore does not honour write preconditions (a create-only write over an existing object succeeded), so no write to it could be safe. Tierlock refuses to write to it.
+ * The datastore does not honour write preconditions (a create-only write over an existing object
+ * succeeded), or cannot carry what a safe write needs (its metadata has no room for a commit id), so
+ * no write to it could be safe. Tierlock refuses to write to it.
  *
  * <p>Code {@code datastore_unsafe}.
  */

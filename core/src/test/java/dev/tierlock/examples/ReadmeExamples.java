@@ -53,7 +53,7 @@ final class ReadmeExamples {
     Optional<PendingChange> pending = tierlock.transaction().pending();
     if (pending.isPresent() && pending.get().blocksTransactions()) {
       // its write went unanswered and the lineage cannot tell whether it landed: decide
-      tierlock.transaction().reapplyPending();      // never reverts another checkout's change
+      tierlock.transaction().reapplyPending();      // sets again the entries still at their old value
       // or: tierlock.transaction().discardPending();
     }
     // README:end

@@ -61,7 +61,7 @@ final class BoundaryScenarios {
     TestCheckout a = f.checkout("a");
     a.put("@s/x", "1");
     byte[] cached = TransactionFixture.bytesOf(a.cachePath());
-    f.store().faults().failNext(DatastoreOperation.READ, isLockfile(), 1, Fault.UNAVAILABLE);
+    f.store().faults().failNext(f.warmFetch(), isLockfile(), 1, Fault.UNAVAILABLE);
     AtomicBoolean ran = new AtomicBoolean();
 
     assertThatThrownBy(() -> a.transaction().run(tx -> ran.set(true)))

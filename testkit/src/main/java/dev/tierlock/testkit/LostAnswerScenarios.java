@@ -98,11 +98,13 @@ final class LostAnswerScenarios {
     TestCheckout b = f.checkout("b");
     a.put("@s/x", "1");
     f.store().log().clear();
+    // armed once a's write is on its way: its read-back is the next stat
+    f.store().faults().beforeNext(DatastoreOperation.WRITE, isLockfile(), () -> f.store().faults()
+        .beforeNext(DatastoreOperation.STAT, isLockfile(), () -> {
+          f.stallPastTheLease();
+          b.put("@s/peer", "1");
+        }));
     f.store().faults().failNext(DatastoreOperation.WRITE, isLockfile(), 1, Fault.TIMEOUT_BEFORE_APPLY);
-    f.store().faults().beforeNext(DatastoreOperation.STAT, isLockfile(), () -> {
-      f.stallPastTheLease();
-      b.put("@s/peer", "1");
-    });
 
     TransactionResult result = a.put("@s/x", "2");
 
@@ -152,8 +154,9 @@ final class LostAnswerScenarios {
         .hasMessageContaining(" went unanswered and the shared lockfile has moved on (now version ")
         .hasMessageContaining(") without a lineage that shows whether it landed; the change (set @s/x 1, set @s/y 1) is"
             + " kept in " + recordOf(a) + " and every transaction on this checkout fails until you re-apply it (tierlock"
-            + " pending apply: entries another checkout changed since are left alone) or discard it (tierlock pending"
-            + " discard)");
+            + " pending apply: an entry another checkout changed to another value since is left alone; one still at the"
+            + " value the change was made on is set again, even where another checkout set it back to that value after"
+            + " the change landed) or discard it (tierlock pending discard)");
     assertBlocked(() -> a.transaction().run(tx -> { }), a, PendingChange.State.OUTCOME_UNKNOWN, "set @s/x 1, set @s/y 1");
     assertBlocked(() -> a.remove("@s/x"), a, PendingChange.State.OUTCOME_UNKNOWN, "set @s/x 1, set @s/y 1");
     TransactionResult refreshed = a.transaction().refresh();

@@ -219,7 +219,7 @@ final class PendingScenarios {
 
   /** Returns the pending-change record of {@code checkout}, which may not exist. */
   static Path recordOf(TestCheckout checkout) {
-    return checkout.tierlock().stateDirectory().resolve("managed-config-lockfile-unpublished");
+    return checkout.pendingRecordPath();
   }
 
   /**

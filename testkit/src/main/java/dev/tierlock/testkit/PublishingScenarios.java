@@ -220,11 +220,13 @@ final class PublishingScenarios {
     assertThat(f.store().log().entries()).extracting(LoggedOperation::operation, LoggedOperation::target)
         .containsExactly(
             tuple(DatastoreOperation.WRITE, GLOBAL_LOCK_KEY.value()),
-            tuple(DatastoreOperation.READ, LOCKFILE_KEY.value()),
+            tuple(f.warmFetch(), LOCKFILE_KEY.value()),
             tuple(DatastoreOperation.WRITE, LOCKFILE_KEY.value()),
             tuple(DatastoreOperation.DELETE, GLOBAL_LOCK_KEY.value()));
-    assertThat(f.store().log().entries(DatastoreOperation.READ)).singleElement()
-        .satisfies(e -> assertThat(e.condition()).startsWith("ifNoneMatch("));
+    if (f.warmFetch() == DatastoreOperation.READ) {
+      assertThat(f.store().log().entries(DatastoreOperation.READ)).singleElement()
+          .satisfies(e -> assertThat(e.condition()).startsWith("ifNoneMatch("));
+    }
   }
 
   void aWriteThatTimedOutBeforeApplying_isPublishedAgain() {

@@ -219,9 +219,10 @@ final class SyncPortScenarios {
 
     assertThat(result.status()).isEqualTo(TransactionStatus.PUBLISHED);
     assertThat(result.attempts()).isEqualTo(1);
+    boolean stats = f.warmFetch() == DatastoreOperation.STAT;
     assertThat(counted.counts()).as("lock, fetch, the one write, its read-back, unlock")
-        .containsEntry(DatastoreOperation.WRITE, 2L).containsEntry(DatastoreOperation.READ, 1L)
-        .containsEntry(DatastoreOperation.STAT, 1L).containsEntry(DatastoreOperation.DELETE, 1L);
+        .containsEntry(DatastoreOperation.WRITE, 2L).containsEntry(DatastoreOperation.READ, stats ? 0L : 1L)
+        .containsEntry(DatastoreOperation.STAT, stats ? 2L : 1L).containsEntry(DatastoreOperation.DELETE, 1L);
     assertThat(counted.total()).isEqualTo(5);
     assertThat(versions(f.shared())).containsExactly(entry("@s/x", "1"), entry("@s/y", "1"));
   }

@@ -154,6 +154,14 @@ public final class TestCheckout implements AutoCloseable {
     }
   }
 
+  /**
+   * {@return the file of the checkout's pending-change record for its lockfile, whether or not it
+   * exists (one per namespace: {@code <state>/[namespaces/<ns>/]managed-config-lockfile-unpublished})}
+   */
+  public Path pendingRecordPath() {
+    return TierlockAccess.of().pendingRecord(tierlock);
+  }
+
   /** {@return the file of the checkout's cached copy of the shared lockfile} */
   public Path cachePath() {
     return tierlock.namespace().localPath(TierlockAccess.of().cacheDirectory(tierlock), TierPath.LOCKFILE);

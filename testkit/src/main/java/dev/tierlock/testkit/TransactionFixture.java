@@ -94,6 +94,15 @@ final class TransactionFixture implements AutoCloseable {
     created.close();
   }
 
+  /**
+   * Returns the operation a warm checkout's transaction fetches with: a conditional read, or on a
+   * store whose versions repeat a stat (only the metadata it reads shows which commit a repeated
+   * version now is).
+   */
+  DatastoreOperation warmFetch() {
+    return store.versionsRepeat() ? DatastoreOperation.STAT : DatastoreOperation.READ;
+  }
+
   /** Returns the fault-injecting, logging wrapper of the store under test: what checkouts use. */
   FaultyDatastore store() {
     return store;

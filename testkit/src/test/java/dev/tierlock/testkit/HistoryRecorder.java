@@ -129,6 +129,18 @@ final class HistoryRecorder extends ForwardingDatastore {
       }
 
       @Override
+      public Optional<dev.tierlock.spi.StoredObject> stat(ObjectKey key) {
+        // a stat shows the current version: a checkout whose cache holds its bytes reads it so
+        synchronized (recorder) {
+          Optional<dev.tierlock.spi.StoredObject> result = remote.stat(key);
+          if (key.equals(lockfile)) {
+            reads.add(new Read(checkout, history.size() - 1));
+          }
+          return result;
+        }
+      }
+
+      @Override
       public void close() {
         // the remote belongs to the property
       }

@@ -247,9 +247,7 @@ final class PropertyRun {
       assertThat(op).as("a throwing change never returns").isNotEqualTo(Op.THROWS);
       ending = new TransactionModel.Ending(result.status().name(), dropped(result.warnings()), List.of(), false, true);
     } catch (LockfileConflictException e) {
-      List<TransactionModel.Dropped> conflicts = e.conflicts().stream().map(x -> new TransactionModel.Dropped(
-          x.name().value(), x.ours().map(LockfileEntry::version).orElse(null),
-          x.theirs().map(LockfileEntry::version).orElse(null))).toList();
+      List<TransactionModel.Dropped> conflicts = conflictsOf(e);
       ending = new TransactionModel.Ending("conflict " + conflicts, dropped(e.warnings()), conflicts, false, false);
     } catch (ManagedConfigUnpublishedException e) {
       assertThat(slot.policy).isEqualTo(PublishFailurePolicy.THROW);
@@ -257,15 +255,15 @@ final class PropertyRun {
         assertThat(p.state()).isEqualTo(PendingChange.State.UNPUBLISHED);
         assertThat(p.delta()).isEqualTo(e.delta());
       });
-      ending = new TransactionModel.Ending("unpublished", dropped(e.warnings()), List.of(), false, false);
+      ending = new TransactionModel.Ending("unpublished", dropped(e.warnings()), conflictsOf(e), false, false);
     } catch (LockfileOutcomeUnknownException e) {
       assertThat(slot.checkout.transaction().pending()).as("a change in doubt is kept").hasValueSatisfying(p -> {
         assertThat(p.state()).isIn(PendingChange.State.IN_FLIGHT, PendingChange.State.OUTCOME_UNKNOWN)
             .isEqualTo(e.pending().state());
         assertThat(p.delta()).isEqualTo(e.delta());
       });
-      ending = new TransactionModel.Ending("outcome unknown " + e.pending().state(), dropped(e.warnings()), List.of(),
-          false, false);
+      ending = new TransactionModel.Ending("outcome unknown " + e.pending().state(), dropped(e.warnings()),
+          conflictsOf(e), false, false);
     } catch (ManagedLockfileUnavailableException e) {
       assertThat(fault).as("unavailable only when a fetch was failed on purpose: %s", e.getMessage())
           .isEqualTo(Injected.FETCH_FAILS);
@@ -292,6 +290,20 @@ final class PropertyRun {
 
   /** How runs ended, over every scenario of the JVM: to see what the property reached. */
   static final Map<String, Long> OUTCOMES = new java.util.concurrent.ConcurrentSkipListMap<>();
+
+  /** Returns the conflicts a run's exception names: its own, or those of a conflict it carries as suppressed. */
+  private static List<TransactionModel.Dropped> conflictsOf(Throwable thrown) {
+    List<TransactionModel.Dropped> out = new ArrayList<>();
+    List<Throwable> all = new ArrayList<>(List.of(thrown));
+    all.addAll(List.of(thrown.getSuppressed()));
+    for (Throwable t : all) {
+      if (t instanceof LockfileConflictException conflict) {
+        conflict.conflicts().forEach(x -> out.add(new TransactionModel.Dropped(x.name().value(),
+            x.ours().map(LockfileEntry::version).orElse(null), x.theirs().map(LockfileEntry::version).orElse(null))));
+      }
+    }
+    return out;
+  }
 
   private static List<String> dropped(List<String> warnings) {
     List<String> names = new ArrayList<>();

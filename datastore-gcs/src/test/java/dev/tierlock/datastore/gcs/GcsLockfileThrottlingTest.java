@@ -70,7 +70,7 @@ class GcsLockfileThrottlingTest {
           .isInstanceOf(ManagedConfigUnpublishedException.class)
           .hasMessageStartingWith("Cannot publish lockfile change to ")
           .hasMessageEndingWith("; the change (set @s/x 1) is saved in "
-              + a.tierlock().stateDirectory().resolve("managed-config-lockfile-unpublished")
+              + a.pendingRecordPath()
               + " and the next transaction on this checkout publishes it")
           .satisfies(e -> assertThat(((ManagedConfigUnpublishedException) e).code()).isEqualTo("managed_config_unpublished"))
           .satisfies(e -> assertThat(e.getCause()).isInstanceOf(DatastoreUnavailableException.class)
