@@ -52,15 +52,28 @@ import java.util.Optional;
  * Computing one reads the whole file, so {@link #stat} and {@link #list} cost a read of every
  * object they report.
  *
+ * <p><b>Metadata belongs to the datastore's own files.</b> The metadata sidecar ({@code
+ * meta/<sha256 of key>.meta}) binds each entry to the digest of the bytes and to the identity of
+ * the one file the datastore moved into place with them: its file key (the inode on POSIX systems)
+ * and modification time, both taken from the staged temp file before the atomic move, which keeps
+ * them. A file another writer puts at the path (a copy restored by an operator, the original tool
+ * writing a shared directory) is another file or has another modification time, so it has no
+ * metadata whatever its bytes, even bytes equal to an earlier write of the datastore: it reads as
+ * a version without metadata (no commit id), never as that earlier version. Anything that changes
+ * the file's modification time ({@code touch}, an in-place rewrite) therefore drops its metadata,
+ * and so does copying the root elsewhere; changing only its permissions does not. Where the
+ * provider has no file keys (the JDK's zip file system, Windows' default provider), files cannot be
+ * told apart and metadata is bound by the bytes' digest alone. See {@link Sidecar}.
+ *
  * <p><b>Changes.</b> A write or delete takes the key's lock (a fair in-JVM queue plus an OS lock on
  * {@code locks/<sha256 of key>.lock}, polled until the lock timeout of {@link
  * FileSystemDatastoreOptions}; the holder writes who it is into that file), checks its
  * precondition against the current file, stages the bytes in a temp file, forces it, records the
  * metadata, moves the temp file over the target atomically, forces the directory and releases the
  * lock. Unconditional writes are last-writer-wins. A crash at any point leaves either the old
- * object or the new one. Preconditions are atomic with respect to every writer that goes through
- * a {@code FileSystemDatastore}; a file replaced by other means reads as a new version with no
- * metadata.
+ * object or the new one, each with its own metadata. Preconditions are atomic with respect to every
+ * writer that goes through a {@code FileSystemDatastore}; a file replaced or rewritten by other
+ * means reads as a new version with no metadata.
  *
  * <p>{@link #identity()} names the root directory's device and inode where the file system has
  * them; user metadata may hold {@value #MAX_METADATA_BYTES} bytes ({@link #maxMetadataBytes()}).

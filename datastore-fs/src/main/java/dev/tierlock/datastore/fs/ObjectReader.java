@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.SeekableByteChannel;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -22,14 +23,18 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Reads objects without taking their lock. Writers replace a file by an atomic move, never in
- * place, so a channel opened on an object keeps seeing one content whole; the metadata sidecar is
- * read before and after the open, and the open is retried when it changed in between, so the
- * content is always paired with the metadata it was written with. The version is computed from
- * the bytes read through that channel. Stateless apart from the layout; thread-safe.
+ * place, so a channel opened on an object keeps seeing one content whole. The metadata sidecar is
+ * read before and after the open, and so is the identity of the file at the path ({@link
+ * FileIdentity}: its file key and modification time); the open is retried when either changed in
+ * between, so the identity is that of the file the channel holds, and the content is paired with
+ * the metadata the datastore wrote with that very file. Metadata attaches only when the sidecar's
+ * entry names both the bytes' digest and that identity ({@link Sidecar}): a file another writer
+ * moved in or rewrote in place has none, whatever its bytes. The version is computed from the
+ * bytes read through that channel. Stateless apart from the layout; thread-safe.
  */
 final class ObjectReader {
 
-  /** Sidecar changes tolerated during one open before the read gives up. */
+  /** Changes of the sidecar or of the file tolerated during one open before the read gives up. */
   static final int MAX_ATTEMPTS = 16;
 
   private static final int MAX_WHOLE_READ = Integer.MAX_VALUE - 8;
@@ -45,10 +50,13 @@ final class ObjectReader {
    *
    * @param contentDigest lowercase hex SHA-256 of the bytes
    * @param size the number of bytes
-   * @param metadata the metadata recorded for those bytes (empty when none is)
+   * @param file the identity of the file they were read from, or {@code null} where the file
+   *     system has no file keys
+   * @param metadata the metadata recorded for that file with those bytes (empty when none is)
    * @param version the version over bytes and metadata
    */
-  record ObjectState(String contentDigest, long size, ObjectMetadata metadata, ObjectVersion version) {
+  record ObjectState(String contentDigest, long size, @Nullable FileIdentity file, ObjectMetadata metadata,
+      ObjectVersion version) {
 
     StoredObject describe(ObjectKey key) {
       return new StoredObject(key, version, size, metadata);
@@ -133,23 +141,49 @@ final class ObjectReader {
     Path sidecar = layout.sidecar(key);
     for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       byte[] before = readSidecar(sidecar);
+      Observed seen = observe(file);
       @Nullable SeekableByteChannel channel = openObject(key, file);
       if (channel == null) {
         return Optional.empty();
       }
+      Observed opened;
       byte[] after;
       try {
+        opened = observe(file);
         after = readSidecar(sidecar);
       } catch (IOException | RuntimeException e) {
         channel.close();
         throw e;
       }
-      if (Arrays.equals(before, after)) {
-        return Optional.of(new Opened(channel, Sidecar.parse(after)));
+      if (Arrays.equals(before, after) && seen.present && seen.equals(opened)) {
+        // nothing moved a file to the path while it was opened: the channel holds the file observed
+        return Optional.of(new Opened(channel, Sidecar.parse(after), opened.identity.orElse(null)));
       }
       channel.close();
     }
-    throw new IOException("its metadata kept changing while it was opened (" + MAX_ATTEMPTS + " attempts)");
+    throw new IOException("it or its metadata kept changing while it was opened (" + MAX_ATTEMPTS + " attempts)");
+  }
+
+  /**
+   * Reads the identity of the file at the path; a file that is not there (or a path below a file)
+   * is observed as absent, and the open then decides.
+   */
+  private static Observed observe(Path file) throws IOException {
+    try {
+      return new Observed(true, FileIdentity.read(file));
+    } catch (NoSuchFileException e) {
+      return Observed.ABSENT;
+    } catch (FileSystemException e) {
+      if (e instanceof AccessDeniedException) {
+        throw e;
+      }
+      return Observed.ABSENT; // "not a directory" below a file, and the like
+    }
+  }
+
+  /** What one look at the path saw: whether a file was there, and its identity if it has one. */
+  private record Observed(boolean present, Optional<FileIdentity> identity) {
+    static final Observed ABSENT = new Observed(false, Optional.empty());
   }
 
   private @Nullable SeekableByteChannel openObject(ObjectKey key, Path file) throws IOException {
@@ -176,19 +210,24 @@ final class ObjectReader {
     }
   }
 
-  /** An object channel fixed on one content, and the sidecar read around its opening. */
+  /**
+   * An object channel fixed on one file, the sidecar read around its opening, and the file's
+   * identity ({@code null} where the file system has no file keys).
+   */
   private static final class Opened implements AutoCloseable {
     final SeekableByteChannel channel;
     final Sidecar sidecar;
+    final @Nullable FileIdentity file;
 
-    Opened(SeekableByteChannel channel, Sidecar sidecar) {
+    Opened(SeekableByteChannel channel, Sidecar sidecar, @Nullable FileIdentity file) {
       this.channel = channel;
       this.sidecar = sidecar;
+      this.file = file;
     }
 
     ObjectState state(String digest, long size) {
-      ObjectMetadata metadata = sidecar.metadataOf(digest).orElse(ObjectMetadata.EMPTY);
-      return new ObjectState(digest, size, metadata, Digests.version(digest, metadata));
+      ObjectMetadata metadata = sidecar.metadataOf(digest, file).orElse(ObjectMetadata.EMPTY);
+      return new ObjectState(digest, size, file, metadata, Digests.version(digest, metadata));
     }
 
     ObjectState hash() throws IOException {

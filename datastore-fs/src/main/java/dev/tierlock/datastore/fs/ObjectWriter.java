@@ -18,8 +18,8 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.security.DigestInputStream;
 import java.security.MessageDigest;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.util.ArrayList;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -28,8 +28,14 @@ import org.jspecify.annotations.Nullable;
  * StagedChange}, which records how far it got. The caller takes the lock and translates failures.
  *
  * <p>A write stages the bytes in a temp file of the internal temp directory first (learning their
- * digest), then the metadata sidecar with the metadata of both the current and the new content,
- * moves the sidecar in, and publishes by moving the bytes in. When the bytes equal the current ones only the metadata changes, and moving the
+ * digest), gives that temp file a modification time of its own and reads its {@link FileIdentity}
+ * (file key and modification time, which the atomic move keeps), then stages the metadata sidecar
+ * with two entries: the current file's (its digest, the identity it was read with, its metadata)
+ * and the new file's (its digest, the temp file's identity, the new metadata). It moves the sidecar
+ * in, and publishes by moving the bytes in. Each entry thus names the one file the datastore moved
+ * into place with that metadata, and a reader pairs the old file or the new with its own; bytes
+ * another writer puts at the path match neither (see {@link Sidecar}). When the bytes equal the
+ * current ones no file is moved: the new metadata is bound to the current file, and moving the
  * sidecar in is the publish. A write with no metadata to a key that never had any skips the
  * sidecar. A delete removes the file (the publish), then the sidecar, then directories it left
  * empty. Stateless apart from its collaborators; thread-safe.
@@ -80,18 +86,21 @@ final class ObjectWriter {
           + ": the body declared " + body.size() + " bytes but yielded " + bytes.size() + "; nothing changed");
     }
     String contentDigest = Digests.hex(digest);
-    Map<String, ObjectMetadata> known = new LinkedHashMap<>();
+    List<Sidecar.Entry> known = new ArrayList<>();
     boolean sameBytes = current != null && current.contentDigest().equals(contentDigest);
     if (current != null && !sameBytes) {
-      known.put(current.contentDigest(), current.metadata());
+      known.add(new Sidecar.Entry(current.contentDigest(), current.file(), current.metadata()));
     }
-    known.put(contentDigest, metadata);
     Path sidecar = layout.sidecar(key);
     if (metadata.values().isEmpty() && !Files.exists(sidecar)) {
       // no metadata now or before: there is nothing to record, and no stale entry to replace
       change.publish(bytes, target);
       return new WriteResult.Written(Digests.version(contentDigest, metadata));
     }
+    // same bytes: the file stays and takes the new metadata; else the metadata goes with the temp
+    // file, whose identity the move keeps
+    @Nullable FileIdentity file = sameBytes ? current.file() : FileIdentity.stamp(bytes.temp()).orElse(null);
+    known.add(new Sidecar.Entry(contentDigest, file, metadata));
     Staged record = change.stage(new ByteArrayInputStream(Sidecar.encode(key, known)));
     if (sameBytes) {
       // only the metadata changes: publishing the sidecar is the change

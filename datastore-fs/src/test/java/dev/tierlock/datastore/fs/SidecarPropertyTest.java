@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -16,20 +18,38 @@ import net.jqwik.api.Provide;
 
 class SidecarPropertyTest {
 
+  private static final FileIdentity CURRENT_FILE = new FileIdentity("ino:12", Instant.parse("2026-01-02T03:04:05.123456789Z"));
+  private static final FileIdentity NEXT_FILE = new FileIdentity("ino:13", Instant.parse("2026-01-02T03:04:06.000000001Z"));
+
   @Property(tries = 100)
-  void encode_thenParse_returnsTheMetadataOfEveryContent(@ForAll("metadata") ObjectMetadata current,
+  void encode_thenParse_returnsTheMetadataOfEveryFile(@ForAll("metadata") ObjectMetadata current,
       @ForAll("metadata") ObjectMetadata next) {
     String currentDigest = Digests.sha256Hex("current".getBytes(StandardCharsets.UTF_8));
     String nextDigest = Digests.sha256Hex("next".getBytes(StandardCharsets.UTF_8));
-    Map<String, ObjectMetadata> entries = new LinkedHashMap<>();
-    entries.put(currentDigest, current);
-    entries.put(nextDigest, next);
+    List<Sidecar.Entry> entries = List.of(new Sidecar.Entry(currentDigest, CURRENT_FILE, current),
+        new Sidecar.Entry(nextDigest, NEXT_FILE, next));
 
     Sidecar parsed = Sidecar.parse(Sidecar.encode(ObjectKey.of("config/a b/@x"), entries));
 
-    assertThat(parsed.metadataOf(currentDigest)).contains(current);
-    assertThat(parsed.metadataOf(nextDigest)).contains(next);
-    assertThat(parsed.metadataOf(Digests.sha256Hex(new byte[0]))).isEmpty();
+    assertThat(parsed.metadataOf(currentDigest, CURRENT_FILE)).contains(current);
+    assertThat(parsed.metadataOf(nextDigest, NEXT_FILE)).contains(next);
+    assertThat(parsed.metadataOf(Digests.sha256Hex(new byte[0]), CURRENT_FILE)).isEmpty();
+    assertThat(parsed.metadataOf(currentDigest, null)).as("no file keys: by digest").contains(current);
+  }
+
+  @Property(tries = 100)
+  void metadataOf_anotherFileWithTheSameBytes_isEmpty(@ForAll("metadata") ObjectMetadata current,
+      @ForAll("metadata") ObjectMetadata next) {
+    String currentDigest = Digests.sha256Hex("current".getBytes(StandardCharsets.UTF_8));
+    String nextDigest = Digests.sha256Hex("next".getBytes(StandardCharsets.UTF_8));
+    Sidecar parsed = Sidecar.parse(Sidecar.encode(ObjectKey.of("k"), List.of(
+        new Sidecar.Entry(currentDigest, CURRENT_FILE, current), new Sidecar.Entry(nextDigest, NEXT_FILE, next))));
+
+    assertThat(parsed.metadataOf(currentDigest, NEXT_FILE)).as("the earlier bytes in the newer file").isEmpty();
+    assertThat(parsed.metadataOf(currentDigest, new FileIdentity("ino:99", CURRENT_FILE.modified())))
+        .as("another inode, same time").isEmpty();
+    assertThat(parsed.metadataOf(currentDigest, new FileIdentity("ino:12", CURRENT_FILE.modified().plusNanos(1))))
+        .as("same inode, rewritten in place").isEmpty();
   }
 
   @Property(tries = 100)
@@ -43,7 +63,8 @@ class SidecarPropertyTest {
   void parse_ofAnythingElse_knowsNothing(@ForAll byte[] junk) {
     Sidecar parsed = Sidecar.parse(junk);
 
-    assertThat(parsed.metadataOf(Digests.sha256Hex(junk))).isEmpty();
+    assertThat(parsed.metadataOf(Digests.sha256Hex(junk), CURRENT_FILE)).isEmpty();
+    assertThat(parsed.metadataOf(Digests.sha256Hex(junk), null)).isEmpty();
   }
 
   @Provide
