@@ -3,24 +3,53 @@ package dev.tierlock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tierlock.spi.Datastore;
+import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.spi.DatastoreUnsafeException;
+import dev.tierlock.spi.DeleteResult;
+import dev.tierlock.spi.ForwardingDatastore;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
+import dev.tierlock.spi.ObjectVersion;
+import dev.tierlock.spi.StoredObject;
 import dev.tierlock.spi.WriteCondition;
 import dev.tierlock.spi.WriteResult;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Predicate;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class SelfCheckTest {
 
   private static final ObjectKey KEY = ObjectKey.of("config/upstream_extensions.json");
+
+  /**
+   * How many calls a check no sweep touches makes on an empty store: one listing; the sequence's 4
+   * writes, 2 deletes and 2 stats; per round a create race (8 writes, a stat, a delete) and a swap
+   * race (1 + 8 writes, a stat, a delete).
+   */
+  private static final int CHECK_CALLS = 1 + 8 + 2 * (10 + 11);
 
   @TempDir Path dir;
 
@@ -55,6 +84,9 @@ class SelfCheckTest {
     assertThat(write(guard)).isEqualTo(WriteResult.PreconditionFailed.INSTANCE);
 
     assertThat(store.calls()).hasSize((int) checked + 1);
+    assertThat(countByOperation(store.calls().subList(0, (int) checked - 1)))
+        .as("the check: one listing, the probes' writes, stats and deletes, then a stat and a write of the verdict")
+        .isEqualTo(Map.of("LIST", 1L, "WRITE", 38L + 1, "STAT", 6L + 1, "DELETE", 6L));
     assertThat(probeWrites(store)).as("4 sequential probe writes, 2 rounds of 8 racing creates and of 1 + 8 swaps")
         .isEqualTo(4 + 2 * 8 + 2 * 9);
     assertThat(store.calls()).anyMatch(c -> c.startsWith("DELETE .tierlock-selfcheck/probe-") && c.contains("MustMatch"));
@@ -154,18 +186,279 @@ class SelfCheckTest {
   }
 
   @Test
-  void probesLeftByACheckThatDied_areSweptOnceStale() {
+  void anUntouchedCheck_costsFiftyOneCalls() {
+    Recording store = new Recording(new MemoryDatastore(), c -> false, () -> { });
+
+    new SelfCheck(store, Namespace.NONE, clock).run();
+
+    assertThat(store.calls()).hasSize(CHECK_CALLS);
+    assertThat(store.probeKeys()).as("one probe for the sequence, one per race").hasSize(1 + 2 * 2);
+  }
+
+  @Test
+  void probesOlderThanTheSweepAge_areSwept_eachAfterItsTombstone_andYoungerOnesStay() {
     MemoryDatastore store = new MemoryDatastore();
-    ObjectKey old = ObjectKey.of(".tierlock-selfcheck/probe-" + clock.instant().minus(Duration.ofHours(2)).toEpochMilli()
-        + "-0c4e6a63-2a4b-4f4e-9a57-5f2a5c0b7d11");
-    ObjectKey recent = ObjectKey.of(".tierlock-selfcheck/probe-" + clock.instant().minus(Duration.ofMinutes(5)).toEpochMilli()
+    String dead = clock.instant().minus(SelfCheck.STALE_PROBE).minusSeconds(60).toEpochMilli()
+        + "-0c4e6a63-2a4b-4f4e-9a57-5f2a5c0b7d11";
+    ObjectKey old = ObjectKey.of(".tierlock-selfcheck/probe-" + dead);
+    ObjectKey twoHours = ObjectKey.of(".tierlock-selfcheck/probe-" + clock.instant().minus(Duration.ofHours(2)).toEpochMilli()
         + "-1c4e6a63-2a4b-4f4e-9a57-5f2a5c0b7d11");
-    for (ObjectKey k : List.of(old, recent)) {
+    for (ObjectKey k : List.of(old, twoHours)) {
       store.write(k, ObjectBody.of(new byte[] {1}), WriteCondition.mustNotExist(), ObjectMetadata.EMPTY);
     }
 
     guard(store, "a").ensureChecked();
 
-    assertThat(store.keys()).doesNotContain(old).contains(recent);
+    ObjectKey tombstone = ObjectKey.of(".tierlock-selfcheck/swept-" + dead);
+    assertThat(store.keys()).doesNotContain(old).contains(twoHours, tombstone);
+    List<String> calls = store.calls();
+    assertThat(calls.indexOf("WRITE " + tombstone + " " + WriteCondition.mustNotExist()))
+        .as("the tombstone is written before the probe is deleted").isNotNegative()
+        .isLessThan(calls.indexOf("DELETE " + old + " " + WriteCondition.mustMatch(ObjectVersion.of("m1"))));
+  }
+
+  @Test
+  void tombstonesOlderThanTheirAge_areSwept_andYoungerOnesStay() {
+    MemoryDatastore store = new MemoryDatastore();
+    ObjectKey old = ObjectKey.of(".tierlock-selfcheck/swept-" + clock.instant().minus(SelfCheck.STALE_TOMBSTONE)
+        .minusSeconds(60).toEpochMilli() + "-0c4e6a63-2a4b-4f4e-9a57-5f2a5c0b7d11");
+    ObjectKey young = ObjectKey.of(".tierlock-selfcheck/swept-" + clock.instant().minus(Duration.ofDays(6)).toEpochMilli()
+        + "-1c4e6a63-2a4b-4f4e-9a57-5f2a5c0b7d11");
+    for (ObjectKey k : List.of(old, young)) {
+      store.write(k, ObjectBody.of(new byte[] {1}), WriteCondition.mustNotExist(), ObjectMetadata.EMPTY);
+    }
+
+    guard(store, "a").ensureChecked();
+
+    assertThat(store.keys()).doesNotContain(old).contains(young);
+  }
+
+  static Stream<Arguments> everyCallOfACheck() {
+    return IntStream.rangeClosed(1, CHECK_CALLS).boxed()
+        .flatMap(call -> Stream.of(Arguments.of(call, true), Arguments.of(call, false)));
+  }
+
+  /**
+   * After any one call of a check, the check stalls for two days while a peer runs its whole check
+   * (sweep included), or a peer whose clock is two days ahead runs its check: either sweeps the
+   * probe in use, and the store, which honours every precondition, still passes.
+   */
+  @ParameterizedTest(name = "after call {0}, stalled {1}")
+  @MethodSource("everyCallOfACheck")
+  void aPeerSweepingAfterAnyCallOfACheck_neverMakesAnHonestStoreUnsafe(int call, boolean stalled) {
+    MemoryDatastore memory = new MemoryDatastore();
+    List<Optional<Throwable>> peers = new CopyOnWriteArrayList<>();
+    Recording store = new Recording(memory, c -> c.number() == call, () -> peers.add(peerChecks(memory, stalled)));
+
+    new SelfCheck(store, Namespace.NONE, clock).run();
+
+    assertThat(peers).as("the peer checked while this check ran, and passed").containsExactly(Optional.empty());
+    assertThat(memory.keys()).noneMatch(k -> k.value().startsWith(".tierlock-selfcheck/probe-"));
+  }
+
+  @Test
+  void aSweepBetweenTheTwoCreateOnlyWrites_startsTheCheckAgainWithFreshProbes_andConsumesTheTombstone() {
+    MemoryDatastore memory = new MemoryDatastore();
+    Recording store = new Recording(memory, c -> c.number() == 2, () -> assertThat(peerChecks(memory, false)).isEmpty());
+
+    new SelfCheck(store, Namespace.NONE, clock).run();
+
+    assertThat(store.probeKeys()).as("the swept attempt's probe, then a whole check's").hasSize(1 + 5);
+    assertThat(store.calls()).as("a check, plus the spoiled attempt's two writes and its probe's deletion, and the"
+        + " tombstone's stat and deletion").hasSize(CHECK_CALLS + 5);
+    assertThat(memory.keys()).as("no probe and no tombstone is left").noneMatch(k -> k.value().startsWith(".tierlock-selfcheck/"));
+  }
+
+  static Stream<Arguments> theFirstCallsOfACheck() {
+    return IntStream.rangeClosed(1, 5).boxed()
+        .flatMap(call -> Stream.of(Arguments.of(call, true), Arguments.of(call, false)));
+  }
+
+  /** However a sweep meets the check of a store that ignores preconditions, the store is refused. */
+  @ParameterizedTest(name = "after call {0}, stalled {1}")
+  @MethodSource("theFirstCallsOfACheck")
+  void aStoreThatIgnoresPreconditions_isRefused_howeverAPeerSweepMeetsTheCheck(int call, boolean stalled) {
+    MemoryDatastore memory = new MemoryDatastore();
+    memory.ignorePreconditions();
+    Recording store = new Recording(memory, c -> c.number() == call, () -> assertThat(peerChecks(memory, stalled))
+        .get().isInstanceOf(DatastoreUnsafeException.class));
+
+    assertThatThrownBy(() -> new SelfCheck(store, Namespace.NONE, clock).run())
+        .isInstanceOf(DatastoreUnsafeException.class)
+        .hasMessageContaining("(a create-only write over an existing object succeeded, probe key .tierlock-selfcheck/probe-");
+    assertThat(store.fired()).isOne();
+  }
+
+  /**
+   * The first attempt's failed proof is one a sweep explains, and a sweep did delete its probe: the
+   * attempt is void, and the second attempt, which no sweep touches, refuses the store.
+   */
+  @ParameterizedTest(name = "stalled {0}")
+  @ValueSource(booleans = {true, false})
+  void aStoreThatIgnoresCreateOnly_isRefused_evenWhenASweepExplainsTheFirstAttempt(boolean stalled) {
+    MemoryDatastore memory = new MemoryDatastore();
+    Datastore broken = ignoringCreateOnly(memory);
+    Recording store = new Recording(broken, c -> c.number() == 2, () -> assertThat(peerChecks(broken, stalled))
+        .get().isInstanceOf(DatastoreUnsafeException.class));
+
+    assertThatThrownBy(() -> new SelfCheck(store, Namespace.NONE, clock).run())
+        .isInstanceOf(DatastoreUnsafeException.class)
+        .hasMessageStartingWith("Cannot write to datastore " + memory.identity() + ": it does not honour write preconditions "
+            + "(a create-only write over an existing object succeeded, probe key .tierlock-selfcheck/probe-")
+        .extracting(e -> ((DatastoreUnsafeException) e).code()).isEqualTo("datastore_unsafe");
+    assertThat(store.probeKeys()).as("the swept attempt's probe, then the one that proves the store unsafe").hasSize(2);
+    assertThat(memory.keys()).noneMatch(k -> k.value().startsWith(".tierlock-selfcheck/"));
+  }
+
+  @Test
+  void aStoreThatIgnoresCreateOnly_isRefusedAtOnce_whenNoSweepTouchedTheCheck() {
+    MemoryDatastore memory = new MemoryDatastore();
+    Recording store = new Recording(ignoringCreateOnly(memory), c -> false, () -> { });
+
+    assertThatThrownBy(() -> new SelfCheck(store, Namespace.NONE, clock).run())
+        .isInstanceOf(DatastoreUnsafeException.class)
+        .hasMessageContaining("(a create-only write over an existing object succeeded, probe key");
+    assertThat(store.probeKeys()).hasSize(1);
+    assertThat(store.calls()).as("the listing, two writes, the tombstone's stat, the probe's deletion")
+        .extracting(c -> c.operation()).containsExactly("LIST", "WRITE", "WRITE", "STAT", "DELETE");
+  }
+
+  @Test
+  void aCheckWhoseProbesAreSweptInEveryAttempt_failsAsUnavailable_neverAsUnsafe() {
+    MemoryDatastore memory = new MemoryDatastore();
+    Recording store = new Recording(memory, c -> c.operation().equals("WRITE") && c.body().equals("tierlock self-check: create\n"),
+        () -> assertThat(peerChecks(memory, false)).isEmpty());
+
+    assertThatThrownBy(() -> new SelfCheck(store, Namespace.NONE, clock).run())
+        .isInstanceOf(DatastoreUnavailableException.class)
+        .hasMessageStartingWith("Cannot finish the self-check of datastore " + memory.identity()
+            + ": another check swept its probes in " + SelfCheck.ATTEMPTS + " attempts in a row")
+        .extracting(e -> ((DatastoreUnavailableException) e).code()).isEqualTo("datastore_unavailable");
+    assertThat(store.fired()).isEqualTo(SelfCheck.ATTEMPTS);
+    assertThat(memory.keys()).noneMatch(k -> k.value().startsWith(".tierlock-selfcheck/probe-"));
+  }
+
+  /**
+   * Runs a peer's whole check, sweep first, on {@code store}: after a two-day stall of this
+   * check's clock, or with a clock of its own two days ahead; returns what it threw.
+   */
+  private Optional<Throwable> peerChecks(Datastore store, boolean stalled) {
+    Clock peer;
+    if (stalled) {
+      clock.advance(Duration.ofDays(2));
+      peer = clock;
+    } else {
+      peer = new ManualClock(clock.instant().plus(Duration.ofDays(2)));
+    }
+    try {
+      new SelfCheck(store, Namespace.NONE, peer).run();
+      return Optional.empty();
+    } catch (RuntimeException e) {
+      return Optional.of(e);
+    }
+  }
+
+  private static Map<String, Long> countByOperation(List<String> calls) {
+    Map<String, Long> counts = new TreeMap<>();
+    calls.forEach(c -> counts.merge(c.substring(0, c.indexOf(' ')), 1L, Long::sum));
+    return counts;
+  }
+
+  /** Returns {@code store} with create-only dropped from every write, as a store that ignores If-None-Match does. */
+  private static Datastore ignoringCreateOnly(Datastore store) {
+    return new ForwardingDatastore() {
+      @Override
+      protected Datastore delegate() {
+        return store;
+      }
+
+      @Override
+      public WriteResult write(ObjectKey key, ObjectBody body, WriteCondition condition, ObjectMetadata metadata) {
+        return store.write(key, body, condition instanceof WriteCondition.MustNotExist ? WriteCondition.none() : condition,
+            metadata);
+      }
+    };
+  }
+
+  /** One call of a check: its number from 1, its operation, its key (or prefix) and a write's body. */
+  private record Call(int number, String operation, String target, String body) {}
+
+  /**
+   * The store as one check sees it: records every call, and after each call that {@code when}
+   * matches runs {@code hook} on the calling thread before the answer returns. Thread-safe.
+   */
+  private static final class Recording extends ForwardingDatastore {
+    private final Datastore delegate;
+    private final Predicate<Call> when;
+    private final Runnable hook;
+    private final List<Call> calls = new ArrayList<>();
+    private int fired;
+
+    Recording(Datastore delegate, Predicate<Call> when, Runnable hook) {
+      this.delegate = delegate;
+      this.when = when;
+      this.hook = hook;
+    }
+
+    @Override
+    protected Datastore delegate() {
+      return delegate;
+    }
+
+    synchronized List<Call> calls() {
+      return List.copyOf(calls);
+    }
+
+    synchronized int fired() {
+      return fired;
+    }
+
+    /** Returns the distinct probe keys the check wrote. */
+    synchronized List<String> probeKeys() {
+      return calls.stream().filter(c -> c.operation().equals("WRITE") && c.target().startsWith(".tierlock-selfcheck/probe-"))
+          .map(Call::target).distinct().toList();
+    }
+
+    private <T> T after(String operation, String target, String body, T answer) {
+      boolean run;
+      synchronized (this) {
+        Call call = new Call(calls.size() + 1, operation, target, body);
+        calls.add(call);
+        run = when.test(call);
+        if (run) {
+          fired++;
+        }
+      }
+      if (run) {
+        hook.run();
+      }
+      return answer;
+    }
+
+    @Override
+    public Optional<StoredObject> stat(ObjectKey key) {
+      return after("STAT", key.value(), "", delegate.stat(key));
+    }
+
+    @Override
+    public WriteResult write(ObjectKey key, ObjectBody body, WriteCondition condition, ObjectMetadata metadata) {
+      String text;
+      try {
+        text = new String(body.readAllBytes(), StandardCharsets.UTF_8);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      return after("WRITE", key.value(), text, delegate.write(key, body, condition, metadata));
+    }
+
+    @Override
+    public DeleteResult delete(ObjectKey key, WriteCondition condition) {
+      return after("DELETE", key.value(), "", delegate.delete(key, condition));
+    }
+
+    @Override
+    public List<StoredObject> list(String prefix) {
+      return after("LIST", prefix, "", delegate.list(prefix));
+    }
   }
 }
