@@ -199,9 +199,16 @@ final class PublishLoop {
         if (!writing && doubt == null) {
           throw e;
         }
+        if (writing && sending != null) {
+          doubt = sending;
+        }
         last = e;
         break;
       } catch (RuntimeException e) {
+        // anything else once the write was on its way: it may have landed
+        if (writing && sending != null) {
+          doubt = sending;
+        }
         last = e;
         break;
       }
