@@ -124,8 +124,10 @@ final class LeaseLock implements DistributedLock {
         lastFailure = null;
         if (busy.holder() != null) {
           if (lastHolder == null || !lastHolder.nonce().equals(busy.holder().nonce())) {
-            LOG.info("Waiting for {} held by {} (pid {}, nonce {})", describe(), busy.holder().holder(),
-                busy.holder().pid(), busy.holder().nonce());
+            LOG.info("Waiting up to {} s for {}, held by {} on {} (pid {}, nonce {}) since {}",
+                Math.max(0, Duration.between(clock.instant(), deadline).toSeconds()), describe(),
+                busy.holder().holder(), busy.holder().hostname(), busy.holder().pid(), busy.holder().nonce(),
+                busy.holder().acquiredAt());
           }
           lastHolder = busy.holder();
         }

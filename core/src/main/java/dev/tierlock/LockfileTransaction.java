@@ -112,6 +112,7 @@ public final class LockfileTransaction {
     }
     try (CheckoutLock.Held held = settings.checkoutLock().acquire(deadline(), describe())) {
       List<String> warnings = new ArrayList<>();
+      settings.pending().unboundNotice().ifPresent(notice -> warn(warnings, notice));
       Optional.ofNullable(settings.pending().view(settings.pending().read())).ifPresent(p -> warn(warnings,
           "A change of this checkout is pending (" + p.describe() + "); " + (p.blocksTransactions()
               ? "every transaction on this checkout fails until it is re-applied or discarded"
@@ -210,6 +211,7 @@ public final class LockfileTransaction {
   private TransactionResult runLocked(Consumer<TransactionContext> change, Resolution resolution, Instant deadline,
       LockLease lease) {
     List<String> warnings = new ArrayList<>();
+    settings.pending().unboundNotice().ifPresent(notice -> warn(warnings, notice));
     PendingRecord.Stored stored = settings.pending().read();
     if (stored instanceof PendingRecord.Change earlier) {
       // an earlier run dropped these and died (or its write went unanswered) before its caller heard
@@ -235,7 +237,12 @@ public final class LockfileTransaction {
     live.addAll(own.names());
     Set<ExtensionName> names = new LinkedHashSet<>(replay.delta().names());
     names.addAll(own.names());
-    LockfileDelta delta = ChangeEditor.deltaOf(fetched.lockfile(), own.applyTo(start), names);
+    Lockfile target = own.applyTo(start);
+    LockfileDelta delta = ChangeEditor.deltaOf(fetched.lockfile(), target, names);
+    // a name an earlier write in doubt carried is always written as this run wants it, even where
+    // that is its value now: if the earlier write lands first, this one is refused and rebased from
+    // what it carried, and if this one lands first, the earlier one can never land after it
+    delta = delta.then(PublishLoop.Priors.fence(replay.priors(), delta, target));
     List<TierPath> deletions = new ArrayList<>(replay.deletions());
     editor.deletions().stream().filter(p -> !deletions.contains(p)).forEach(deletions::add);
     if (delta.isEmpty() && deletions.isEmpty() && replay.priors().isEmpty()) {
@@ -253,6 +260,7 @@ public final class LockfileTransaction {
     PublishLoop loop = new PublishLoop(settings, new Deadline(settings.clock(), deadline), warnings, delta, fetched,
         live, deletions, earlier, replay.conflicts().stream().map(LockfileTransaction::dropNotice).toList(),
         replay.priors());
+    loop.deleteOnlyWhile(lease::isHeld);
     PublishLoop.Ending ending = loop.run();
     List<LockfileConflictException.Conflict> conflicts = new ArrayList<>(replay.conflicts());
     conflicts.addAll(loop.conflicts());
@@ -333,9 +341,7 @@ public final class LockfileTransaction {
       settings.pending().write(marked);
       throw blocked(marked, null, warnings);
     }
-    if (reapply) {
-      priors.clear();
-    }
+
     Rebase rebase = Rebase.of(recorded, base, fetched.lockfile());
     if (!reapply) {
       for (LockfileConflictException.Conflict dropped : rebase.conflicts()) {

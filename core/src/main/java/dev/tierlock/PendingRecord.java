@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 
@@ -33,12 +34,13 @@ import org.jspecify.annotations.Nullable;
  * another lockfile or datastore (a checkout pointed elsewhere since) is unreadable here, never
  * published into the wrong lockfile. Its deletions may name only extension archives.
  *
- * <p>Format version 3, compact JSON: {@code {"version":3,"lockfile":key,"datastore":identity,
+ * <p>Format version 4, compact JSON: {@code {"version":4,"lockfile":key,"datastore":identity,
  * "upserts":{name:entry},"removals":[name],
  * "base":{name:entry},"deletions":[path],"attempt":{"commit":id,"parentVersion":v,"parentLineage":
  * ids},"priors":[{"commit":id,"parentVersion":v,"parentLineage":ids,"upserts":{...},"removals":[...]}],
- * "outcome":"unknown","reason":text,"notices":[text]}}, optional members omitted. Versions 1 and 2 (earlier
- * Tierlock, or the original tool's record without a base) are read; a version-2 record of an
+ * "outcome":"unknown","reason":text,"notices":[text]}}, optional members omitted. Versions 1 to 3 (earlier
+ * Tierlock, or the original tool's record without a base; none binds a lockfile or carries priors)
+ * are read; a version-2 record of an
  * interrupted change ({@code "incomplete":true}) reads as outcome unknown. A newer version is
  * refused, never overwritten. Not thread-safe: callers hold the checkout's transaction lock.
  */
@@ -48,11 +50,12 @@ final class PendingRecord {
   static final String FILE_NAME = "managed-config-lockfile-unpublished";
 
   /** The format version written. */
-  static final int FORMAT_VERSION = 3;
+  static final int FORMAT_VERSION = 4;
 
   private final Path path;
   private final ObjectKey lockfileKey;
   private final String datastore;
+  private final @Nullable PendingRecord unbound;
 
   /**
    * A record of the lockfile {@code namespace} names in {@code datastore}: {@code <state>/}{@value
@@ -64,6 +67,36 @@ final class PendingRecord {
     this.path = namespace.name().map(n -> state.resolve("namespaces").resolve(n)).orElse(state).resolve(FILE_NAME);
     this.lockfileKey = namespace.key(TierPath.LOCKFILE);
     this.datastore = datastore.toString();
+    this.unbound = namespace.name().isPresent() ? new PendingRecord(state.resolve(FILE_NAME), datastore) : null;
+  }
+
+  /** The record at {@code file} as a checkout without a namespace reads it. */
+  private PendingRecord(Path file, DatastoreIdentity datastore) {
+    this.path = file;
+    this.lockfileKey = Namespace.NONE.key(TierPath.LOCKFILE);
+    this.datastore = datastore.toString();
+    this.unbound = null;
+  }
+
+  /**
+   * Returns, for a record of a namespace, what an earlier Tierlock left at the state directory's
+   * root without naming its namespace (before records moved to {@code namespaces/<ns>/}): this
+   * record cannot tell whose it is, so it never publishes it, but every run says it is there.
+   *
+   * @return a notice naming the change and the file, or empty
+   */
+  Optional<String> unboundNotice() {
+    if (unbound == null || !Files.exists(unbound.path)) {
+      return Optional.empty();
+    }
+    Stored stored = unbound.read();
+    if (!(stored instanceof Change change) || namesItsLockfile(unbound.path)) {
+      return Optional.empty();
+    }
+    return Optional.of("An earlier Tierlock left a pending change (" + PendingChange.describe(change.delta()) + ") in "
+        + unbound.path + " without naming its namespace; runs with a namespace leave it alone, and a run without one"
+        + " publishes it into the lockfile without a namespace; if it was made for this namespace, make it again here"
+        + " and discard it there (tierlock pending discard, without --namespace)");
   }
 
   /** A lockfile write that was sent, or about to be: its commit id and the version it was conditioned on. */
@@ -147,6 +180,15 @@ final class PendingRecord {
    * @param reason why
    */
   record Unreadable(String reason) implements Stored {}
+
+  private static boolean namesItsLockfile(Path file) {
+    try {
+      return JsonValue.parse(utf8(Files.readAllBytes(file))) instanceof JsonValue.Obj obj
+          && obj.members().containsKey("lockfile");
+    } catch (IOException | IllegalArgumentException e) {
+      return true;
+    }
+  }
 
   /** Returns the record's file. */
   Path path() {

@@ -76,6 +76,7 @@ final class PublishLoop {
    * last seen. Every later send reuses its commit id while it stays in doubt.
    */
   private PendingRecord.@Nullable Attempt doubt;
+  private java.util.function.BooleanSupplier leaseHeld = () -> true;
   /** Earlier writes of this change (by an earlier run) that may still land, on the same parent as the base. */
   private List<PendingRecord.Prior> priors;
   private int attempts;
@@ -161,6 +162,17 @@ final class PublishLoop {
         if (outcome instanceof SyncPort.Outcome.Landed ok) {
           doubt = null;
           priors = List.of();
+          if (ok.head() == null) {
+            // proven by a later version's lineage: what is current now decides what may be deleted
+            try {
+              base = settings.port().hydrate();
+            } catch (RuntimeException e) {
+              warn("Published, but reading the shared lockfile of " + settings.port().describe() + " back failed ("
+                  + e.getMessage() + "); the archives it superseded are left in place");
+              return finish(publishing, false);
+            }
+            return finish(base.lockfile());
+          }
           settings.port().remember(publishing, ok.head()).ifPresent(warnings::add);
           return finish(publishing);
         }
@@ -286,7 +298,13 @@ final class PublishLoop {
     for (LockfileConflictException.Conflict dropped : rebase.conflictsOutside(live)) {
       warn(LockfileTransaction.dropNotice(dropped));
     }
+    LockfileDelta before = delta;
     delta = rebase.kept();
+    if (!priors.isEmpty()) {
+      // names already as wanted stay in the write while an earlier write of them may still land
+      delta = delta.then(Priors.fence(priors, delta, before.applyTo(fresh.lockfile())).restrictedTo(
+          rebase.alreadyThere()));
+    }
     base = fresh;
     return null;
   }
@@ -313,6 +331,26 @@ final class PublishLoop {
       }
       return delta.without(delta.names().stream()
           .filter(n -> done.names().contains(n) && done.target(n).equals(delta.target(n))).toList());
+    }
+
+    /**
+     * Returns, for each name {@code priors} carried that {@code delta} does not hold, its value in
+     * {@code target} as a delta entry (a removal when absent): the names a write must carry while
+     * an earlier write of them may still land, so that whichever lands first, the other is refused
+     * and what the caller wants for those names is what ends up published.
+     */
+    static LockfileDelta fence(List<PendingRecord.Prior> priors, LockfileDelta delta, Lockfile target) {
+      LockfileDelta out = LockfileDelta.EMPTY;
+      java.util.Set<ExtensionName> seen = new java.util.HashSet<>(delta.names());
+      for (PendingRecord.Prior prior : priors) {
+        for (ExtensionName name : prior.delta().names()) {
+          if (seen.add(name)) {
+            out = out.then(target.entry(name).map(e -> LockfileDelta.upsert(name, e))
+                .orElseGet(() -> LockfileDelta.removal(name)));
+          }
+        }
+      }
+      return out;
     }
 
     /** Judges {@code priors} against {@code now}. */
@@ -350,9 +388,30 @@ final class PublishLoop {
 
   /** Deletes what the published lockfile no longer pins, clears the record and reports the lockfile now. */
   private Ending finish(Lockfile published) {
-    List<TierPath> unpinned = unpinned(deletions, published);
-    deletions.stream().filter(p -> !unpinned.contains(p)).forEach(p -> warn("Kept " + p + " in "
-        + settings.port().describe() + ": the published lockfile pins it again"));
+    return finish(published, true);
+  }
+
+  /**
+   * Deletes superseded archives only while {@code held} says the global lease is still this run's:
+   * a peer that took a lost lease over may pin one of them again before it is deleted, so with the
+   * lease gone they are left in place (an archive too many costs bytes; one too few loses an
+   * install).
+   */
+  void deleteOnlyWhile(java.util.function.BooleanSupplier held) {
+    this.leaseHeld = held;
+  }
+
+  private Ending finish(Lockfile published, boolean deleteSuperseded) {
+    if (deleteSuperseded && !deletions.isEmpty() && !leaseHeld.getAsBoolean()) {
+      warn("Kept " + deletions.size() + " superseded archive(s) in " + settings.port().describe() + ": the global"
+          + " lease was lost before they could be deleted, and a peer may pin them again");
+      deleteSuperseded = false;
+    }
+    List<TierPath> unpinned = deleteSuperseded ? unpinned(deletions, published) : List.of();
+    if (deleteSuperseded) {
+      deletions.stream().filter(p -> !unpinned.contains(p)).forEach(p -> warn("Kept " + p + " in "
+          + settings.port().describe() + ": the published lockfile pins it again"));
+    }
     for (TierPath path : settings.port().deleteAll(unpinned)) {
       warn("Cannot delete " + path + " from " + settings.port().describe()
           + " after publishing: it changed in between or the store failed; it is left in place");

@@ -66,13 +66,13 @@ class PendingRecordTest {
 
   @Test
   void aRecordOfANewerVersion_isUnreadable_andNamesWhy() throws Exception {
-    Files.writeString(file(), "{\"version\":4,\"upserts\":{},\"removals\":[]}");
+    Files.writeString(file(), "{\"version\":5,\"upserts\":{},\"removals\":[]}");
 
     PendingChange view = record().view(record().read());
 
     assertThat(view.state()).isEqualTo(PendingChange.State.UNREADABLE);
-    assertThat(view.reason()).contains("the record has format version 4, written by a newer Tierlock (this one reads up"
-        + " to 3); publish it with that version, or discard it");
+    assertThat(view.reason()).contains("the record has format version 5, written by a newer Tierlock (this one reads up"
+        + " to 4); publish it with that version, or discard it");
     assertThat(view.blocksTransactions()).isTrue();
   }
 

@@ -153,7 +153,7 @@ final class PendingScenarios {
   void anUnknownNewerPendingRecordVersion_isRefused_andKeptByteIdenticalUntilDiscarded() throws IOException {
     TestCheckout a = f.checkout("a");
     a.put("@s/x", "1");
-    String newer = "{\"version\":4,\"change\":{\"set\":{\"@s/y\":\"2\"}},\"written-by\":\"tierlock 9\"}\n";
+    String newer = "{\"version\":5,\"change\":{\"set\":{\"@s/y\":\"2\"}},\"written-by\":\"tierlock 9\"}\n";
     Files.writeString(recordOf(a), newer);
     f.store().log().clear();
 
@@ -161,13 +161,13 @@ final class PendingScenarios {
         () -> a.transaction().reapplyPending())) {
       assertBlocked(run, a, PendingChange.State.UNREADABLE, "")
           .hasMessage("Cannot run a transaction on " + a.transaction().describe() + ": the pending-change record "
-              + recordOf(a) + " cannot be read (the record has format version 4, written by a newer Tierlock (this one"
-              + " reads up to 3); publish it with that version, or discard it); it may hold a change that was never"
+              + recordOf(a) + " cannot be read (the record has format version 5, written by a newer Tierlock (this one"
+              + " reads up to 4); publish it with that version, or discard it); it may hold a change that was never"
               + " published; check the shared lockfile, then discard it (tierlock pending discard)");
       assertThat(recordOf(a)).hasContent(newer);
     }
     assertThat(a.transaction().refresh().warnings()).singleElement().asString()
-        .startsWith("A change of this checkout is pending (unreadable: unreadable record; the record has format version 4")
+        .startsWith("A change of this checkout is pending (unreadable: unreadable record; the record has format version 5")
         .endsWith("); every transaction on this checkout fails until it is re-applied or discarded");
     assertThat(recordOf(a)).hasContent(newer);
     assertThat(f.lockfileWrites()).isZero();
