@@ -37,7 +37,7 @@ final class EntriesCommand {
 
     @Override
     public Integer call() {
-      try (Tierlock tierlock = parent.root.open()) {
+      try (Tierlock tierlock = parent.root.open(TierlockCli.Access.READ)) {
         Lockfile lockfile = tierlock.snapshot();
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
@@ -71,7 +71,7 @@ final class EntriesCommand {
     @Override
     public Integer call() {
       ExtensionName extension = ExtensionName.of(name);
-      try (Tierlock tierlock = parent.root.open()) {
+      try (Tierlock tierlock = parent.root.open(TierlockCli.Access.READ)) {
         LockfileEntry entry = tierlock.snapshot().entry(extension)
             .orElseThrow(() -> new NotFoundException("Cannot show entry " + extension + ": the shared lockfile has no such entry"));
         PrintWriter out = spec.commandLine().getOut();
@@ -94,45 +94,46 @@ final class EntriesCommand {
     @Parameters(index = "1", paramLabel = "VERSION", description = "Exact version or constraint pin.")
     String version;
 
-    @Option(names = "--checksum", paramLabel = "SHA256", description = "SHA-256 of the archive, 64 lowercase hex characters.")
+    @Option(names = "--checksum", paramLabel = "SHA256",
+        description = "SHA-256 of the archive: 64 hex characters, any case, optionally prefixed sha256:.")
     String checksum;
 
-    @Option(names = "--files-checksum", paramLabel = "SHA256", description = "Digest of the extracted files, 64 lowercase hex characters.")
+    @Option(names = "--files-checksum", paramLabel = "SHA256",
+        description = "SHA-256 of the extracted files: 64 hex characters, any case, optionally prefixed sha256:.")
     String filesChecksum;
 
-    @Option(names = "--channel", description = "Release channel (absent means stable).")
+    @Option(names = "--channel", paramLabel = "CHANNEL", description = "Release channel (absent means stable).")
     String channel;
 
     @Option(names = "--server-url", paramLabel = "URL", description = "Registry the extension came from, if not the default.")
     String serverUrl;
 
-    @Option(names = "--pulled-at", paramLabel = "ISO-8601", description = "When it was pulled. Default: now.")
-    Instant pulledAt;
+    @Option(names = "--pulled-at", paramLabel = "WHEN",
+        description = "When it was pulled: an ISO-8601 instant (2024-01-01T10:00:00Z) or date (2024-01-01). Default: now.")
+    String pulledAt;
 
     @Override
     public Integer call() {
+      // every argument is read before anything is opened or locked
       ExtensionName extension = ExtensionName.of(name);
-      if (version.isBlank()) {
-        throw new IllegalArgumentException("Cannot put entry " + extension + ": the version is blank");
+      Instant at = pulledAt != null ? Inputs.instant("--pulled-at", pulledAt) : parent.root.clock().instant();
+      // A fresh entry from the arguments alone: a new version never inherits the old checksum,
+      // files or filesChecksum, and channel and server URL are what the arguments say.
+      LockfileEntry.Builder builder = LockfileEntry.builder(Inputs.version(version), at);
+      if (checksum != null) {
+        builder.checksum(Inputs.sha256("--checksum", checksum));
       }
-      try (Tierlock tierlock = parent.root.open()) {
-        Instant at = pulledAt != null ? pulledAt : parent.root.clock().instant();
-        // A fresh entry from the arguments alone: a new version never inherits the old checksum,
-        // files or filesChecksum, and channel and server URL are what the arguments say.
-        LockfileEntry.Builder builder = LockfileEntry.builder(version, at);
-        if (checksum != null) {
-          builder.checksum(checksum);
-        }
-        if (filesChecksum != null) {
-          builder.filesChecksum(filesChecksum);
-        }
-        if (channel != null) {
-          builder.channel(channel);
-        }
-        if (serverUrl != null) {
-          builder.serverUrl(serverUrl);
-        }
-        LockfileEntry entry = builder.build();
+      if (filesChecksum != null) {
+        builder.filesChecksum(Inputs.sha256("--files-checksum", filesChecksum));
+      }
+      if (channel != null) {
+        builder.channel(Inputs.channel(channel));
+      }
+      if (serverUrl != null) {
+        builder.serverUrl(Inputs.serverUrl(serverUrl));
+      }
+      LockfileEntry entry = builder.build();
+      try (Tierlock tierlock = parent.root.open(TierlockCli.Access.WRITE)) {
         TransactionResult result = tierlock.transaction().run(ctx -> ctx.withPulledExtensionsLock(() -> {
           ctx.put(extension, entry);
           return entry;
@@ -155,7 +156,7 @@ final class EntriesCommand {
     @Override
     public Integer call() {
       ExtensionName extension = ExtensionName.of(name);
-      try (Tierlock tierlock = parent.root.open()) {
+      try (Tierlock tierlock = parent.root.open(TierlockCli.Access.WRITE)) {
         TransactionResult result = tierlock.transaction().run(ctx -> ctx.withPulledExtensionsLock(() ->
             ctx.remove(extension).orElseThrow(() -> new NotFoundException("Cannot remove entry " + extension
                 + ": the shared lockfile has no such entry"))));

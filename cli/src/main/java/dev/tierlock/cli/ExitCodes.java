@@ -28,7 +28,8 @@ final class ExitCodes {
 
   /** Maps a failure to its exit code. */
   static int of(Exception ex) {
-    if (ex instanceof InvalidNameException || ex instanceof UnknownSchemeException || ex instanceof IllegalArgumentException) {
+    if (ex instanceof InvalidNameException || ex instanceof UnknownSchemeException || ex instanceof IllegalArgumentException
+        || ex instanceof MissingDatastoreException) {
       return USAGE;
     }
     if (ex instanceof NotFoundException) {

@@ -31,7 +31,7 @@ final class LockCommand {
 
     @Override
     public Integer call() {
-      try (Tierlock tierlock = parent.root.open()) {
+      try (Tierlock tierlock = parent.root.open(TierlockCli.Access.READ)) {
         PrintWriter out = spec.commandLine().getOut();
         Optional<LockInfo> info = tierlock.globalLock().inspect();
         if (info.isEmpty()) {
@@ -66,7 +66,7 @@ final class LockCommand {
       if (nonce.isBlank()) {
         throw new IllegalArgumentException("Cannot release the lock: the nonce is blank");
       }
-      try (Tierlock tierlock = parent.root.open()) {
+      try (Tierlock tierlock = parent.root.open(TierlockCli.Access.WRITE)) {
         if (!tierlock.globalLock().forceRelease(nonce)) {
           throw new NotFoundException("Cannot release " + tierlock.globalLock().describe()
               + ": no holder with nonce " + nonce + " (it may have been released or taken over already)");

@@ -29,7 +29,7 @@ final class PendingCommand {
 
     @Override
     public Integer call() {
-      try (Tierlock tierlock = parent.root.open()) {
+      try (Tierlock tierlock = parent.root.open(TierlockCli.Access.READ)) {
         PrintWriter out = spec.commandLine().getOut();
         Optional<PendingChange> pending = tierlock.transaction().pending();
         if (pending.isEmpty()) {
@@ -54,15 +54,16 @@ final class PendingCommand {
   }
 
   /** {@code pending apply}. */
-  @Command(name = "apply", description = "Re-applies the pending change against the shared lockfile as it is now; never"
-      + " reverts another checkout's change to the same entry.", mixinStandardHelpOptions = true)
+  @Command(name = "apply", description = "Re-applies the pending change against the shared lockfile as it is now: an entry"
+      + " another checkout changed to another value is left alone; one still at its old value is set again.",
+      mixinStandardHelpOptions = true)
   static final class Apply implements Callable<Integer> {
     @ParentCommand PendingCommand parent;
     @Spec CommandSpec spec;
 
     @Override
     public Integer call() {
-      try (Tierlock tierlock = parent.root.open()) {
+      try (Tierlock tierlock = parent.root.open(TierlockCli.Access.WRITE)) {
         TransactionResult result = tierlock.transaction().reapplyPending();
         EntriesCommand.report(spec.commandLine().getOut(), "re-applied the pending change", result);
         return ExitCodes.OK;
@@ -79,7 +80,7 @@ final class PendingCommand {
 
     @Override
     public Integer call() {
-      try (Tierlock tierlock = parent.root.open()) {
+      try (Tierlock tierlock = parent.root.open(TierlockCli.Access.READ)) {
         PrintWriter out = spec.commandLine().getOut();
         Optional<PendingChange> discarded = tierlock.transaction().discardPending();
         out.println(discarded.map(p -> "discarded " + p.describe()).orElse("(nothing pending)"));

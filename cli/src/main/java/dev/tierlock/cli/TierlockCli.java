@@ -1,12 +1,15 @@
 package dev.tierlock.cli;
 
+import dev.tierlock.LockOptions;
 import dev.tierlock.Namespace;
 import dev.tierlock.Tierlock;
 import dev.tierlock.TierlockException;
 import java.io.PrintWriter;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -22,12 +25,13 @@ import picocli.CommandLine.ScopeType;
     mixinStandardHelpOptions = true,
     versionProvider = TierlockCli.Version.class,
     description = "Reads and changes the shared extension lockfile of a Tierlock datastore, safely against every peer.",
-    subcommands = {EntriesCommand.class, LockCommand.class, PendingCommand.class, CommandLine.HelpCommand.class},
+    subcommands = {InitCommand.class, EntriesCommand.class, LockCommand.class, PendingCommand.class,
+        CommandLine.HelpCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
       "0:success",
       "1:failure (see the message and its code)",
-      "2:bad input or usage",
+      "2:bad input or usage, or no datastore at the given place",
       "3:not found",
       "4:conflict with a peer's change",
       "69:datastore unavailable, refused or unsafe",
@@ -61,12 +65,28 @@ public final class TierlockCli {
       description = "Namespace inside the datastore. Default: none.")
   String namespace = "";
 
+  @Option(
+      names = "--timeout",
+      paramLabel = "DURATION",
+      scope = ScopeType.INHERIT,
+      description = "How long to wait in all for locks and the datastore (30s, 2m, PT90S). Default: 60s.")
+  String timeout;
+
+  @Option(
+      names = {"-v", "--verbose"},
+      scope = ScopeType.INHERIT,
+      description = "Say what the library does while it works (on stderr).")
+  boolean verbose;
+
   private final Map<String, String> environment;
   private final Clock clock;
 
-  TierlockCli(Map<String, String> environment, Clock clock) {
+  private final PrintWriter err;
+
+  TierlockCli(Map<String, String> environment, Clock clock, PrintWriter err) {
     this.environment = environment;
     this.clock = clock;
+    this.err = err;
   }
 
   /** Runs the command line and exits with its code. */
@@ -75,6 +95,12 @@ public final class TierlockCli {
     System.setProperty("org.slf4j.simpleLogger.defaultLogLevel",
         System.getProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn"));
     System.setProperty("org.slf4j.simpleLogger.logFile", System.getProperty("org.slf4j.simpleLogger.logFile", "System.err"));
+    // a wait on the global lock is said once, naming the holder: never a silent minute
+    System.setProperty("org.slf4j.simpleLogger.log.dev.tierlock.LeaseLock",
+        System.getProperty("org.slf4j.simpleLogger.log.dev.tierlock.LeaseLock", "info"));
+    System.setProperty("org.slf4j.simpleLogger.showThreadName", "false");
+    System.setProperty("org.slf4j.simpleLogger.showLogName", "false");
+    System.setProperty("org.slf4j.simpleLogger.levelInBrackets", "true");
     System.exit(run(args, System.getenv(), Clock.systemUTC(), new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
   }
 
@@ -89,7 +115,11 @@ public final class TierlockCli {
    * @return the exit code
    */
   static int run(String[] args, Map<String, String> environment, Clock clock, PrintWriter out, PrintWriter err) {
-    CommandLine line = new CommandLine(new TierlockCli(environment, clock));
+    if (java.util.Arrays.asList(args).contains("--verbose") || java.util.Arrays.asList(args).contains("-v")) {
+      // read by the logger once, when it first logs: set before anything is opened
+      System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "info");
+    }
+    CommandLine line = new CommandLine(new TierlockCli(environment, clock, err));
     line.setOut(out);
     line.setErr(err);
     line.setExecutionExceptionHandler((ex, cmd, parsed) -> {
@@ -107,12 +137,55 @@ public final class TierlockCli {
     return line.execute(args);
   }
 
-  /** Opens Tierlock on the chosen datastore and checkout. */
-  Tierlock open() {
-    Path home = Path.of(environment.getOrDefault(HOME_VARIABLE, ".tierlock")).toAbsolutePath().normalize();
-    URI uri = datastore == null ? home.resolve("datastore").toUri() : datastoreUri(datastore);
+  /** Whether a command writes to the datastore: only a write may create the embedded default. */
+  enum Access {
+    READ,
+    WRITE
+  }
+
+  /**
+   * Opens Tierlock on the chosen datastore and checkout. A filesystem datastore must exist: a read,
+   * or a path given by hand, never creates one ({@code tierlock init} does); only a write to the
+   * embedded default creates it, at its default place, and says so on stderr.
+   *
+   * @throws MissingDatastoreException if the datastore's directory does not exist (and may not be
+   *     created here)
+   */
+  Tierlock open(Access access) {
+    URI uri = datastoreUri();
+    Tierlock.Builder builder = builder(uri);
+    if ("file".equalsIgnoreCase(uri.getScheme())) {
+      Path root = Path.of(uri);
+      if (!Files.isDirectory(root)) {
+        if (datastore != null || access == Access.READ) {
+          throw new MissingDatastoreException(root, datastore == null);
+        }
+        err.println("tierlock: creating the embedded datastore at " + root);
+        err.flush();
+      }
+    }
+    return builder.build();
+  }
+
+  /** Returns a builder on {@code uri} with this command line's checkout, namespace, clock and timeout. */
+  Tierlock.Builder builder(URI uri) {
     Path dir = (checkout != null ? checkout : Path.of("")).toAbsolutePath().normalize();
-    return Tierlock.builder().datastore(uri).checkout(dir).namespace(Namespace.of(namespace)).clock(clock).build();
+    Tierlock.Builder builder = Tierlock.builder().datastore(uri).checkout(dir).namespace(Namespace.of(namespace))
+        .clock(clock);
+    if (timeout != null) {
+      Duration wait = Inputs.duration("--timeout", timeout);
+      builder.transactionDeadline(wait).lockOptions(LockOptions.DEFAULTS.withMaxWait(wait));
+    }
+    return builder;
+  }
+
+  /** Returns the datastore's URI: the argument, or the embedded default in $TIERLOCK_HOME/datastore. */
+  URI datastoreUri() {
+    if (datastore != null) {
+      return datastoreUri(datastore);
+    }
+    Path home = Path.of(environment.getOrDefault(HOME_VARIABLE, ".tierlock")).toAbsolutePath().normalize();
+    return home.resolve("datastore").toUri();
   }
 
   /** Reads a datastore argument: a URI with a scheme, or else a directory path. */
@@ -138,6 +211,9 @@ public final class TierlockCli {
   private static String describe(Exception ex) {
     if (ex instanceof TierlockException t) {
       return t.getMessage() + " [" + t.code() + "]";
+    }
+    if (ex instanceof MissingDatastoreException missing) {
+      return missing.getMessage() + " [" + MissingDatastoreException.CODE + "]";
     }
     if (ex instanceof IllegalArgumentException) {
       return ex.getMessage() + " [invalid_input]";

@@ -50,6 +50,14 @@ class TierlockCliModulePathTest {
     Path datastore = temp.resolve("datastore");
     Path checkout = Files.createDirectories(temp.resolve("checkout"));
 
+    Run missing = cli(layout, List.of(), "--datastore", datastore.toString(), "--checkout", checkout.toString(),
+        "entries", "list");
+    assertThat(missing.code()).as("a mistyped or missing datastore is bad input, and nothing is created").isEqualTo(2);
+    assertThat(missing.err()).endsWith("[datastore_missing]\n");
+    assertThat(datastore).doesNotExist();
+    Run init = cli(layout, List.of(), "--datastore", datastore.toString(), "--checkout", checkout.toString(), "init");
+    assertThat(init.code()).as(init.err()).isZero();
+
     Run put = cli(layout, List.of("--show-module-resolution"),
         "--datastore", datastore.toString(), "--checkout", checkout.toString(), "entries", "put", "@demo/hello", "1.0.0");
     Run list = cli(layout, List.of(), "--datastore", datastore.toString(), "--checkout", checkout.toString(), "entries", "list");

@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -88,10 +89,107 @@ class TierlockCliTest {
 
   @Test
   void list_emptyDatastore_saysSo() {
+    assertThat(run("init").code()).isZero();
+
     Run list = run("entries", "list");
 
     assertThat(list.code()).isZero();
     assertThat(list.out()).isEqualTo("(no entries)\n");
+  }
+
+  @Test
+  void list_beforeAnyWriteToTheEmbeddedDefault_isAClearError_andCreatesNothing() {
+    Run list = run("entries", "list");
+
+    assertThat(list.code()).isEqualTo(2);
+    assertThat(list.err()).isEqualTo("tierlock: Cannot read the embedded datastore at " + home.resolve("datastore")
+        + ": there is none yet (TIERLOCK_HOME is the directory it lives in); the first 'tierlock entries put' creates"
+        + " it there, or run 'tierlock init' [datastore_missing]\n");
+    assertThat(home.resolve("datastore")).doesNotExist();
+  }
+
+  @Test
+  void put_onTheEmbeddedDefault_createsItThere_andSaysSo() {
+    Run put = run("entries", "put", "@acme/hello", "1");
+
+    assertThat(put.code()).isZero();
+    assertThat(put.err()).isEqualTo("tierlock: creating the embedded datastore at " + home.resolve("datastore") + "\n");
+    assertThat(sharedLockfile()).exists();
+    assertThat(run("entries", "put", "@acme/other", "1").err()).as("said once").isEmpty();
+  }
+
+  @Test
+  void everyCommand_onAMistypedDatastorePath_exitsTwo_andCreatesNothing() {
+    Path typo = checkout.resolve("sahred");
+    for (String[] command : List.of(new String[] {"entries", "list"}, new String[] {"entries", "put", "@acme/x", "1"},
+        new String[] {"entries", "rm", "@acme/x"}, new String[] {"lock", "status"}, new String[] {"pending", "show"})) {
+      String[] args = Stream.concat(Stream.of(command), Stream.of("--datastore", typo.toString())).toArray(String[]::new);
+
+      Run run = run(args);
+
+      assertThat(run.code()).as(String.join(" ", command)).isEqualTo(2);
+      assertThat(run.err()).isEqualTo("tierlock: Cannot open datastore " + typo + ": no such directory; check the path,"
+          + " or create a datastore there with 'tierlock init --datastore " + typo + "' [datastore_missing]\n");
+      assertThat(typo).doesNotExist();
+    }
+  }
+
+  @Test
+  void init_createsAMissingDatastore_checksIt_andIsIdempotent() {
+    Path shared = checkout.resolve("shared");
+
+    Run init = run("init", "--datastore", shared.toString());
+    Run again = run("init", "--datastore", shared.toString());
+
+    assertThat(init.code()).as(init.err()).isZero();
+    assertThat(init.out()).isEqualTo("created " + shared + " (it honours the write preconditions)\n");
+    assertThat(again.out()).startsWith("ready: ");
+    assertThat(run("entries", "list", "--datastore", shared.toString()).out()).isEqualTo("(no entries)\n");
+  }
+
+  @Test
+  void put_checksumsInAnyCase_orPrefixedAsListPrintsThem_areStoredLowercaseAndBare() throws IOException {
+    Run put = run("entries", "put", "@acme/hello", "1", "--checksum", "sha256:" + "AB".repeat(32),
+        "--files-checksum", "Cd".repeat(32));
+
+    assertThat(put.code()).as(put.err()).isZero();
+    assertThat(Files.readString(sharedLockfile())).contains("\"checksum\": \"" + "ab".repeat(32) + "\"")
+        .contains("\"filesChecksum\": \"" + "cd".repeat(32) + "\"");
+  }
+
+  @Test
+  void put_pulledAt_takesAnInstantOrADate() throws IOException {
+    assertThat(run("entries", "put", "@acme/one", "1", "--pulled-at", "2024-01-01").code()).isZero();
+    assertThat(run("entries", "put", "@acme/two", "1", "--pulled-at", "2024-02-03T04:05:06+01:00").code()).isZero();
+
+    assertThat(Files.readString(sharedLockfile())).contains("\"pulledAt\": \"2024-01-01T00:00:00.000Z\"")
+        .contains("\"pulledAt\": \"2024-02-03T03:05:06.000Z\"");
+  }
+
+  @Test
+  void put_badInput_isAOneLineError_beforeAnythingIsOpened() {
+    Map<String[], String> cases = Map.of(
+        new String[] {"--pulled-at", "yesterday"}, "Cannot use --pulled-at \"yesterday\": give an ISO-8601 instant",
+        new String[] {"--server-url", "not a url"}, "Cannot use --server-url \"not a url\": give an http or https URL",
+        new String[] {"--checksum", "sha256:abc"}, "Cannot use --checksum \"sha256:abc\": give a SHA-256 as 64 hex",
+        new String[] {"--channel", "two words"}, "Cannot use --channel \"two words\"",
+        new String[] {"--timeout", "soon"}, "Cannot use --timeout \"soon\": give a positive duration");
+    cases.forEach((options, message) -> {
+      String[] args = Stream.concat(Stream.of("entries", "put", "@acme/hello", "1"), Stream.of(options))
+          .toArray(String[]::new);
+
+      Run put = run(args);
+
+      assertThat(put.code()).as(String.join(" ", options)).isEqualTo(2);
+      assertThat(put.err()).startsWith("tierlock: " + message).endsWith(" [invalid_input]\n").hasLineCount(1);
+      assertThat(home.resolve("datastore")).as("nothing was opened, so nothing was created").doesNotExist();
+    });
+    Run version = run("entries", "put", "@acme/hello", "not a version!!");
+    assertThat(version.code()).isEqualTo(2);
+    assertThat(version.err()).startsWith("tierlock: Cannot use version \"not a version!!\": give an exact version");
+    for (String accepted : List.of("2026.02.26.1", "^1.2", ">=1.2 <2", "1.x", "*", "1.0.0-beta.1+build.5", "~1")) {
+      assertThat(run("entries", "put", "@acme/v", accepted).code()).as(accepted).isZero();
+    }
   }
 
   @Test
@@ -160,6 +258,7 @@ class TierlockCliTest {
 
   @Test
   void lockStatus_free_saysFree() {
+    assertThat(run("init").code()).isZero();
     Run status = run("lock", "status");
 
     assertThat(status.code()).isZero();
@@ -211,7 +310,7 @@ class TierlockCliTest {
   void datastoreArgument_unknownScheme_exitsWithTheKnownSchemes() {
     Run put = run("entries", "list", "--datastore", "ftp://example/x");
 
-    assertThat(put.code()).isNotZero();
+    assertThat(put.code()).isEqualTo(2);
     assertThat(put.err()).contains("ftp").contains("file");
   }
 
