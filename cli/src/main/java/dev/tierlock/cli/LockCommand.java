@@ -1,5 +1,6 @@
 package dev.tierlock.cli;
 
+import dev.tierlock.LockIdentity;
 import dev.tierlock.LockInfo;
 import dev.tierlock.Tierlock;
 import java.io.PrintWriter;
@@ -40,11 +41,24 @@ final class LockCommand {
           LockInfo holder = info.get();
           Instant now = parent.root.clock().instant();
           Duration age = Duration.between(holder.acquiredAt(), now);
-          out.println((holder.isStaleAt(now) ? "stale" : "held") + ": " + tierlock.globalLock().describe());
-          out.println("  holder:     " + holder.holder() + " (host " + holder.hostname() + ", pid " + holder.pid() + ")");
+          boolean here = holder.hostname().equals(LockIdentity.current().hostname());
+          boolean gone = here && ProcessHandle.of(holder.pid()).map(p -> !p.isAlive()).orElse(true);
+          boolean stale = holder.isStaleAt(now);
+          out.println((gone ? "held by a process that is gone" : stale ? "stale" : "held") + ": "
+              + tierlock.globalLock().describe());
+          out.println("  holder:     " + holder.holder() + " (host " + holder.hostname() + ", pid " + holder.pid()
+              + (here ? gone ? ", no such process on this host" : ", alive on this host" : "") + ")");
           out.println("  heartbeat:  " + holder.acquiredAt() + " (" + age.toMillis() + " ms ago, ttl " + holder.ttl().toMillis() + " ms)");
           out.println("  nonce:      " + holder.nonce());
-          out.println("  release it: tierlock lock release --nonce " + holder.nonce());
+          if (gone || stale) {
+            out.println("  break-glass is safe" + (gone ? " (its process is gone)" : " (its lease ran out; the next"
+                + " writer takes it over anyway)") + ": tierlock lock release --nonce " + holder.nonce());
+          } else if (here) {
+            out.println("  its process is alive: wait for it; it renews the lease while it works");
+          } else {
+            out.println("  its lease is fresh and its host is another: wait, or once you know that process is gone:"
+                + " tierlock lock release --nonce " + holder.nonce());
+          }
         }
         out.flush();
         return ExitCodes.OK;

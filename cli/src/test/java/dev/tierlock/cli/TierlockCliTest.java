@@ -2,6 +2,7 @@ package dev.tierlock.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tierlock.LockIdentity;
 import dev.tierlock.LockLease;
 import dev.tierlock.Tierlock;
 import java.io.IOException;
@@ -277,12 +278,33 @@ class TierlockCliTest {
       Run after = run("lock", "status");
 
       assertThat(status.code()).isZero();
-      assertThat(status.out()).startsWith("held: ").contains("nonce:      " + nonce);
+      assertThat(status.out()).startsWith("held: ").contains("nonce:      " + nonce).contains(", alive on this host)")
+          .contains("its process is alive: wait for it").doesNotContain("break-glass");
       assertThat(wrong.code()).isEqualTo(ExitCodes.NOT_FOUND);
       assertThat(wrong.err()).contains("Cannot release lock \".datastore.lock\"").contains("no holder with nonce not-the-nonce (it may have been released or taken over already) [not_found]");
       assertThat(release.code()).isZero();
       assertThat(release.out()).contains("released: ");
       assertThat(after.out()).startsWith("free: ");
+      lease.release();
+    }
+  }
+
+  @Test
+  void lockStatus_ofAHolderWhoseProcessIsGone_saysSo_andThatBreakGlassIsSafe() throws Exception {
+    Process finished = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-version")
+        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+    finished.waitFor();
+    LockIdentity here = LockIdentity.current();
+    try (Tierlock tierlock = Tierlock.builder().datastore(home.resolve("datastore").toUri()).checkout(checkout)
+        .clock(CLOCK).lockIdentity(LockIdentity.of("gone@" + here.hostname(), here.hostname(), finished.pid())).build()) {
+      LockLease lease = tierlock.globalLock().acquire();
+
+      Run status = run("lock", "status");
+
+      assertThat(status.code()).isZero();
+      assertThat(status.out()).startsWith("held by a process that is gone: ")
+          .contains("pid " + finished.pid() + ", no such process on this host)")
+          .contains("break-glass is safe (its process is gone): tierlock lock release --nonce " + lease.info().nonce());
       lease.release();
     }
   }

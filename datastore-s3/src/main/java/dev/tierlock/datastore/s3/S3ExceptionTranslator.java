@@ -15,6 +15,7 @@ import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.AbortedException;
 import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
 import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
+import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.exception.SdkServiceException;
 
@@ -64,6 +65,7 @@ final class S3ExceptionTranslator {
    */
   static ReadOutcome translateRead(SdkException failure, String verb, String target) {
     restoreInterrupt(failure);
+    refuseWithoutCredentials(failure, verb, target);
     BoundedBody.TooLarge oversize = find(failure, BoundedBody.TooLarge.class);
     if (oversize != null) {
       throw tooLarge(oversize, target, failure);
@@ -110,6 +112,7 @@ final class S3ExceptionTranslator {
    */
   static ChangeOutcome translateChange(SdkException failure, String verb, String target, int attempts) {
     restoreInterrupt(failure);
+    refuseWithoutCredentials(failure, verb, target);
     if (failure instanceof SdkServiceException service) {
       return translateChangeStatus(service, verb, target, attempts);
     }
@@ -204,6 +207,22 @@ final class S3ExceptionTranslator {
       return code == null ? "" : code;
     }
     return "";
+  }
+
+  /**
+   * Refuses a call the client could not sign because no credentials provider had credentials: one
+   * line that says what to set, instead of the provider chain's long account of each provider it
+   * tried. Nothing was sent, so nothing changed.
+   *
+   * @throws DatastoreAccessDeniedException when that is the failure
+   */
+  private static void refuseWithoutCredentials(SdkException failure, String verb, String target) {
+    if (failure instanceof SdkClientException && failure.getMessage() != null
+        && failure.getMessage().startsWith("Unable to load credentials")) {
+      throw new DatastoreAccessDeniedException("Cannot " + verb + " " + target + ": no AWS credentials were found;"
+          + " set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE with ~/.aws/credentials, or run where"
+          + " an instance or task role provides them; nothing was sent", null);
+    }
   }
 
   private static String describeClientFailure(SdkException failure) {
