@@ -172,8 +172,35 @@ final class HeldLease implements LockLease {
     }
   }
 
+  /**
+   * Releases the lease while the JVM shuts down ({@link ShutdownRelease}): deletes our record
+   * conditional on its version, as {@link #release()} does, but leaves the lock-order ticket, which
+   * belongs to the thread that acquired it.
+   */
+  void releaseAtShutdown() {
+    @Nullable ObjectVersion held;
+    synchronized (this) {
+      if (state == State.RELEASED) {
+        return;
+      }
+      boolean mayBeOurs = state == State.HELD || loss == Loss.UNCONFIRMED;
+      state = State.RELEASED;
+      stopHeartbeat();
+      held = mayBeOurs ? version : null;
+    }
+    try {
+      if (held != null) {
+        deleteOwn(held);
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("Cannot release {} (nonce {}) at shutdown; it expires after its ttl of {}", lock.describe(),
+          acquired.nonce(), current.ttl(), e);
+    }
+  }
+
   @Override
   public void release() {
+    ShutdownRelease.unregister(this);
     @Nullable ObjectVersion held;
     synchronized (this) {
       if (state == State.RELEASED) {

@@ -272,6 +272,7 @@ final class LeaseLock implements DistributedLock {
   private HeldLease hold(ObjectVersion version, LockInfo record, Acquisition acquisition) {
     observed.set(null);
     HeldLease lease = new HeldLease(this, version, record, acquisition.ticket);
+    ShutdownRelease.register(lease);
     try {
       lease.startHeartbeat(heartbeats);
     } catch (RuntimeException | Error e) {

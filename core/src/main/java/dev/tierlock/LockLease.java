@@ -1,7 +1,10 @@
 package dev.tierlock;
 
 /**
- * One holding of a {@link DistributedLock}. Closing it releases the lock (idempotent). Thread-safe.
+ * One holding of a {@link DistributedLock}. Closing it releases the lock (idempotent). A JVM that
+ * shuts down in order (SIGTERM, SIGINT, {@code System.exit}) releases the leases it still holds
+ * from a shutdown hook, each by its own conditional delete, waiting at most 5 s in all; a JVM
+ * killed outright leaves its lease to expire after its ttl. Thread-safe.
  */
 public interface LockLease extends AutoCloseable {
 

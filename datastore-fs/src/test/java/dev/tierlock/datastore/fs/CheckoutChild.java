@@ -36,8 +36,8 @@ import java.util.function.Consumer;
  *   <li>{@code hold <shared> <checkout> <instant> <ttl ms>}: on a clock fixed at {@code instant},
  *       with heartbeats that never run and a lease of that ttl, commits {@code @child/committed};
  *       then, inside a second transaction and its pulled-extensions section, puts {@code
- *       @child/inflight}, prints {@code holding <pid>} and waits for a line (the test kills it
- *       there).
+ *       @child/inflight}, prints {@code holding <pid>} and waits for a line, forever once stdin
+ *       closes (the test kills or stops it there).
  * </ul>
  */
 final class CheckoutChild {
@@ -92,9 +92,17 @@ final class CheckoutChild {
           System.out.println("holding " + ProcessHandle.current().pid());
           System.out.flush();
           try {
-            return stdin.readLine();
+            String line = stdin.readLine();
+            if (line == null) {
+              // the parent stopped us (its end of stdin closed): the change never finishes
+              Thread.sleep(Long.MAX_VALUE);
+            }
+            return line;
           } catch (IOException e) {
             throw new UncheckedIOException(e);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
           }
         }));
       }

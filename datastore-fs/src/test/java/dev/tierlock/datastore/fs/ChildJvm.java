@@ -77,6 +77,16 @@ final class ChildJvm implements AutoCloseable {
   }
 
   /** Returns the child's process id. */
+  /** Stops the child as an operator's {@code kill} does (SIGTERM: shutdown hooks run) and waits for it. */
+  int terminate() throws InterruptedException {
+    process.destroy();
+    if (!process.waitFor(WAIT_SECONDS, TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+      throw new AssertionError("the child JVM did not exit within " + WAIT_SECONDS + " s of SIGTERM");
+    }
+    return process.exitValue();
+  }
+
   long pid() {
     return process.pid();
   }

@@ -101,6 +101,38 @@ class FileSystemCheckoutsProcessTest {
   }
 
   /**
+   * The child holds the global lease inside a transaction's change and is stopped by SIGTERM (an
+   * operator's {@code kill}, a container stop): its shutdown hook releases the lease at once, so no
+   * peer waits for the ttl; nothing of the stopped change is published, and the next run settles
+   * whatever the stop left.
+   */
+  @Test
+  void aCheckoutStoppedBySigterm_releasesItsLeaseAtOnce() throws Exception {
+    Instant start = TestClock.DEFAULT_START;
+    TestClock clock = TestClock.at(start);
+    FileSystemDatastore store = FileSystemDatastore.open(temp.resolve("shared"));
+    Path machine = temp.resolve("machine");
+    try (ChildJvm child = ChildJvm.start(CheckoutChild.class, "hold", store.root().toString(), machine.toString(),
+        start.toString(), Long.toString(CHILD_TTL.toMillis()))) {
+      assertThat(child.nextLine()).isEqualTo("holding " + child.pid());
+      try (TestCheckout observer = TestCheckout.builder(store, temp.resolve("observer"), clock).build()) {
+        assertThat(observer.tierlock().globalLock().inspect()).map(LockInfo::pid).contains(child.pid());
+
+        child.terminate();
+
+        assertThat(observer.tierlock().globalLock().inspect()).as("released by the shutdown hook, before its ttl")
+            .isEmpty();
+        assertThat(versions(shared(store))).as("nothing of the stopped change").containsOnlyKeys("@child/committed");
+      }
+    }
+    try (TestCheckout restarted = TestCheckout.builder(store, machine, clock).build()) {
+      assertThat(restarted.put("@machine/after", "1").status()).as("whatever the stop left settles on the next run")
+          .isEqualTo(TransactionStatus.PUBLISHED);
+      assertThat(restarted.transaction().pending()).isEmpty();
+    }
+  }
+
+  /**
    * The child commits one entry, then is killed inside a second transaction's change (holding the
    * global lease, the checkout's transaction lock and its pulled-extensions lock). The OS frees its
    * local locks, nothing of the killed change is published or left pending, and a restarted
