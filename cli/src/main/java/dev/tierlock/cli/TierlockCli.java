@@ -26,7 +26,7 @@ import picocli.CommandLine.ScopeType;
     versionProvider = TierlockCli.Version.class,
     description = "Reads and changes the shared extension lockfile of a Tierlock datastore, safely against every peer.",
     subcommands = {InitCommand.class, EntriesCommand.class, LockCommand.class, PendingCommand.class,
-        CommandLine.HelpCommand.class},
+        HelpCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
       "0:success",
@@ -48,7 +48,8 @@ public final class TierlockCli {
       paramLabel = "URI",
       scope = ScopeType.INHERIT,
       description = "Datastore: a URI (file:///path, s3://bucket/prefix?region=..., gs://bucket/prefix) or a directory path. "
-          + "Default: a filesystem datastore in $TIERLOCK_HOME/datastore (TIERLOCK_HOME defaults to ./.tierlock).")
+          + "Default: a filesystem datastore in $TIERLOCK_HOME/datastore (TIERLOCK_HOME defaults to .tierlock in the"
+          + " current directory).")
   String datastore;
 
   @Option(
@@ -130,6 +131,9 @@ public final class TierlockCli {
     line.setParameterExceptionHandler((ex, strings) -> {
       CommandLine cmd = ex.getCommandLine();
       cmd.getErr().println("tierlock: " + ex.getMessage());
+      if (ex instanceof CommandLine.UnmatchedArgumentException unmatched && !unmatched.getSuggestions().isEmpty()) {
+        cmd.getErr().println("Did you mean: " + String.join(" or ", unmatched.getSuggestions()) + "?");
+      }
       cmd.getErr().println("Run '" + cmd.getCommandSpec().qualifiedName() + " --help' for usage.");
       cmd.getErr().flush();
       return ExitCodes.USAGE;

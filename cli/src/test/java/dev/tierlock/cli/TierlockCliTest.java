@@ -337,6 +337,21 @@ class TierlockCliTest {
   }
 
   @Test
+  void help_ofANestedCommand_showsThatCommand_andAnUnknownOneSuggests() {
+    Run help = run("help", "entries", "put");
+    Run unknown = run("help", "entries", "pt");
+    Run typo = run("entris", "list");
+
+    assertThat(help.code()).isZero();
+    assertThat(help.out()).startsWith("Usage: tierlock entries put").contains("--checksum=SHA256")
+        .contains("--channel=CHANNEL");
+    assertThat(unknown.code()).isEqualTo(2);
+    assertThat(unknown.err()).contains("Unknown command 'pt' of 'tierlock entries'; did you mean put?");
+    assertThat(typo.code()).isEqualTo(2);
+    assertThat(typo.err()).contains("Did you mean: entries");
+  }
+
+  @Test
   void help_listsCommandsAndExitCodes() {
     Run help = run("--help");
 
