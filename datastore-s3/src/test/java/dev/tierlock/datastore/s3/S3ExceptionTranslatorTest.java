@@ -207,13 +207,28 @@ class S3ExceptionTranslatorTest {
 
   @Test
   void change_failureBeforeAnyAttemptWasSent_isUnavailable() {
-    SdkException noCredentials = SdkClientException.create("Unable to load credentials from any of the providers");
+    SdkException unsigned = SdkClientException.create("Unable to marshall request to JSON");
 
-    assertThatThrownBy(() -> S3ExceptionTranslator.translateChange(noCredentials, "write", TARGET, 0))
+    assertThatThrownBy(() -> S3ExceptionTranslator.translateChange(unsigned, "write", TARGET, 0))
         .isInstanceOf(DatastoreUnavailableException.class)
-        .hasMessage("Cannot write " + TARGET + ": client error (Unable to load credentials from any of the providers) "
+        .hasMessage("Cannot write " + TARGET + ": client error (Unable to marshall request to JSON) "
             + "before the request was sent; nothing changed")
         .satisfies(e -> assertThat(((TierlockException) e).code()).isEqualTo(DatastoreUnavailableException.CODE));
+  }
+
+  @Test
+  void missingCredentials_isAccessDenied_inOneLine_forReadsAndChanges() {
+    SdkException noCredentials = SdkClientException.create("Unable to load credentials from any of the providers in"
+        + " the chain AwsCredentialsProviderChain(credentialsProviders=[...]) : [SystemPropertyCredentialsProvider():"
+        + " Unable to load credentials from system settings. ...]");
+
+    assertThatThrownBy(() -> S3ExceptionTranslator.translateChange(noCredentials, "write", TARGET, 0))
+        .isInstanceOf(dev.tierlock.spi.DatastoreAccessDeniedException.class).hasNoCause()
+        .hasMessage("Cannot write " + TARGET + ": no AWS credentials were found; set AWS_ACCESS_KEY_ID and"
+            + " AWS_SECRET_ACCESS_KEY, or AWS_PROFILE with ~/.aws/credentials, or run where an instance or task role"
+            + " provides them; nothing was sent");
+    assertThatThrownBy(() -> S3ExceptionTranslator.translateRead(noCredentials, "read", TARGET))
+        .isInstanceOf(dev.tierlock.spi.DatastoreAccessDeniedException.class).hasNoCause();
   }
 
   @Test
