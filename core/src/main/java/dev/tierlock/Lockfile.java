@@ -64,6 +64,7 @@ public final class Lockfile {
    *     the message names {@code source} and the line and column of the problem
    */
   public static Lockfile parse(byte[] bytes, String source) {
+    java.util.Objects.requireNonNull(source, "source");
     return new Lockfile(LockfileParser.parse(bytes, source));
   }
 
@@ -102,11 +103,13 @@ public final class Lockfile {
 
   /** Returns the entry of {@code name}, if present. */
   public Optional<LockfileEntry> entry(ExtensionName name) {
+    java.util.Objects.requireNonNull(name, "name");
     return Optional.ofNullable(document.entries().get(name));
   }
 
   /** Returns whether {@code name} has an entry. */
   public boolean contains(ExtensionName name) {
+    java.util.Objects.requireNonNull(name, "name");
     return document.entries().containsKey(name);
   }
 
@@ -128,6 +131,8 @@ public final class Lockfile {
    * @throws ForeignEntryException if {@code name} is the key of a foreign member
    */
   public Lockfile with(ExtensionName name, LockfileEntry entry) {
+    java.util.Objects.requireNonNull(name, "name");
+    java.util.Objects.requireNonNull(entry, "entry");
     LockfileDocument changed = document.with(name, entry);
     return changed == document ? this : new Lockfile(changed);
   }
@@ -140,6 +145,7 @@ public final class Lockfile {
    * @throws ForeignEntryException if {@code name} is the key of a foreign member
    */
   public Lockfile without(ExtensionName name) {
+    java.util.Objects.requireNonNull(name, "name");
     LockfileDocument changed = document.without(name);
     return changed == document ? this : new Lockfile(changed);
   }
@@ -150,6 +156,7 @@ public final class Lockfile {
    * foreign members.
    */
   public Lockfile restrictedTo(Set<ExtensionName> keep) {
+    java.util.Objects.requireNonNull(keep, "keep");
     Map<ExtensionName, LockfileEntry> copy = new LinkedHashMap<>();
     document.entries().forEach((name, entry) -> {
       if (keep.contains(name)) {

@@ -95,6 +95,7 @@ public record LockfileDelta(Map<ExtensionName, LockfileEntry> upserts, SortedSet
 
   /** Returns whether this change touches {@code name}. */
   public boolean touches(ExtensionName name) {
+    java.util.Objects.requireNonNull(name, "name");
     return upserts.containsKey(name) || removals.contains(name);
   }
 
@@ -103,11 +104,13 @@ public record LockfileDelta(Map<ExtensionName, LockfileEntry> upserts, SortedSet
    * removed or not touched (see {@link #touches}).
    */
   public Optional<LockfileEntry> target(ExtensionName name) {
+    java.util.Objects.requireNonNull(name, "name");
     return Optional.ofNullable(upserts.get(name));
   }
 
   /** Returns {@code lockfile} with this change applied: removals first, then upserts. */
   public Lockfile applyTo(Lockfile lockfile) {
+    java.util.Objects.requireNonNull(lockfile, "lockfile");
     Lockfile out = lockfile;
     for (ExtensionName name : removals) {
       out = out.without(name);
@@ -123,6 +126,7 @@ public record LockfileDelta(Map<ExtensionName, LockfileEntry> upserts, SortedSet
    * only this change touches keep this change's effect.
    */
   public LockfileDelta then(LockfileDelta later) {
+    java.util.Objects.requireNonNull(later, "later");
     Map<ExtensionName, LockfileEntry> upserts = new LinkedHashMap<>(this.upserts);
     SortedSet<ExtensionName> removals = new TreeSet<>(this.removals);
     later.removals.forEach(name -> {
@@ -138,6 +142,7 @@ public record LockfileDelta(Map<ExtensionName, LockfileEntry> upserts, SortedSet
 
   /** Returns this change without any effect on the names in {@code drop}. */
   public LockfileDelta without(Collection<ExtensionName> drop) {
+    java.util.Objects.requireNonNull(drop, "drop");
     Map<ExtensionName, LockfileEntry> upserts = new LinkedHashMap<>(this.upserts);
     SortedSet<ExtensionName> removals = new TreeSet<>(this.removals);
     drop.forEach(name -> {
@@ -149,6 +154,7 @@ public record LockfileDelta(Map<ExtensionName, LockfileEntry> upserts, SortedSet
 
   /** Returns this change restricted to the names in {@code keep}. */
   public LockfileDelta restrictedTo(Collection<ExtensionName> keep) {
+    java.util.Objects.requireNonNull(keep, "keep");
     Set<ExtensionName> dropped = new LinkedHashSet<>(names());
     dropped.removeAll(keep);
     return without(dropped);

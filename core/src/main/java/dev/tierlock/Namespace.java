@@ -46,16 +46,19 @@ public final class Namespace {
 
   /** Returns the datastore key of a tier path under this namespace. */
   public ObjectKey key(TierPath path) {
+    java.util.Objects.requireNonNull(path, "path");
     return ObjectKey.of(name.isEmpty() ? path.value() : name + "/" + path.value());
   }
 
   /** Returns the key of a root-level object ({@code .datastore.lock}) under this namespace. */
   public ObjectKey rootKey(String objectName) {
+    java.util.Objects.requireNonNull(objectName, "objectName");
     return ObjectKey.of(name.isEmpty() ? objectName : name + "/" + objectName);
   }
 
   /** Returns the local file of a tier path in a cache root laid out like the datastore. */
   public Path localPath(Path cacheRoot, TierPath path) {
+    java.util.Objects.requireNonNull(path, "path");
     Path base = name.isEmpty() ? cacheRoot : cacheRoot.resolve(name);
     return base.resolve(path.value());
   }
