@@ -6,6 +6,7 @@ module dev.tierlock.core {
   requires com.fasterxml.jackson.core;
   requires org.apache.commons.compress;
   requires org.slf4j;
+  requires com.github.benmanes.caffeine;
   requires static transitive org.jspecify;
 
   exports dev.tierlock;

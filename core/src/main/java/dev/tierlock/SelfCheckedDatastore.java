@@ -14,14 +14,14 @@ import dev.tierlock.spi.WriteCondition;
 import dev.tierlock.spi.WriteResult;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
-import java.util.Collections;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.WeakHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,11 +50,18 @@ final class SelfCheckedDatastore extends ForwardingDatastore {
 
   private static final Logger LOG = LoggerFactory.getLogger(SelfCheckedDatastore.class);
 
-  /** Datastore instances that passed in this process: an instance is provably itself. */
-  private static final Map<Datastore, Boolean> PASSED = Collections.synchronizedMap(new WeakHashMap<>());
+  /**
+   * Datastore instances that passed in this process: an instance is provably itself. Keyed by the
+   * instance itself (identity, not equals) and held weakly, so a closed store's entry goes with it.
+   */
+  private static final Cache<Datastore, Boolean> PASSED = Caffeine.newBuilder().weakKeys().build();
 
-  /** Verdicts reached in this process, by identity and namespace; each must still be proven by a stat. */
-  private static final Map<String, Verdict> VERDICTS = new java.util.concurrent.ConcurrentHashMap<>();
+  /**
+   * Verdicts reached in this process, by identity and namespace; each must still be proven by a
+   * stat, and is trusted only while fresh by the checkout's clock. Bounded: a process that opens
+   * many stores (a test suite, a multi-tenant server) keeps the most recent.
+   */
+  private static final Cache<String, Verdict> VERDICTS = Caffeine.newBuilder().maximumSize(4096).build();
 
   private final Datastore delegate;
   private final Namespace namespace;
@@ -81,8 +88,8 @@ final class SelfCheckedDatastore extends ForwardingDatastore {
 
   /** Forgets every verdict of this process (for tests that restart servers on one address). */
   static void forgetProcessVerdicts() {
-    PASSED.clear();
-    VERDICTS.clear();
+    PASSED.invalidateAll();
+    VERDICTS.invalidateAll();
   }
 
   /**
@@ -100,12 +107,12 @@ final class SelfCheckedDatastore extends ForwardingDatastore {
       if (checked) {
         return;
       }
-      if (Boolean.TRUE.equals(PASSED.get(delegate))) {
+      if (Boolean.TRUE.equals(PASSED.getIfPresent(delegate))) {
         checked = true;
         return;
       }
       String key = key();
-      Verdict known = Optional.ofNullable(VERDICTS.get(key)).or(() -> marker.read(key)).orElse(null);
+      Verdict known = Optional.ofNullable(VERDICTS.getIfPresent(key)).or(() -> marker.read(key)).orElse(null);
       Verdict verdict = known != null && isFresh(known) && proves(known) ? known : check();
       VERDICTS.put(key, verdict);
       if (known == null || !known.equals(verdict)) {
