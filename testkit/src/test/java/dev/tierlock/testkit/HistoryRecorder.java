@@ -25,7 +25,9 @@ import org.jspecify.annotations.Nullable;
  * reaches the writer), with its bytes, commit id and writer, and every read of it, with the index of
  * the version it saw. Each checkout reaches it through its own {@link #view}, so reads are told
  * apart; writes are told apart by their commit ids ({@code c<checkout>-<n>}). A landed write is
- * reported to the listener before the write returns. Closing it closes nothing.
+ * reported to the listener before the write returns. A request the property held back in the
+ * network reaches the store through its writer's view when it is delivered, so it is recorded when
+ * it lands, in the store's order, like any other. Closing it closes nothing.
  */
 final class HistoryRecorder extends ForwardingDatastore {
 

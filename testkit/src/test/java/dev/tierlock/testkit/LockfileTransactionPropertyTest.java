@@ -28,18 +28,26 @@ import net.jqwik.api.lifecycle.AfterContainer;
  * read-backs all fail, runs of peer commits longer than a short lineage, unavailable and throttled
  * stores, failed fetches, holders stalled past their lease while a peer publishes, changes that
  * throw or outlive the deadline, and processes that die inside their change, before their write,
- * right after it landed or during its read-back (and are reopened on the same directory). At the end
+ * right after it landed or during its read-back (and are reopened on the same directory), and writes
+ * held back in the network and delivered late ({@link Injected#DELAYED_WRITE}: before the writer's
+ * next send or read, inside a peer's run, steps later, or never). At the end
  * every checkout settles what it has pending ({@code run} with no change, {@code reapplyPending()}
  * for an outcome in doubt; never discard), and nothing may be left.
  *
  * <p>The oracle ({@link TransactionModel}) judges every write against the writer's record and the
- * real history in the store's order ({@link HistoryRecorder}), byte for byte, and every run's end
+ * real history in the store's order ({@link HistoryRecorder}), byte for byte (a late write against
+ * what that very send carried), and every run's end
  * against what its checkout asked for: a change is lost only if it was dropped for a conflict the
  * history really shows. It runs on both version presets: fresh generations (GCS) and digests of
  * the bytes (S3 ETags, where equal bytes bring an old version back).
  *
  * <p>Tries: {@code jqwik.tries.default} (150 in {@code junit-platform.properties}); raise it for a
- * long run with {@code -Djqwik.tries.default=5000}.
+ * long run with {@code -Djqwik.tries.default=5000}. Switches: {@code
+ * -Dtierlock.property.trace=true} prints each run and each held request; {@code
+ * -Dtierlock.property.deliverUndone=true} delivers held requests whose writer has since undone a
+ * value they carry (by default they never arrive: the product then loses that change, {@link
+ * UndoneInDoubtWriteTest}); {@code -Dtierlock.property.strictOwnLateDrops=true} fails reported drops
+ * whose kept value is the writer's own late write ({@link ReapplyForgetsWriteInDoubtTest}).
  */
 class LockfileTransactionPropertyTest {
 
@@ -83,7 +91,32 @@ class LockfileTransactionPropertyTest {
     NONE, LOST_ANSWER, TIMEOUT_BEFORE_APPLY, LOST_ANSWER_NO_READBACK, UNAPPLIED_NO_READBACK,
     LOST_ANSWER_NO_READBACK_THEN_BURST, UNAVAILABLE_BURST, THROTTLE, FETCH_FAILS, STALL_PEER, LOST_ANSWER_STALL_PEER,
     UNAPPLIED_STALL_PEER, PEER_BURST_BEFORE, CRASH_IN_CHANGE, CRASH_BEFORE_WRITE, CRASH_AFTER_WRITE, CRASH_AT_READBACK,
-    SLOW_CHANGE
+    SLOW_CHANGE,
+    /**
+     * The step's first lockfile write is held back (the checkout hears "outcome unknown") and
+     * delivered to the store later, as the step's {@link Delivery} says, with its original
+     * precondition: it lands only if that version is current then.
+     */
+    DELAYED_WRITE,
+    /** As {@link #DELAYED_WRITE}, and every later lockfile write of the step times out before it applies. */
+    DELAYED_WRITE_THEN_TIMEOUTS
+  }
+
+  /** When a write held back by {@link Injected#DELAYED_WRITE} reaches the store. */
+  enum Delivery {
+    /** Just before the checkout's next lockfile write reaches the store (in this step or a later one). */
+    BEFORE_NEXT_SEND,
+    /** Just before the checkout's next lockfile read or stat (its read-back, or a later run's fetch). */
+    BEFORE_READBACK,
+    /**
+     * At the checkout's next lockfile read or stat, the holder stalls past its lease and the step's
+     * peer runs its edits; the held write arrives just before the peer's lockfile write.
+     */
+    IN_PEER_RUN,
+    /** At the start of the step {@code later} steps on, before its checkout runs (or before the final settling). */
+    LATER_STEP,
+    /** Never. */
+    NEVER
   }
 
   /** One edit a run makes: a put (of a version never used before) or a removal. */
@@ -99,9 +132,17 @@ class LockfileTransactionPropertyTest {
 
   /**
    * One step: a run of {@code checkout}, with a fault; {@code peer} (an offset to another checkout)
-   * acts in the fault's hooks with {@code peerEdits}, or makes {@code burst} commits.
+   * acts in the fault's hooks with {@code peerEdits}, or makes {@code burst} commits; a write the
+   * fault holds back arrives as {@code delivery} says ({@code later}: how many steps on).
    */
-  record Step(int checkout, Op op, List<Planned> edits, Injected fault, int peer, List<Planned> peerEdits, int burst) {}
+  record Step(int checkout, Op op, List<Planned> edits, Injected fault, int peer, List<Planned> peerEdits, int burst,
+      Delivery delivery, int later) {
+
+    /** A step whose fault holds nothing back. */
+    Step(int checkout, Op op, List<Planned> edits, Injected fault, int peer, List<Planned> peerEdits, int burst) {
+      this(checkout, op, edits, fault, peer, peerEdits, burst, Delivery.NEVER, 1);
+    }
+  }
 
   /** A scenario: the checkouts, the store's metadata capacity, whether the store starts with {@link #SEED}, the steps. */
   record Scenario(List<Checkout> checkouts, int capacity, boolean seeded, List<Step> steps) {}
@@ -123,9 +164,10 @@ class LockfileTransactionPropertyTest {
   private static Arbitrary<List<Step>> steps(int n, Arbitrary<Op> ops, Arbitrary<Injected> faults) {
     Arbitrary<Integer> who = Arbitraries.integers().between(0, n - 1);
     return who.flatMap(c -> Combinators.combine(ops, planned(c, n), faults, Arbitraries.integers().between(1, n - 1),
-        Arbitraries.integers().between(1, 8)).as((op, edits, fault, peer, burst) -> new Step(c, op, edits, fault, peer,
+        Arbitraries.integers().between(1, 8), Arbitraries.of(Delivery.class), Arbitraries.integers().between(1, 3))
+        .as((op, edits, fault, peer, burst, delivery, later) -> new Step(c, op, edits, fault, peer,
             List.of(new Planned(burst % 3 != 0, "@s/k" + burst % 3), new Planned(true, "@c" + ((c + peer) % n) + "/k1")),
-            burst))).list().ofMinSize(4).ofMaxSize(24);
+            burst, delivery, later))).list().ofMinSize(4).ofMaxSize(24);
   }
 
   private static Arbitrary<List<Planned>> planned(int checkout, int n) {
@@ -179,10 +221,69 @@ class LockfileTransactionPropertyTest {
     assertThat(TransactionModel.value(last.lockfile(), "@s/k2")).isNull();
   }
 
+  /**
+   * A write held back until the writer's next run sends its own: it lands as that run's prior,
+   * carrying a value the run superseded; the run rebases from what it carried and publishes its
+   * newer value.
+   */
+  @Example
+  void aDelayedWriteThatLandsAsAPrior_isRebasedOver_andTheNewerEditStands() throws IOException {
+    Scenario scenario = new Scenario(List.of(new Checkout(PublishFailurePolicy.THROW, 1),
+        new Checkout(PublishFailurePolicy.THROW, 12)), FakeRemote.DEFAULT_MAX_METADATA_BYTES, true, List.of(
+        new Step(0, Op.RUN, List.of(new Planned(true, "@s/k0")), Injected.DELAYED_WRITE, 1, List.of(), 1,
+            Delivery.BEFORE_NEXT_SEND, 1),
+        new Step(0, Op.RUN, List.of(new Planned(true, "@s/k0"), new Planned(true, "@c0/k1")), Injected.NONE, 1,
+            List.of(), 1)));
+
+    HistoryRecorder.Version last = play(scenario, FakeRemote.Versions.GENERATIONS);
+
+    assertThat(TransactionModel.value(last.lockfile(), "@s/k0")).as("the newer edit stands").isEqualTo("e1");
+  }
+
+  /** A write held back arrives inside a peer's run, just before the peer's own write, which is rebased onto it. */
+  @Example
+  void aDelayedWriteThatLandsInsideAPeersRun_isKept_andThePeersChangeToo() throws IOException {
+    Scenario scenario = new Scenario(List.of(new Checkout(PublishFailurePolicy.THROW, 12),
+        new Checkout(PublishFailurePolicy.THROW, 12)), FakeRemote.DEFAULT_MAX_METADATA_BYTES, false, List.of(
+        new Step(0, Op.RUN, List.of(new Planned(true, "@s/k1")), Injected.DELAYED_WRITE, 1,
+            List.of(new Planned(false, "@s/k1"), new Planned(true, "@c1/k1")), 1, Delivery.IN_PEER_RUN, 1)));
+
+    HistoryRecorder.Version last = play(scenario, FakeRemote.Versions.CONTENT_DIGEST);
+
+    // the peer's removal found nothing to remove (it ran before the held write arrived): c0's value stands
+    assertThat(TransactionModel.value(last.lockfile(), "@s/k1")).as("c0's delayed write").isEqualTo("e0");
+    assertThat(TransactionModel.value(last.lockfile(), "@c1/k1")).as("the peer's change, rebased onto it").isNotNull();
+  }
+
+  /**
+   * A run that dies may leave a report of a superseded edit owed (or not); a later warning about
+   * the newer edit's drop, for a peer's real change, is that drop, not the owed report.
+   */
+  @Example
+  void aWarningOfADrop_afterARunThatDied_isTheDropOfTheNewerEdit() throws IOException {
+    Checkout checkout = new Checkout(PublishFailurePolicy.THROW, 1);
+    List<Planned> peer = List.of(new Planned(true, "@s/k1"), new Planned(true, "@c2/k1"));
+    Scenario scenario = new Scenario(List.of(checkout, checkout, checkout, checkout, checkout), SHORT_CAPACITY, true,
+        List.of(new Step(1, Op.RUN, List.of(new Planned(true, "@s/k0")), Injected.LOST_ANSWER_NO_READBACK, 1, peer, 1),
+            new Step(0, Op.RUN, List.of(new Planned(true, "@s/k0")), Injected.NONE, 1, peer, 1),
+            new Step(3, Op.RUN, List.of(new Planned(true, "@s/k0")), Injected.NONE, 1, peer, 4),
+            new Step(2, Op.RUN, List.of(new Planned(false, "@c2/k1")), Injected.LOST_ANSWER, 2, peer, 3),
+            new Step(1, Op.RUN, List.of(new Planned(false, "@c1/k0"), new Planned(false, "@s/k0")),
+                Injected.CRASH_BEFORE_WRITE, 3, peer, 6),
+            new Step(2, Op.RUN, List.of(new Planned(true, "@c2/k0"), new Planned(true, "@c2/k1"),
+                new Planned(true, "@s/k0")), Injected.UNAVAILABLE_BURST, 2, peer, 3),
+            new Step(2, Op.RUN, List.of(new Planned(true, "@s/k0"), new Planned(true, "@s/k0")), Injected.NONE, 1, peer,
+                7)));
+
+    HistoryRecorder.Version last = play(scenario, FakeRemote.Versions.GENERATIONS);
+
+    assertThat(TransactionModel.value(last.lockfile(), "@s/k0")).as("c2's later value stands").isEqualTo("e7");
+  }
+
   @AfterContainer
   static void report() {
     System.out.println("LockfileTransactionPropertyTest: " + tries + " scenarios, " + runs + " runs; they ended "
-        + PropertyRun.OUTCOMES);
+        + PropertyRun.OUTCOMES + "; the writes held back: " + PropertyRun.DELIVERIES);
   }
 
   /** Plays {@code scenario} on a fresh fake remote with {@code versions}, checks it, and returns the last version. */

@@ -29,11 +29,23 @@ import org.jspecify.annotations.Nullable;
  * has not yet seen settled; an edit it makes supersedes its own earlier one on that name.
  *
  * <ul>
- *   <li><b>Every write</b> is the writer's pending record, exactly: its commit id, and its bytes are
- *       the previous version's bytes with the record's delta applied (so nothing of anyone else is
- *       lost or rewritten, and bytes nobody meant to change do not change). Each name it changes is
- *       the writer's latest edit of that name, and the value it overwrites is the value that edit's
- *       base held (so no write reverts a change its writer never saw).
+ *   <li><b>Every write</b> is judged against the very send that landed ({@link Send}, captured as
+ *       the request left the writer's stack): the pending record as it was when that request was
+ *       sent names its commit id, and the write's bytes are the previous version's bytes with that
+ *       record's delta applied (so nothing of anyone else is lost or rewritten, and bytes nobody
+ *       meant to change do not change). A write that lands while it is being sent is, in addition,
+ *       what the record names now, and each name it changes is the writer's latest edit of that
+ *       name. The value it overwrites is the value that edit's base held (so no write reverts a
+ *       change its writer never saw), or one the writer itself set by a late write (below).
+ *   <li><b>A late write</b> (held back in the network and delivered after its writer's record moved
+ *       on to another commit, or was cleared) sets each name to the edit the writer had outstanding
+ *       when it sent it. That may be an edit the writer has since superseded: then the writer's
+ *       latest acknowledged edit of that name is outstanding again from that moment (even if it had
+ *       been settled): it must land after it, be seen after it, or be dropped for a real conflict;
+ *       a writer that never repairs it has lost it. A late write that reverts the writer's own newer
+ *       edit after it landed is a failure. The one drop allowed without another checkout's change
+ *       is a reported one whose kept value is the writer's own late write, which its record no
+ *       longer tracked ({@link #STRICT_OWN_LATE_DROPS} fails it too).
  *   <li><b>After every run</b>, whatever it returned or threw, each outstanding edit is held by the
  *       checkout's record with the same target, or it is settled: it landed, or the checkout read a
  *       version that already had it, or it was dropped (a warning of the run's result or of the
@@ -56,6 +68,13 @@ final class TransactionModel {
     final @Nullable String target;
     final int base;
     @Nullable Integer landedAt;
+    /**
+     * The index of a version in which a late write of this checkout set the name to a value it had
+     * superseded by this edit: the edit is settled only by what happens after it.
+     */
+    int notBefore = -1;
+    /** Made by a run that died before it recorded it: never acknowledged. */
+    boolean unacknowledged;
 
     Edit(long id, int checkout, String name, @Nullable String target, int base) {
       this.id = id;
@@ -68,7 +87,35 @@ final class TransactionModel {
     @Override
     public String toString() {
       return "edit#" + id + "[c" + checkout + " " + name + " -> " + (target == null ? "removed" : target) + " on version "
-          + base + (landedAt == null ? "" : ", landed at " + landedAt) + "]";
+          + base + (landedAt == null ? "" : ", landed at " + landedAt)
+          + (notBefore < 0 ? "" : ", undone by its writer's late write at " + notBefore) + "]";
+    }
+  }
+
+  /**
+   * One lockfile write request as it left its writer's stack, captured before it reached the store
+   * (whether it reaches it then, later, or never).
+   */
+  static final class Send {
+    final int checkout;
+    final String commitId;
+    /** The writer's pending record when it sent the request (the record is written before every send). */
+    final @Nullable PendingChange record;
+    /** The writer's outstanding edits when it sent the request. */
+    final Map<String, Edit> edits;
+    /** Whether the request was held back in the network, to be delivered later. */
+    boolean delayed;
+
+    Send(int checkout, String commitId, @Nullable PendingChange record, Map<String, Edit> edits) {
+      this.checkout = checkout;
+      this.commitId = commitId;
+      this.record = record;
+      this.edits = edits;
+    }
+
+    @Override
+    public String toString() {
+      return "send[c" + checkout + " " + commitId + (delayed ? " held back" : "") + ", record " + record + "]";
     }
   }
 
@@ -97,9 +144,17 @@ final class TransactionModel {
   private final List<java.util.Set<String>> lenientReport = new ArrayList<>();
   /** Names whose drop was reported, per checkout: a repeated report of them is allowed. */
   private final List<java.util.Set<String>> reported = new ArrayList<>();
+  /** Every edit each checkout made, per name, oldest first. */
+  private final List<Map<String, List<Edit>>> made = new ArrayList<>();
+  /** The versions in which a late write of each checkout set a name to a value it had superseded: "index:name". */
+  private final List<java.util.Set<String>> lateSuperseded = new ArrayList<>();
   private final String scenario;
   private long nextId;
   private long unreportedDrops;
+  private @Nullable Send sending;
+  private long lateLandings;
+  private long supersededLandings;
+  private long toldOwnLateDrops;
 
   TransactionModel(HistoryRecorder recorder, int checkouts, IntFunction<Optional<PendingChange>> pending,
       String scenario) {
@@ -112,7 +167,60 @@ final class TransactionModel {
       awaitingReport.add(new java.util.HashSet<>());
       lenientReport.add(new java.util.HashSet<>());
       reported.add(new java.util.HashSet<>());
+      made.add(new HashMap<>());
+      lateSuperseded.add(new java.util.HashSet<>());
     }
+  }
+
+  /** Captures a lockfile write request of checkout {@code c} with commit id {@code commitId}, as it is sent. */
+  Send sending(int c, String commitId) {
+    return new Send(c, commitId, pending.apply(c).orElse(null), Map.copyOf(outstanding.get(c)));
+  }
+
+  /** Makes {@code call}, the delivery of {@code send} to the store; a write that lands meanwhile is that send. */
+  <T> T through(Send send, java.util.function.Supplier<T> call) {
+    Send outer = sending;
+    sending = send;
+    try {
+      return call.get();
+    } finally {
+      sending = outer;
+    }
+  }
+
+  /**
+   * Whether {@code send}, landing on the version at {@code index}, would land after its writer undid
+   * a value it carries: an acknowledged edit of a name it carries, made after the one it carried,
+   * sets the name back to the value the version at {@code index} has (so that later change, made on
+   * that version, did not change the name at all, and a change left with nothing else to publish
+   * cleared the record). {@link UndoneInDoubtWriteTest} reproduces what the product then does:
+   * nothing takes the value out again, or a later edit of the name is dropped as a conflict with
+   * another checkout that was its own write.
+   */
+  boolean undoes(Send send, int index) {
+    if (send.record == null) {
+      return false;
+    }
+    for (ExtensionName n : send.record.delta().names()) {
+      Edit carried = send.edits.get(n.value());
+      for (Edit later : made.get(send.checkout).getOrDefault(n.value(), List.of())) {
+        if (carried != null && later.id > carried.id && !later.unacknowledged
+            && Objects.equals(later.target, valueAt(index, n.value()))) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /** Returns how many late writes landed after their writer's record had moved on. */
+  long lateLandings() {
+    return lateLandings;
+  }
+
+  /** Returns how many names late writes set to a value their writer had superseded. */
+  long supersededLandings() {
+    return supersededLandings;
   }
 
   /** Returns the value of {@code name} in the version at {@code index}: its version string, or null when absent. */
@@ -146,6 +254,7 @@ final class TransactionModel {
         continue;
       }
       Edit edit = new Edit(nextId++, c, name, e.getValue().orElse(null), base);
+      made.get(c).computeIfAbsent(name, k -> new ArrayList<>()).add(edit);
       Edit previous = outstanding.get(c).put(name, edit);
       if (previous != null) {
         superseded.get(c).put(name, previous);
@@ -159,14 +268,35 @@ final class TransactionModel {
     if (c < 0 || c >= outstanding.size()) {
       fail("Version %s was written by no checkout (commit %s) in %s", version.index(), version.commitId(), scenario);
     }
-    PendingChange record = pending.apply(c).orElse(null);
-    if (record == null || !record.commitId().equals(Optional.of(version.commitId()))) {
-      fail("Write of commit %s by c%s is not what its pending record names (%s), in %s", version.commitId(), c, record,
-          scenario);
+    Send send = sending;
+    if (send == null || send.checkout != c || !send.commitId.equals(version.commitId())) {
+      fail("Write %s of commit %s by c%s reached the store outside any send of it (%s), in %s", version.index(),
+          version.commitId(), c, send, scenario);
       return;
     }
-    Lockfile previous = recorder.version(version.index() - 1).lockfile();
-    LockfileDelta delta = record.delta();
+    PendingChange sent = send.record;
+    if (sent == null || !sent.commitId().equals(Optional.of(version.commitId()))) {
+      fail("Write of commit %s by c%s is not what its pending record named when it was sent (%s), in %s",
+          version.commitId(), c, sent, scenario);
+      return;
+    }
+    PendingChange record = pending.apply(c).orElse(null);
+    // a request held back is late once the record moved on: to another commit, or to another delta
+    // (a record with no write in flight names its latest prior)
+    boolean late = send.delayed && (record == null || !record.commitId().equals(Optional.of(version.commitId()))
+        || !record.delta().equals(sent.delta()));
+    if (!late && (record == null || !record.commitId().equals(Optional.of(version.commitId()))
+        || !record.delta().equals(sent.delta()))) {
+      fail("Write of commit %s by c%s is not what its pending record names (%s; when it was sent: %s), in %s",
+          version.commitId(), c, record, sent, scenario);
+      return;
+    }
+    if (late) {
+      lateLandings++;
+    }
+    int previousIndex = version.index() - 1;
+    Lockfile previous = recorder.version(previousIndex).lockfile();
+    LockfileDelta delta = sent.delta();
     byte[] expected = delta.applyTo(previous).bytes();
     if (!Arrays.equals(expected, version.bytes())) {
       fail("Write %s by c%s is not the previous version plus its record's delta %s:%n  expected %s%n  written  %s%nin %s",
@@ -175,21 +305,75 @@ final class TransactionModel {
     for (ExtensionName n : delta.names()) {
       String name = n.value();
       String target = delta.target(n).map(LockfileEntry::version).orElse(null);
-      Edit edit = outstanding.get(c).get(name);
+      Edit edit = (late ? send.edits : outstanding.get(c)).get(name);
       if (edit == null || !Objects.equals(edit.target, target)) {
-        fail("Write %s by c%s sets %s to %s, which is not its latest edit of it (%s), in %s", version.index(), c, name,
-            target, edit, scenario);
+        fail("Write %s by c%s sets %s to %s, which is not its latest edit of it (%s)%s, in %s", version.index(), c, name,
+            target, edit, late ? " when it sent this late write" : "", scenario);
         return;
       }
       String overwritten = value(previous, name);
-      if (!Objects.equals(overwritten, target) && !Objects.equals(overwritten, valueAt(edit.base, name))) {
+      // it may overwrite what its edit's base held or, for an edit its writer's late write undid, what
+      // that late write set (the writer rebases from it); either may have come back (a removal)
+      if (!Objects.equals(overwritten, target) && !Objects.equals(overwritten, valueAt(edit.base, name))
+          && !(edit.notBefore >= 0 && Objects.equals(overwritten, valueAt(edit.notBefore, name)))
+          && !setLateByItsWriter(c, name, previousIndex)) {
         fail("Write %s by c%s reverts %s: it overwrites %s, but %s was made on version %s, where %s was %s; in %s",
             version.index(), c, name, overwritten, edit, edit.base, name, valueAt(edit.base, name), scenario);
       }
-      if (edit.landedAt == null) {
+      Edit latest = late ? latestAcknowledged(c, name) : edit;
+      if (latest != null && latest != edit && Objects.equals(latest.target, target)) {
+        edit = latest; // an older edit of the same value: the late write sets what the writer wants now
+      }
+      if (latest != edit && !Objects.equals(overwritten, target)) {
+        undoneByALateWrite(c, name, edit, latest, version);
+        continue;
+      }
+      if (edit.landedAt == null && edit.notBefore < version.index()) {
         edit.landedAt = version.index();
       }
     }
+  }
+
+  /**
+   * A late write of checkout {@code c} set {@code name} to {@code old}'s target, which {@code
+   * latest} had superseded: {@code latest} is outstanding again from {@code version} on.
+   */
+  private void undoneByALateWrite(int c, String name, Edit old, @Nullable Edit latest, HistoryRecorder.Version version) {
+    supersededLandings++;
+    lateSuperseded.get(c).add(version.index() + ":" + name);
+    if (latest == null) {
+      fail("Late write %s by c%s sets %s back to %s (%s), superseding no edit: in %s", version.index(), c, name,
+          old.target, old, scenario);
+      return;
+    }
+    if (latest.landedAt != null && outstanding.get(c).get(name) == latest) {
+      fail("Late write %s by c%s sets %s back to %s (%s), reverting its own newer edit %s after it landed; history %s;"
+          + " in %s", version.index(), c, name, old.target, old, latest, describeHistory(), scenario);
+    }
+    latest.landedAt = null;
+    latest.notBefore = version.index();
+    outstanding.get(c).put(name, latest);
+  }
+
+  /** Returns the last edit of {@code name} checkout {@code c} made and had acknowledged, or null. */
+  private @Nullable Edit latestAcknowledged(int c, String name) {
+    List<Edit> edits = made.get(c).getOrDefault(name, List.of());
+    for (int i = edits.size() - 1; i >= 0; i--) {
+      if (!edits.get(i).unacknowledged) {
+        return edits.get(i);
+      }
+    }
+    return null;
+  }
+
+  /** Whether {@code name}'s value at version {@code index} was set by a late write of {@code c} to a superseded value. */
+  private boolean setLateByItsWriter(int c, String name, int index) {
+    for (int i = index; i > 0; i--) {
+      if (!Objects.equals(valueAt(i, name), valueAt(i - 1, name))) {
+        return lateSuperseded.get(c).contains(i + ":" + name);
+      }
+    }
+    return false;
   }
 
   /**
@@ -200,8 +384,16 @@ final class TransactionModel {
     int now = recorder.current();
     List<Integer> seen = recorder.readsOf(c, readMark);
     Map<String, Edit> open = outstanding.get(c);
+    PendingChange record = pending.apply(c).orElse(null);
+    LockfileDelta held = record == null ? LockfileDelta.EMPTY : record.delta();
     for (String name : ending.droppedByWarning()) {
-      if (awaitingReport.get(c).remove(name)) {
+      // a run that died may or may not have dropped a superseded edit of this name (a lenient
+      // report, which a second warning may still be); a warning is that report only if it is not
+      // about an edit of the name this run dropped
+      Edit candidate = superseded.get(c).containsKey(name) ? superseded.get(c).get(name) : open.get(name);
+      boolean forCandidate = lenientReport.get(c).contains(name) && candidate != null && !keeps(held, candidate)
+          && peerChanged(candidate, seen);
+      if (!forCandidate && awaitingReport.get(c).remove(name)) {
         reported.get(c).add(name);
         continue; // told now, by the record a run that died left behind
       }
@@ -225,8 +417,6 @@ final class TransactionModel {
       }
       justifyDrop(edit, seen, dropped, ending);
     }
-    PendingChange record = pending.apply(c).orElse(null);
-    LockfileDelta held = record == null ? LockfileDelta.EMPTY : record.delta();
     if (record != null && record.state() == PendingChange.State.UNREADABLE) {
       fail("c%s's pending record became unreadable (%s) after %s, in %s", c, record, ending, scenario);
     }
@@ -242,12 +432,21 @@ final class TransactionModel {
       }
       open.remove(edit.name);
       if (ending.crashed() && edit.id >= runEdits) {
+        edit.unacknowledged = true;
         continue; // made by the run that died before it recorded the change: never acknowledged
       }
       if (edit.landedAt != null) {
+        if (ending.crashed() && peerChanged(edit, seen)) {
+          // the dead run's record no longer holds an edit that landed and a peer then changed: it
+          // may have dropped it, not knowing it had landed (a write its record had let go of); the
+          // notice it left may tell the next run so, which is allowed, not required
+          awaitingReport.get(c).add(edit.name);
+          lenientReport.get(c).add(edit.name);
+        }
         continue;
       }
-      if (seen.stream().anyMatch(i -> i >= edit.base && Objects.equals(valueAt(i, edit.name), edit.target))) {
+      if (seen.stream().anyMatch(i -> i >= edit.base && i > edit.notBefore
+          && Objects.equals(valueAt(i, edit.name), edit.target))) {
         continue; // a version this checkout read already had it
       }
       if (ending.crashed() && peerChanged(edit, seen)) {
@@ -286,7 +485,12 @@ final class TransactionModel {
    * after the base.
    */
   private void justifyDrop(Edit edit, List<Integer> seen, @Nullable Dropped conflict, Ending ending) {
-    if (!peerChanged(edit, seen)) {
+    if (!peerChanged(edit, seen) && keptItsOwnLateValue(edit, seen) && !STRICT_OWN_LATE_DROPS) {
+      // told, though the value kept is the writer's own: a late write of it undid this edit after
+      // its record had let go of that write (re-applied: ReapplyForgetsWriteInDoubtTest), or the
+      // lineage no longer reached it when the record in doubt was re-applied
+      toldOwnLateDrops++;
+    } else if (!peerChanged(edit, seen)) {
       fail("c%s dropped %s, but no version it read shows another checkout changing %s since version %s (reads %s);"
           + " the run ended %s; history %s; in %s", edit.checkout, edit, edit.name, edit.base, seen, ending,
           describeHistory(), scenario);
@@ -297,11 +501,48 @@ final class TransactionModel {
     }
   }
 
+  /**
+   * Whether a version in {@code seen}, at or after the late write of {@code edit}'s checkout that
+   * undid {@code edit}, still holds the value that late write set.
+   */
+  private boolean keptItsOwnLateValue(Edit edit, List<Integer> seen) {
+    return edit.notBefore >= 0 && seen.stream().anyMatch(i -> i >= edit.notBefore
+        && setLateByItsWriter(edit.checkout, edit.name, i));
+  }
+
+  /**
+   * Whether a drop the writer was told of, whose kept value is its own late write's, fails the
+   * property too ({@code -Dtierlock.property.strictOwnLateDrops=true}): by default it is allowed
+   * (the caller was told), and counted.
+   */
+  static final boolean STRICT_OWN_LATE_DROPS = Boolean.getBoolean("tierlock.property.strictOwnLateDrops");
+
+  /** Returns how many drops the writer was told of whose kept value was its own late write's. */
+  long toldOwnLateDrops() {
+    return toldOwnLateDrops;
+  }
+
+  /** Whether {@code held} (a record's delta) keeps {@code edit}'s name at its target. */
+  private static boolean keeps(LockfileDelta held, Edit edit) {
+    ExtensionName n = ExtensionName.of(edit.name);
+    return held.touches(n) && Objects.equals(held.target(n).map(LockfileEntry::version).orElse(null), edit.target);
+  }
+
+  /**
+   * Whether a version in {@code seen} shows another checkout changing {@code edit}'s name since its
+   * base, or, for an edit its writer's late write undid, since that write (whose value the writer
+   * rebases from when its record still tracks it).
+   */
   private boolean peerChanged(Edit edit, List<Integer> seen) {
-    String base = valueAt(edit.base, edit.name);
+    return peerChangedSince(edit, edit.base, seen) || edit.notBefore > edit.base
+        && peerChangedSince(edit, edit.notBefore, seen);
+  }
+
+  private boolean peerChangedSince(Edit edit, int from, List<Integer> seen) {
+    String base = valueAt(from, edit.name);
     for (int i : seen) {
       String there = valueAt(i, edit.name);
-      if (i > edit.base && !Objects.equals(there, base) && !Objects.equals(there, edit.target)
+      if (i > from && !Objects.equals(there, base) && !Objects.equals(there, edit.target)
           && lastWriterOf(edit.name, i) != edit.checkout) {
         return true;
       }
