@@ -43,11 +43,11 @@ import net.jqwik.api.lifecycle.AfterContainer;
  *
  * <p>Tries: {@code jqwik.tries.default} (150 in {@code junit-platform.properties}); raise it for a
  * long run with {@code -Djqwik.tries.default=5000}. Switches: {@code
- * -Dtierlock.property.trace=true} prints each run and each held request; {@code
- * -Dtierlock.property.deliverUndone=true} delivers held requests whose writer has since undone a
- * value they carry (by default they never arrive: the product then loses that change, {@link
- * UndoneInDoubtWriteTest}); {@code -Dtierlock.property.strictOwnLateDrops=true} fails reported drops
- * whose kept value is the writer's own late write ({@link ReapplyForgetsWriteInDoubtTest}).
+ * -Dtierlock.property.trace=true} prints each run and each held request. Held requests whose
+ * writer has since undone a value they carry are delivered ({@link UndoneInDoubtWriteTest}), and a
+ * reported drop whose kept value is the writer's own late write fails ({@link
+ * ReapplyForgetsWriteInDoubtTest}); {@code -Dtierlock.property.deliverUndone=false} and {@code
+ * -Dtierlock.property.strictOwnLateDrops=false} turn either off.
  */
 class LockfileTransactionPropertyTest {
 

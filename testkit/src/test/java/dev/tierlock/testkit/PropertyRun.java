@@ -311,7 +311,7 @@ final class PropertyRun {
    * so by default such a request never arrives; {@code -Dtierlock.property.deliverUndone=true}
    * delivers it.
    */
-  static final boolean DELIVER_UNDONE = Boolean.getBoolean("tierlock.property.deliverUndone");
+  static final boolean DELIVER_UNDONE = !"false".equals(System.getProperty("tierlock.property.deliverUndone"));
 
   private boolean wouldLand(WriteCondition condition) {
     Optional<StoredObject> now = remote.stat(LOCKFILE);

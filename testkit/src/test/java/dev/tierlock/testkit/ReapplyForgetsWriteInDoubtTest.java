@@ -30,7 +30,6 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -38,14 +37,13 @@ import org.junit.jupiter.api.io.TempDir;
  * current) forgets that write: the run judges it not landed yet, then clears the writes in doubt
  * it would keep beside its own, as it does for a change whose landing could not be proven. Its
  * javadoc says that for any pending change but an outcome-unknown one it is what the next run does
- * anyway; the next run keeps such a write in doubt ({@link DelayedWriteLandingTest}). A re-applied
+ * anyway; the next run keeps such a write in doubt ({@code WritesInDoubtTest}). A re-applied
  * change whose own send then fails is recorded as unpublished, with no write in flight, and when
  * the forgotten request arrives the checkout takes its own write for another checkout's change:
  * the caller's next edit of that name is dropped as a conflict, and the value it replaced stands.
  *
- * <p>Found by {@link LockfileTransactionPropertyTest} with {@code DELAYED_WRITE}. The two tests of
- * the re-apply fail on the product as of this commit: they document the failure and run only with
- * {@code -Dtierlock.knownFailures=true}; the control (the same with {@code run}) passes.
+ * <p>Found by {@link LockfileTransactionPropertyTest} with {@code DELAYED_WRITE}. Fixed since: a re-applied change
+ * keeps every write in doubt; the control (the same with {@code run}) passes too.
  */
 class ReapplyForgetsWriteInDoubtTest {
 
@@ -73,7 +71,8 @@ class ReapplyForgetsWriteInDoubtTest {
   /** Re-applies the pending change; its own send never reaches the store. */
   private void reapplyWhileTheStoreIsUnavailable() {
     f.store().faults().failNext(DatastoreOperation.WRITE, isLockfile(), 1000, Fault.UNAVAILABLE);
-    assertThatThrownBy(() -> a.transaction().reapplyPending()).isInstanceOf(ManagedConfigUnpublishedException.class);
+    assertThatThrownBy(() -> a.transaction().reapplyPending()).as("its write is still in doubt")
+        .isInstanceOf(LockfileOutcomeUnknownException.class);
     f.store().faults().clear();
     assertThat(versions(f.shared())).as("nothing landed yet").containsExactly(entry("@s/base", "1"));
   }
@@ -101,7 +100,6 @@ class ReapplyForgetsWriteInDoubtTest {
   }
 
   @Test
-  @EnabledIfSystemProperty(named = "tierlock.knownFailures", matches = "true")
   void aReappliedChange_keepsItsWriteInDoubt() {
     reapplyWhileTheStoreIsUnavailable();
 
@@ -110,7 +108,6 @@ class ReapplyForgetsWriteInDoubtTest {
   }
 
   @Test
-  @EnabledIfSystemProperty(named = "tierlock.knownFailures", matches = "true")
   void aWriteInDoubtThatLandsAfterAReapply_isNotTakenForAnotherCheckoutsChange() {
     reapplyWhileTheStoreIsUnavailable();
     f.store().faults().beforeNext(DatastoreOperation.WRITE, isLockfile(), () ->

@@ -28,7 +28,6 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -40,9 +39,9 @@ import org.junit.jupiter.api.io.TempDir;
  * the checkout takes it out again: the caller's acknowledged removal is lost.
  *
  * <p>Found by {@link LockfileTransactionPropertyTest} with {@code DELAYED_WRITE} (both presets; this
- * is the default store, whose versions never repeat). The two tests of the removal fail on the
- * product as of this commit: they document the failure and run only with {@code
- * -Dtierlock.knownFailures=true}; the control (a change to another value) passes.
+ * is the default store, whose versions never repeat). Fixed since: a later write always carries the
+ * names a write in doubt carried, as it wants them, so the held request is refused; the control (a
+ * change to another value) passes too.
  */
 class UndoneInDoubtWriteTest {
 
@@ -89,14 +88,13 @@ class UndoneInDoubtWriteTest {
 
   /** Run 2 only removes {@code @s/x}: its delta is empty, the run ends at once and clears the record. */
   @Test
-  @EnabledIfSystemProperty(named = "tierlock.knownFailures", matches = "true")
   void aRemovalOfWhatAWriteInDoubtPut_staysRemoved_whenThatWriteLandsAfterTheRun() {
     TransactionResult undo = a.remove("@s/x");
     assertThat(undo.status()).as("the removal is acknowledged").isIn(TransactionStatus.PUBLISHED,
         TransactionStatus.NO_CHANGE);
 
-    assertThat(delaying.deliver()).as("the held request arrives: its parent is still current")
-        .isInstanceOf(WriteResult.Written.class);
+    assertThat(delaying.deliver()).as("the held request arrives, and is refused: the removal wrote @s/x as it"
+        + " wants it on the version the request was conditioned on").isNotInstanceOf(WriteResult.Written.class);
     // any later run of the checkout may repair it
     a.put("@s/y", "1");
 
@@ -106,7 +104,6 @@ class UndoneInDoubtWriteTest {
 
   /** Run 2 removes {@code @s/x} and puts {@code @s/y}; the held request lands just before run 2's own write. */
   @Test
-  @EnabledIfSystemProperty(named = "tierlock.knownFailures", matches = "true")
   void aRemovalOfWhatAWriteInDoubtPut_staysRemoved_whenThatWriteLandsBeforeTheNextSend() {
     f.store().faults().beforeNext(DatastoreOperation.WRITE, isLockfile(), () ->
         assertThat(delaying.deliver()).isInstanceOf(WriteResult.Written.class));
