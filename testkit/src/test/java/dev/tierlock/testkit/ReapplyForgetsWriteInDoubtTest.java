@@ -13,20 +13,8 @@ import dev.tierlock.LockfileConflictException;
 import dev.tierlock.ManagedConfigUnpublishedException;
 import dev.tierlock.TransactionResult;
 import dev.tierlock.TransactionStatus;
-import dev.tierlock.spi.Datastore;
-import dev.tierlock.spi.ForwardingDatastore;
-import dev.tierlock.spi.ObjectBody;
-import dev.tierlock.spi.ObjectKey;
-import dev.tierlock.spi.ObjectMetadata;
-import dev.tierlock.spi.OutcomeUnknownException;
-import dev.tierlock.spi.WriteCondition;
 import dev.tierlock.spi.WriteResult;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
-import java.util.concurrent.atomic.AtomicReference;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -50,17 +38,17 @@ class ReapplyForgetsWriteInDoubtTest {
   @TempDir Path temp;
 
   private TransactionFixture f;
-  private DelayingDatastore delaying;
+  private HeldWriteDatastore delaying;
   private TestCheckout a;
 
   @BeforeEach
   void open() {
     f = TransactionFixture.open(FakeRemote.create(), temp);
-    delaying = new DelayingDatastore(f.store());
+    delaying = new HeldWriteDatastore(f.store());
     a = f.register(f.builder("a", delaying).build());
     a.put("@s/base", "1");
     // the first send is held back; every later send of the run times out before it applies
-    delaying.delayNextLockfileWrite(() -> f.store().faults().failNext(DatastoreOperation.WRITE, isLockfile(), 1000,
+    delaying.holdNextLockfileWrite(() -> f.store().faults().failNext(DatastoreOperation.WRITE, isLockfile(), 1000,
         Fault.TIMEOUT_BEFORE_APPLY));
     assertThatThrownBy(() -> a.put("@s/x", "1")).isInstanceOf(LockfileOutcomeUnknownException.class);
     f.store().faults().clear();
@@ -124,59 +112,5 @@ class ReapplyForgetsWriteInDoubtTest {
     assertThat(next.status()).isEqualTo(TransactionStatus.PUBLISHED);
     assertThat(versions(f.shared())).as("a's later value of @s/x").containsExactly(entry("@s/base", "1"),
         entry("@s/x", "2"));
-  }
-
-  /** Holds the next lockfile write back, answering "outcome unknown", and sends it when told. */
-  private static final class DelayingDatastore extends ForwardingDatastore {
-    private final Datastore delegate;
-    private final AtomicReference<@Nullable Runnable> armed = new AtomicReference<>();
-    private final AtomicReference<WriteResult> delivered = new AtomicReference<>();
-    private volatile @Nullable Runnable delayNext;
-
-    DelayingDatastore(Datastore delegate) {
-      this.delegate = delegate;
-    }
-
-    void delayNextLockfileWrite(Runnable whenHeld) {
-      delayNext = whenHeld;
-    }
-
-    WriteResult deliver() {
-      Runnable send = armed.getAndSet(null);
-      if (send == null) {
-        throw new IllegalStateException("no write was held back");
-      }
-      send.run();
-      return delivered.get();
-    }
-
-    @Override
-    protected Datastore delegate() {
-      return delegate;
-    }
-
-    @Override
-    public WriteResult write(ObjectKey key, ObjectBody body, WriteCondition condition, ObjectMetadata metadata) {
-      Runnable whenHeld = delayNext;
-      if (whenHeld != null && key.equals(TransactionFixture.LOCKFILE_KEY)) {
-        delayNext = null;
-        whenHeld.run();
-        byte[] bytes;
-        try (InputStream in = body.open()) {
-          bytes = in.readAllBytes();
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-        armed.set(() -> delivered.set(delegate.write(key, ObjectBody.of(bytes), condition, metadata)));
-        throw new OutcomeUnknownException("Cannot write " + key + ": the request timed out (held back by the test)",
-            null);
-      }
-      return delegate.write(key, body, condition, metadata);
-    }
-
-    @Override
-    public void close() {
-      // the fixture closes the store
-    }
   }
 }
