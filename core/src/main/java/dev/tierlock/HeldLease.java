@@ -178,33 +178,24 @@ final class HeldLease implements LockLease {
    * belongs to the thread that acquired it.
    */
   void releaseAtShutdown() {
-    @Nullable ObjectVersion held;
-    synchronized (this) {
-      if (state == State.RELEASED) {
-        return;
-      }
-      boolean mayBeOurs = state == State.HELD || loss == Loss.UNCONFIRMED;
-      state = State.RELEASED;
-      stopHeartbeat();
-      held = mayBeOurs ? version : null;
-    }
-    try {
-      if (held != null) {
-        deleteOwn(held);
-      }
-    } catch (RuntimeException e) {
-      LOG.warn("Cannot release {} (nonce {}) at shutdown; it expires after its ttl of {}", lock.describe(),
-          acquired.nonce(), current.ttl(), e);
-    }
+    releaseRecord(" at shutdown");
   }
 
   @Override
   public void release() {
     ShutdownRelease.unregister(this);
+    try {
+      releaseRecord("");
+    } finally {
+      ticket.close();
+    }
+  }
+
+  /** Marks the lease released and deletes our record if it may still be ours; never throws. */
+  private void releaseRecord(String when) {
     @Nullable ObjectVersion held;
     synchronized (this) {
       if (state == State.RELEASED) {
-        ticket.close();
         return;
       }
       boolean mayBeOurs = state == State.HELD || loss == Loss.UNCONFIRMED;
@@ -217,10 +208,8 @@ final class HeldLease implements LockLease {
         deleteOwn(held);
       }
     } catch (RuntimeException e) {
-      LOG.warn("Cannot release {} (nonce {}); it expires after its ttl of {}", lock.describe(), acquired.nonce(),
-          current.ttl(), e);
-    } finally {
-      ticket.close();
+      LOG.warn("Cannot release {} (nonce {}){}; it expires after its ttl of {}", lock.describe(), acquired.nonce(),
+          when, current.ttl(), e);
     }
   }
 

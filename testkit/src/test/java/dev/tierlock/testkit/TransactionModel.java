@@ -515,7 +515,7 @@ final class TransactionModel {
    * property too ({@code -Dtierlock.property.strictOwnLateDrops=true}): by default it is allowed
    * (the caller was told), and counted.
    */
-  static final boolean STRICT_OWN_LATE_DROPS = !"false".equals(System.getProperty("tierlock.property.strictOwnLateDrops"));
+  static final boolean STRICT_OWN_LATE_DROPS = Boolean.getBoolean("tierlock.property.strictOwnLateDrops");
 
   /** Returns how many drops the writer was told of whose kept value was its own late write's. */
   long toldOwnLateDrops() {
