@@ -28,8 +28,10 @@ class DistributedLockContractTest {
         "forceRelease_byNonce_deletesOnlyThatHolding",
         "takeOver_racingTheStaleHoldersHeartbeat_losesAndLeavesTheHolder",
         "takeOver_twoWaitersOnOneStaleVersion_exactlyOneWins",
-        "tryAcquire_unreadableRecordThatKeepsChanging_isNeverTakenOver",
-        "acquireRelease_fourThreads_areMutuallyExclusive");
+        "tryAcquire_unreadableRecordThatKeepsChanging_isNeverTakenOver");
+    // acquireRelease_fourThreads_areMutuallyExclusive races real threads: on a loaded machine the
+    // scheduler may run them one after another, and then even this store passes it; the
+    // deterministic tests above catch the store every time
     assertThat(run.results())
         .as("a lone holder never meets a precondition that matters")
         .containsEntry("acquireInspectRelease_freeLock_holdsItThenDeletesItsOwnVersionOnce", EngineRun.PASSED)
