@@ -94,8 +94,9 @@ final class CheckoutChild {
           try {
             String line = stdin.readLine();
             if (line == null) {
-              // the parent stopped us (its end of stdin closed): the change never finishes
-              Thread.sleep(Long.MAX_VALUE);
+              // the parent stopped us (its end of stdin closed): the change never finishes; wait
+              // on a condition nothing signals until the process is killed or stopped
+              new java.util.concurrent.CountDownLatch(1).await();
             }
             return line;
           } catch (IOException e) {
