@@ -1,16 +1,18 @@
 package dev.tierlock.testkit.gcs;
 
 import dev.tierlock.Sleeper;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The fault controls of one {@link GcsFakeServer}: failing requests with an HTTP error, applying a
- * request and then losing its response, throttling writes to an object, hooks that run just before
- * a request is served, and latency.
+ * request and then losing its response, throttling writes to an object (a number of times, or past
+ * a rate per object as GCS does), hooks that run just before a request is served, and latency.
  *
  * <p>One-shot faults are kept in the order they were added; each incoming request consumes the
  * first pending fault whose predicate matches it, so {@code failNext(..., 2, 503)} fails exactly
@@ -52,6 +54,7 @@ public final class GcsFaults {
   private record Latency(Duration perRequest, Sleeper sleeper) {}
 
   private final List<Rule> rules = new ArrayList<>();
+  private @Nullable WriteRateLimit writeRateLimit;
   private volatile Latency latency = new Latency(Duration.ZERO, Sleeper.SYSTEM);
 
   GcsFaults() {}
@@ -107,6 +110,27 @@ public final class GcsFaults {
   }
 
   /**
+   * Answers 429 {@code rateLimitExceeded}, from now on, to every write (upload, patch or delete) of
+   * an object that was written less than {@code interval} ago by {@code clock}: GCS's limit of about
+   * one write per second to one object name, switched on. Each object of each bucket has its own
+   * budget. Only the writes this lets through count, each whatever its answer (a write refused for a
+   * failed precondition counts too); reads are never limited. A one-shot fault that matches a request
+   * takes precedence. Off by default; replaces an earlier limit; {@link #clear()} removes it.
+   *
+   * @param interval the least time between two writes of one object, e.g. one second
+   * @param clock the clock the interval is measured on (a test clock makes the limit deterministic)
+   * @return this
+   * @throws IllegalArgumentException if {@code interval} is negative or zero
+   */
+  public synchronized GcsFaults limitWritesPerObject(Duration interval, Clock clock) {
+    if (interval.isNegative() || interval.isZero()) {
+      throw new IllegalArgumentException("Cannot limit writes to one per " + interval + ": the interval is positive");
+    }
+    this.writeRateLimit = new WriteRateLimit(interval, clock);
+    return this;
+  }
+
+  /**
    * Runs {@code hook} once, on the server's thread, just before the next request that matches
    * {@code which} is served; the request is then served normally. Use it to act as a peer at an
    * exact point, for example to replace an object between a client's metadata read and its
@@ -134,9 +158,10 @@ public final class GcsFaults {
     return this;
   }
 
-  /** Removes every pending fault and the latency. */
+  /** Removes every pending fault, the write rate limit and the latency. */
   public synchronized void clear() {
     rules.clear();
+    writeRateLimit = null;
     latency = new Latency(Duration.ZERO, Sleeper.SYSTEM);
   }
 
@@ -166,6 +191,9 @@ public final class GcsFaults {
         }
         return rule.decision;
       }
+    }
+    if (writeRateLimit != null && !writeRateLimit.admits(request)) {
+      return new Decision(Action.FAIL, 429, Decision.SERVE.hook());
     }
     return Decision.SERVE;
   }
