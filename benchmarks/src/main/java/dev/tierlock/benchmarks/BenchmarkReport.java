@@ -1,0 +1,142 @@
+package dev.tierlock.benchmarks;
+
+import dev.tierlock.Lockfile;
+import java.net.URISyntaxException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * The benchmark: runs every part of the performance report and writes it. Run it as {@code java
+ * -jar benchmarks/target/benchmarks.jar [--quick] [--only PART,...] [--out DIR]}; the parts are
+ * {@code calls, fake, long, s3, gcs, fs, codec, put, local}. By default the report is written into
+ * the module's directory (beside {@code target/}), with {@code --quick} into {@code
+ * target/quick-report/}.
+ */
+public final class BenchmarkReport {
+
+  private static final List<String> PARTS = List.of("calls", "fake", "long", "s3", "gcs", "fs", "codec", "put", "local");
+  private static final Duration LATENCY = Duration.ofMillis(10);
+
+  private BenchmarkReport() {}
+
+  /**
+   * Runs the benchmark.
+   *
+   * @param args {@code --quick}, {@code --only PART,...}, {@code --out DIR}
+   * @throws Exception if a part fails: nothing is written then
+   */
+  public static void main(String[] args) throws Exception {
+    System.setProperty("java.awt.headless", "true");
+    List<String> arguments = Arrays.asList(args);
+    boolean quick = arguments.contains("--quick");
+    Set<String> parts = Set.copyOf(value(arguments, "--only").map(v -> Arrays.asList(v.split(","))).orElse(PARTS));
+    if (!PARTS.containsAll(parts)) {
+      throw new IllegalArgumentException("Cannot run parts " + parts + ": the parts are " + PARTS);
+    }
+    Plan plan = quick ? Plan.quick() : Plan.full();
+    Path module = moduleDirectory();
+    Path out = value(arguments, "--out").map(Path::of).orElse(quick ? module.resolve("target/quick-report") : module);
+    Progress progress = new Progress(System.out);
+    progress.say("Tierlock benchmarks, " + plan.name() + " plan, parts " + PARTS.stream().filter(parts::contains)
+        .collect(Collectors.joining(",")) + "; commit modes " + (CommitModes.available() ? "available" : "not in this build"));
+    Measurements measurements = run(plan, parts, progress);
+    Path readme = new ReportDocument(measurements, out).write();
+    progress.say("wrote " + readme.toAbsolutePath().normalize() + " and its charts");
+  }
+
+  private static Measurements run(Plan plan, Set<String> parts, Progress progress) throws Exception {
+    Machine machine = Machine.current();
+    Path work = WorkDirectory.create("tierlock-bench-");
+    try {
+      Map<CallCounts.Case, List<CallCounts.Count>> calls = Map.of();
+      if (parts.contains("calls")) {
+        progress.say("1. calls per committed change");
+        calls = CallCounts.measure(work);
+      }
+      ContentionSection section = new ContentionSection(progress);
+      FakeRemoteStores fakeStores = new FakeRemoteStores(LATENCY);
+      Optional<StoreRuns> fake = Optional.empty();
+      if (parts.contains("fake")) {
+        progress.say("2. contended throughput, " + fakeStores.label());
+        fake = Optional.of(section.run(fakeStores, List.of(Protocol.values()), plan.writers(), plan.fake(), work));
+      }
+      Optional<RunResult> longRun = Optional.empty();
+      if (parts.contains("long")) {
+        progress.say("2. one long run: 16 separate checkouts, locked, " + plan.longWindow().toSeconds() + " s");
+        longRun = Optional.of(section.one(fakeStores, Protocol.LOCKED, 16,
+            new ContendedRun.Timing(plan.fake().warmup(), plan.longWindow(), plan.fake().grace()), work));
+      }
+      Optional<StoreRuns> s3 = Optional.empty();
+      if (parts.contains("s3")) {
+        try (S3ProxyStores stores = S3ProxyStores.start()) {
+          progress.say("3. " + stores.label());
+          s3 = Optional.of(section.run(stores, List.of(Protocol.values()), plan.cloudWriters(), plan.s3(), work));
+        }
+      }
+      Optional<StoreRuns> gcs = Optional.empty();
+      Optional<String> gcsSelfCheck = Optional.empty();
+      if (parts.contains("gcs")) {
+        try (GcsFakeStores stores = GcsFakeStores.start()) {
+          progress.say("3. " + stores.label());
+          gcsSelfCheck = Optional.of(stores.selfCheckUnderLimit(work.resolve("gcs-self-check")));
+          progress.say("  self-check under the write limit: " + gcsSelfCheck.get());
+          gcs = Optional.of(section.run(stores, List.of(Protocol.values()), plan.cloudWriters(), plan.gcs(), work));
+        }
+      }
+      Optional<StoreRuns> fs = Optional.empty();
+      if (parts.contains("fs")) {
+        FileSystemStores stores = new FileSystemStores(work);
+        progress.say("4. " + stores.label());
+        fs = Optional.of(section.run(stores, List.of(Protocol.LOCKED, Protocol.OPTIMISTIC, Protocol.BASELINE),
+            plan.writers(), plan.fs(), work));
+      }
+      JmhSection jmh = new JmhSection(plan.jmh());
+      byte[] large = Fixtures.lockfile(Plan.LARGE).bytes();
+      boolean identical = Arrays.equals(large, StringifyJson.write(StringifyJson.read(large)))
+          && Arrays.equals(large, Lockfile.parse(large, "check").bytes());
+      List<JmhScore> codec = List.of();
+      if (parts.contains("codec")) {
+        progress.say("5. codec (JMH), " + Plan.LARGE + " entries");
+        codec = jmh.codec(Plan.LARGE);
+      }
+      List<JmhScore> puts = List.of();
+      if (parts.contains("put")) {
+        progress.say("5. one put end to end (JMH)");
+        puts = jmh.put(Arrays.stream(PutProtocol.values()).filter(PutProtocol::available).toList(), List.of(1, Plan.LARGE));
+      }
+      List<LocalWrites.Measurement> local = List.of();
+      if (parts.contains("local")) {
+        progress.say("5. local bytes per put");
+        local = LocalWrites.measure(List.of(1, Plan.LARGE));
+      }
+      return new Measurements(machine, plan, calls, fake, longRun, s3, gcs, gcsSelfCheck, fs, codec, large.length, identical, puts,
+          local, progress.elapsedSeconds());
+    } finally {
+      WorkDirectory.delete(work);
+    }
+  }
+
+  private static Optional<String> value(List<String> arguments, String option) {
+    int i = arguments.indexOf(option);
+    if (i < 0) {
+      return Optional.empty();
+    }
+    if (i + 1 >= arguments.size()) {
+      throw new IllegalArgumentException("Cannot read option " + option + ": it needs a value");
+    }
+    return Optional.of(arguments.get(i + 1));
+  }
+
+  /** Returns the module's directory: the parent of the {@code target/} this jar is in. */
+  private static Path moduleDirectory() throws URISyntaxException {
+    Path jar = Path.of(BenchmarkReport.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+    Path target = jar.getParent();
+    return target.getParent() != null ? target.getParent() : target;
+  }
+}

@@ -1,0 +1,30 @@
+package dev.tierlock.benchmarks;
+
+import dev.tierlock.spi.Datastore;
+import dev.tierlock.spi.ForwardingDatastore;
+
+/** A datastore that runs a clean-up of its own (deleting its bucket or directory) after closing the one it wraps. */
+final class ClosingDatastore extends ForwardingDatastore {
+
+  private final Datastore delegate;
+  private final Runnable cleanUp;
+
+  ClosingDatastore(Datastore delegate, Runnable cleanUp) {
+    this.delegate = delegate;
+    this.cleanUp = cleanUp;
+  }
+
+  @Override
+  protected Datastore delegate() {
+    return delegate;
+  }
+
+  @Override
+  public void close() {
+    try {
+      delegate.close();
+    } finally {
+      cleanUp.run();
+    }
+  }
+}

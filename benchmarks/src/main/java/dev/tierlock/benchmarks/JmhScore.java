@@ -1,0 +1,13 @@
+package dev.tierlock.benchmarks;
+
+import java.util.Map;
+
+/**
+ * One JMH result: the benchmark method, its parameters, and its average time per operation.
+ *
+ * @param method the benchmark method's name
+ * @param params its parameters, by name
+ * @param micros the mean time of one operation in microseconds
+ * @param error the half-width of its 99.9% confidence interval (NaN with too few iterations)
+ */
+record JmhScore(String method, Map<String, String> params, double micros, double error) {}

@@ -1,0 +1,38 @@
+package dev.tierlock.benchmarks;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Everything one run of the benchmark measured, for the report. A part left out ({@code --only})
+ * is empty.
+ *
+ * @param machine what it ran on
+ * @param plan how long each part measured
+ * @param calls section 1, by case, in {@link CallCounts#COLUMNS} order
+ * @param fake section 2: the fake remote with latency
+ * @param longRun section 2: the one long run of 16 separate locked checkouts
+ * @param s3 section 3: S3
+ * @param gcs section 3: GCS
+ * @param gcsSelfCheck section 3: how a self-check ends under GCS's write limit
+ * @param fs section 4: the filesystem datastore
+ * @param codec section 5: the codec benchmarks
+ * @param codecBytes the size of the codec's lockfile
+ * @param jacksonIdentical whether Jackson's write gave exactly Tierlock's bytes
+ * @param puts section 5: the end-to-end puts
+ * @param local section 5: local bytes per put
+ * @param seconds how long the run took
+ */
+record Measurements(Machine machine, Plan plan, Map<CallCounts.Case, List<CallCounts.Count>> calls,
+    Optional<StoreRuns> fake, Optional<RunResult> longRun, Optional<StoreRuns> s3, Optional<StoreRuns> gcs, Optional<String> gcsSelfCheck,
+    Optional<StoreRuns> fs, List<JmhScore> codec, int codecBytes, boolean jacksonIdentical, List<JmhScore> puts,
+    List<LocalWrites.Measurement> local, long seconds) {
+
+  /** Returns the score of {@code method} whose parameters include every one of {@code params}. */
+  static Optional<JmhScore> score(List<JmhScore> scores, String method, Map<String, String> params) {
+    return scores.stream()
+        .filter(s -> s.method().equals(method) && s.params().entrySet().containsAll(params.entrySet()))
+        .findFirst();
+  }
+}

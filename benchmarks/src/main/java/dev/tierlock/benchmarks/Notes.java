@@ -1,0 +1,50 @@
+package dev.tierlock.benchmarks;
+
+/** The report's closing notes: how each number is measured, and what this module is. */
+final class Notes {
+
+  private Notes() {}
+
+  static void append(StringBuilder out) {
+    out.append("""
+        ## How it is measured
+
+        - **Contended runs** (`ContendedRun`): N writer threads start together; each commits as fast as it can, every \
+        change a name of its own (`@bench/w<writer>-c<n>`) with a value of its own. Commits acknowledged inside the \
+        window after a warm-up give commits/s, latency percentiles (nearest rank) and commits per writer; a writer \
+        still in a commit when the window closes may finish it within 2 s, then is interrupted (a failure that causes \
+        is not counted). Every acknowledged change, warm-up included, is then looked up in the final lockfile: a \
+        missing one is lost. Errors are counted by the exception's `code()`.
+        - **Tierlock writers** use the public API with core's defaults (lock waits 1 s doubling to 8 s, 60 s maximum; \
+        120 s deadline; daemon heartbeats; real clock and sleeps). Each checkout passes the datastore self-check before \
+        the run.
+        - **The baseline protocol** (`UploadProtocol`, `BaselineLock`) is the original tool's over the same SPI: a \
+        create-only lock object, GET, an unconditional PUT, an unconditional delete of the lock; while the lock is \
+        held, one read to judge it stale and a wait drawn in [1 s, min(8 s, 1 s x 2^attempt)], `lock_timeout` after \
+        60 s. The original also heads the lock in its stale check and reads it before the release: two calls this \
+        baseline does not make. It edits the lockfile as a Jackson tree and writes its copy into its checkout first, \
+        as the original edits its cached copy.
+        - **Ceilings**: one commit at a time at 4 round trips (lock, read, write, unlock) is 1/(4 RTT); at 1 round \
+        trip (a warm optimistic publish) 1/RTT. RTT is the median `stat` of the store, measured in the run.
+        - **Local bytes** per put: Linux's per-thread `wchar` (bytes passed to `write`/`pwrite`) of the putting \
+        thread, every datastore call moved to another thread (`OffThreadDatastore`); it counts files written and \
+        then deleted (the pending record, temp files) too, which walking the directory afterwards would miss.
+        - **JMH** (1.37): one fork per benchmark, average time; the forks run on this jar's class path.
+
+        ## This module
+
+        - Not part of the test suite: it holds no tests, `mvn verify` only compiles and packages it, and CI runs \
+        nothing from it. Nothing here is published (`maven.install.skip`, `maven.deploy.skip`).
+        - It runs on the class path, with no `module-info.java`: JMH 1.37 starts each benchmark in a forked JVM as \
+        `java <jvm args> -cp <the host's java.class.path> org.openjdk.jmh.runner.ForkedMain` and has no module-path \
+        launch, so started from the module path (where `java.class.path` is empty) the fork finds neither JMH nor \
+        the benchmarks; its generated code (`*.jmh_generated`) also needs the benchmark and state classes public. \
+        And S3Proxy's and Google's jars split packages, so only part of the libraries could go on a module path \
+        anyway. The other modules' descriptors are proven by the CLI's module-path test.
+        - S3Proxy and google-cloud-storage share this JVM only here: the pom pins their common dependencies \
+        (OpenTelemetry, Woodstox, Error Prone annotations) to the newer versions, in this module alone.
+        - `--quick` runs every part with short windows (about two minutes); `--only calls,fake,...` runs some parts \
+        (`calls, fake, long, s3, gcs, fs, codec, put, local`); `--out DIR` writes the report elsewhere.
+        """);
+  }
+}

@@ -1,0 +1,164 @@
+package dev.tierlock.benchmarks;
+
+import dev.tierlock.benchmarks.CallCounts.Case;
+import dev.tierlock.benchmarks.CallCounts.Count;
+import dev.tierlock.testkit.DatastoreOperation;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/** Writes the report, {@code README.md} with its charts beside it in {@code report/}. */
+final class ReportDocument {
+
+  static final String COMMAND = "mvn -B -ntp -pl benchmarks -am package -DskipTests && java -jar benchmarks/target/benchmarks.jar";
+
+  private final Measurements m;
+  private final Path directory;
+  private final StringBuilder out = new StringBuilder();
+
+  ReportDocument(Measurements m, Path directory) {
+    this.m = m;
+    this.directory = directory;
+  }
+
+  /** Writes the report and its charts; returns the report's file. */
+  Path write() {
+    Path charts = directory.resolve("report");
+    try {
+      Files.createDirectories(charts);
+      header();
+      targets();
+      calls();
+      m.fake().ifPresent(fake -> contention(fake, charts));
+      cloud(charts);
+      m.fs().ifPresent(fs -> {
+        out.append("## 4. The filesystem datastore\n\n");
+        out.append(RunTables.section(fs, charts, "report", m.plan().writers())).append('\n');
+      });
+      codec();
+      Notes.append(out);
+      Path readme = directory.resolve("README.md");
+      Files.writeString(readme, out.toString(), StandardCharsets.UTF_8);
+      return readme;
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot write the report into " + directory, e);
+    }
+  }
+
+  private void header() {
+    Machine machine = m.machine();
+    out.append("# Tierlock benchmarks\n\n");
+    out.append("This file is the report, written by the benchmark itself (edit `src/main/java`, not this file). ")
+        .append("Reproduce it from a clean clone with Java 17+ and Maven 3.8+ (nothing else), from the repository root:\n\n")
+        .append("```sh\n").append(COMMAND).append("\n```\n\n")
+        .append("It builds the module and what it needs, runs every part below, prints its progress, and rewrites this ")
+        .append("file and `report/*.png` (`--quick` writes a short run into `target/quick-report/` instead). ")
+        .append("Ratios are against baselines measured in the same run, since the machine may be shared and noisy.\n\n");
+    out.append(new MarkdownTable("run", "")
+        .row("date", machine.date())
+        .row("machine", machine.cores() + " cores, " + machine.cpu())
+        .row("JDK", machine.jdk())
+        .row("OS", machine.os())
+        .row("plan", m.plan().name() + String.format(" (the benchmark took %d min %02d s)", m.seconds() / 60, m.seconds() % 60))
+        .row("commit modes", CommitModes.available()
+            ? "available: locked, optimistic, group commit"
+            : "only locked, without group commit: optimistic and group commit rows say \"" + RunTables.NOT_AVAILABLE + "\"")
+        .render()).append('\n');
+  }
+
+  private void targets() {
+    out.append("## Targets\n\n");
+    MarkdownTable table = new MarkdownTable("target", "measured in this run", "verdict");
+    Targets.of(m).forEach(r -> table.row(r.target(), r.measured(), r.verdict()));
+    out.append(table.render()).append('\n');
+  }
+
+  private void calls() {
+    if (m.calls().isEmpty()) {
+      return;
+    }
+    out.append("## 1. Datastore calls per committed change\n\n")
+        .append("Counted with the testkit's `CountingDatastore` on a `FakeRemote` without latency; one change each ")
+        .append("(a put, or a remove), the self-check apart. Each cell: calls in all (by operation).\n\n");
+    MarkdownTable table = new MarkdownTable(header(CallCounts.COLUMNS));
+    for (Map.Entry<Case, List<Count>> row : m.calls().entrySet()) {
+      String[] cells = new String[CallCounts.COLUMNS.size() + 1];
+      cells[0] = row.getKey().label();
+      for (int i = 0; i < row.getValue().size(); i++) {
+        cells[i + 1] = cell(row.getValue().get(i));
+      }
+      table.row(cells);
+    }
+    out.append(table.render()).append('\n');
+  }
+
+  /** Returns the header of the calls table: the case, then the columns. */
+  private static String[] header(List<String> columns) {
+    String[] header = new String[columns.size() + 1];
+    header[0] = "case";
+    for (int i = 0; i < columns.size(); i++) {
+      header[i + 1] = columns.get(i);
+    }
+    return header;
+  }
+
+  private static String cell(Count count) {
+    if (count.calls().isEmpty()) {
+      return RunTables.NOT_AVAILABLE;
+    }
+    String parts = count.calls().get().entrySet().stream()
+        .filter(e -> e.getValue() > 0)
+        .map(e -> e.getValue() + " " + name(e.getKey()))
+        .collect(Collectors.joining(", "));
+    return count.total() + (parts.isEmpty() ? "" : " (" + parts + ")");
+  }
+
+  private static String name(DatastoreOperation operation) {
+    return operation.name().toLowerCase().replace('_', ' ');
+  }
+
+  private void contention(StoreRuns fake, Path charts) {
+    out.append("## 2. Contended throughput: ").append(fake.label()).append("\n\n")
+        .append("Writers are separate checkouts (each its own directory and `Tierlock`), or threads on one checkout; ")
+        .append("the latency is `Faults.latency` with a real sleeper. The baseline protocol is the original tool's ")
+        .append("(create-only lock object, GET, unconditional PUT, delete the lock, with its lock waits: 1 s, doubling ")
+        .append("to 8 s, random); the no-lock protocol is GET and unconditional PUT. A lost change is an acknowledged ")
+        .append("put whose value is not in the final lockfile.\n\n");
+    out.append(RunTables.section(fake, charts, "report", m.plan().writers())).append('\n');
+    m.longRun().ifPresent(r -> out.append("**One long run**, 16 separate checkouts, locked, ")
+        .append(MarkdownTable.number(r.seconds())).append(" s:\n\n")
+        .append(RunTables.table(new StoreRuns(fake.label(), fake.slug(), fake.roundTripMillis(), r.seconds(), List.of(r))))
+        .append('\n'));
+  }
+
+  private void cloud(Path charts) {
+    if (m.s3().isEmpty() && m.gcs().isEmpty()) {
+      return;
+    }
+    out.append("## 3. Real S3 and GCS servers on 127.0.0.1\n\n")
+        .append("The same, shorter. S3: the S3 module's test server (S3Proxy in this JVM, in-memory, conditional writes ")
+        .append("made atomic per key). GCS: the testkit's fake server driven by the real google-cloud-storage client, ")
+        .append("with GCS's limit of one write per second to one object switched on (429 past it; the client retries ")
+        .append("from 50 ms, doubling to 1 s).\n\n");
+    m.s3().ifPresent(s3 -> out.append("### ").append(s3.label()).append("\n\n")
+        .append(RunTables.section(s3, charts, "report", m.plan().cloudWriters())).append('\n'));
+    m.gcs().ifPresent(gcs -> out.append("### ").append(gcs.label()).append("\n\n")
+        .append("The limit is on while a run is measured; the checkouts' self-checks at setup run without it, ")
+        .append("because a self-check under it ").append(m.gcsSelfCheck().orElse("was not tried"))
+        .append(".\n\n")
+        .append(RunTables.section(gcs, charts, "report", m.plan().cloudWriters())).append('\n'));
+  }
+
+  private void codec() {
+    if (m.codec().isEmpty() && m.puts().isEmpty() && m.local().isEmpty()) {
+      return;
+    }
+    out.append("## 5. Codec and one put (JMH)\n\n");
+    out.append(CodecTables.render(m));
+  }
+}

@@ -1,0 +1,46 @@
+package dev.tierlock.benchmarks;
+
+import java.util.Map;
+
+/**
+ * What one contended run measured.
+ *
+ * @param protocol how the writers committed
+ * @param writers how many wrote at once
+ * @param available false when this build of core cannot run the protocol (nothing was measured)
+ * @param seconds the measured window
+ * @param commits acknowledged commits that ended inside the window
+ * @param commitsPerSecond {@code commits / seconds}
+ * @param p50Millis median commit latency inside the window
+ * @param p99Millis 99th percentile commit latency inside the window
+ * @param minPerWriter the fewest commits one writer had acknowledged inside the window
+ * @param meanPerWriter commits per writer inside the window
+ * @param errors failed commits over the whole run, by exception code
+ * @param acknowledged acknowledged commits over the whole run (warm-up and tail included)
+ * @param lost acknowledged changes missing from the final lockfile
+ * @param releasesRefused lease releases the store refused during the run (each lease then lingers until its ttl)
+ */
+record RunResult(Protocol protocol, int writers, boolean available, double seconds, int commits,
+    double commitsPerSecond, double p50Millis, double p99Millis, int minPerWriter, double meanPerWriter,
+    Map<String, Integer> errors, int acknowledged, int lost, int releasesRefused) {
+
+  /** Returns the row of a protocol this build cannot run. */
+  static RunResult unavailable(Protocol protocol, int writers) {
+    return new RunResult(protocol, writers, false, 0, 0, 0, 0, 0, 0, 0, Map.of(), 0, 0, 0);
+  }
+
+  /** Returns the total number of failed commits. */
+  int errorCount() {
+    return errors.values().stream().mapToInt(Integer::intValue).sum();
+  }
+
+  /** Returns a one-line summary for the progress output. */
+  String summary() {
+    if (!available) {
+      return protocol.label() + " x" + writers + ": mode not available in this build";
+    }
+    return String.format("%s x%d: %.1f commits/s, p50 %.0f ms, p99 %.0f ms, per writer min %d mean %.1f, errors %s, "
+        + "lost %d/%d%s", protocol.label(), writers, commitsPerSecond, p50Millis, p99Millis, minPerWriter, meanPerWriter,
+        errors, lost, acknowledged, releasesRefused > 0 ? ", lease releases refused " + releasesRefused : "");
+  }
+}
