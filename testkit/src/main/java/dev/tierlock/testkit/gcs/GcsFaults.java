@@ -113,9 +113,11 @@ public final class GcsFaults {
    * Answers 429 {@code rateLimitExceeded}, from now on, to every write (upload, patch or delete) of
    * an object that was written less than {@code interval} ago by {@code clock}: GCS's limit of about
    * one write per second to one object name, switched on. Each object of each bucket has its own
-   * budget. Only the writes this lets through count, each whatever its answer (a write refused for a
-   * failed precondition counts too); reads are never limited. A one-shot fault that matches a request
-   * takes precedence. Off by default; replaces an earlier limit; {@link #clear()} removes it.
+   * budget. Only writes that changed the object count (answered 2xx, or applied with their answer
+   * lost): a refused write, for a failed precondition or past the rate, does not; reads are never
+   * limited. Two writes that arrive together may both pass, as GCS's limit is not exact either. A
+   * one-shot fault that matches a request takes precedence. Off by default; replaces an earlier
+   * limit; {@link #clear()} removes it.
    *
    * @param interval the least time between two writes of one object, e.g. one second
    * @param clock the clock the interval is measured on (a test clock makes the limit deterministic)
@@ -196,6 +198,13 @@ public final class GcsFaults {
       return new Decision(Action.FAIL, 429, Decision.SERVE.hook());
     }
     return Decision.SERVE;
+  }
+
+  /** Tells the write rate limit, if any, how a request it let through was answered. */
+  synchronized void served(GcsRequest request, int status) {
+    if (writeRateLimit != null) {
+      writeRateLimit.served(request, status);
+    }
   }
 
   /** Waits the configured latency, if any. */

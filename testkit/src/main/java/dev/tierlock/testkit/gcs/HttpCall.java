@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.IntConsumer;
 import java.util.zip.GZIPInputStream;
 import org.jspecify.annotations.Nullable;
 
@@ -36,6 +37,7 @@ final class HttpCall {
   private byte @Nullable [] body;
   private boolean loseResponse;
   private boolean answered;
+  private IntConsumer beforeAnswer = status -> { };
 
   HttpCall(HttpExchange exchange) {
     this.exchange = exchange;
@@ -102,6 +104,15 @@ final class HttpCall {
     return answered;
   }
 
+  /**
+   * Runs {@code hook} with the status of this call's answer just before it is sent (also when the
+   * answer is then lost), so that what the hook records is in place before the client can see the
+   * answer.
+   */
+  void beforeAnswer(IntConsumer hook) {
+    this.beforeAnswer = hook;
+  }
+
   void sendJson(int status, JsonNode json) throws IOException {
     send(status, "application/json; charset=UTF-8", Resources.JSON.writeValueAsBytes(json), Map.of());
   }
@@ -116,6 +127,7 @@ final class HttpCall {
   }
 
   void sendEmpty(int status, Map<String, String> headers) throws IOException {
+    beforeAnswer.accept(status);
     if (dropped()) {
       return;
     }
@@ -124,6 +136,7 @@ final class HttpCall {
   }
 
   void send(int status, String contentType, byte[] bytes, Map<String, String> headers) throws IOException {
+    beforeAnswer.accept(status);
     if (dropped()) {
       return;
     }

@@ -42,6 +42,7 @@ final class Router implements HttpHandler {
     try {
       Route route = route(call);
       log.accept(route.request());
+      call.beforeAnswer(status -> faults.served(route.request(), status));
       faults.delay();
       GcsFaults.Decision decision = faults.decide(route.request());
       if (decision.action() == GcsFaults.Action.FAIL) {

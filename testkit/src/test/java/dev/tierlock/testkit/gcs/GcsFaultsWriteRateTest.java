@@ -18,8 +18,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The fake server's per-object write rate limit (GCS's one write per second to one name), on a test
  * clock so that nothing waits: writes past the rate answer 429 {@code rateLimitExceeded} and change
- * nothing, each object has its own budget, reads are never limited, and the limit is off unless
- * switched on.
+ * nothing, only writes that changed the object count, each object has its own budget, reads are
+ * never limited, and the limit is off unless switched on.
  */
 class GcsFaultsWriteRateTest {
 
@@ -72,6 +72,17 @@ class GcsFaultsWriteRateTest {
   }
 
   @Test
+  void aWriteRefusedForItsPrecondition_doesNotCount() throws IOException {
+    server.faults().limitWritesPerObject(Duration.ofSeconds(1), clock);
+    upload("a", "1");
+    clock.advance(Duration.ofSeconds(1));
+
+    assertThat(upload("a", "2", "&ifGenerationMatch=0").status()).isEqualTo(412);
+    assertThat(upload("a", "3").status()).isEqualTo(200);
+    assertThat(upload("a", "4").status()).isEqualTo(429);
+  }
+
+  @Test
   void eachObjectHasItsOwnBudget_andReadsAreNeverLimited() throws IOException {
     server.faults().limitWritesPerObject(Duration.ofSeconds(1), clock);
     upload("a", "1");
@@ -104,7 +115,12 @@ class GcsFaultsWriteRateTest {
   private record Answer(int status, String body) {}
 
   private Answer upload(String object, String content) throws IOException {
-    HttpURLConnection connection = open("/upload/storage/v1/b/" + BUCKET + "/o?uploadType=media&name=" + object);
+    return upload(object, content, "");
+  }
+
+  private Answer upload(String object, String content, String preconditions) throws IOException {
+    HttpURLConnection connection =
+        open("/upload/storage/v1/b/" + BUCKET + "/o?uploadType=media&name=" + object + preconditions);
     connection.setRequestMethod("POST");
     connection.setDoOutput(true);
     connection.setRequestProperty("Content-Type", "application/octet-stream");
