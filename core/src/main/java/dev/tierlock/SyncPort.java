@@ -96,6 +96,18 @@ final class SyncPort {
   }
 
   /**
+   * Returns the lockfile as this checkout last fetched or published it, without a call, when the
+   * cache is intact and this store's versions never repeat (so a write conditional on the cached
+   * version lands only on exactly these bytes and this lineage); else empty.
+   */
+  Optional<Fetched> cached() {
+    if (datastore.versionsRepeat()) {
+      return Optional.empty();
+    }
+    return cache.current().map(e -> new Fetched(e.head(), e.lockfile()));
+  }
+
+  /**
    * Fetches the shared lockfile into the cache by one conditional read, as {@link #hydrate()} does
    * on a store whose versions never repeat; on one whose versions repeat, a not-modified answer
    * keeps the cached head, whose lineage may be stale, which is fine for reading and caching (a
