@@ -1,5 +1,6 @@
 package dev.tierlock.testkit;
 
+import dev.tierlock.CommitMode;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.Heartbeats;
 import dev.tierlock.internal.TierlockAccess;
@@ -235,6 +236,7 @@ public final class TestCheckout implements AutoCloseable {
     private LockOptions lockOptions = LockOptions.DEFAULTS;
     private Duration deadline = Duration.ofSeconds(120);
     private int maxAttempts = 12;
+    private CommitMode mode = CommitMode.LOCKED;
     private @Nullable Supplier<String> commitIds;
     private long seed;
     private boolean checkNow = true;
@@ -302,6 +304,17 @@ public final class TestCheckout implements AutoCloseable {
     }
 
     /**
+     * Sets how the checkout's transactions exclude other writers (default {@link CommitMode#LOCKED}).
+     *
+     * @param value the mode
+     * @return this builder
+     */
+    public Builder commitMode(CommitMode value) {
+      this.mode = value;
+      return this;
+    }
+
+    /**
      * Sets where the checkout's commit ids come from (default Tierlock's random ids), so that a
      * test can tell whose write a stored lockfile is.
      *
@@ -364,7 +377,8 @@ public final class TestCheckout implements AutoCloseable {
           .lockIdentity(LockIdentity.of("test@" + directory.getFileName(), "test-host", 1))
           .publishFailurePolicy(policy)
           .transactionDeadline(deadline)
-          .maxPublishAttempts(maxAttempts);
+          .maxPublishAttempts(maxAttempts)
+          .commitMode(mode);
       if (commitIds != null) {
         builder.commitIds(commitIds);
       }
@@ -383,6 +397,7 @@ public final class TestCheckout implements AutoCloseable {
       copy.lockOptions = lockOptions;
       copy.deadline = deadline;
       copy.maxAttempts = maxAttempts;
+      copy.mode = mode;
       copy.commitIds = commitIds;
       copy.seed = seed;
       copy.checkNow = checkNow;

@@ -1,5 +1,6 @@
 package dev.tierlock.testkit;
 
+import dev.tierlock.CommitMode;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tierlock.PublishFailurePolicy;
@@ -130,7 +131,13 @@ class LockfileTransactionPropertyTest {
   }
 
   /** A checkout's settings. */
-  record Checkout(PublishFailurePolicy policy, int attempts) {}
+  record Checkout(PublishFailurePolicy policy, int attempts, CommitMode mode) {
+
+    /** A locked checkout. */
+    Checkout(PublishFailurePolicy policy, int attempts) {
+      this(policy, attempts, CommitMode.LOCKED);
+    }
+  }
 
   /**
    * One step: a run of {@code checkout}, with a fault; {@code peer} (an offset to another checkout)
@@ -152,7 +159,7 @@ class LockfileTransactionPropertyTest {
   @Provide
   Arbitrary<Scenario> scenarios() {
     Arbitrary<Checkout> checkout = Combinators.combine(Arbitraries.of(PublishFailurePolicy.class),
-        Arbitraries.of(1, 2, 12)).as(Checkout::new);
+        Arbitraries.of(1, 2, 12), Arbitraries.of(CommitMode.class)).as(Checkout::new);
     Arbitrary<Injected> faults = Arbitraries.frequencyOf(
         Tuple.of(5, Arbitraries.just(Injected.NONE)),
         Tuple.of(6, Arbitraries.of(Injected.class)));
