@@ -237,6 +237,7 @@ public final class TestCheckout implements AutoCloseable {
     private Duration deadline = Duration.ofSeconds(120);
     private int maxAttempts = 12;
     private CommitMode mode = CommitMode.LOCKED;
+    private boolean grouped = true;
     private @Nullable Supplier<String> commitIds;
     private long seed;
     private boolean checkNow = true;
@@ -315,6 +316,16 @@ public final class TestCheckout implements AutoCloseable {
     }
 
     /**
+     * Runs each transaction on its own, without group commit (default: grouped, as Tierlock's).
+     *
+     * @return this builder
+     */
+    public Builder withoutGroupCommit() {
+      this.grouped = false;
+      return this;
+    }
+
+    /**
      * Sets where the checkout's commit ids come from (default Tierlock's random ids), so that a
      * test can tell whose write a stored lockfile is.
      *
@@ -379,6 +390,9 @@ public final class TestCheckout implements AutoCloseable {
           .transactionDeadline(deadline)
           .maxPublishAttempts(maxAttempts)
           .commitMode(mode);
+      if (!grouped) {
+        builder.withoutGroupCommit();
+      }
       if (commitIds != null) {
         builder.commitIds(commitIds);
       }
@@ -398,6 +412,7 @@ public final class TestCheckout implements AutoCloseable {
       copy.deadline = deadline;
       copy.maxAttempts = maxAttempts;
       copy.mode = mode;
+      copy.grouped = grouped;
       copy.commitIds = commitIds;
       copy.seed = seed;
       copy.checkNow = checkNow;
