@@ -110,7 +110,7 @@ final class PendingReplay {
   /** Deletes the record, which holds nothing left to publish; a failure is a warning. */
   void clearQuietly(List<String> warnings) {
     try {
-      settings.pending().clear();
+      settings.pending().clearSettled();
     } catch (LocalFileException e) {
       warn(warnings, e.getMessage() + "; it holds nothing left to publish");
     }

@@ -157,12 +157,14 @@ final class PublishLoop {
             doubt != null ? doubt.commitId() : settings.nextCommitId(), base.head());
         sending = attempt;
         settings.port().commitMetadata(attempt.commitId(), attempt.parent());
+        pace();
         // the record a crash may leave: it carries what this run dropped, for the next run to tell
         settings.pending().write(new PendingRecord.Change(delta, base.lockfile(), deletions, attempt, null, notices(),
             priors));
         writing = true;
         Lockfile publishing = delta.applyTo(base.lockfile());
         java.time.Instant sent = settings.clock().instant();
+        settings.port().sending(sent);
         SyncPort.Outcome outcome = settings.port().publish(publishing, base.head(), attempt.commitId());
         if (outcome instanceof SyncPort.Outcome.Landed ok) {
           doubt = null;
@@ -428,6 +430,26 @@ final class PublishLoop {
     this.raceBackoff = value;
   }
 
+  /**
+   * Waits until this checkout's next lockfile write keeps to the store's per-object rate (GCS: one
+   * per second), within the deadline; runs queued meanwhile join the next batch.
+   *
+   * @throws InterruptedOperationException if interrupted while waiting
+   */
+  private void pace() {
+    Duration wait = settings.port().paceAt(settings.clock().instant());
+    if (wait.isZero()) {
+      return;
+    }
+    Duration left = deadline.remaining();
+    try {
+      settings.sleeper().sleep(wait.compareTo(left) > 0 ? left : wait);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedOperationException("Cannot publish lockfile change to " + settings.port().describe(), e);
+    }
+  }
+
   /** Returns the wait after the {@code lost}th race lost, by a write that took {@code roundTrip}. */
   static Duration raceWait(Duration roundTrip, int lost, Duration max, double unit) {
     Duration cap = roundTrip.isZero() || roundTrip.isNegative() ? Duration.ofMillis(1) : roundTrip;
@@ -456,7 +478,7 @@ final class PublishLoop {
           + " after publishing: it changed in between or the store failed; it is left in place");
     }
     try {
-      settings.pending().clear();
+      settings.pending().clearSettled();
     } catch (LocalFileException e) {
       warn("Published, but " + e.getMessage() + "; the next transaction finds the commit in the lineage and clears it");
     }
