@@ -56,9 +56,11 @@ public final class LockfileTransaction {
 
   private final TransactionSettings settings;
   private final Set<Thread> running = ConcurrentHashMap.newKeySet();
+  private final GroupCommit group;
 
   LockfileTransaction(TransactionSettings settings) {
     this.settings = settings;
+    this.group = new GroupCommit(settings.clock(), settings.port().describe(), settings.pulledExtensions());
   }
 
   /** {@return a description for messages: the datastore and the lockfile's key} */
@@ -183,7 +185,7 @@ public final class LockfileTransaction {
   }
 
   /** Whether this run resolves a pending change the caller decided on. */
-  private enum Resolution {
+  enum Resolution {
     NONE,
     REAPPLY
   }
@@ -198,192 +200,38 @@ public final class LockfileTransaction {
       throw new NestedTransactionException(describe());
     }
     try {
-      Instant deadline = deadline();
-      try (LockLease lease = acquireGlobal();
-          CheckoutLock.Held held = settings.checkoutLock().acquire(deadline, describe())) {
-        return runLocked(change, resolution, deadline, lease);
+      RunRequest request = new RunRequest(change, deadline());
+      if (settings.grouped() && resolution == Resolution.NONE) {
+        return group.submit(request, (batch, turns) -> runBatch(batch, turns, resolution));
       }
+      runBatch(List.of(request), (r, from) -> r.apply(from, settings.pulledExtensions()), resolution);
+      return request.outcome();
     } finally {
       running.remove(self);
     }
   }
 
-  private TransactionResult runLocked(Consumer<TransactionContext> change, Resolution resolution, Instant deadline,
-      LockLease lease) {
-    List<String> warnings = new ArrayList<>();
-    settings.pending().unboundNotice().ifPresent(notice -> warn(warnings, notice));
-    PendingRecord.Stored stored = settings.pending().read();
-    if (stored instanceof PendingRecord.Change earlier) {
-      // an earlier run dropped these and died (or its write went unanswered) before its caller heard
-      earlier.notices().forEach(notice -> warn(warnings, notice));
-    }
-    if (stored instanceof PendingRecord.Unreadable
-        || stored instanceof PendingRecord.Change c && c.unknown() != null && resolution != Resolution.REAPPLY) {
-      LockfileOutcomeUnknownException blocked = blocked(stored, null, warnings);
-      forgetNotices(warnings);
-      throw blocked;
-    }
-    SyncPort.Fetched fetched = fetch();
-    Replay replay = replay(stored, fetched, resolution, warnings);
-    Lockfile start = replay.delta().applyTo(fetched.lockfile());
-    ChangeEditor editor = new ChangeEditor(start, settings.pulledExtensions());
-    try {
-      change.accept(editor);
-    } finally {
-      editor.close();
-    }
-    Set<ExtensionName> live = new LinkedHashSet<>(replay.live());
-    LockfileDelta own = editor.delta();
-    live.addAll(own.names());
-    Set<ExtensionName> names = new LinkedHashSet<>(replay.delta().names());
-    names.addAll(own.names());
-    Lockfile target = own.applyTo(start);
-    LockfileDelta delta = ChangeEditor.deltaOf(fetched.lockfile(), target, names);
-    // a name an earlier write in doubt carried is always written as this run wants it, even where
-    // that is its value now: if the earlier write lands first, this one is refused and rebased from
-    // what it carried, and if this one lands first, the earlier one can never land after it
-    delta = delta.then(PublishLoop.Priors.fence(replay.priors(), delta, target));
-    List<TierPath> deletions = new ArrayList<>(replay.deletions());
-    editor.deletions().stream().filter(p -> !deletions.contains(p)).forEach(deletions::add);
-    if (delta.isEmpty() && deletions.isEmpty() && replay.priors().isEmpty()) {
-      if (!(stored instanceof PendingRecord.None)) {
-        clearQuietly(warnings);
-      }
-      return conclude(new TransactionResult(TransactionStatus.NO_CHANGE, LockfileDelta.EMPTY, 0, warnings,
-          fetched.lockfile()), replay.conflicts(), null, warnings);
-    }
-    if (!lease.isHeld()) {
-      warn(warnings, "The global lock " + settings.globalLock().describe() + " was lost during the transaction;"
-          + " publishing stays safe: it is conditional on the version fetched");
-    }
-    Set<ExtensionName> earlier = stored instanceof PendingRecord.Change c ? c.delta().names() : Set.of();
-    PublishLoop loop = new PublishLoop(settings, new Deadline(settings.clock(), deadline), warnings, delta, fetched,
-        live, deletions, earlier, replay.conflicts().stream().map(LockfileTransaction::dropNotice).toList(),
-        replay.priors());
-    loop.deleteOnlyWhile(lease::isHeld);
-    PublishLoop.Ending ending = loop.run();
-    List<LockfileConflictException.Conflict> conflicts = new ArrayList<>(replay.conflicts());
-    conflicts.addAll(loop.conflicts());
-    if (ending instanceof PublishLoop.Ending.Published published) {
-      return conclude(new TransactionResult(TransactionStatus.PUBLISHED, loop.published(), loop.attempts(), warnings,
-          published.lockfile()), conflicts, null, warnings);
-    }
-    forgetNotices(warnings);
-    for (LockfileConflictException.Conflict conflict : conflicts) {
-      // the worse outcome is the exception; the conflicts travel in its message
-      warn(warnings, "Kept another checkout's value of " + conflict.describe() + " (" + LockfileConflictException.CODE
-          + ")");
-    }
-    if (ending instanceof PublishLoop.Ending.Unpublished unpublished) {
-      if (settings.policy() == PublishFailurePolicy.THROW) {
-        return conclude(null, conflicts, new ManagedConfigUnpublishedException(describe(), loop.left(),
-            settings.pending().path(), loop.attempts(), unpublished.cause(), warnings), warnings);
-      }
-      warn(warnings, new ManagedConfigUnpublishedException(describe(), loop.left(), settings.pending().path(),
-          loop.attempts(), unpublished.cause()).getMessage());
-      return conclude(new TransactionResult(TransactionStatus.DEFERRED, loop.left(), loop.attempts(), warnings,
-          fetched.lockfile()), conflicts, null, warnings);
-    }
-    Throwable cause = ending instanceof PublishLoop.Ending.InFlight inFlight ? inFlight.cause() : null;
-    return conclude(null, conflicts, blocked(settings.pending().read(), cause, warnings), warnings);
-  }
-
-  /** What a pending record contributes to a run. */
-  private record Replay(LockfileDelta delta, List<TierPath> deletions, Set<ExtensionName> live,
-      List<LockfileConflictException.Conflict> conflicts, List<PendingRecord.Prior> priors) {
-    static final Replay NONE = new Replay(LockfileDelta.EMPTY, List.of(), Set.of(), List.of(), List.of());
-  }
-
   /**
-   * Settles a pending change against the fetched lockfile: a write in flight is judged by the
-   * lineage (landed: nothing to re-apply; unprovable: the record is marked and the run stops,
-   * unless the caller asked to re-apply); the rest is rebased, dropping names a peer changed since.
+   * Runs one batch under the locks its mode takes: locked, the global lease then the checkout lock;
+   * optimistic, the checkout lock alone, then, when a change pins or deletes an archive, the lease
+   * and the checkout lock again for the publish.
    */
-  private Replay replay(PendingRecord.Stored stored, SyncPort.Fetched fetched, Resolution resolution,
-      List<String> warnings) {
-    if (!(stored instanceof PendingRecord.Change change)) {
-      return Replay.NONE;
-    }
-    boolean reapply = resolution == Resolution.REAPPLY;
-    PendingRecord.Attempt attempt = change.attempt();
-    LockfileHead now = fetched.head();
-    if (attempt != null && now != null && now.includes(attempt.commitId())) {
-      LOG.debug("The pending change's write of commit {} to {} landed", attempt.commitId(), describe());
-      return new Replay(LockfileDelta.EMPTY, change.deletions(), Set.of(), List.of(), List.of());
-    }
-    Lockfile base = change.base();
-    LockfileDelta recorded = change.delta();
-    List<PendingRecord.Prior> priors = new ArrayList<>();
-    PublishLoop.Priors judged = PublishLoop.Priors.judge(settings.port(), change.priors(), now);
-    PendingRecord.Attempt unknown = judged.unknown();
-    if (judged.landed() != null) {
-      // an earlier write of the change landed (so the latest did not): rebase from what it carried
-      base = base == null ? null : judged.landed().applyTo(base);
-      recorded = judged.rest(recorded);
-      unknown = null;
-    } else {
-      priors.addAll(judged.open());
-      if (attempt != null) {
-        Landing landing = settings.port().judge(attempt.commitId(), attempt.parent(), now);
-        LOG.debug("The pending change's write of commit {} to {}: {}", attempt.commitId(), describe(), landing);
-        if (landing == Landing.UNKNOWN) {
-          unknown = attempt;
-        } else if (landing == Landing.NOT_YET) {
-          // it may still arrive: kept in doubt beside the write this run sends
-          priors.add(new PendingRecord.Prior(new PendingRecord.Attempt(attempt.commitId(), now), change.delta()));
-        }
+  private void runBatch(List<RunRequest> batch, GroupCommit.Turns turns, Resolution resolution) {
+    Instant deadline = batch.get(0).deadline;
+    CommitRun run = new CommitRun(settings, describe());
+    CommitRun.Carried carried = null;
+    if (settings.mode() == CommitMode.OPTIMISTIC) {
+      try (CheckoutLock.Held held = settings.checkoutLock().acquire(deadline, describe())) {
+        carried = run.run(batch, turns, resolution, deadline, CommitRun.NO_LEASE, null);
+      }
+      if (carried == null) {
+        return;
       }
     }
-    if (unknown != null && !reapply) {
-      PendingRecord.Change marked = change.unknown("its write (commit " + unknown.commitId() + ") went unanswered and"
-          + " the shared lockfile has moved on (now " + (now == null ? "absent" : "version " + now.version().value())
-          + ") without a lineage that shows whether it landed");
-      settings.pending().write(marked);
-      throw blocked(marked, null, warnings);
+    try (LockLease lease = acquireGlobal();
+        CheckoutLock.Held held = settings.checkoutLock().acquire(deadline, describe())) {
+      run.run(batch, turns, resolution, deadline, lease, carried);
     }
-
-    Rebase rebase = Rebase.of(recorded, base, fetched.lockfile());
-    if (!reapply) {
-      for (LockfileConflictException.Conflict dropped : rebase.conflicts()) {
-        warn(warnings, DROPPED + dropped.describe() + (change.base() == null
-            ? ": the pending record does not say what it was made on (an older tool's record), so it could revert"
-                + " another checkout's change"
-            : ": another checkout changed it since"));
-      }
-    }
-    return new Replay(rebase.kept(), change.deletions(), reapply ? change.delta().names() : Set.of(),
-        reapply ? rebase.conflicts() : List.of(), priors);
-  }
-
-  private LockfileOutcomeUnknownException blocked(PendingRecord.Stored stored, @Nullable Throwable cause,
-      List<String> warnings) {
-    PendingChange view = settings.pending().view(stored);
-    if (view == null) {
-      throw new IllegalStateException("Cannot describe a pending change of " + describe() + ": none is recorded");
-    }
-    return new LockfileOutcomeUnknownException(describe(), view, cause, warnings);
-  }
-
-  /**
-   * Returns {@code result}, or throws: {@code failure} when the rest of the change is not known to
-   * be published (its message names the conflicts too, which are added as suppressed); else a
-   * conflict on this run's names, the rest being published.
-   */
-  private TransactionResult conclude(@Nullable TransactionResult result,
-      List<LockfileConflictException.Conflict> conflicts, @Nullable RuntimeException failure, List<String> warnings) {
-    if (failure != null) {
-      if (!conflicts.isEmpty()) {
-        failure.addSuppressed(new LockfileConflictException(describe(), conflicts, List.of()));
-      }
-      throw failure;
-    }
-    if (!conflicts.isEmpty()) {
-      throw new LockfileConflictException(describe(), conflicts, warnings);
-    }
-    if (result == null) {
-      throw new IllegalStateException("Cannot conclude a transaction with neither a result nor a failure");
-    }
-    return result;
   }
 
   private LockLease acquireGlobal() {
@@ -397,39 +245,8 @@ public final class LockfileTransaction {
     }
   }
 
-  private SyncPort.Fetched fetch() {
-    return fetch(settings.port()::hydrate);
-  }
-
   private SyncPort.Fetched fetch(Supplier<SyncPort.Fetched> how) {
-    try {
-      return how.get();
-    } catch (DatastoreUnavailableException | DatastoreBusyException | OutcomeUnknownException e) {
-      throw new ManagedLockfileUnavailableException("Cannot fetch the shared lockfile from " + describe(), e);
-    }
-  }
-
-  private void clearQuietly(List<String> warnings) {
-    try {
-      settings.pending().clear();
-    } catch (LocalFileException e) {
-      warn(warnings, e.getMessage() + "; it holds nothing left to publish");
-    }
-  }
-
-  /**
-   * Rewrites the record without its notices once this run is about to tell its caller (a record
-   * that stays behind would otherwise tell the next run again); best effort: failing to, the next
-   * run tells them again.
-   */
-  private void forgetNotices(List<String> warnings) {
-    try {
-      if (settings.pending().read() instanceof PendingRecord.Change c && !c.notices().isEmpty()) {
-        settings.pending().write(c.withoutNotices());
-      }
-    } catch (LocalFileException e) {
-      warn(warnings, e.getMessage() + "; what it notes is told again by the next transaction");
-    }
+    return PendingReplay.fetch(how, describe());
   }
 
   /** The start of every warning that says a pending change was dropped for a peer's newer value. */

@@ -295,7 +295,8 @@ final class PendingRecord {
   }
 
   /**
-   * Deletes the record.
+   * Deletes the record durably (the directory is forced to disk): a record the caller discarded
+   * never comes back.
    *
    * @throws LocalFileException if it cannot be deleted
    */
@@ -304,6 +305,21 @@ final class PendingRecord {
       if (Files.deleteIfExists(path)) {
         AtomicFileWriter.forceDirectory(path.getParent());
       }
+    } catch (IOException e) {
+      throw new LocalFileException("Cannot delete pending-change record " + path + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Deletes a record whose change is settled (published, or already in the shared lockfile),
+   * without forcing the directory: a record a power loss brings back is settled again by the next
+   * run, by the lineage or by its replay finding nothing left, at no cost but a read.
+   *
+   * @throws LocalFileException if it cannot be deleted
+   */
+  void clearSettled() {
+    try {
+      Files.deleteIfExists(path);
     } catch (IOException e) {
       throw new LocalFileException("Cannot delete pending-change record " + path + ": " + e.getMessage(), e);
     }

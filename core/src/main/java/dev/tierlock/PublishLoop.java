@@ -77,6 +77,9 @@ final class PublishLoop {
    */
   private PendingRecord.@Nullable Attempt doubt;
   private java.util.function.BooleanSupplier leaseHeld = () -> true;
+  /** Whether a write refused for a newer lockfile waits before it is rebased and sent again. */
+  private boolean raceBackoff;
+  private int racesLost;
   /** Earlier writes of this change (by an earlier run) that may still land, on the same parent as the base. */
   private List<PendingRecord.Prior> priors;
   private int attempts;
@@ -133,7 +136,8 @@ final class PublishLoop {
     Backoff backoff = new Backoff(settings.firstBackoff(), settings.maxBackoff(), settings::nextUnit);
     boolean refetch = false;
     RuntimeException last = null;
-    while (attempts == 0 || (attempts < settings.maxAttempts() && !deadline.hasPassed())) {
+    // a race lost without a lease is bounded by the deadline alone: it is no failure
+    while (attempts == 0 || (attempts - racesLost < settings.maxAttempts() && !deadline.hasPassed())) {
       attempts++;
       boolean writing = false;
       PendingRecord.Attempt sending = null;
@@ -153,11 +157,14 @@ final class PublishLoop {
             doubt != null ? doubt.commitId() : settings.nextCommitId(), base.head());
         sending = attempt;
         settings.port().commitMetadata(attempt.commitId(), attempt.parent());
+        pace();
         // the record a crash may leave: it carries what this run dropped, for the next run to tell
         settings.pending().write(new PendingRecord.Change(delta, base.lockfile(), deletions, attempt, null, notices(),
             priors));
         writing = true;
         Lockfile publishing = delta.applyTo(base.lockfile());
+        java.time.Instant sent = settings.clock().instant();
+        settings.port().sending(sent);
         SyncPort.Outcome outcome = settings.port().publish(publishing, base.head(), attempt.commitId());
         if (outcome instanceof SyncPort.Outcome.Landed ok) {
           doubt = null;
@@ -190,6 +197,18 @@ final class PublishLoop {
           LOG.debug("Publish to {} met a newer lockfile; fetching it again", settings.port().describe());
           refetch = true;
           last = null;
+          if (raceBackoff && !deadline.hasPassed()) {
+            Duration wait = raceWait(Duration.between(sent, settings.clock().instant()), ++racesLost,
+                settings.maxBackoff(), settings.nextUnit());
+            Duration left = deadline.remaining();
+            try {
+              settings.sleeper().sleep(wait.compareTo(left) > 0 ? left : wait);
+            } catch (InterruptedException e) {
+              last = new InterruptedOperationException("Cannot publish lockfile change to "
+                  + settings.port().describe(), e);
+              break;
+            }
+          }
           continue;
         }
       } catch (OutcomeUnknownException e) {
@@ -401,6 +420,48 @@ final class PublishLoop {
     this.leaseHeld = held;
   }
 
+  /**
+   * Makes a write refused for a newer lockfile wait before it is rebased and sent again (writers
+   * that hold no lease): a uniform draw from zero up to the round trip of the refused write,
+   * doubling with every race lost, up to the longest wait. Without it (under the lease, where a
+   * refusal means a writer that took none), the write is rebased and sent again at once.
+   */
+  void raceBackoff(boolean value) {
+    this.raceBackoff = value;
+  }
+
+  /**
+   * Waits until this checkout's next lockfile write keeps to the store's per-object rate (GCS: one
+   * per second), within the deadline; runs queued meanwhile join the next batch.
+   *
+   * @throws InterruptedOperationException if interrupted while waiting
+   */
+  private void pace() {
+    Duration wait = settings.port().paceAt(settings.clock().instant());
+    if (wait.isZero()) {
+      return;
+    }
+    Duration left = deadline.remaining();
+    try {
+      settings.sleeper().sleep(wait.compareTo(left) > 0 ? left : wait);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedOperationException("Cannot publish lockfile change to " + settings.port().describe(), e);
+    }
+  }
+
+  /** Returns the wait after the {@code lost}th race lost, by a write that took {@code roundTrip}. */
+  static Duration raceWait(Duration roundTrip, int lost, Duration max, double unit) {
+    Duration cap = roundTrip.isZero() || roundTrip.isNegative() ? Duration.ofMillis(1) : roundTrip;
+    for (int i = 1; i < lost && cap.compareTo(max) < 0; i++) {
+      cap = cap.multipliedBy(2);
+    }
+    if (cap.compareTo(max) > 0) {
+      cap = max;
+    }
+    return Duration.ofNanos((long) (cap.toNanos() * unit));
+  }
+
   private Ending finish(Lockfile published, boolean deleteSuperseded) {
     if (deleteSuperseded && !deletions.isEmpty() && !leaseHeld.getAsBoolean()) {
       warn("Kept " + deletions.size() + " superseded archive(s) in " + settings.port().describe() + ": the global"
@@ -417,7 +478,7 @@ final class PublishLoop {
           + " after publishing: it changed in between or the store failed; it is left in place");
     }
     try {
-      settings.pending().clear();
+      settings.pending().clearSettled();
     } catch (LocalFileException e) {
       warn("Published, but " + e.getMessage() + "; the next transaction finds the commit in the lineage and clears it");
     }

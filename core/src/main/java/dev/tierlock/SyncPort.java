@@ -39,6 +39,9 @@ final class SyncPort {
   private final Namespace namespace;
   private final ObjectKey key;
   private final LockfileCache cache;
+  /** When this checkout last sent a lockfile write, for pacing to the store's per-object rate. */
+  private final java.util.concurrent.atomic.AtomicReference<java.time.@Nullable Instant> lastSent =
+      new java.util.concurrent.atomic.AtomicReference<>();
 
   SyncPort(Datastore datastore, Namespace namespace, Path cacheRoot, Path stateDirectory) {
     this.datastore = datastore;
@@ -93,6 +96,18 @@ final class SyncPort {
    */
   Fetched hydrate() {
     return fetch(true, true);
+  }
+
+  /**
+   * Returns the lockfile as this checkout last fetched or published it, without a call, when the
+   * cache is intact and this store's versions never repeat (so a write conditional on the cached
+   * version lands only on exactly these bytes and this lineage); else empty.
+   */
+  Optional<Fetched> cached() {
+    if (datastore.versionsRepeat()) {
+      return Optional.empty();
+    }
+    return cache.current().map(e -> new Fetched(e.head(), e.lockfile()));
   }
 
   /**
@@ -169,6 +184,25 @@ final class SyncPort {
     } catch (LocalFileException e) {
       LOG.warn("Cannot update the cached lockfile of {}: {}; the next fetch reads it in full", describe(), e.getMessage());
     }
+  }
+
+  /**
+   * Returns how long to wait at {@code now} before the next lockfile write, so that this checkout's
+   * writes keep to the store's {@link Datastore#minWriteInterval()}; zero when they already do.
+   */
+  java.time.Duration paceAt(java.time.Instant now) {
+    java.time.Duration interval = datastore.minWriteInterval();
+    java.time.Instant last = lastSent.get();
+    if (interval.isZero() || last == null) {
+      return java.time.Duration.ZERO;
+    }
+    java.time.Duration wait = java.time.Duration.between(now, last.plus(interval));
+    return wait.isNegative() ? java.time.Duration.ZERO : wait;
+  }
+
+  /** Notes that a lockfile write is sent at {@code now}. */
+  void sending(java.time.Instant now) {
+    lastSent.set(now);
   }
 
   /**

@@ -116,8 +116,7 @@ public final class Tierlock implements AutoCloseable {
         .clock(b.clock).sleeper(b.sleeper).build();
     this.transaction = new LockfileTransaction(new TransactionSettings(port, new PendingRecord(stateDirectory, namespace, datastore.identity()),
         globalLock, pulledExtensions, CheckoutLock.in(stateDirectory, b.clock, b.sleeper), b.clock, b.sleeper, b.random,
-        b.policy, b.deadline, b.maxAttempts, TransactionSettings.DEFAULT_FIRST_BACKOFF,
-        TransactionSettings.DEFAULT_MAX_BACKOFF, b.commitIds));
+        b.policy, b.deadline, b.maxAttempts, b.firstBackoff, b.maxBackoff, b.commitIds, b.mode, b.grouped));
   }
 
   /**
@@ -222,6 +221,10 @@ public final class Tierlock implements AutoCloseable {
     private Duration deadline = TransactionSettings.DEFAULT_DEADLINE;
     private int maxAttempts = TransactionSettings.DEFAULT_MAX_ATTEMPTS;
     private Supplier<String> commitIds = randomCommitIds();
+    private Duration firstBackoff = TransactionSettings.DEFAULT_FIRST_BACKOFF;
+    private Duration maxBackoff = TransactionSettings.DEFAULT_MAX_BACKOFF;
+    private CommitMode mode = CommitMode.LOCKED;
+    private boolean grouped = true;
 
     private Builder() {}
 
@@ -400,6 +403,50 @@ public final class Tierlock implements AutoCloseable {
         throw new IllegalArgumentException("Cannot use " + value + " publish attempts: at least 1");
       }
       this.maxAttempts = value;
+      return this;
+    }
+
+    /**
+     * Sets how long a transaction waits before it tries its publish again after the store failed
+     * or was busy (default 1 s, doubling up to 8 s, each wait jittered): GCS allows about one write
+     * per second per object, so a shorter first wait mostly meets another refusal there.
+     *
+     * @param first the first wait, positive
+     * @param max the longest wait, at least {@code first}
+     * @return this builder
+     * @throws IllegalArgumentException if {@code first} is not positive or exceeds {@code max}
+     */
+    public Builder publishBackoff(Duration first, Duration max) {
+      if (first.isNegative() || first.isZero() || first.compareTo(max) > 0) {
+        throw new IllegalArgumentException("Cannot use publish backoff " + first + " up to " + max
+            + ": the first wait must be positive and at most the longest");
+      }
+      this.firstBackoff = first;
+      this.maxBackoff = max;
+      return this;
+    }
+
+    /**
+     * Sets how transactions exclude other writers of the shared lockfile (default {@link
+     * CommitMode#LOCKED}; see {@link CommitMode} for when to choose which).
+     *
+     * @param value the mode
+     * @return this builder
+     */
+    public Builder commitMode(CommitMode value) {
+      this.mode = value;
+      return this;
+    }
+
+    /**
+     * Runs every transaction on its own instead of merging the runs queued on this checkout into
+     * one publish (group commit, the default; see {@link LockfileTransaction#run}). Each run then
+     * pays its own lock, read and write.
+     *
+     * @return this builder
+     */
+    public Builder withoutGroupCommit() {
+      this.grouped = false;
       return this;
     }
 

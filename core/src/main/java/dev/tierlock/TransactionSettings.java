@@ -22,6 +22,8 @@ import java.util.random.RandomGenerator;
  * @param firstBackoff the first wait between attempts (doubling, with jitter)
  * @param maxBackoff the longest wait between attempts
  * @param commitIds a fresh commit id per lockfile write
+ * @param mode how runs exclude other writers
+ * @param grouped whether runs queued on this checkout are merged into one publish
  */
 record TransactionSettings(
     SyncPort port,
@@ -37,7 +39,9 @@ record TransactionSettings(
     int maxAttempts,
     Duration firstBackoff,
     Duration maxBackoff,
-    Supplier<String> commitIds) {
+    Supplier<String> commitIds,
+    CommitMode mode,
+    boolean grouped) {
 
   /** The default deadline of a run, lock wait included. */
   static final Duration DEFAULT_DEADLINE = Duration.ofSeconds(120);
@@ -45,7 +49,11 @@ record TransactionSettings(
   /** The default most publish attempts of a run. */
   static final int DEFAULT_MAX_ATTEMPTS = 12;
 
-  /** The default first wait between attempts (GCS allows about one write per second per object). */
+  /**
+   * The default first wait between attempts after a failure (GCS allows about one write per second
+   * per object). A write refused for a newer lockfile is retried at once when locked, and after a
+   * wait with full jitter near the round trip when optimistic.
+   */
   static final Duration DEFAULT_FIRST_BACKOFF = Duration.ofSeconds(1);
 
   /** The default longest wait between attempts. */

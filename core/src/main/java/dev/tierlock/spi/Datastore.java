@@ -76,6 +76,18 @@ public interface Datastore extends AutoCloseable {
   }
 
   /**
+   * Returns the shortest interval between two writes of one object that this store sustains: GCS
+   * allows about one write per second to one object name and refuses more with 429. Tierlock paces
+   * the writes of one checkout's lockfile to it, so that queued runs merge into the next write
+   * instead of meeting a refusal.
+   *
+   * @return the interval; by default zero, no pacing
+   */
+  default java.time.Duration minWriteInterval() {
+    return java.time.Duration.ZERO;
+  }
+
+  /**
    * Reads one object whole, refusing one larger than {@code maxBytes} before its bytes are held in
    * memory (the size is checked from what the store says before the body, and again while it
    * streams).

@@ -89,11 +89,18 @@ public final class FakeRemote extends ForwardingDatastore implements AutoCloseab
   private final FakeObjectStore store;
   private final FaultyDatastore faulty;
   private final boolean ownsDirectory;
+  private java.time.Duration minWriteInterval = java.time.Duration.ZERO;
 
   private FakeRemote(FakeObjectStore store, boolean ownsDirectory) {
     this.store = store;
     this.faulty = FaultyDatastore.wrap(store);
     this.ownsDirectory = ownsDirectory;
+  }
+
+  /** Returns the interval set by {@link Builder#minWriteInterval}: declared, not enforced (default zero). */
+  @Override
+  public java.time.Duration minWriteInterval() {
+    return minWriteInterval;
   }
 
   /**
@@ -270,8 +277,24 @@ public final class FakeRemote extends ForwardingDatastore implements AutoCloseab
     private @Nullable Path directory;
     private Versions versions = Versions.GENERATIONS;
     private int maxMetadataBytes = DEFAULT_MAX_METADATA_BYTES;
+    private java.time.Duration minWriteInterval = java.time.Duration.ZERO;
 
     private Builder() {}
+
+    /**
+     * Sets {@link FakeRemote#minWriteInterval()}, what the remote says it sustains between two
+     * writes of one object (default zero), as a GCS bucket says one second; it refuses nothing.
+     *
+     * @return this
+     * @throws IllegalArgumentException if it is negative
+     */
+    public Builder minWriteInterval(java.time.Duration value) {
+      if (value.isNegative()) {
+        throw new IllegalArgumentException("Cannot use minWriteInterval " + value + " for a fake remote: it is negative");
+      }
+      this.minWriteInterval = value;
+      return this;
+    }
 
     /**
      * Keeps the objects in {@code directory}, which the caller owns: created if missing, left in
@@ -312,6 +335,11 @@ public final class FakeRemote extends ForwardingDatastore implements AutoCloseab
       return this;
     }
 
+    private FakeRemote paced(FakeRemote remote) {
+      remote.minWriteInterval = minWriteInterval;
+      return remote;
+    }
+
     /**
      * Opens the fake remote.
      *
@@ -321,7 +349,7 @@ public final class FakeRemote extends ForwardingDatastore implements AutoCloseab
      */
     public FakeRemote build() {
       if (directory != null) {
-        return new FakeRemote(FakeObjectStore.open(directory, versions, maxMetadataBytes), false);
+        return paced(new FakeRemote(FakeObjectStore.open(directory, versions, maxMetadataBytes), false));
       }
       Path temp;
       try {
@@ -329,7 +357,7 @@ public final class FakeRemote extends ForwardingDatastore implements AutoCloseab
       } catch (IOException e) {
         throw new DatastoreUnavailableException("Cannot create a fake remote: no temp directory: " + e, e);
       }
-      return new FakeRemote(FakeObjectStore.open(temp, versions, maxMetadataBytes), true);
+      return paced(new FakeRemote(FakeObjectStore.open(temp, versions, maxMetadataBytes), true));
     }
   }
 }

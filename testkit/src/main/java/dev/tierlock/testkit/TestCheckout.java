@@ -1,5 +1,6 @@
 package dev.tierlock.testkit;
 
+import dev.tierlock.CommitMode;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.Heartbeats;
 import dev.tierlock.internal.TierlockAccess;
@@ -235,6 +236,8 @@ public final class TestCheckout implements AutoCloseable {
     private LockOptions lockOptions = LockOptions.DEFAULTS;
     private Duration deadline = Duration.ofSeconds(120);
     private int maxAttempts = 12;
+    private CommitMode mode = CommitMode.LOCKED;
+    private boolean grouped = true;
     private @Nullable Supplier<String> commitIds;
     private long seed;
     private boolean checkNow = true;
@@ -302,6 +305,27 @@ public final class TestCheckout implements AutoCloseable {
     }
 
     /**
+     * Sets how the checkout's transactions exclude other writers (default {@link CommitMode#LOCKED}).
+     *
+     * @param value the mode
+     * @return this builder
+     */
+    public Builder commitMode(CommitMode value) {
+      this.mode = value;
+      return this;
+    }
+
+    /**
+     * Runs each transaction on its own, without group commit (default: grouped, as Tierlock's).
+     *
+     * @return this builder
+     */
+    public Builder withoutGroupCommit() {
+      this.grouped = false;
+      return this;
+    }
+
+    /**
      * Sets where the checkout's commit ids come from (default Tierlock's random ids), so that a
      * test can tell whose write a stored lockfile is.
      *
@@ -364,7 +388,11 @@ public final class TestCheckout implements AutoCloseable {
           .lockIdentity(LockIdentity.of("test@" + directory.getFileName(), "test-host", 1))
           .publishFailurePolicy(policy)
           .transactionDeadline(deadline)
-          .maxPublishAttempts(maxAttempts);
+          .maxPublishAttempts(maxAttempts)
+          .commitMode(mode);
+      if (!grouped) {
+        builder.withoutGroupCommit();
+      }
       if (commitIds != null) {
         builder.commitIds(commitIds);
       }
@@ -383,6 +411,8 @@ public final class TestCheckout implements AutoCloseable {
       copy.lockOptions = lockOptions;
       copy.deadline = deadline;
       copy.maxAttempts = maxAttempts;
+      copy.mode = mode;
+      copy.grouped = grouped;
       copy.commitIds = commitIds;
       copy.seed = seed;
       copy.checkNow = checkNow;

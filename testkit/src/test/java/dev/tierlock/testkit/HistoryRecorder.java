@@ -95,6 +95,20 @@ final class HistoryRecorder extends ForwardingDatastore {
     return out;
   }
 
+  /**
+   * Records that {@code checkout} heard its write of commit {@code commitId} land: it knows that
+   * version's bytes as if it had read them (a checkout that publishes on its cached version builds
+   * on what it wrote).
+   */
+  synchronized void acknowledged(int checkout, String commitId) {
+    for (int i = history.size() - 1; i >= 0; i--) {
+      if (history.get(i).commitId().equals(commitId)) {
+        reads.add(new Read(checkout, i));
+        return;
+      }
+    }
+  }
+
   /** Returns how many reads were recorded so far: a mark for {@link #readsOf}. */
   synchronized int readMark() {
     return reads.size();

@@ -1,5 +1,6 @@
 package dev.tierlock.testkit;
 
+import dev.tierlock.CommitMode;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tierlock.PublishFailurePolicy;
@@ -130,7 +131,13 @@ class LockfileTransactionPropertyTest {
   }
 
   /** A checkout's settings. */
-  record Checkout(PublishFailurePolicy policy, int attempts) {}
+  record Checkout(PublishFailurePolicy policy, int attempts, CommitMode mode) {
+
+    /** A locked checkout. */
+    Checkout(PublishFailurePolicy policy, int attempts) {
+      this(policy, attempts, CommitMode.LOCKED);
+    }
+  }
 
   /**
    * One step: a run of {@code checkout}, with a fault; {@code peer} (an offset to another checkout)
@@ -152,7 +159,7 @@ class LockfileTransactionPropertyTest {
   @Provide
   Arbitrary<Scenario> scenarios() {
     Arbitrary<Checkout> checkout = Combinators.combine(Arbitraries.of(PublishFailurePolicy.class),
-        Arbitraries.of(1, 2, 12)).as(Checkout::new);
+        Arbitraries.of(1, 2, 12), Arbitraries.of(CommitMode.class)).as(Checkout::new);
     Arbitrary<Injected> faults = Arbitraries.frequencyOf(
         Tuple.of(5, Arbitraries.just(Injected.NONE)),
         Tuple.of(6, Arbitraries.of(Injected.class)));
@@ -195,6 +202,31 @@ class LockfileTransactionPropertyTest {
    * the change is in doubt, blocks its checkout, and is re-applied at the end without reverting
    * the peer's change to the same name.
    */
+  /**
+   * A run that died left a record noting that it dropped an earlier edit of {@code @s/k1} (its
+   * newer edit superseded it); re-applying the record then meets a conflict on the newer edit. Both
+   * are told: the notice and the conflict name one name, two different edits.
+   */
+  @Example
+  void aRecordsNoticeOfASupersededEdit_andAConflictOnItsLatestEdit_areBothTold() throws IOException {
+    Scenario scenario = new Scenario(List.of(new Checkout(PublishFailurePolicy.THROW, 1, CommitMode.LOCKED), new Checkout(PublishFailurePolicy.THROW, 1, CommitMode.LOCKED), new Checkout(PublishFailurePolicy.THROW, 1, CommitMode.LOCKED), new Checkout(PublishFailurePolicy.THROW, 1, CommitMode.LOCKED)), 190, true, List.of(
+        new Step(0, Op.RUN, List.of(new Planned(true, "@c0/k0"), new Planned(true, "@c0/k0")), Injected.LOST_ANSWER_STALL_PEER, 1, List.of(new Planned(false, "@s/k0"), new Planned(true, "@c1/k1")), 6, Delivery.NEVER, 2),
+        new Step(0, Op.RUN, List.of(new Planned(false, "@s/k1"), new Planned(false, "@s/k1")), Injected.UNAVAILABLE_BURST, 2, List.of(new Planned(true, "@s/k1"), new Planned(true, "@c2/k1")), 1, Delivery.BEFORE_NEXT_SEND, 1),
+        new Step(3, Op.RUN, List.of(new Planned(false, "@c3/k0")), Injected.LOST_ANSWER_NO_READBACK, 1, List.of(new Planned(false, "@s/k0"), new Planned(true, "@c0/k1")), 6, Delivery.IN_PEER_RUN, 2),
+        new Step(1, Op.RUN, List.of(new Planned(true, "@c1/k1"), new Planned(true, "@s/k1"), new Planned(false, "@s/k2")), Injected.UNAVAILABLE_BURST, 1, List.of(new Planned(false, "@s/k0"), new Planned(true, "@c2/k1")), 6, Delivery.NEVER, 1),
+        new Step(3, Op.NESTED_THROWS, List.of(new Planned(true, "@s/k1"), new Planned(false, "@s/k1"), new Planned(true, "@s/k1")), Injected.NONE, 1, List.of(new Planned(true, "@s/k1"), new Planned(true, "@c0/k1")), 7, Delivery.IN_PEER_RUN, 1),
+        new Step(1, Op.NESTED_THROWS, List.of(new Planned(true, "@s/k0"), new Planned(true, "@s/k1"), new Planned(true, "@s/k2")), Injected.CRASH_BEFORE_WRITE, 3, List.of(new Planned(true, "@s/k1"), new Planned(true, "@c0/k1")), 4, Delivery.BEFORE_READBACK, 3),
+        new Step(0, Op.RUN, List.of(new Planned(false, "@s/k0")), Injected.NONE, 2, List.of(new Planned(true, "@s/k2"), new Planned(true, "@c2/k1")), 2, Delivery.BEFORE_NEXT_SEND, 2),
+        new Step(3, Op.RUN, List.of(new Planned(false, "@s/k2"), new Planned(false, "@c3/k1"), new Planned(true, "@c3/k0")), Injected.CRASH_BEFORE_WRITE, 3, List.of(new Planned(false, "@s/k0"), new Planned(true, "@c2/k1")), 6, Delivery.BEFORE_NEXT_SEND, 2),
+        new Step(2, Op.REAPPLY, List.of(new Planned(true, "@s/k2")), Injected.NONE, 3, List.of(new Planned(false, "@s/k0"), new Planned(true, "@c1/k1")), 3, Delivery.LATER_STEP, 3),
+        new Step(2, Op.RUN, List.of(new Planned(false, "@s/k1")), Injected.NONE, 2, List.of(new Planned(true, "@s/k2"), new Planned(true, "@c0/k1")), 8, Delivery.BEFORE_READBACK, 2),
+        new Step(1, Op.REAPPLY, List.of(new Planned(true, "@c1/k0"), new Planned(false, "@s/k0"), new Planned(true, "@c1/k1")), Injected.NONE, 2, List.of(new Planned(true, "@s/k1"), new Planned(true, "@c3/k1")), 1, Delivery.BEFORE_NEXT_SEND, 3),
+        new Step(1, Op.RUN, List.of(new Planned(false, "@s/k2"), new Planned(false, "@c1/k0")), Injected.DELAYED_WRITE_THEN_TIMEOUTS, 2, List.of(new Planned(false, "@s/k0"), new Planned(true, "@c3/k1")), 6, Delivery.LATER_STEP, 1),
+        new Step(1, Op.RUN, List.of(new Planned(false, "@s/k2"), new Planned(true, "@s/k0")), Injected.NONE, 1, List.of(new Planned(true, "@s/k1"), new Planned(true, "@c2/k1")), 4, Delivery.LATER_STEP, 3),
+        new Step(0, Op.RUN, List.of(new Planned(true, "@s/k0")), Injected.DELAYED_WRITE_THEN_TIMEOUTS, 1, List.of(new Planned(true, "@s/k2"), new Planned(true, "@c1/k1")), 8, Delivery.NEVER, 2)));
+    play(scenario, FakeRemote.Versions.GENERATIONS);
+  }
+
   @Example
   void aChangeInDoubtPastTheLineage_isReappliedAtTheEnd_withoutRevertingThePeer() throws IOException {
     Scenario scenario = new Scenario(List.of(new Checkout(PublishFailurePolicy.THROW, 12),

@@ -1,5 +1,6 @@
 package dev.tierlock.testkit;
 
+import dev.tierlock.CommitMode;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tierlock.ExtensionName;
@@ -71,11 +72,13 @@ final class PropertyRun {
     final AtomicLong commits = new AtomicLong();
     final PublishFailurePolicy policy;
     final int attempts;
+    final CommitMode mode;
     MortalDatastore process;
     TestCheckout checkout;
 
-    Slot(int index, PublishFailurePolicy policy, int attempts) {
+    Slot(int index, PublishFailurePolicy policy, int attempts, CommitMode mode) {
       this.index = index;
+      this.mode = mode;
       this.wire = new Wire(index, recorder.view(index));
       this.faults = FaultyDatastore.wrap(wire);
       this.policy = policy;
@@ -85,11 +88,38 @@ final class PropertyRun {
 
     void open() {
       process = new MortalDatastore(faults);
-      checkout = TestCheckout.builder(process, dir.resolve("c" + index), clock).namespace(NAMESPACE)
-          .lockOptions(LockOptions.DEFAULTS).publishFailurePolicy(policy).maxPublishAttempts(attempts).seed(index)
+      checkout = TestCheckout.builder(heard(index, process), dir.resolve("c" + index), clock).namespace(NAMESPACE)
+          .lockOptions(LockOptions.DEFAULTS).publishFailurePolicy(policy).maxPublishAttempts(attempts).commitMode(mode).seed(index)
           .commitIds(() -> String.format("c%d-%013d", index, commits.incrementAndGet()))
           .deferSelfCheck().build();
     }
+  }
+
+  /**
+   * Returns {@code store} as checkout {@code index} reaches it, telling the recorder each lockfile
+   * write whose landing the checkout heard (its answer reached it through every fault).
+   */
+  private Datastore heard(int index, Datastore store) {
+    return new ForwardingDatastore() {
+      @Override
+      protected Datastore delegate() {
+        return store;
+      }
+
+      @Override
+      public WriteResult write(ObjectKey key, ObjectBody body, WriteCondition condition, ObjectMetadata metadata) {
+        WriteResult result = store.write(key, body, condition, metadata);
+        if (key.equals(LOCKFILE) && result instanceof WriteResult.Written) {
+          recorder.acknowledged(index, metadata.get(ObjectMetadata.COMMIT_ID).orElse(""));
+        }
+        return result;
+      }
+
+      @Override
+      public void close() {
+        store.close();
+      }
+    };
   }
 
   /**
@@ -206,7 +236,7 @@ final class PropertyRun {
     recorder.onLanded(model::landed);
     for (int i = 0; i < scenario.checkouts().size(); i++) {
       LockfileTransactionPropertyTest.Checkout config = scenario.checkouts().get(i);
-      slots.add(new Slot(i, config.policy(), config.attempts()));
+      slots.add(new Slot(i, config.policy(), config.attempts(), config.mode()));
     }
   }
 

@@ -387,6 +387,15 @@ final class TransactionModel {
     PendingChange record = pending.apply(c).orElse(null);
     LockfileDelta held = record == null ? LockfileDelta.EMPTY : record.delta();
     for (String name : ending.droppedByWarning()) {
+      Edit latest = open.get(name);
+      if (latest != null && !superseded.get(c).containsKey(name) && ending.droppedByConflict().stream()
+          .anyMatch(d -> d.name().equals(name) && Objects.equals(d.ours(), latest.target))) {
+        // the conflict reports this name's latest edit; the warning is a record's notice of an
+        // earlier edit of it, which a run that died dropped and superseded before its caller heard
+        awaitingReport.get(c).remove(name);
+        reported.get(c).add(name);
+        continue;
+      }
       // a run that died may or may not have dropped a superseded edit of this name (a lenient
       // report, which a second warning may still be); a warning is that report only if it is not
       // about an edit of the name this run dropped

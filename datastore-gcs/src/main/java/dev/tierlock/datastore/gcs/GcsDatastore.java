@@ -183,6 +183,12 @@ public final class GcsDatastore implements Datastore {
     return MAX_METADATA_BYTES;
   }
 
+  /** Returns one second: GCS sustains about one write per second to one object name. */
+  @Override
+  public java.time.Duration minWriteInterval() {
+    return java.time.Duration.ofSeconds(1);
+  }
+
   /** Returns false: a generation is never reused, not even for the same bytes. */
   @Override
   public boolean versionsRepeat() {

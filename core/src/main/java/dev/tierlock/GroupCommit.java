@@ -1,0 +1,199 @@
+package dev.tierlock;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The queue of runs waiting on one checkout in this JVM, merged into batches. The caller at the
+ * head of the queue when no batch is running becomes the leader: it takes every run queued at that
+ * moment, in arrival order, and runs them as one batch (one lock, one fetch, one publish). Each
+ * run's change still runs on its own caller's thread, in queue order: the leader hands it its turn
+ * and waits for it. Runs that arrive meanwhile wait for the next batch. A caller waits until its
+ * deadline to be taken into a batch ({@link LockTimeoutException} after it, leaving the queue);
+ * once taken, it waits for its outcome, which the batch always sets. Thread-safe.
+ */
+final class GroupCommit {
+
+  /** The most runs one batch takes. */
+  static final int MAX_BATCH = 256;
+
+  /** The longest a waiting caller sleeps before it reads its clock again. */
+  private static final Duration MAX_PAUSE = Duration.ofMillis(200);
+
+  /** Runs one batch; must end every run in it (the queue ends whatever it left with its failure). */
+  interface Batches {
+    void run(List<RunRequest> batch, Turns turns);
+  }
+
+  /** Gives a run of the batch its turn to run its change, on its own thread. */
+  interface Turns {
+    void apply(RunRequest request, Lockfile from);
+  }
+
+  private final ReentrantLock guard = new ReentrantLock();
+  private final Condition changed = guard.newCondition();
+  private final ArrayDeque<RunRequest> waiting = new ArrayDeque<>();
+  private final Clock clock;
+  private final String description;
+  private final PulledExtensionsLock pulledExtensions;
+  private final Runnable onQueued;
+  private boolean leading;
+  /** The run whose turn it is to apply its change, and what it applies it to. */
+  private @Nullable RunRequest turn;
+  private @Nullable Lockfile turnFrom;
+
+  /**
+   * Creates an empty queue.
+   *
+   * @param clock measures the callers' deadlines
+   * @param description the checkout, for messages
+   * @param pulledExtensions the checkout's pulled-extensions lock, which changes may take
+   */
+  GroupCommit(Clock clock, String description, PulledExtensionsLock pulledExtensions) {
+    this(clock, description, pulledExtensions, () -> { });
+  }
+
+  private GroupCommit(Clock clock, String description, PulledExtensionsLock pulledExtensions, Runnable onQueued) {
+    this.clock = clock;
+    this.description = description;
+    this.pulledExtensions = pulledExtensions;
+    this.onQueued = onQueued;
+  }
+
+  /** Returns an empty queue like this one that runs {@code action} each time a caller starts to wait (for tests). */
+  GroupCommit onQueued(Runnable action) {
+    return new GroupCommit(clock, description, pulledExtensions, action);
+  }
+
+  /**
+   * Runs {@code request} in a batch: leads one, or waits to be taken into one.
+   *
+   * @return its result
+   * @throws LockTimeoutException if no batch took it before its deadline
+   * @throws InterruptedOperationException if interrupted before a batch took it
+   * @throws RuntimeException how the run failed for this caller
+   */
+  TransactionResult submit(RunRequest request, Batches batches) {
+    guard.lock();
+    try {
+      waiting.addLast(request);
+      Instant queuedAt = clock.instant();
+      boolean told = false;
+      while (true) {
+        if (request.isDone()) {
+          return request.outcome();
+        }
+        if (turn == request) {
+          applyTurn(request);
+          continue;
+        }
+        if (!leading && waiting.peekFirst() == request) {
+          lead(batches);
+          continue;
+        }
+        boolean queued = waiting.contains(request);
+        if (queued && !told) {
+          told = true;
+          onQueued.run();
+        }
+        Instant now = clock.instant();
+        if (queued && !now.isBefore(request.deadline)) {
+          waiting.remove(request);
+          changed.signalAll();
+          throw LockTimeoutException.ofLockFile(description, "the batch of runs before this one in this process",
+              Duration.between(queuedAt, now));
+        }
+        Duration pause = queued ? Duration.between(now, request.deadline) : MAX_PAUSE;
+        if (pause.compareTo(MAX_PAUSE) > 0) {
+          pause = MAX_PAUSE;
+        }
+        try {
+          changed.await(pause.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+          if (waiting.remove(request)) {
+            changed.signalAll();
+            throw new InterruptedOperationException("Cannot wait for the runs before this one on " + description, e);
+          }
+          // taken into a batch already: its outcome comes; the interrupt is kept for the caller
+          Thread.currentThread().interrupt();
+          awaitUninterruptibly(request);
+        }
+      }
+    } finally {
+      guard.unlock();
+    }
+  }
+
+  /** Waits, ignoring interrupts, until {@code request} is done or has its turn. */
+  private void awaitUninterruptibly(RunRequest request) {
+    while (!request.isDone() && turn != request) {
+      changed.awaitUninterruptibly();
+    }
+  }
+
+  private void applyTurn(RunRequest request) {
+    Lockfile from = turnFrom;
+    guard.unlock();
+    try {
+      request.apply(from == null ? Lockfile.EMPTY : from, pulledExtensions);
+    } finally {
+      guard.lock();
+      turn = null;
+      turnFrom = null;
+      changed.signalAll();
+    }
+  }
+
+  private void lead(Batches batches) {
+    List<RunRequest> batch = new ArrayList<>();
+    while (!waiting.isEmpty() && batch.size() < MAX_BATCH) {
+      batch.add(waiting.pollFirst());
+    }
+    leading = true;
+    Thread leader = Thread.currentThread();
+    guard.unlock();
+    Throwable failure = null;
+    try {
+      batches.run(batch, (request, from) -> hand(request, from, leader));
+    } catch (RuntimeException | Error e) {
+      failure = e;
+    } finally {
+      guard.lock();
+      leading = false;
+      for (RunRequest r : batch) {
+        if (!r.isDone()) {
+          r.fail(failure != null ? failure
+              : new IllegalStateException("Cannot end a run of " + description + ": its batch left it without an outcome"));
+        }
+      }
+      changed.signalAll();
+    }
+  }
+
+  /** Runs {@code request}'s change against {@code from}: here when it is the leader's, else on its caller's thread. */
+  private void hand(RunRequest request, Lockfile from, Thread leader) {
+    if (request.thread == leader) {
+      request.apply(from, pulledExtensions);
+      return;
+    }
+    guard.lock();
+    try {
+      turn = request;
+      turnFrom = from;
+      changed.signalAll();
+      while (turn == request) {
+        changed.awaitUninterruptibly();
+      }
+    } finally {
+      guard.unlock();
+    }
+  }
+}

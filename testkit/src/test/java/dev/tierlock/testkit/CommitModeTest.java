@@ -1,0 +1,182 @@
+package dev.tierlock.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tierlock.CommitMode;
+import dev.tierlock.ExtensionName;
+import dev.tierlock.LeaseLocks;
+import dev.tierlock.LockfileConflictException;
+import dev.tierlock.LockfileEntry;
+import dev.tierlock.Namespace;
+import dev.tierlock.TierPath;
+import dev.tierlock.TransactionResult;
+import dev.tierlock.TransactionStatus;
+import dev.tierlock.spi.ObjectKey;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What each {@link CommitMode} costs in round trips, and that an optimistic run keeps every
+ * guarantee: it never reverts a peer, stays safe beside locked runs, and takes the lease when its
+ * change pins or deletes an archive.
+ */
+class CommitModeTest {
+
+  private static final ObjectKey LOCK = LeaseLocks.globalKey(Namespace.NONE);
+  private static final ObjectKey LOCKFILE = Namespace.NONE.key(TierPath.LOCKFILE);
+  private static final String DIGEST = "ab".repeat(32);
+
+  @TempDir Path dir;
+
+  private final FakeRemote remote = FakeRemote.create();
+  private final CountingDatastore counting = CountingDatastore.wrap(remote);
+  private final TestClock clock = TestClock.create();
+
+  @AfterEach
+  void tearDown() {
+    remote.close();
+  }
+
+  @Test
+  void anOptimisticWarmCommit_costsOneCall() {
+    TestCheckout checkout = checkout("c", CommitMode.OPTIMISTIC);
+    checkout.put("@s/a", "1.0.0");
+    counting.reset();
+
+    TransactionResult result = checkout.put("@s/a", "1.0.1");
+
+    assertThat(result.status()).isEqualTo(TransactionStatus.PUBLISHED);
+    assertThat(counting.counts()).containsEntry(DatastoreOperation.WRITE, 1L);
+    assertThat(counting.total()).isEqualTo(1);
+    assertThat(remote.peekObject(LOCK)).isEmpty();
+  }
+
+  @Test
+  void aLockedCommit_costsFourCalls_lockReadWriteUnlock() {
+    TestCheckout checkout = checkout("c", CommitMode.LOCKED);
+    checkout.put("@s/a", "1.0.0");
+    counting.reset();
+
+    checkout.put("@s/a", "1.0.1");
+
+    assertThat(counting.counts()).containsAllEntriesOf(Map.of(DatastoreOperation.WRITE, 2L,
+        DatastoreOperation.READ, 1L, DatastoreOperation.DELETE, 1L));
+    assertThat(counting.total()).isEqualTo(4);
+  }
+
+  @Test
+  void anOptimisticColdCommit_readsOnceThenWrites() {
+    checkout("peer", CommitMode.LOCKED).put("@s/a", "1.0.0");
+    TestCheckout cold = checkout("cold", CommitMode.OPTIMISTIC);
+    counting.reset();
+
+    cold.put("@s/b", "1.0.0");
+
+    assertThat(counting.counts()).containsAllEntriesOf(Map.of(DatastoreOperation.READ, 1L, DatastoreOperation.WRITE, 1L));
+    assertThat(counting.total()).isEqualTo(2);
+  }
+
+  @Test
+  void anOptimisticCommitAfterAPeerWrote_costsTwoMoreCalls_andWaitsAJitteredRoundTrip() {
+    TestCheckout checkout = checkout("c", CommitMode.OPTIMISTIC);
+    TestCheckout peer = checkout("peer", CommitMode.OPTIMISTIC);
+    checkout.put("@s/a", "1.0.0");
+    peer.put("@s/b", "1.0.0");
+    counting.reset();
+    int sleptBefore = clock.sleeps().size();
+
+    TransactionResult result = checkout.put("@s/a", "1.0.1");
+
+    assertThat(result.status()).isEqualTo(TransactionStatus.PUBLISHED);
+    assertThat(counting.counts()).containsAllEntriesOf(Map.of(DatastoreOperation.WRITE, 2L, DatastoreOperation.READ, 1L));
+    assertThat(counting.total()).isEqualTo(3);
+    assertThat(clock.sleeps().subList(sleptBefore, clock.sleeps().size())).hasSize(1)
+        .allSatisfy(d -> assertThat(d).isBetween(Duration.ZERO, Duration.ofMillis(1)));
+    assertThat(checkout.shared().entries().keySet()).containsExactlyInAnyOrder(name("@s/a"), name("@s/b"));
+  }
+
+  @Test
+  void anOptimisticRun_neverRevertsAPeersChangeToItsName_itIsAConflict() {
+    TestCheckout checkout = checkout("c", CommitMode.OPTIMISTIC);
+    TestCheckout peer = checkout("peer", CommitMode.OPTIMISTIC);
+    checkout.put("@s/a", "1.0.0");
+    peer.transaction().refresh();
+    peer.put("@s/a", "2.0.0");
+
+    // this checkout still believes 1.0.0: its change is made on that and must not revert 2.0.0
+    assertThatThrownBy(() -> checkout.transaction().run(tx -> {
+      tx.put(name("@s/a"), checkout.entry("3.0.0"));
+      tx.put(name("@s/other"), checkout.entry("1.0.0"));
+    })).isInstanceOf(LockfileConflictException.class).hasMessageContaining("@s/a").hasMessageContaining("2.0.0");
+
+    assertThat(checkout.shared().entry(name("@s/a"))).contains(checkout.entry("2.0.0"));
+    assertThat(checkout.shared().entry(name("@s/other"))).contains(checkout.entry("1.0.0"));
+  }
+
+  @Test
+  void anOptimisticRunThatPinsANewArchive_publishesUnderTheLease() {
+    TestCheckout checkout = checkout("c", CommitMode.OPTIMISTIC);
+    checkout.put("@s/a", "1.0.0");
+    counting.reset();
+    LockfileEntry pinned = LockfileEntry.builder("2.0.0", "2026-01-01T00:00:00.000Z").checksum(DIGEST).build();
+
+    checkout.transaction().run(tx -> tx.put(name("@s/a"), pinned));
+
+    assertThat(counting.counts()).containsAllEntriesOf(Map.of(DatastoreOperation.WRITE, 2L,
+        DatastoreOperation.DELETE, 1L));
+    assertThat(checkout.shared().entry(name("@s/a"))).contains(pinned);
+    counting.reset();
+
+    // the same archive again pins nothing new: straight on the cached version
+    checkout.transaction().run(tx -> tx.put(name("@s/a"), LockfileEntry.builder("2.0.0",
+        "2026-02-01T00:00:00.000Z").checksum(DIGEST).build()));
+
+    assertThat(counting.total()).isEqualTo(1);
+  }
+
+  @Test
+  void anOptimisticRun_publishesWhileALockedRunHoldsTheLease_andTheLockedRunRebasesOntoIt() throws Exception {
+    TestCheckout locked = checkout("locked", CommitMode.LOCKED);
+    TestCheckout optimistic = checkout("optimistic", CommitMode.OPTIMISTIC);
+    locked.put("@s/seed", "1.0.0");
+    optimistic.transaction().refresh();
+    CountDownLatch inside = new CountDownLatch(1);
+    CountDownLatch go = new CountDownLatch(1);
+    CompletableFuture<TransactionResult> lockedRun = CompletableFuture.supplyAsync(() -> locked.transaction().run(tx -> {
+      tx.put(name("@s/l"), locked.entry("1.0.0"));
+      inside.countDown();
+      try {
+        go.await();
+      } catch (InterruptedException e) {
+        throw new IllegalStateException(e);
+      }
+    }));
+    assertThat(inside.await(30, TimeUnit.SECONDS)).isTrue();
+
+    // the lease is held by the locked run right now: an optimistic run does not wait for it
+    assertThat(remote.peekObject(LOCK)).isPresent();
+    assertThat(optimistic.put("@s/o", "1.0.0").status()).isEqualTo(TransactionStatus.PUBLISHED);
+    go.countDown();
+
+    assertThat(lockedRun.get(30, TimeUnit.SECONDS).status()).isEqualTo(TransactionStatus.PUBLISHED);
+    assertThat(locked.shared().entries().keySet()).containsExactlyInAnyOrder(name("@s/seed"), name("@s/l"),
+        name("@s/o"));
+    assertThat(remote.peekObject(LOCKFILE)).isPresent();
+  }
+
+  private TestCheckout checkout(String name, CommitMode mode) {
+    return TestCheckout.builder(counting, dir.resolve(name), clock).commitMode(mode).build();
+  }
+
+  private static ExtensionName name(String value) {
+    return ExtensionName.of(value);
+  }
+}
