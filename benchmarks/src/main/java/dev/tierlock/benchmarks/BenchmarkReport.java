@@ -44,7 +44,7 @@ public final class BenchmarkReport {
     Path out = value(arguments, "--out").map(Path::of).orElse(quick ? module.resolve("target/quick-report") : module);
     Progress progress = new Progress(System.out);
     progress.say("Tierlock benchmarks, " + plan.name() + " plan, parts " + PARTS.stream().filter(parts::contains)
-        .collect(Collectors.joining(",")) + "; commit modes " + (CommitModes.available() ? "available" : "not in this build"));
+        .collect(Collectors.joining(",")));
     Measurements measurements = run(plan, parts, progress);
     Path readme = new ReportDocument(measurements, out).write();
     progress.say("wrote " + readme.toAbsolutePath().normalize() + " and its charts");
@@ -108,7 +108,7 @@ public final class BenchmarkReport {
       List<JmhScore> puts = List.of();
       if (parts.contains("put")) {
         progress.say("5. one put end to end (JMH)");
-        puts = jmh.put(Arrays.stream(PutProtocol.values()).filter(PutProtocol::available).toList(), List.of(1, Plan.LARGE));
+        puts = jmh.put(List.of(PutProtocol.values()), List.of(1, Plan.LARGE));
       }
       List<LocalWrites.Measurement> local = List.of();
       if (parts.contains("local")) {

@@ -1,9 +1,8 @@
 package dev.tierlock.benchmarks;
 
+import dev.tierlock.CommitMode;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.Tierlock;
-import dev.tierlock.benchmarks.CommitModes.GroupCommit;
-import dev.tierlock.benchmarks.CommitModes.Mode;
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.testkit.CountingDatastore;
 import dev.tierlock.testkit.DatastoreOperation;
@@ -14,7 +13,6 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * Section 1: datastore calls per committed change, case by case, counted with the testkit's {@link
@@ -44,12 +42,10 @@ final class CallCounts {
     }
   }
 
-  /** The calls of one case in one column: empty when the column cannot run it in this build. */
-  record Count(Optional<Map<DatastoreOperation, Long>> calls) {
-    static final Count UNAVAILABLE = new Count(Optional.empty());
-
+  /** The calls of one case in one column, by operation. */
+  record Count(Map<DatastoreOperation, Long> calls) {
     long total() {
-      return calls.map(c -> c.values().stream().mapToLong(Long::longValue).sum()).orElse(0L);
+      return calls.values().stream().mapToLong(Long::longValue).sum();
     }
   }
 
@@ -64,20 +60,18 @@ final class CallCounts {
     for (Case c : Case.values()) {
       table.put(c, new ArrayList<>());
     }
-    for (Mode mode : Mode.values()) {
-      Map<Case, Count> column = CommitModes.supports(mode, GroupCommit.DEFAULT)
-          ? tierlock(mode, work.resolve("calls-" + mode))
-          : Map.of();
-      table.forEach((c, row) -> row.add(column.getOrDefault(c, Count.UNAVAILABLE)));
+    for (CommitMode mode : CommitMode.values()) {
+      Map<Case, Count> column = tierlock(mode, work.resolve("calls-" + mode));
+      table.forEach((c, row) -> row.add(column.get(c)));
     }
     for (Protocol upload : List.of(Protocol.BASELINE, Protocol.NO_LOCK)) {
       Map<Case, Count> column = upload(upload, work.resolve("calls-" + upload));
-      table.forEach((c, row) -> row.add(column.getOrDefault(c, Count.UNAVAILABLE)));
+      table.forEach((c, row) -> row.add(column.get(c)));
     }
     return table;
   }
 
-  private static Map<Case, Count> tierlock(Mode mode, Path work) {
+  private static Map<Case, Count> tierlock(CommitMode mode, Path work) {
     Map<Case, Count> counts = new EnumMap<>(Case.class);
     try (FakeRemote remote = FakeRemote.create(); CountingDatastore counting = CountingDatastore.wrap(remote);
         Tierlock a = open(counting, work.resolve("a"), mode);
@@ -102,8 +96,8 @@ final class CallCounts {
     Map<Case, Count> counts = new EnumMap<>(Case.class);
     try (FakeRemote remote = FakeRemote.create(); CountingDatastore counting = CountingDatastore.wrap(remote)) {
       Committer writer = committer(protocol, counting, work.resolve("a"));
-      counts.put(Case.SELF_CHECK_NEW, new Count(Optional.of(zero())));
-      counts.put(Case.SELF_CHECK_KNOWN, new Count(Optional.of(zero())));
+      counts.put(Case.SELF_CHECK_NEW, new Count(zero()));
+      counts.put(Case.SELF_CHECK_KNOWN, new Count(zero()));
       counts.put(Case.FIRST_CREATION, counted(counting, () -> writer.put(name("a1"), Fixtures.plainEntry("1.0.0"))));
       counts.put(Case.WARM, counted(counting, () -> writer.put(name("a2"), Fixtures.plainEntry("1.0.0"))));
       committer(protocol, remote, work.resolve("peer")).put(name("p1"), Fixtures.plainEntry("1.0.0"));
@@ -121,14 +115,14 @@ final class CallCounts {
         : UploadProtocol.noLock(store, directory);
   }
 
-  private static Tierlock open(Datastore store, Path directory, Mode mode) {
-    return TierlockCommitter.open(store, directory, directory.getFileName().toString(), mode, GroupCommit.DEFAULT);
+  private static Tierlock open(Datastore store, Path directory, CommitMode mode) {
+    return TierlockCommitter.open(store, directory, directory.getFileName().toString(), mode, Protocol.GroupCommit.ON);
   }
 
   private static Count counted(CountingDatastore counting, Runnable action) {
     counting.reset();
     action.run();
-    return new Count(Optional.of(counting.counts()));
+    return new Count(counting.counts());
   }
 
   private static Map<DatastoreOperation, Long> zero() {

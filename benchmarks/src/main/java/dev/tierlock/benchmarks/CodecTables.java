@@ -56,8 +56,7 @@ final class CodecTables {
           "local / lockfile");
       for (LocalWrites.Measurement w : m.local()) {
         local.row(w.protocol().label(), String.valueOf(w.entries()), String.format("%,d", w.lockfileBytes()),
-            !w.protocol().available() ? RunTables.NOT_AVAILABLE
-                : w.bytesPerPut().isPresent() ? String.format("%,.0f", w.bytesPerPut().getAsDouble()) : "not measured",
+            w.bytesPerPut().isPresent() ? String.format("%,.0f", w.bytesPerPut().getAsDouble()) : "not measured",
             w.ratio().isPresent() ? MarkdownTable.ratio(w.ratio().getAsDouble()) : "");
       }
       out.append(local.render()).append('\n');

@@ -42,9 +42,6 @@ final class ContendedRun {
    * workDirectory}; {@code kind} is told when the writers are ready and when they are done.
    */
   RunResult run(StoreKind kind, Datastore store, Path workDirectory) throws InterruptedException {
-    if (!protocol.available()) {
-      return RunResult.unavailable(protocol, writers);
-    }
     try (Participants participants = Participants.open(protocol, store, workDirectory, writers)) {
       kind.beginMeasuring();
       int refusedBefore = LeaseReleaseFailures.count();
@@ -146,7 +143,7 @@ final class ContendedRun {
     }
     double seconds = (stopAt - measureFrom) / 1e9;
     long[] sorted = latencies.stream().mapToLong(Long::longValue).sorted().toArray();
-    return new RunResult(protocol, writers, true, seconds, sorted.length, sorted.length / seconds,
+    return new RunResult(protocol, writers, seconds, sorted.length, sorted.length / seconds,
         percentile(sorted, 0.50), percentile(sorted, 0.99), Arrays.stream(perWriter).min().orElse(0),
         (double) sorted.length / writers, errors, acknowledged, lost, releasesRefused);
   }

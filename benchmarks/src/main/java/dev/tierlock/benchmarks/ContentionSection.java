@@ -35,15 +35,11 @@ final class ContentionSection {
   RunResult one(StoreKind kind, Protocol protocol, int writers, ContendedRun.Timing timing, Path work)
       throws InterruptedException {
     RunResult result;
-    if (!protocol.available()) {
-      result = RunResult.unavailable(protocol, writers);
-    } else {
-      Path directory = work.resolve(kind.slug() + "-" + protocol.name().toLowerCase() + "-" + writers);
-      try (Datastore store = kind.fresh()) {
-        result = new ContendedRun(protocol, writers, timing).run(kind, store, directory);
-      } finally {
-        WorkDirectory.delete(directory);
-      }
+    Path directory = work.resolve(kind.slug() + "-" + protocol.name().toLowerCase() + "-" + writers);
+    try (Datastore store = kind.fresh()) {
+      result = new ContendedRun(protocol, writers, timing).run(kind, store, directory);
+    } finally {
+      WorkDirectory.delete(directory);
     }
     progress.say("  " + kind.slug() + " " + result.summary());
     return result;

@@ -4,6 +4,7 @@ import com.google.api.gax.retrying.RetrySettings;
 import com.google.cloud.NoCredentials;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
+import dev.tierlock.CommitMode;
 import dev.tierlock.Tierlock;
 import dev.tierlock.datastore.gcs.GcsDatastore;
 import dev.tierlock.spi.Datastore;
@@ -81,7 +82,7 @@ final class GcsFakeStores implements StoreKind {
   /** Returns how a self-check of a fresh bucket ends with the write limit on: {@code passed}, or its failure's code and message. */
   String selfCheckUnderLimit(Path checkout) {
     try (Datastore store = fresh(); Tierlock tierlock = TierlockCommitter.open(store, checkout, "self-check",
-        CommitModes.Mode.LOCKED, CommitModes.GroupCommit.DEFAULT)) {
+        CommitMode.LOCKED, Protocol.GroupCommit.ON)) {
       beginMeasuring();
       tierlock.checkDatastore();
       return "passed";

@@ -19,7 +19,7 @@ final class LocalWrites {
    * @param protocol who put
    * @param entries entries in the lockfile
    * @param lockfileBytes the lockfile's size
-   * @param bytesPerPut local bytes written per put, empty where not measurable or not available
+   * @param bytesPerPut local bytes written per put, empty where the kernel does not tell
    */
   record Measurement(PutProtocol protocol, int entries, int lockfileBytes, OptionalDouble bytesPerPut) {
     /** Returns local bytes over the lockfile's size. */
@@ -44,10 +44,6 @@ final class LocalWrites {
   }
 
   private static Measurement measure(PutProtocol protocol, int entries) {
-    int size = Fixtures.lockfile(entries).bytes().length;
-    if (!protocol.available()) {
-      return new Measurement(protocol, entries, size, OptionalDouble.empty());
-    }
     try (PutFixture fixture = PutFixture.open(protocol, entries, OffThreadDatastore::new)) {
       fixture.put();
       OptionalLong before = ThreadWrites.now();

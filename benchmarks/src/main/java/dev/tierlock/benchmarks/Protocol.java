@@ -1,22 +1,21 @@
 package dev.tierlock.benchmarks;
 
-import dev.tierlock.benchmarks.CommitModes.GroupCommit;
-import dev.tierlock.benchmarks.CommitModes.Mode;
+import dev.tierlock.CommitMode;
 
 /** One way for N writers to commit changes to the shared lockfile, as measured side by side. */
 enum Protocol {
   /** Each writer its own checkout directory and {@code Tierlock}, locked mode. */
-  LOCKED("locked, separate checkouts", Shape.SEPARATE, Mode.LOCKED, GroupCommit.DEFAULT),
+  LOCKED("locked, separate checkouts", Shape.SEPARATE, CommitMode.LOCKED, GroupCommit.ON),
   /** Each writer its own checkout directory and {@code Tierlock}, optimistic mode. */
-  OPTIMISTIC("optimistic, separate checkouts", Shape.SEPARATE, Mode.OPTIMISTIC, GroupCommit.DEFAULT),
-  /** All writers are threads on one checkout, group commit on. */
-  SHARED_GROUP("one checkout, group commit", Shape.SHARED, Mode.LOCKED, GroupCommit.ON),
-  /** All writers are threads on one checkout, group commit off. */
-  SHARED_SERIAL("one checkout, no group commit", Shape.SHARED, Mode.LOCKED, GroupCommit.OFF),
+  OPTIMISTIC("optimistic, separate checkouts", Shape.SEPARATE, CommitMode.OPTIMISTIC, GroupCommit.ON),
+  /** All writers are threads on one checkout (locked mode), group commit on (core's default). */
+  SHARED_GROUP("one checkout, group commit", Shape.SHARED, CommitMode.LOCKED, GroupCommit.ON),
+  /** All writers are threads on one checkout (locked mode), group commit off. */
+  SHARED_SERIAL("one checkout, no group commit", Shape.SHARED, CommitMode.LOCKED, GroupCommit.OFF),
   /** The original tool's: create-only lock object, GET, unconditional PUT, delete the lock. */
-  BASELINE("baseline protocol", Shape.UPLOAD, Mode.LOCKED, GroupCommit.DEFAULT),
+  BASELINE("baseline protocol", Shape.UPLOAD, CommitMode.LOCKED, GroupCommit.OFF),
   /** GET and unconditional PUT, no lock: loses changes. */
-  NO_LOCK("no-lock protocol", Shape.UPLOAD, Mode.OPTIMISTIC, GroupCommit.DEFAULT);
+  NO_LOCK("no-lock protocol", Shape.UPLOAD, CommitMode.OPTIMISTIC, GroupCommit.OFF);
 
   /** How the writers of a protocol are laid out. */
   enum Shape {
@@ -28,12 +27,20 @@ enum Protocol {
     UPLOAD
   }
 
+  /** Whether runs queued on one checkout are merged into one publish. */
+  enum GroupCommit {
+    /** Merged: core's default. */
+    ON,
+    /** Each run alone ({@code Tierlock.Builder#withoutGroupCommit}). */
+    OFF
+  }
+
   private final String label;
   private final Shape shape;
-  private final Mode mode;
+  private final CommitMode mode;
   private final GroupCommit group;
 
-  Protocol(String label, Shape shape, Mode mode, GroupCommit group) {
+  Protocol(String label, Shape shape, CommitMode mode, GroupCommit group) {
     this.label = label;
     this.shape = shape;
     this.mode = mode;
@@ -49,16 +56,11 @@ enum Protocol {
     return shape;
   }
 
-  Mode mode() {
+  CommitMode mode() {
     return mode;
   }
 
   GroupCommit group() {
     return group;
-  }
-
-  /** Returns whether this build can run it: the upload protocols always, Tierlock's as {@link CommitModes} says. */
-  boolean available() {
-    return shape == Shape.UPLOAD || CommitModes.supports(mode, group);
   }
 }

@@ -5,7 +5,6 @@ import dev.tierlock.Lockfile;
 import dev.tierlock.Namespace;
 import dev.tierlock.TierPath;
 import dev.tierlock.Tierlock;
-import dev.tierlock.benchmarks.CommitModes.GroupCommit;
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.testkit.FakeRemote;
 import java.nio.file.Path;
@@ -54,7 +53,7 @@ final class PutFixture implements AutoCloseable {
       committer = UploadProtocol.baseline(store, work.resolve("checkout"), "bench", 1);
     } else {
       Tierlock checkout = TierlockCommitter.open(store, work.resolve("checkout"), "bench", protocol.mode(),
-          GroupCommit.DEFAULT);
+          Protocol.GroupCommit.ON);
       checkout.checkDatastore();
       tierlock = Optional.of(checkout);
       committer = new TierlockCommitter(checkout);

@@ -1,7 +1,6 @@
 package dev.tierlock.benchmarks;
 
-import dev.tierlock.benchmarks.CommitModes.GroupCommit;
-import dev.tierlock.benchmarks.CommitModes.Mode;
+import dev.tierlock.CommitMode;
 
 /** Who makes the end-to-end put: Tierlock in a mode, or the baseline protocol. */
 public enum PutProtocol {
@@ -12,13 +11,8 @@ public enum PutProtocol {
   /** The original tool's protocol ({@link UploadProtocol#baseline}). */
   BASELINE;
 
-  /** Returns whether this build of core can make this put. */
-  boolean available() {
-    return this == BASELINE || CommitModes.supports(mode(), GroupCommit.DEFAULT);
-  }
-
-  Mode mode() {
-    return this == OPTIMISTIC ? Mode.OPTIMISTIC : Mode.LOCKED;
+  CommitMode mode() {
+    return this == OPTIMISTIC ? CommitMode.OPTIMISTIC : CommitMode.LOCKED;
   }
 
   /** Returns what the report calls it. */

@@ -65,9 +65,6 @@ final class ReportDocument {
         .row("JDK", machine.jdk())
         .row("OS", machine.os())
         .row("plan", m.plan().name() + String.format(" (the benchmark took %d min %02d s)", m.seconds() / 60, m.seconds() % 60))
-        .row("commit modes", CommitModes.available()
-            ? "available: locked, optimistic, group commit"
-            : "only locked, without group commit: optimistic and group commit rows say \"" + RunTables.NOT_AVAILABLE + "\"")
         .render()).append('\n');
   }
 
@@ -108,10 +105,7 @@ final class ReportDocument {
   }
 
   private static String cell(Count count) {
-    if (count.calls().isEmpty()) {
-      return RunTables.NOT_AVAILABLE;
-    }
-    String parts = count.calls().get().entrySet().stream()
+    String parts = count.calls().entrySet().stream()
         .filter(e -> e.getValue() > 0)
         .map(e -> e.getValue() + " " + name(e.getKey()))
         .collect(Collectors.joining(", "));

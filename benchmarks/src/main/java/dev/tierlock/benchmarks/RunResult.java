@@ -7,7 +7,6 @@ import java.util.Map;
  *
  * @param protocol how the writers committed
  * @param writers how many wrote at once
- * @param available false when this build of core cannot run the protocol (nothing was measured)
  * @param seconds the measured window
  * @param commits acknowledged commits that ended inside the window
  * @param commitsPerSecond {@code commits / seconds}
@@ -20,14 +19,9 @@ import java.util.Map;
  * @param lost acknowledged changes missing from the final lockfile
  * @param releasesRefused lease releases the store refused during the run (each lease then lingers until its ttl)
  */
-record RunResult(Protocol protocol, int writers, boolean available, double seconds, int commits,
+record RunResult(Protocol protocol, int writers, double seconds, int commits,
     double commitsPerSecond, double p50Millis, double p99Millis, int minPerWriter, double meanPerWriter,
     Map<String, Integer> errors, int acknowledged, int lost, int releasesRefused) {
-
-  /** Returns the row of a protocol this build cannot run. */
-  static RunResult unavailable(Protocol protocol, int writers) {
-    return new RunResult(protocol, writers, false, 0, 0, 0, 0, 0, 0, 0, Map.of(), 0, 0, 0);
-  }
 
   /** Returns the total number of failed commits. */
   int errorCount() {
@@ -36,9 +30,6 @@ record RunResult(Protocol protocol, int writers, boolean available, double secon
 
   /** Returns a one-line summary for the progress output. */
   String summary() {
-    if (!available) {
-      return protocol.label() + " x" + writers + ": mode not available in this build";
-    }
     return String.format("%s x%d: %.1f commits/s, p50 %.0f ms, p99 %.0f ms, per writer min %d mean %.1f, errors %s, "
         + "lost %d/%d%s", protocol.label(), writers, commitsPerSecond, p50Millis, p99Millis, minPerWriter, meanPerWriter,
         errors, lost, acknowledged, releasesRefused > 0 ? ", lease releases refused " + releasesRefused : "");

@@ -9,8 +9,6 @@ import java.util.stream.Collectors;
 /** Turns the runs on one store into the report's table and its two charts. */
 final class RunTables {
 
-  static final String NOT_AVAILABLE = "mode not available in this build";
-
   private RunTables() {}
 
   /** Returns the Markdown of {@code runs}: ceilings, charts (written into {@code charts}, linked as {@code link/...}), table. */
@@ -32,12 +30,7 @@ final class RunTables {
     MarkdownTable table = new MarkdownTable("protocol", "writers", "commits/s", "vs baseline", "p50 ms", "p99 ms",
         "per writer min / mean", "errors (by code)", "lost / acknowledged");
     for (RunResult r : runs.results()) {
-      if (!r.available()) {
-        table.row(r.protocol().label(), String.valueOf(r.writers()), NOT_AVAILABLE, "", "", "", "", "", "");
-        continue;
-      }
-      double baseline = runs.find(Protocol.BASELINE, r.writers()).filter(RunResult::available)
-          .map(RunResult::commitsPerSecond).orElse(Double.NaN);
+      double baseline = runs.find(Protocol.BASELINE, r.writers()).map(RunResult::commitsPerSecond).orElse(Double.NaN);
       table.row(r.protocol().label(), String.valueOf(r.writers()), MarkdownTable.number(r.commitsPerSecond()),
           MarkdownTable.ratio(r.commitsPerSecond() / baseline), MarkdownTable.number(r.p50Millis()),
           MarkdownTable.number(r.p99Millis()), r.minPerWriter() + " / " + MarkdownTable.number(r.meanPerWriter()),
@@ -57,7 +50,7 @@ final class RunTables {
     List<LineChart.Series> throughput = new ArrayList<>();
     List<LineChart.Series> p99 = new ArrayList<>();
     for (Protocol protocol : Protocol.values()) {
-      List<RunResult> line = runs.results().stream().filter(r -> r.protocol() == protocol && r.available()).toList();
+      List<RunResult> line = runs.results().stream().filter(r -> r.protocol() == protocol).toList();
       if (line.isEmpty()) {
         continue;
       }

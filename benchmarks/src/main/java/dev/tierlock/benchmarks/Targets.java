@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 
 /** The performance issue's targets, each set against what this run measured. */
@@ -44,20 +45,12 @@ final class Targets {
     add("locked warm commit: at most 4 calls", lockedWarm, c -> c.total() <= 4);
     Count first = m.calls().get(Case.FIRST_CREATION).get(OPTIMISTIC);
     Count check = m.calls().get(Case.SELF_CHECK_NEW).get(OPTIMISTIC);
-    if (first.calls().isEmpty()) {
-      rows.add(new Row("first creation: 1 call, plus the once-per-store self-check", "locked: "
-          + m.calls().get(Case.FIRST_CREATION).get(LOCKED).total() + " calls, self-check "
-          + m.calls().get(Case.SELF_CHECK_NEW).get(LOCKED).total(), RunTables.NOT_AVAILABLE + " (optimistic)"));
-    } else {
-      rows.add(new Row("first creation: 1 call, plus the once-per-store self-check",
-          "optimistic: " + first.total() + " calls, self-check " + check.total(), verdict(first.total() <= 1)));
-    }
+    rows.add(new Row("first creation (optimistic): 1 call, plus the once-per-store self-check",
+        first.total() + " calls, self-check " + check.total(), verdict(first.total() <= 1)));
   }
 
-  private void add(String target, Count count, java.util.function.Predicate<Count> met) {
-    rows.add(count.calls().isEmpty()
-        ? new Row(target, "", RunTables.NOT_AVAILABLE)
-        : new Row(target, count.total() + " calls", verdict(met.test(count))));
+  private void add(String target, Count count, Predicate<Count> met) {
+    rows.add(new Row(target, count.total() + " calls", verdict(met.test(count))));
   }
 
   private void contention() {
@@ -65,7 +58,7 @@ final class Targets {
       ratio("1 writer, locked: >= 0.9x the baseline protocol's commits/s", fake.find(Protocol.LOCKED, 1),
           fake.find(Protocol.BASELINE, 1), 0.9);
       Optional<RunResult> sixteen = m.longRun().or(() -> fake.find(Protocol.LOCKED, 16));
-      sixteen.filter(RunResult::available).ifPresent(r -> {
+      sixteen.ifPresent(r -> {
         String window = MarkdownTable.number(r.seconds()) + " s";
         double ceiling = fake.lockedCeiling();
         rows.add(new Row("16 separate checkouts, locked: >= 0.9x the 1/(4 RTT) ceiling (" + window + ")",
@@ -86,10 +79,8 @@ final class Targets {
       ratio("16 writers on one checkout: group commit >= 10x without it", fake.find(Protocol.SHARED_GROUP, 16),
           fake.find(Protocol.SHARED_SERIAL, 16), 10);
       Optional<RunResult> group = fake.find(Protocol.SHARED_GROUP, 16);
-      rows.add(group.filter(RunResult::available)
-          .map(r -> new Row("16 writers on one checkout, group commit: > 100 commits/s",
-              MarkdownTable.number(r.commitsPerSecond()) + " commits/s", verdict(r.commitsPerSecond() > 100)))
-          .orElse(new Row("16 writers on one checkout, group commit: > 100 commits/s", "", RunTables.NOT_AVAILABLE)));
+      group.ifPresent(r -> rows.add(new Row("16 writers on one checkout, group commit: > 100 commits/s",
+          MarkdownTable.number(r.commitsPerSecond()) + " commits/s", verdict(r.commitsPerSecond() > 100))));
     });
     int lost = tierlockRuns().mapToInt(RunResult::lost).sum();
     int acknowledged = tierlockRuns().mapToInt(RunResult::acknowledged).sum();
@@ -100,10 +91,6 @@ final class Targets {
 
   private void ratio(String target, Optional<RunResult> subject, Optional<RunResult> reference, double least) {
     if (subject.isEmpty() || reference.isEmpty()) {
-      return;
-    }
-    if (!subject.get().available() || !reference.get().available()) {
-      rows.add(new Row(target, "", RunTables.NOT_AVAILABLE));
       return;
     }
     double value = subject.get().commitsPerSecond() / reference.get().commitsPerSecond();
@@ -128,9 +115,7 @@ final class Targets {
     for (PutProtocol protocol : List.of(PutProtocol.LOCKED, PutProtocol.OPTIMISTIC)) {
       String target = "warm put, 5,000 entries, " + protocol.label() + ": within 1.2x the baseline protocol";
       Optional<JmhScore> ours = Measurements.score(m.puts(), "put", Map.of("protocol", protocol.name(), "entries", large));
-      if (!protocol.available()) {
-        rows.add(new Row(target, "", RunTables.NOT_AVAILABLE));
-      } else if (ours.isPresent() && baseline.isPresent()) {
+      if (ours.isPresent() && baseline.isPresent()) {
         double value = ours.get().micros() / baseline.get().micros();
         rows.add(new Row(target, MarkdownTable.number(ours.get().micros()) + " vs "
             + MarkdownTable.number(baseline.get().micros()) + " us = " + MarkdownTable.ratio(value), verdict(value <= 1.2)));
@@ -142,8 +127,7 @@ final class Targets {
       }
       String target = "warm put, 5,000 entries, " + w.protocol().label() + ": local bytes <= 2x the lockfile";
       OptionalDouble ratio = w.ratio();
-      rows.add(!w.protocol().available() ? new Row(target, "", RunTables.NOT_AVAILABLE)
-          : ratio.isEmpty() ? new Row(target, "not measurable here (no /proc/thread-self/io)", "not measured")
+      rows.add(ratio.isEmpty() ? new Row(target, "not measurable here (no /proc/thread-self/io)", "not measured")
           : new Row(target, String.format("%,.0f bytes of a %,d-byte lockfile = %s", w.bytesPerPut().getAsDouble(),
               w.lockfileBytes(), MarkdownTable.ratio(ratio.getAsDouble())), verdict(ratio.getAsDouble() <= 2)));
     }
@@ -152,8 +136,7 @@ final class Targets {
   private Stream<RunResult> allRuns() {
     return Stream.of(m.fake(), m.s3(), m.gcs(), m.fs())
         .flatMap(Optional::stream)
-        .flatMap(runs -> runs.results().stream())
-        .filter(RunResult::available);
+        .flatMap(runs -> runs.results().stream());
   }
 
   private Stream<RunResult> tierlockRuns() {

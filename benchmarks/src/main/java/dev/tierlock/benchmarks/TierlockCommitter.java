@@ -1,13 +1,12 @@
 package dev.tierlock.benchmarks;
 
+import dev.tierlock.CommitMode;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.LockIdentity;
 import dev.tierlock.LockfileEntry;
 import dev.tierlock.Tierlock;
 import dev.tierlock.TransactionResult;
 import dev.tierlock.TransactionStatus;
-import dev.tierlock.benchmarks.CommitModes.GroupCommit;
-import dev.tierlock.benchmarks.CommitModes.Mode;
 import dev.tierlock.spi.Datastore;
 import java.nio.file.Path;
 
@@ -24,12 +23,16 @@ final class TierlockCommitter implements Committer {
    * Opens a checkout in {@code directory} on {@code store} with core's defaults (lock waits, deadline,
    * heartbeats), in {@code mode} with {@code group}, named {@code holder} in the lock.
    */
-  static Tierlock open(Datastore store, Path directory, String holder, Mode mode, GroupCommit group) {
+  static Tierlock open(Datastore store, Path directory, String holder, CommitMode mode, Protocol.GroupCommit group) {
     Tierlock.Builder builder = Tierlock.builder()
         .datastore(store)
         .checkout(directory)
-        .lockIdentity(LockIdentity.of(holder + "@bench", "bench-host", ProcessHandle.current().pid()));
-    return CommitModes.apply(builder, mode, group).build();
+        .lockIdentity(LockIdentity.of(holder + "@bench", "bench-host", ProcessHandle.current().pid()))
+        .commitMode(mode);
+    if (group == Protocol.GroupCommit.OFF) {
+      builder.withoutGroupCommit();
+    }
+    return builder.build();
   }
 
   @Override
