@@ -21,6 +21,9 @@ import java.util.concurrent.CountDownLatch;
  * final lockfile checked for every acknowledged change. A warm-up precedes the window (commits in it
  * are checked, not timed); a writer still in a commit when the window closes finishes it within a
  * grace period, then is interrupted (a failure the interruption causes is not counted).
+ * Throughput counts the commits acknowledged inside the window; latency is that of every commit
+ * started inside it, one still running when its writer was interrupted counted at the time it had
+ * taken (a lower bound), so that slow commits are not left out of the percentiles.
  */
 final class ContendedRun {
 
@@ -124,8 +127,13 @@ final class ContendedRun {
     int lost = 0;
     for (WriterLog log : logs) {
       for (WriterLog.Attempt attempt : log.attempts()) {
+        boolean startedInside = attempt.startNanos() >= measureFrom && attempt.startNanos() < stopAt;
+        boolean cutOff = attempt.endNanos() >= interruptAt;
+        if (startedInside && (attempt.acknowledged() || cutOff)) {
+          latencies.add(attempt.endNanos() - attempt.startNanos());
+        }
         if (!attempt.acknowledged()) {
-          if (attempt.endNanos() < interruptAt) {
+          if (!cutOff) {
             errors.merge(attempt.error(), 1, Integer::sum);
           }
           continue;
@@ -136,16 +144,16 @@ final class ContendedRun {
           lost++;
         }
         if (attempt.endNanos() >= measureFrom && attempt.endNanos() <= stopAt) {
-          latencies.add(attempt.endNanos() - attempt.startNanos());
           perWriter[log.writer()]++;
         }
       }
     }
     double seconds = (stopAt - measureFrom) / 1e9;
+    int commits = Arrays.stream(perWriter).sum();
     long[] sorted = latencies.stream().mapToLong(Long::longValue).sorted().toArray();
-    return new RunResult(protocol, writers, seconds, sorted.length, sorted.length / seconds,
+    return new RunResult(protocol, writers, seconds, commits, commits / seconds,
         percentile(sorted, 0.50), percentile(sorted, 0.99), Arrays.stream(perWriter).min().orElse(0),
-        (double) sorted.length / writers, errors, acknowledged, lost, releasesRefused);
+        (double) commits / writers, errors, acknowledged, lost, releasesRefused);
   }
 
   /** Returns the nearest-rank percentile {@code p} of {@code sorted} nanoseconds, in milliseconds (0 when empty). */

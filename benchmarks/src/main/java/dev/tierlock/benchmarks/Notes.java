@@ -11,9 +11,10 @@ final class Notes {
 
         - **Contended runs** (`ContendedRun`): N writer threads start together; each commits as fast as it can, every \
         change a name of its own (`@bench/w<writer>-c<n>`) with a value of its own. Commits acknowledged inside the \
-        window after a warm-up give commits/s, latency percentiles (nearest rank) and commits per writer; a writer \
-        still in a commit when the window closes may finish it within 2 s, then is interrupted (a failure that causes \
-        is not counted). Every acknowledged change, warm-up included, is then looked up in the final lockfile: a \
+        window after a warm-up give commits/s and commits per writer; latency percentiles (nearest rank) are those of \
+        every commit started inside the window. A writer still in a commit when the window closes may finish it \
+        within 2 s, then is interrupted: its commit counts in the latencies at the time it had taken (a lower \
+        bound), and a failure the interruption causes is not counted as an error. Every acknowledged change, warm-up included, is then looked up in the final lockfile: a \
         missing one is lost. Errors are counted by the exception's `code()`.
         - **Tierlock writers** use the public API with core's defaults (lock waits 1 s doubling to 8 s, 60 s maximum; \
         120 s deadline; daemon heartbeats; real clock and sleeps). Each checkout passes the datastore self-check before \

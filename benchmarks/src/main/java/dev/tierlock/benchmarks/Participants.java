@@ -47,6 +47,7 @@ final class Participants implements AutoCloseable {
           }
         }
         case UPLOAD -> {
+          StringifyJson.write(StringifyJson.read(Fixtures.lockfile(1).bytes())); // Jackson's first use is slow: not in the run
           for (int i = 0; i < writers; i++) {
             Path directory = workDirectory.resolve("w" + i);
             committers.add(protocol == Protocol.BASELINE

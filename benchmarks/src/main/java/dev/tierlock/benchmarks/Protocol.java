@@ -10,6 +10,8 @@ enum Protocol {
   OPTIMISTIC("optimistic, separate checkouts", Shape.SEPARATE, CommitMode.OPTIMISTIC, GroupCommit.ON),
   /** All writers are threads on one checkout (locked mode), group commit on (core's default). */
   SHARED_GROUP("one checkout, group commit", Shape.SHARED, CommitMode.LOCKED, GroupCommit.ON),
+  /** All writers are threads on one checkout in optimistic mode, group commit on (measured on S3 and GCS). */
+  SHARED_GROUP_OPTIMISTIC("one checkout, optimistic, group commit", Shape.SHARED, CommitMode.OPTIMISTIC, GroupCommit.ON),
   /** All writers are threads on one checkout (locked mode), group commit off. */
   SHARED_SERIAL("one checkout, no group commit", Shape.SHARED, CommitMode.LOCKED, GroupCommit.OFF),
   /** The original tool's: create-only lock object, GET, unconditional PUT, delete the lock. */

@@ -2,6 +2,7 @@ package dev.tierlock.benchmarks;
 
 import dev.tierlock.ExtensionName;
 import dev.tierlock.Lockfile;
+import dev.tierlock.LockfileEntry;
 import dev.tierlock.Namespace;
 import dev.tierlock.TierPath;
 import dev.tierlock.Tierlock;
@@ -23,16 +24,18 @@ final class PutFixture implements AutoCloseable {
   private final Optional<Tierlock> tierlock;
   private final Committer committer;
   private final ExtensionName name;
+  private final LockfileEntry entry;
   private final int lockfileBytes;
   private long version;
 
   private PutFixture(FakeRemote remote, Path work, Optional<Tierlock> tierlock, Committer committer,
-      ExtensionName name, int lockfileBytes) {
+      ExtensionName name, LockfileEntry entry, int lockfileBytes) {
     this.remote = remote;
     this.work = work;
     this.tierlock = tierlock;
     this.committer = committer;
     this.name = name;
+    this.entry = entry;
     this.lockfileBytes = lockfileBytes;
   }
 
@@ -58,18 +61,19 @@ final class PutFixture implements AutoCloseable {
       tierlock = Optional.of(checkout);
       committer = new TierlockCommitter(checkout);
     }
-    PutFixture fixture = new PutFixture(remote, work, tierlock, committer,
-        lockfile.names().iterator().next(), bytes.length);
+    ExtensionName name = lockfile.names().iterator().next();
+    PutFixture fixture = new PutFixture(remote, work, tierlock, committer, name, lockfile.entry(name).orElseThrow(),
+        bytes.length);
     fixture.put();
     return fixture;
   }
 
-  /** Sets the name to its next version: one committed change. */
+  /** Sets the name to its next version, every other field kept (the file keeps its size): one committed change. */
   void put() {
-    committer.put(name, Fixtures.plainEntry("2.0." + (++version)));
+    committer.put(name, entry.toBuilder().version("2.0." + (++version % 10)).build());
   }
 
-  /** Returns the size of the shared lockfile, in bytes. */
+  /** Returns the size of the shared lockfile, in bytes (give or take a digit of the version). */
   int lockfileBytes() {
     return lockfileBytes;
   }

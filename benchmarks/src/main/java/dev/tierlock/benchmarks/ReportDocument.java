@@ -138,7 +138,8 @@ final class ReportDocument {
         .append("The same, shorter. S3: the S3 module's test server (S3Proxy in this JVM, in-memory, conditional writes ")
         .append("made atomic per key). GCS: the testkit's fake server driven by the real google-cloud-storage client, ")
         .append("with GCS's limit of one write per second to one object switched on (429 past it; the client retries ")
-        .append("from 50 ms, doubling to 1 s).\n\n");
+        .append("from 50 ms, doubling to 1 s). The fake's limit is strict (no burst), where GCS's is approximate: a ")
+        .append("worst case. Here one checkout's threads are also measured in optimistic mode with group commit.\n\n");
     m.s3().ifPresent(s3 -> out.append("### ").append(s3.label()).append("\n\n")
         .append(RunTables.section(s3, charts, "report", m.plan().cloudWriters())).append('\n'));
     m.gcs().ifPresent(gcs -> out.append("### ").append(gcs.label()).append("\n\n")

@@ -10,8 +10,8 @@ import java.util.Map;
  * @param seconds the measured window
  * @param commits acknowledged commits that ended inside the window
  * @param commitsPerSecond {@code commits / seconds}
- * @param p50Millis median commit latency inside the window
- * @param p99Millis 99th percentile commit latency inside the window
+ * @param p50Millis median latency of the commits started inside the window
+ * @param p99Millis 99th percentile latency of the commits started inside the window
  * @param minPerWriter the fewest commits one writer had acknowledged inside the window
  * @param meanPerWriter commits per writer inside the window
  * @param errors failed commits over the whole run, by exception code

@@ -50,7 +50,7 @@ final class Targets {
   }
 
   private void add(String target, Count count, Predicate<Count> met) {
-    rows.add(new Row(target, count.total() + " calls", verdict(met.test(count))));
+    rows.add(new Row(target, count.total() + (count.total() == 1 ? " call" : " calls"), verdict(met.test(count))));
   }
 
   private void contention() {
