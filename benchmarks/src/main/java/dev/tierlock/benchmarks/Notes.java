@@ -44,7 +44,7 @@ final class Notes {
         anyway. The other modules' descriptors are proven by the CLI's module-path test.
         - S3Proxy and google-cloud-storage share this JVM only here: the pom pins their common dependencies \
         (OpenTelemetry, Woodstox, Error Prone annotations) to the newer versions, in this module alone.
-        - `--quick` runs every part with short windows (about two minutes); `--only calls,fake,...` runs some parts \
+        - `--quick` runs every part with short windows (about four minutes); `--only calls,fake,...` runs some parts \
         (`calls, fake, long, s3, gcs, fs, codec, put, local`); `--out DIR` writes the report elsewhere.
         """);
   }

@@ -15,7 +15,8 @@ import java.util.stream.Collectors;
 /** Writes the report, {@code README.md} with its charts beside it in {@code report/}. */
 final class ReportDocument {
 
-  static final String COMMAND = "mvn -B -ntp -pl benchmarks -am package -DskipTests && java -jar benchmarks/target/benchmarks.jar";
+  static final String COMMAND =
+      "mvn -B -ntp -pl benchmarks -am package -Dmaven.test.skip=true && java -jar benchmarks/target/benchmarks.jar";
 
   private final Measurements m;
   private final Path directory;
