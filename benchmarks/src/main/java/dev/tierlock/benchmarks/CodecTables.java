@@ -13,7 +13,7 @@ final class CodecTables {
     StringBuilder out = new StringBuilder();
     if (!m.codec().isEmpty()) {
       out.append(String.format("A lockfile of %,d entries, every field set: %,d bytes. Jackson's pretty write of the tree "
-          + "gives %s Tierlock's bytes. Mean time per operation, with the 99.9%% confidence half-width.%n%n",
+          + "gives %s Tierlock's bytes. Mean time per operation, ± the standard deviation of the measured iterations.%n%n",
           Plan.LARGE, m.codecBytes(), m.jacksonIdentical() ? "exactly" : "**not** exactly"));
       MarkdownTable codec = new MarkdownTable("operation", "Tierlock us", "Jackson us", "Tierlock / Jackson");
       pair(codec, m.codec(), "parse (Jackson: readTree)", "tierlockParse", "jacksonReadTree");
@@ -80,6 +80,6 @@ final class CodecTables {
 
   private static String time(JmhScore score) {
     return MarkdownTable.number(score.micros())
-        + (Double.isFinite(score.error()) ? " ± " + MarkdownTable.number(score.error()) : "");
+        + (Double.isFinite(score.deviation()) ? " ± " + MarkdownTable.number(score.deviation()) : "");
   }
 }

@@ -28,7 +28,8 @@ final class ContentionSection {
         results.add(one(kind, protocol, n, timing, work));
       }
     }
-    return new StoreRuns(kind.label(), kind.slug(), roundTrip, timing.window().toMillis() / 1000.0, results);
+    return new StoreRuns(kind.label(), kind.slug(), roundTrip, timing.window().toMillis() / 1000.0, results,
+        kind.limit());
   }
 
   /** Measures one protocol at one writer count on a fresh store of {@code kind}. */

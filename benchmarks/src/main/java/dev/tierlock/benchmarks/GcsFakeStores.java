@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * The testkit's GCS JSON-API fake server on 127.0.0.1 with GCS's limit of one write per second to
@@ -57,6 +58,11 @@ final class GcsFakeStores implements StoreKind {
   @Override
   public String label() {
     return "GCS (testkit fake server on 127.0.0.1, 1 write/s per object)";
+  }
+
+  @Override
+  public Optional<LineChart.Level> limit() {
+    return Optional.of(new LineChart.Level("1 lockfile write/s (GCS's limit)", 1.0 / LIMIT.toSeconds()));
   }
 
   @Override

@@ -8,6 +8,6 @@ import java.util.Map;
  * @param method the benchmark method's name
  * @param params its parameters, by name
  * @param micros the mean time of one operation in microseconds
- * @param error the half-width of its 99.9% confidence interval (NaN with too few iterations)
+ * @param deviation the standard deviation of the measured iterations, in microseconds
  */
-record JmhScore(String method, Map<String, String> params, double micros, double error) {}
+record JmhScore(String method, Map<String, String> params, double micros, double deviation) {}

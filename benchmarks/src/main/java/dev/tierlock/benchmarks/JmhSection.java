@@ -64,7 +64,7 @@ final class JmhSection {
         params.put(key, result.getParams().getParam(key));
       }
       scores.add(new JmhScore(method, params, result.getPrimaryResult().getScore(),
-          result.getPrimaryResult().getScoreError()));
+          result.getPrimaryResult().getStatistics().getStandardDeviation()));
     }
     return scores;
   }

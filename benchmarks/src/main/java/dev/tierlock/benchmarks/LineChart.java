@@ -17,7 +17,8 @@ import javax.imageio.ImageIO;
 
 /**
  * A PNG line chart drawn with Java2D alone: both axes logarithmic (writers 1 to 16 across, the
- * measure up), one line per series, and labelled dashed horizontal levels (the ceilings).
+ * measure up), one line per series, and labelled dashed horizontal levels (the ceilings). A value of
+ * zero, which a log axis cannot show, is a hollow marker on the bottom edge.
  */
 final class LineChart {
 
@@ -153,6 +154,8 @@ final class LineChart {
       double[] previous = null;
       for (double[] point : s.points()) {
         if (point[1] <= 0) {
+          int px = (int) Math.round(axes.x(point[0]));
+          g.drawOval(px - 5, HEIGHT - BOTTOM - 5, 10, 10);
           previous = null;
           continue;
         }
@@ -169,6 +172,8 @@ final class LineChart {
       g.drawString(s.label(), WIDTH - RIGHT + 40, legendY);
       legendY += 20;
     }
+    g.setColor(Color.DARK_GRAY);
+    g.drawString("hollow marker on the bottom edge: 0", WIDTH - RIGHT + 16, legendY + 10);
     g.setStroke(new BasicStroke(1));
   }
 

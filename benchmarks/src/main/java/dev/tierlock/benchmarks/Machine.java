@@ -16,8 +16,9 @@ import java.util.Optional;
  * @param jdk the Java runtime's vendor, name and version
  * @param os the operating system, its version and architecture
  * @param date when the run started (UTC)
+ * @param load the load averages (1, 5 and 15 minutes) when the run started
  */
-record Machine(int cores, String cpu, String jdk, String os, String date) {
+record Machine(int cores, String cpu, String jdk, String os, String date, String load) {
 
   /** Returns this machine, now. */
   static Machine current() {
@@ -26,7 +27,17 @@ record Machine(int cores, String cpu, String jdk, String os, String date) {
             + System.getProperty("java.runtime.version"),
         System.getProperty("os.name") + " " + System.getProperty("os.version") + " (" + System.getProperty("os.arch")
             + ")" + distribution().map(d -> ", " + d).orElse(""),
-        ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'")));
+        ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'")), loadNow());
+  }
+
+  /** Returns the load averages (1, 5 and 15 minutes) now, where the OS tells. */
+  static String loadNow() {
+    try {
+      String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+      return fields[0] + ", " + fields[1] + ", " + fields[2];
+    } catch (IOException | RuntimeException e) {
+      return "unknown";
+    }
   }
 
   private static Optional<String> processor() {

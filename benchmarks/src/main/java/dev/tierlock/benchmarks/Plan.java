@@ -30,9 +30,9 @@ record Plan(String name, List<Integer> writers, ContendedRun.Timing fake, Durati
   /** Returns the plan of the committed report. */
   static Plan full() {
     return new Plan("full", List.of(1, 2, 4, 8, 16),
-        timing(500, 2500), Duration.ofSeconds(60),
+        timing(500, 2000), Duration.ofSeconds(60),
         List.of(1, 16), timing(500, 2000), timing(500, 4000), timing(300, 1500),
-        new JmhSection.Timing(2, 3, TimeValue.seconds(1)));
+        new JmhSection.Timing(3, 3, TimeValue.seconds(1)));
   }
 
   /** Returns the short plan of {@code --quick}. */

@@ -65,6 +65,8 @@ final class ReportDocument {
         .row("machine", machine.cores() + " cores, " + machine.cpu())
         .row("JDK", machine.jdk())
         .row("OS", machine.os())
+        .row("load average (1, 5, 15 min)", "at the start " + machine.load() + "; at the end " + Machine.loadNow()
+            + " (on " + machine.cores() + " cores: above " + machine.cores() + ", other work competed for them)")
         .row("plan", m.plan().name() + String.format(" (the benchmark took %d min %02d s)", m.seconds() / 60, m.seconds() % 60))
         .render()).append('\n');
   }
@@ -127,7 +129,8 @@ final class ReportDocument {
     out.append(RunTables.section(fake, charts, "report", m.plan().writers())).append('\n');
     m.longRun().ifPresent(r -> out.append("**One long run**, 16 separate checkouts, locked, ")
         .append(MarkdownTable.number(r.seconds())).append(" s:\n\n")
-        .append(RunTables.table(new StoreRuns(fake.label(), fake.slug(), fake.roundTripMillis(), r.seconds(), List.of(r))))
+        .append(RunTables.table(new StoreRuns(fake.label(), fake.slug(), fake.roundTripMillis(), r.seconds(), List.of(r),
+            fake.limit())))
         .append('\n'));
   }
 

@@ -60,9 +60,11 @@ final class RunTables {
           line.stream().map(r -> new double[] {r.writers(), r.p99Millis()}).toList()));
     }
     List<Integer> xs = writers.size() > 1 ? writers : List.of(1, 16);
+    List<LineChart.Level> ceilings = new ArrayList<>(List.of(new LineChart.Level("1/RTT", runs.optimisticCeiling()),
+        new LineChart.Level("1/(4 RTT)", runs.lockedCeiling())));
+    runs.limit().ifPresent(ceilings::add);
     new LineChart(runs.label() + ": commits/s", "commits/s", xs).write(charts.resolve(runs.slug() + "-throughput.png"),
-        throughput, List.of(new LineChart.Level("1/RTT", runs.optimisticCeiling()),
-            new LineChart.Level("1/(4 RTT)", runs.lockedCeiling())));
+        throughput, ceilings);
     new LineChart(runs.label() + ": p99 commit latency", "p99 ms", xs).write(charts.resolve(runs.slug() + "-p99.png"),
         p99, List.of(new LineChart.Level("4 RTT", 4 * runs.roundTripMillis()),
             new LineChart.Level("1 RTT", runs.roundTripMillis())));

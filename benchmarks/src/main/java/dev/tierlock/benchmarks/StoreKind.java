@@ -8,6 +8,11 @@ interface StoreKind extends AutoCloseable {
   /** Returns what the report calls it, e.g. {@code FakeRemote, 10 ms added to every call}. */
   String label();
 
+  /** Returns a throughput level the store itself imposes, drawn on the charts (GCS's write rate); none by default. */
+  default java.util.Optional<LineChart.Level> limit() {
+    return java.util.Optional.empty();
+  }
+
   /** Returns a short name for file names, e.g. {@code fake}. */
   String slug();
 

@@ -11,8 +11,10 @@ import java.util.Optional;
  * @param roundTripMillis its measured round trip, in the same run
  * @param window the measured window of each run, in seconds
  * @param results every run, by protocol then writers
+ * @param limit a throughput level the store itself imposes, if any
  */
-record StoreRuns(String label, String slug, double roundTripMillis, double window, List<RunResult> results) {
+record StoreRuns(String label, String slug, double roundTripMillis, double window, List<RunResult> results,
+    Optional<LineChart.Level> limit) {
 
   /** Returns the run of {@code protocol} with {@code writers} writers, if it was made. */
   Optional<RunResult> find(Protocol protocol, int writers) {
