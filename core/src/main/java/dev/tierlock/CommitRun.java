@@ -24,8 +24,11 @@ final class CommitRun {
 
   private static final Logger LOG = LoggerFactory.getLogger(CommitRun.class);
 
-  /** What a batch that must take the lease first carries over: the changes as they ran. */
-  record Carried(SyncPort.Fetched fetched, LockfileDelta delta, List<TierPath> deletions) {}
+  /**
+   * What a batch that must take the lease first carries over: the changes as they ran, made on
+   * {@code start} (the fetched lockfile with the pending change replayed).
+   */
+  record Carried(Lockfile start, LockfileDelta delta, List<TierPath> deletions) {}
 
   private final TransactionSettings settings;
   private final PendingReplay replays;
@@ -82,14 +85,14 @@ final class CommitRun {
         own.addAll(request.own().names());
         request.deletions().stream().filter(p -> !deletions.contains(p)).forEach(deletions::add);
       }
-      if (optimistic && needsLease(batch, start, target, deletions, replay)) {
+      if (optimistic && needsLease(batch, fetched.lockfile(), target, deletions, replay)) {
         LOG.debug("An optimistic run on {} pins or deletes an archive: it publishes under the global lease",
             description);
-        return new Carried(fetched, ChangeEditor.deltaOf(start, target, own), List.copyOf(deletions));
+        return new Carried(start, ChangeEditor.deltaOf(start, target, own), List.copyOf(deletions));
       }
     } else {
       // the changes ran on an earlier fetch: rebased name by name, never reverting a peer
-      Rebase rebase = Rebase.of(carried.delta(), replay.delta().applyTo(carried.fetched().lockfile()), start);
+      Rebase rebase = Rebase.of(carried.delta(), carried.start(), start);
       carriedConflicts = rebase.conflicts();
       target = rebase.kept().applyTo(start);
       batch.forEach(r -> own.addAll(r.applied() ? r.own().names() : Set.of()));
@@ -155,8 +158,9 @@ final class CommitRun {
 
   /**
    * Returns whether an optimistic batch must publish under the lease: it deletes an archive, or
-   * pins one its starting lockfile did not pin for that name (a peer deleting that archive as
-   * superseded must not interleave with it).
+   * pins one the shared lockfile as fetched ({@code start}) did not pin for that name (a peer
+   * deleting that archive as superseded must not interleave with it); a replayed pending change
+   * counts as the batch's own.
    */
   private static boolean needsLease(List<RunRequest> batch, Lockfile start, Lockfile target, List<TierPath> deletions,
       PendingReplay.Replay replay) {

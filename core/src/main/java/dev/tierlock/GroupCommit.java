@@ -168,11 +168,22 @@ final class GroupCommit {
     } finally {
       guard.lock();
       leading = false;
+      List<RunRequest> again = new ArrayList<>();
       for (RunRequest r : batch) {
-        if (!r.isDone()) {
+        if (r.isDone()) {
+          continue;
+        }
+        if (failure != null && r.thread != leader && !r.ran()) {
+          // the batch failed before this caller's change ran (the leader's lock wait timed out, or
+          // it was interrupted): it goes back to the head of the queue, for a leader of its own
+          again.add(r);
+        } else {
           r.fail(failure != null ? failure
               : new IllegalStateException("Cannot end a run of " + description + ": its batch left it without an outcome"));
         }
+      }
+      for (int i = again.size() - 1; i >= 0; i--) {
+        waiting.addFirst(again.get(i));
       }
       changed.signalAll();
     }

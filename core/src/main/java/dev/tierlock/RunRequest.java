@@ -54,6 +54,11 @@ final class RunRequest {
     }
   }
 
+  /** Returns whether the change ran (whether or not it threw). */
+  boolean ran() {
+    return start != null || thrown != null;
+  }
+
   /** Returns whether the change ran and did not throw. */
   boolean applied() {
     return start != null && thrown == null;

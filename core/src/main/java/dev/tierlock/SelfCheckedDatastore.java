@@ -63,17 +63,11 @@ final class SelfCheckedDatastore extends ForwardingDatastore {
    */
   private static final Cache<String, Verdict> VERDICTS = Caffeine.newBuilder().maximumSize(4096).build();
 
-  /**
-   * One monitor per identity and namespace while any guard of it may check: guards of one store
-   * built at once check it once, the others then prove that verdict by a stat (or, for the same
-   * instance, by nothing), instead of each running the full check.
-   */
-  private static final Cache<String, Object> CHECKING = Caffeine.newBuilder().weakValues().build();
-
   private final Datastore delegate;
   private final Namespace namespace;
   private final SelfCheckMarker marker;
   private final Clock clock;
+  private final Object checkLock = new Object();
   private volatile boolean checked;
 
   /**
@@ -109,7 +103,7 @@ final class SelfCheckedDatastore extends ForwardingDatastore {
     if (checked) {
       return;
     }
-    synchronized (CHECKING.get(key(), k -> new Object())) {
+    synchronized (checkLock) {
       if (checked) {
         return;
       }

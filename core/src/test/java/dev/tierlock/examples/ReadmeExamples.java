@@ -1,5 +1,6 @@
 package dev.tierlock.examples;
 
+import dev.tierlock.CommitMode;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.Lockfile;
 import dev.tierlock.LockfileEntry;
@@ -35,6 +36,19 @@ final class ReadmeExamples {
         tx.remove(ExtensionName.of("@acme/legacy"));
       });
       System.out.println(result.status() + ": " + result.delta());  // PUBLISHED, NO_CHANGE or DEFERRED
+    }
+    // README:end
+  }
+
+  static TransactionResult commitOptimistically(URI datastore, Path checkout) {
+    // README:start modes
+    try (Tierlock tierlock = Tierlock.builder()
+        .datastore(datastore)
+        .checkout(checkout)
+        .commitMode(CommitMode.OPTIMISTIC)   // only when every writer of this datastore is Tierlock
+        .build()) {
+      return tierlock.transaction().run(tx -> tx.put(ExtensionName.of("@acme/hello"),
+          LockfileEntry.builder("1.0.1", Instant.now()).channel("beta").build()));
     }
     // README:end
   }

@@ -57,6 +57,8 @@ class ReadmeExamplesTest {
           .contains(sha256);
       assertThat(ReadmeExamples.readWithoutALock(tierlock).names()).contains(ExtensionName.of("@acme/hello"));
       assertThat(ReadmeExamples.resolveAChangeInDoubt(tierlock)).isEmpty();
+      assertThat(ReadmeExamples.commitOptimistically(datastore, dir.resolve("optimistic")).status())
+          .isEqualTo(dev.tierlock.TransactionStatus.PUBLISHED);
 
       byte[] archive = tarGz("pkg/readme.txt", "hello");
       ExtensionArchiveKey key = ExtensionArchiveKey.of(ExtensionName.of("@acme/tools"), sha256(archive));

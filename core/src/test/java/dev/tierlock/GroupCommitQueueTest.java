@@ -1,0 +1,138 @@
+package dev.tierlock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The group-commit queue on its own: who leads, what a batch takes, and what a failed batch leaves. */
+class GroupCommitQueueTest {
+
+  private static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
+  private static final Consumer<TransactionContext> NOTHING = tx -> { };
+
+  @TempDir Path dir;
+
+  private final Clock clock = Clock.fixed(NOW, ZoneOffset.UTC);
+  private final List<List<String>> batches = Collections.synchronizedList(new ArrayList<>());
+
+  @Test
+  void aBatchThatFailsBeforeAFollowersChangeRan_putsItBackForALeaderOfItsOwn() throws Exception {
+    GroupCommit group = new GroupCommit(clock, "test checkout", PulledExtensionsLock.builder(dir).build());
+    CountDownLatch firstInside = new CountDownLatch(1);
+    CountDownLatch releaseFirst = new CountDownLatch(1);
+    IllegalStateException leaderFailure = new IllegalStateException("the leader's lock wait timed out");
+    GroupCommit.Batches batchesOf = (batch, turns) -> {
+      List<String> names = batch.stream().map(r -> r.thread.getName()).toList();
+      batches.add(names);
+      if (names.get(0).equals("first")) {
+        firstInside.countDown();
+        await(releaseFirst);
+        batch.forEach(r -> turns.apply(r, Lockfile.EMPTY));
+        batch.forEach(r -> r.succeed(result()));
+        return;
+      }
+      if (names.get(0).equals("second")) {
+        throw leaderFailure;  // before any change of the batch ran
+      }
+      batch.forEach(r -> turns.apply(r, Lockfile.EMPTY));
+      batch.forEach(r -> r.succeed(result()));
+    };
+    CompletableFuture<TransactionResult> first = start(group, batchesOf, "first");
+    assertThat(firstInside.await(30, TimeUnit.SECONDS)).isTrue();
+    CompletableFuture<TransactionResult> second = queued(start(group, batchesOf, "second"));
+    CompletableFuture<TransactionResult> third = queued(start(group, batchesOf, "third"));
+    CompletableFuture<TransactionResult> fourth = queued(start(group, batchesOf, "fourth"));
+
+    releaseFirst.countDown();
+
+    assertThat(first.get(30, TimeUnit.SECONDS).status()).isEqualTo(TransactionStatus.NO_CHANGE);
+    assertThatThrownBy(() -> second.get(30, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+        .cause().isSameAs(leaderFailure);
+    assertThat(third.get(30, TimeUnit.SECONDS).status()).isEqualTo(TransactionStatus.NO_CHANGE);
+    assertThat(fourth.get(30, TimeUnit.SECONDS).status()).isEqualTo(TransactionStatus.NO_CHANGE);
+    assertThat(batches).containsExactly(List.of("first"), List.of("second", "third", "fourth"),
+        List.of("third", "fourth"));
+  }
+
+  @Test
+  void aBatchThatFailsAfterAFollowersChangeRan_failsThatFollowerToo() throws Exception {
+    GroupCommit group = new GroupCommit(clock, "test checkout", PulledExtensionsLock.builder(dir).build());
+    CountDownLatch firstInside = new CountDownLatch(1);
+    CountDownLatch releaseFirst = new CountDownLatch(1);
+    IllegalStateException publishFailure = new IllegalStateException("the publish broke");
+    GroupCommit.Batches batchesOf = (batch, turns) -> {
+      if (batch.get(0).thread.getName().equals("first")) {
+        firstInside.countDown();
+        await(releaseFirst);
+        batch.forEach(r -> r.succeed(result()));
+        return;
+      }
+      batch.forEach(r -> turns.apply(r, Lockfile.EMPTY));
+      throw publishFailure;
+    };
+    CompletableFuture<TransactionResult> first = start(group, batchesOf, "first");
+    assertThat(firstInside.await(30, TimeUnit.SECONDS)).isTrue();
+    CompletableFuture<TransactionResult> second = queued(start(group, batchesOf, "second"));
+    CompletableFuture<TransactionResult> third = queued(start(group, batchesOf, "third"));
+
+    releaseFirst.countDown();
+
+    first.get(30, TimeUnit.SECONDS);
+    for (CompletableFuture<TransactionResult> f : List.of(second, third)) {
+      assertThatThrownBy(() -> f.get(30, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+          .cause().isSameAs(publishFailure);
+    }
+  }
+
+  private static TransactionResult result() {
+    return new TransactionResult(TransactionStatus.NO_CHANGE, LockfileDelta.EMPTY, 0, List.of(), Lockfile.EMPTY);
+  }
+
+  private static void await(CountDownLatch latch) {
+    try {
+      assertThat(latch.await(30, TimeUnit.SECONDS)).isTrue();
+    } catch (InterruptedException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private final List<Thread> threads = new ArrayList<>();
+
+  private CompletableFuture<TransactionResult> start(GroupCommit group, GroupCommit.Batches batchesOf, String name) {
+    CompletableFuture<TransactionResult> result = new CompletableFuture<>();
+    Thread thread = new Thread(() -> {
+      try {
+        result.complete(group.submit(new RunRequest(NOTHING, NOW.plusSeconds(120)), batchesOf));
+      } catch (Throwable t) {
+        result.completeExceptionally(t);
+      }
+    }, name);
+    threads.add(thread);
+    thread.start();
+    return result;
+  }
+
+  /** Waits until the last started caller waits in the queue. */
+  private CompletableFuture<TransactionResult> queued(CompletableFuture<TransactionResult> result) {
+    Thread thread = threads.get(threads.size() - 1);
+    while (thread.getState() != Thread.State.TIMED_WAITING && thread.getState() != Thread.State.WAITING
+        && !result.isDone()) {
+      Thread.onSpinWait();
+    }
+    return result;
+  }
+}
