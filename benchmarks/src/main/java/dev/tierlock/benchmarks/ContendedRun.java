@@ -20,7 +20,9 @@ import java.util.concurrent.CountDownLatch;
  * N writers committing as fast as they can for a window, each its own names and values, then the
  * final lockfile checked for every acknowledged change. A warm-up precedes the window (commits in it
  * are checked, not timed); a writer still in a commit when the window closes finishes it within a
- * grace period, then is interrupted (a failure the interruption causes is not counted).
+ * grace period, then is interrupted (a failure the interruption causes is not counted); a writer that
+ * does not return within {@link #GIVE_UP} of its interrupt is left behind and counted as hung (its
+ * thread is a daemon, its commit never ended).
  * Throughput counts the commits acknowledged inside the window; latency is that of every commit
  * started inside it, one still running when its writer was interrupted counted at the time it had
  * taken (a lower bound), so that slow commits are not left out of the percentiles.
@@ -29,6 +31,12 @@ final class ContendedRun {
 
   /** How long a run lasts. */
   record Timing(Duration warmup, Duration window, Duration grace) {}
+
+  /** How long an interrupted writer has to return before it is counted as hung. */
+  static final Duration GIVE_UP = Duration.ofSeconds(15);
+
+  /** How the writers ended: when the first was interrupted (or never), and how many never returned. */
+  private record Ending(long interruptAt, int hung) {}
 
   private final Protocol protocol;
   private final int writers;
@@ -59,14 +67,15 @@ final class ContendedRun {
         logs.add(log);
         Committer committer = participants.committer(i);
         Thread thread = new Thread(() -> write(committer, log, start, stopAt), "writer-" + i);
+        thread.setDaemon(true);
         threads.add(thread);
         thread.start();
       }
       start.countDown();
       Thread.sleep(Math.max(0, (stopAt - System.nanoTime()) / 1_000_000));
-      long interruptAt = awaitOrInterrupt(threads, stopAt + timing.grace().toNanos());
+      Ending ending = awaitOrInterrupt(threads, stopAt + timing.grace().toNanos());
       kind.endMeasuring();
-      return result(logs, finalLockfile(store), measureFrom, stopAt, interruptAt,
+      return result(logs, finalLockfile(store), measureFrom, stopAt, ending,
           LeaseReleaseFailures.count() - refusedBefore);
     } finally {
       kind.endMeasuring();
@@ -92,8 +101,8 @@ final class ContendedRun {
     }
   }
 
-  /** Waits for every writer until {@code deadline}, then interrupts those left; returns when it interrupted (or never). */
-  private static long awaitOrInterrupt(List<Thread> threads, long deadline) throws InterruptedException {
+  /** Waits for every writer until {@code deadline}, then interrupts those left and gives them {@link #GIVE_UP}. */
+  private static Ending awaitOrInterrupt(List<Thread> threads, long deadline) throws InterruptedException {
     for (Thread thread : threads) {
       long left = deadline - System.nanoTime();
       if (left > 0) {
@@ -107,10 +116,18 @@ final class ContendedRun {
         thread.interrupt();
       }
     }
+    long giveUpAt = System.nanoTime() + GIVE_UP.toNanos();
+    int hung = 0;
     for (Thread thread : threads) {
-      thread.join();
+      long left = giveUpAt - System.nanoTime();
+      if (left > 0) {
+        thread.join(Math.max(1, left / 1_000_000));
+      }
+      if (thread.isAlive()) {
+        hung++;
+      }
     }
-    return interruptAt;
+    return new Ending(interruptAt, hung);
   }
 
   private static Lockfile finalLockfile(Datastore store) {
@@ -118,8 +135,9 @@ final class ContendedRun {
     return read instanceof ReadResult.Found found ? Lockfile.parse(found.bytes(), store.describe()) : Lockfile.EMPTY;
   }
 
-  private RunResult result(List<WriterLog> logs, Lockfile last, long measureFrom, long stopAt, long interruptAt,
+  private RunResult result(List<WriterLog> logs, Lockfile last, long measureFrom, long stopAt, Ending ending,
       int releasesRefused) {
+    long interruptAt = ending.interruptAt();
     List<Long> latencies = new ArrayList<>();
     Map<String, Integer> errors = new TreeMap<>();
     int[] perWriter = new int[writers];
@@ -153,13 +171,13 @@ final class ContendedRun {
     long[] sorted = latencies.stream().mapToLong(Long::longValue).sorted().toArray();
     return new RunResult(protocol, writers, seconds, commits, commits / seconds,
         percentile(sorted, 0.50), percentile(sorted, 0.99), Arrays.stream(perWriter).min().orElse(0),
-        (double) commits / writers, errors, acknowledged, lost, releasesRefused);
+        (double) commits / writers, errors, acknowledged, lost, releasesRefused, ending.hung());
   }
 
-  /** Returns the nearest-rank percentile {@code p} of {@code sorted} nanoseconds, in milliseconds (0 when empty). */
+  /** Returns the nearest-rank percentile {@code p} of {@code sorted} nanoseconds, in milliseconds (NaN when empty). */
   static double percentile(long[] sorted, double p) {
     if (sorted.length == 0) {
-      return 0;
+      return Double.NaN;
     }
     int rank = (int) Math.ceil(p * sorted.length);
     return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))] / 1e6;

@@ -18,7 +18,8 @@ import javax.imageio.ImageIO;
 /**
  * A PNG line chart drawn with Java2D alone: both axes logarithmic (writers 1 to 16 across, the
  * measure up), one line per series, and labelled dashed horizontal levels (the ceilings). A value of
- * zero, which a log axis cannot show, is a hollow marker on the bottom edge.
+ * zero (or none: no commit measured), which a log axis cannot show, is a hollow marker on the bottom
+ * edge.
  */
 final class LineChart {
 
@@ -153,7 +154,7 @@ final class LineChart {
       g.setStroke(new BasicStroke(2.2f));
       double[] previous = null;
       for (double[] point : s.points()) {
-        if (point[1] <= 0) {
+        if (!(point[1] > 0)) {
           int px = (int) Math.round(axes.x(point[0]));
           g.drawOval(px - 5, HEIGHT - BOTTOM - 5, 10, 10);
           previous = null;
@@ -173,7 +174,7 @@ final class LineChart {
       legendY += 20;
     }
     g.setColor(Color.DARK_GRAY);
-    g.drawString("hollow marker on the bottom edge: 0", WIDTH - RIGHT + 16, legendY + 10);
+    g.drawString("hollow marker on the bottom edge: 0 or none", WIDTH - RIGHT + 16, legendY + 10);
     g.setStroke(new BasicStroke(1));
   }
 

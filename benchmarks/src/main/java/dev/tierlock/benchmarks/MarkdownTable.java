@@ -37,6 +37,9 @@ final class MarkdownTable {
 
   /** Formats {@code value} with one decimal, or none from 100 up. */
   static String number(double value) {
+    if (Double.isNaN(value)) {
+      return "n/a";
+    }
     return value >= 100 ? String.format("%,.0f", value) : String.format("%.1f", value);
   }
 

@@ -18,10 +18,11 @@ import java.util.Map;
  * @param acknowledged acknowledged commits over the whole run (warm-up and tail included)
  * @param lost acknowledged changes missing from the final lockfile
  * @param releasesRefused lease releases the store refused during the run (each lease then lingers until its ttl)
+ * @param hung writers that never returned from their last commit, even interrupted
  */
 record RunResult(Protocol protocol, int writers, double seconds, int commits,
     double commitsPerSecond, double p50Millis, double p99Millis, int minPerWriter, double meanPerWriter,
-    Map<String, Integer> errors, int acknowledged, int lost, int releasesRefused) {
+    Map<String, Integer> errors, int acknowledged, int lost, int releasesRefused, int hung) {
 
   /** Returns the total number of failed commits. */
   int errorCount() {
@@ -32,6 +33,7 @@ record RunResult(Protocol protocol, int writers, double seconds, int commits,
   String summary() {
     return String.format("%s x%d: %.1f commits/s, p50 %.0f ms, p99 %.0f ms, per writer min %d mean %.1f, errors %s, "
         + "lost %d/%d%s", protocol.label(), writers, commitsPerSecond, p50Millis, p99Millis, minPerWriter, meanPerWriter,
-        errors, lost, acknowledged, releasesRefused > 0 ? ", lease releases refused " + releasesRefused : "");
+        errors, lost, acknowledged, releasesRefused > 0 ? ", lease releases refused " + releasesRefused : "")
+        + (hung > 0 ? ", HUNG writers " + hung : "");
   }
 }

@@ -34,7 +34,8 @@ final class RunTables {
       table.row(r.protocol().label(), String.valueOf(r.writers()), MarkdownTable.number(r.commitsPerSecond()),
           MarkdownTable.ratio(r.commitsPerSecond() / baseline), MarkdownTable.number(r.p50Millis()),
           MarkdownTable.number(r.p99Millis()), r.minPerWriter() + " / " + MarkdownTable.number(r.meanPerWriter()),
-          errors(r.errors()) + (r.releasesRefused() > 0 ? "; lease releases refused " + r.releasesRefused() : ""),
+          errors(r.errors()) + (r.releasesRefused() > 0 ? "; lease releases refused " + r.releasesRefused() : "")
+              + (r.hung() > 0 ? "; **" + r.hung() + " writers hung** (never returned)" : ""),
           r.lost() + " / " + r.acknowledged());
     }
     return table.render();

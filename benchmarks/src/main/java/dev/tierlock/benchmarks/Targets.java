@@ -82,6 +82,9 @@ final class Targets {
       group.ifPresent(r -> rows.add(new Row("16 writers on one checkout, group commit: > 100 commits/s",
           MarkdownTable.number(r.commitsPerSecond()) + " commits/s", verdict(r.commitsPerSecond() > 100))));
     });
+    int hung = tierlockRuns().mapToInt(RunResult::hung).sum();
+    rows.add(new Row("every commit returns (every Tierlock run; not a target of the issue, a check)", hung == 0
+        ? "no writer hung" : hung + " writers never returned from a commit, even interrupted", verdict(hung == 0)));
     int lost = tierlockRuns().mapToInt(RunResult::lost).sum();
     int acknowledged = tierlockRuns().mapToInt(RunResult::acknowledged).sum();
     int unlocked = allRuns().filter(r -> r.protocol() == Protocol.NO_LOCK).mapToInt(RunResult::lost).sum();

@@ -8,7 +8,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * What one writer of a contended run did: each commit it tried, its change (a name of its own, a
  * version of its own), when it started and ended, and how it ended. Written by its writer's thread
- * alone, read once the thread has ended.
+ * alone, read once the thread has ended (or was given up on).
  */
 final class WriterLog {
 
@@ -47,11 +47,12 @@ final class WriterLog {
     return writer;
   }
 
-  void add(Attempt attempt) {
+  synchronized void add(Attempt attempt) {
     attempts.add(attempt);
   }
 
-  List<Attempt> attempts() {
-    return attempts;
+  /** Returns a copy of the attempts so far (a writer that never returned may still be inside one). */
+  synchronized List<Attempt> attempts() {
+    return List.copyOf(attempts);
   }
 }
