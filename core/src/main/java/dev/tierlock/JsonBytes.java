@@ -110,10 +110,10 @@ final class JsonBytes {
       }
       case '[' -> {
         at++;
-        List<JsonValue> items = new ArrayList<>();
         if (closes(']')) {
-          return new JsonValue.Arr(items);
+          return new JsonValue.Arr(List.of());
         }
+        List<JsonValue> items = new ArrayList<>(16);
         do {
           items.add(value());
         } while (next() == ',');

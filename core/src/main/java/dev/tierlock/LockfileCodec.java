@@ -209,11 +209,11 @@ final class LockfileCodec {
     if (!(v instanceof JsonValue.Arr arr)) {
       throw new EntryProblem(field, "field \"" + field + "\" of " + name + " must be an array of strings");
     }
-    List<String> out = new ArrayList<>();
-    for (JsonValue item : arr.items()) {
-      out.add(string(name, field, item));
+    String[] out = new String[arr.items().size()];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = string(name, field, arr.items().get(i));
     }
-    return out;
+    return java.util.Arrays.asList(out);
   }
 
   /** A field of an entry is wrong; {@code field} is empty when the entry as a whole is. */

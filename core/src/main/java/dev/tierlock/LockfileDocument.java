@@ -83,8 +83,9 @@ final class LockfileDocument {
   Map<ExtensionName, LockfileEntry> entries() {
     Map<ExtensionName, LockfileEntry> known = entries;
     if (known == null) {
-      Map<ExtensionName, LockfileEntry> map = new LinkedHashMap<>();
-      for (Member m : members()) {
+      List<Member> all = members();
+      Map<ExtensionName, LockfileEntry> map = new LinkedHashMap<>(all.size() * 4 / 3 + 1);
+      for (Member m : all) {
         if (m.content() instanceof Content.Entry e) {
           map.put(e.name(), e.entry());
         }
@@ -138,7 +139,7 @@ final class LockfileDocument {
   int position(String key) {
     Map<String, Integer> known = index;
     if (known == null) {
-      known = new HashMap<>();
+      known = new HashMap<>((generated != null ? generated.size() : members().size()) * 4 / 3 + 1);
       if (generated != null) {
         for (ExtensionName name : generated.keySet()) {
           known.put(name.value(), known.size());
