@@ -29,6 +29,14 @@ import org.jspecify.annotations.Nullable;
  * <p>Two lockfiles are equal when they map the same names to equal entries, whatever the order and
  * the formatting (order and bytes are kept for writing, but they are not content); foreign members
  * do not count.
+ *
+ * <p>Work is done once, and only where needed. {@link #parse} checks every byte but decodes no
+ * member: a member is decoded the first time its entry is read ({@link #entry}, {@link #contains},
+ * a change of its name); what sees every entry ({@link #entries()}, {@link #names()}, {@link
+ * #size()}, {@link #foreign()}, equality) decodes every member, once. {@link #bytes()} copies the
+ * untouched runs of the parsed bytes whole, so a change of one entry of a big lockfile costs that
+ * entry and one copy of the bytes. A lockfile built with {@link #of} formats its entries when its
+ * bytes are first asked for.
  */
 public final class Lockfile {
 

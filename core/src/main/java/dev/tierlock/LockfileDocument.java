@@ -74,9 +74,14 @@ final class LockfileDocument {
    * JSON.stringify(entries, null, 2)} followed by a newline (when its bytes are first asked for).
    */
   static LockfileDocument fresh(Map<ExtensionName, LockfileEntry> entries) {
+    return generated(new LinkedHashMap<>(entries));
+  }
+
+  /** Returns the fresh document of {@code entries}, which it keeps (nobody changes them after). */
+  private static LockfileDocument generated(Map<ExtensionName, LockfileEntry> entries) {
     Span closing = entries.isEmpty() ? Span.EMPTY : Span.of(LockfileLayout.DEFAULT.eol());
-    return new LockfileDocument(HEAD, null, closing, TAIL, LockfileLayout.DEFAULT,
-        Collections.unmodifiableMap(new LinkedHashMap<>(entries)), null);
+    return new LockfileDocument(HEAD, null, closing, TAIL, LockfileLayout.DEFAULT, Collections.unmodifiableMap(entries),
+        null);
   }
 
   /** Returns the entries, in file order (unmodifiable); decodes every member not decoded yet. */
@@ -179,13 +184,14 @@ final class LockfileDocument {
    * @throws ForeignEntryException if the key is held by a foreign member
    */
   LockfileDocument with(ExtensionName name, LockfileEntry entry) {
-    if (generated != null) {
+    if (generated != null && members == null) {
+      // not formatted yet: the result is the fresh document of the changed entries, byte for byte
       if (entry.equals(generated.get(name))) {
         return this;
       }
       Map<ExtensionName, LockfileEntry> map = new LinkedHashMap<>(generated);
       map.put(name, entry);
-      return fresh(map);
+      return generated(map);
     }
     int at = position(name.value());
     List<Member> all = members();
@@ -230,13 +236,13 @@ final class LockfileDocument {
    * @throws ForeignEntryException if the key is held by a foreign member
    */
   LockfileDocument without(ExtensionName name) {
-    if (generated != null) {
+    if (generated != null && members == null) {
       if (!generated.containsKey(name)) {
         return this;
       }
       Map<ExtensionName, LockfileEntry> map = new LinkedHashMap<>(generated);
       map.remove(name);
-      return fresh(map);
+      return generated(map);
     }
     int at = position(name.value());
     if (at < 0) {

@@ -215,6 +215,11 @@ class LockfileSpliceTest {
       assertThat(Lockfile.parse(bytes, "fresh").entries()).isEqualTo(entries);
       assertThat(fresh.bytes()).isEqualTo(bytes);
       assertThat(tally.formats()).as("formatted once").isEqualTo(SIZE);
+      byte[] edited = fresh.with(MIDDLE, entry("9.0.0")).bytes();
+      assertThat(tally.formats()).as("once formatted, an edit formats only its entry").isEqualTo(SIZE + 1);
+      Map<ExtensionName, LockfileEntry> changed = new LinkedHashMap<>(entries);
+      changed.put(MIDDLE, entry("9.0.0"));
+      assertThat(edited).isEqualTo(Lockfile.of(changed).bytes());
     }
   }
 }
