@@ -10,11 +10,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Reads JSON values out of UTF-8 bytes that the strict parser ({@link LockfileParser}) has already
+ * Reads JSON values out of UTF-8 bytes that the strict parse ({@link LockfileParser}) has already
  * accepted: well-formed UTF-8, well-formed JSON, no duplicate names. It repeats none of those
  * checks, so it must only be given such bytes; in return it reads a value in one pass over its bytes,
- * with no token objects, and decodes strings without escapes or non-ASCII characters by a plain
- * copy. Values come out as {@link LockfileParser} and {@link JsonValue#read} produce them: object
+ * with no token objects, skips strings eight bytes at a time and decodes those without escapes by a
+ * plain copy. Values come out as {@link JsonValue#read} reads them from the streaming parser: object
  * members in order, numbers as their literal text. Not thread-safe: one reader per read.
  */
 final class JsonBytes {

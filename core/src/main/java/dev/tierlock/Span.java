@@ -4,8 +4,8 @@ import java.nio.charset.StandardCharsets;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A range of bytes of an array nobody writes to, and the assembling of such ranges into one array.
- * Immutable.
+ * A range of bytes of an array nobody writes to. Immutable. {@link Splice} assembles such ranges
+ * into one array.
  */
 final class Span {
 
@@ -62,7 +62,10 @@ final class Span {
     return new String(bytes, from, to - from, StandardCharsets.UTF_8);
   }
 
-  /** Lockfile bytes being put together: spans that continue one another are copied as one run. */
+  /**
+   * Lockfile bytes being put together: spans that continue one another in the same array (an
+   * untouched stretch of a parsed file) are copied as one run. Not thread-safe.
+   */
   static final class Splice {
 
     private final byte[] out;
