@@ -115,6 +115,11 @@ public final class Lockfile {
     return Optional.ofNullable(document.entry(name));
   }
 
+  /** Returns whether a foreign member holds {@code name}'s key (no write may touch it); decodes at most that member. */
+  boolean isForeign(ExtensionName name) {
+    return document.isForeign(name);
+  }
+
   /** Returns whether {@code name} has an entry. */
   public boolean contains(ExtensionName name) {
     java.util.Objects.requireNonNull(name, "name");

@@ -140,6 +140,15 @@ final class LockfileDocument {
     return at < 0 || !(members().get(at).content() instanceof Content.Entry e) ? null : e.entry();
   }
 
+  /** Returns whether a foreign member holds {@code name}'s key; decodes at most that member. */
+  boolean isForeign(ExtensionName name) {
+    if (generated != null) {
+      return false;
+    }
+    int at = position(name.value());
+    return at >= 0 && !(members().get(at).content() instanceof Content.Entry);
+  }
+
   /** Returns the index of the member whose key is {@code key}, or -1 when there is none. */
   int position(String key) {
     Map<String, Integer> known = index;
