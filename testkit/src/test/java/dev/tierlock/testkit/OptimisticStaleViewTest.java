@@ -6,8 +6,12 @@ import dev.tierlock.CommitMode;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.LockfileConflictException;
 import dev.tierlock.LockfileEntry;
+import dev.tierlock.Namespace;
+import dev.tierlock.PublishFailurePolicy;
+import dev.tierlock.TierPath;
 import dev.tierlock.TransactionResult;
 import dev.tierlock.TransactionStatus;
+import dev.tierlock.spi.ObjectKey;
 import java.nio.file.Path;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
@@ -29,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class OptimisticStaleViewTest {
 
+  private static final ObjectKey LOCKFILE = Namespace.NONE.key(TierPath.LOCKFILE);
   private static final ExtensionName X = ExtensionName.of("@s/x");
   private static final ExtensionName Y = ExtensionName.of("@s/y");
   private static final LockfileEntry V1 = LockfileEntry.builder("1.0.0", "2026-01-01T00:00:00.000Z").build();
@@ -75,6 +80,35 @@ class OptimisticStaleViewTest {
         .as("B's rollback of x ran after A's write on the same checkout: it must be published or reported;"
             + " got %s after %d calls, shared x=%s", rollback, counting.total(), a.shared().entry(X))
         .isTrue();
+  }
+
+  /**
+   * Two instances on ONE checkout, the second under DEFER. A publishes x=2.0.0 (v2) after B's memo
+   * saw v1 (x=1.0.0). B then sets x to 3.0.0; its warm write on v1 meets an unavailable store, so
+   * B is told DEFERRED: "kept pending, the next transaction publishes it". The record's base is
+   * B's stale memo (x=1.0.0), so the next run's replay finds x "changed by another checkout since"
+   * (it was this checkout, strictly before) and drops x=3.0.0 with a warning only. Under LOCKED the
+   * record's base would be v2 and x=3.0.0 would be published.
+   */
+  @Test
+  void aDeferredChangeOfASecondInstance_isPublishedByTheNextRun_notDroppedForItsOwnCheckoutsEarlierWrite() {
+    TestCheckout a = checkout("c");
+    TestCheckout b = TestCheckout.builder(counting, dir.resolve("c"), clock).commitMode(CommitMode.OPTIMISTIC)
+        .publishFailurePolicy(PublishFailurePolicy.DEFER).maxPublishAttempts(1).build();
+    LockfileEntry v3 = LockfileEntry.builder("3.0.0", "2026-01-01T00:00:00.000Z").build();
+    a.transaction().run(tx -> tx.put(X, V1));
+    b.transaction().refresh();
+    a.transaction().run(tx -> tx.put(X, V2));
+    remote.faults().failNext(DatastoreOperation.WRITE, LOCKFILE::equals, 1, Fault.UNAVAILABLE);
+
+    TransactionResult deferred = b.transaction().run(tx -> tx.put(X, v3));
+    assertThat(deferred.status()).isEqualTo(TransactionStatus.DEFERRED);
+
+    TransactionResult next = a.transaction().run(tx -> tx.put(Y, V1));
+
+    assertThat(a.shared().entry(X))
+        .as("B's deferred x=3.0.0 followed A's x=2.0.0 on the same checkout; next run's warnings: %s", next.warnings())
+        .contains(v3);
   }
 
   /**
