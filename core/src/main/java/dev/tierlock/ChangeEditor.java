@@ -130,12 +130,14 @@ final class ChangeEditor implements TransactionContext, TransactionHooks {
 
   /** Returns the change of {@code names} from {@code before} to {@code after}, as {@link #delta()} describes. */
   static LockfileDelta deltaOf(Lockfile before, Lockfile after, Set<ExtensionName> names) {
+    // only the names asked about are looked at: no other member of either lockfile is decoded
     Map<ExtensionName, LockfileEntry> upserts = new LinkedHashMap<>();
-    after.entries().forEach((name, entry) -> {
-      if (names.contains(name) && !before.entry(name).map(entry::equals).orElse(false)) {
+    for (ExtensionName name : after.inFileOrder(names)) {
+      LockfileEntry entry = after.entry(name).orElseThrow();
+      if (!before.entry(name).map(entry::equals).orElse(false)) {
         upserts.put(name, entry);
       }
-    });
+    }
     SortedSet<ExtensionName> removals = new TreeSet<>();
     for (ExtensionName name : names) {
       if (!after.contains(name) && before.contains(name)) {

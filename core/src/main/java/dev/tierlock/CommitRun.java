@@ -48,8 +48,9 @@ final class CommitRun {
    * @return what the batch must carry over to a run under the lease (optimistic, no lease, and a
    *     change pins or deletes an archive); else null, every request of the batch ended
    */
-  @Nullable Carried run(List<RunRequest> batch, GroupCommit.Turns turns, LockfileTransaction.Resolution resolution,
+  @Nullable Carried run(List<RunRequest> taken, GroupCommit.Turns turns, LockfileTransaction.Resolution resolution,
       Instant deadline, LockLease lease, @Nullable Carried carried) {
+    List<RunRequest> batch = new ArrayList<>(taken);
     List<String> warnings = new ArrayList<>();
     settings.pending().unboundNotice().ifPresent(notice -> warn(warnings, notice));
     PendingRecord.Stored stored = settings.pending().read();
@@ -75,6 +76,8 @@ final class CommitRun {
     List<LockfileConflictException.Conflict> carriedConflicts = List.of();
     Set<ExtensionName> own = new LinkedHashSet<>();
     if (carried == null) {
+      // callers that queued while this batch took its locks and fetched join it now
+      batch.addAll(turns.more());
       target = start;
       for (RunRequest request : batch) {
         turns.apply(request, target);

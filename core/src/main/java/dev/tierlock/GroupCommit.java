@@ -36,6 +36,17 @@ final class GroupCommit {
   /** Gives a run of the batch its turn to run its change, on its own thread. */
   interface Turns {
     void apply(RunRequest request, Lockfile from);
+
+    /**
+     * Takes into the batch the runs that queued since it started (up to {@link #MAX_BATCH} in
+     * all), in arrival order: a leader calls it once it holds the locks and has fetched, so that
+     * callers arriving while it waited for them join this batch.
+     *
+     * @return the runs taken now, to run after those the batch already has
+     */
+    default List<RunRequest> more() {
+      return List.of();
+    }
   }
 
   private final ReentrantLock guard = new ReentrantLock();
@@ -158,11 +169,34 @@ final class GroupCommit {
       batch.add(waiting.pollFirst());
     }
     leading = true;
+    // the leader's finally reads the batch under the guard; more() adds to it under the guard
     Thread leader = Thread.currentThread();
     guard.unlock();
     Throwable failure = null;
+    Turns turns = new Turns() {
+      @Override
+      public void apply(RunRequest request, Lockfile from) {
+        hand(request, from, leader);
+      }
+
+      @Override
+      public List<RunRequest> more() {
+        guard.lock();
+        try {
+          List<RunRequest> taken = new ArrayList<>();
+          while (!waiting.isEmpty() && batch.size() < MAX_BATCH) {
+            RunRequest next = waiting.pollFirst();
+            batch.add(next);
+            taken.add(next);
+          }
+          return taken;
+        } finally {
+          guard.unlock();
+        }
+      }
+    };
     try {
-      batches.run(batch, (request, from) -> hand(request, from, leader));
+      batches.run(batch, turns);
     } catch (RuntimeException | Error e) {
       failure = e;
     } finally {

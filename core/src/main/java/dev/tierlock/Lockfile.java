@@ -29,6 +29,14 @@ import org.jspecify.annotations.Nullable;
  * <p>Two lockfiles are equal when they map the same names to equal entries, whatever the order and
  * the formatting (order and bytes are kept for writing, but they are not content); foreign members
  * do not count.
+ *
+ * <p>Work is done once, and only where needed. {@link #parse} checks every byte but decodes no
+ * member: a member is decoded the first time its entry is read ({@link #entry}, {@link #contains},
+ * a change of its name); what sees every entry ({@link #entries()}, {@link #names()}, {@link
+ * #size()}, {@link #foreign()}, equality) decodes every member, once. {@link #bytes()} copies the
+ * untouched runs of the parsed bytes whole, so a change of one entry of a big lockfile costs that
+ * entry and one copy of the bytes. A lockfile built with {@link #of} formats its entries when its
+ * bytes are first asked for.
  */
 public final class Lockfile {
 
@@ -104,13 +112,18 @@ public final class Lockfile {
   /** Returns the entry of {@code name}, if present. */
   public Optional<LockfileEntry> entry(ExtensionName name) {
     java.util.Objects.requireNonNull(name, "name");
-    return Optional.ofNullable(document.entries().get(name));
+    return Optional.ofNullable(document.entry(name));
+  }
+
+  /** Returns whether a foreign member holds {@code name}'s key (no write may touch it); decodes at most that member. */
+  boolean isForeign(ExtensionName name) {
+    return document.isForeign(name);
   }
 
   /** Returns whether {@code name} has an entry. */
   public boolean contains(ExtensionName name) {
     java.util.Objects.requireNonNull(name, "name");
-    return document.entries().containsKey(name);
+    return document.entry(name) != null;
   }
 
   /** Returns the number of entries. */
@@ -120,7 +133,7 @@ public final class Lockfile {
 
   /** Returns whether there are no entries (there may still be foreign members). */
   public boolean isEmpty() {
-    return document.entries().isEmpty();
+    return document.isEmpty();
   }
 
   /**
@@ -158,12 +171,25 @@ public final class Lockfile {
   public Lockfile restrictedTo(Set<ExtensionName> keep) {
     java.util.Objects.requireNonNull(keep, "keep");
     Map<ExtensionName, LockfileEntry> copy = new LinkedHashMap<>();
-    document.entries().forEach((name, entry) -> {
-      if (keep.contains(name)) {
-        copy.put(name, entry);
-      }
-    });
+    for (ExtensionName name : inFileOrder(keep)) {
+      copy.put(name, java.util.Objects.requireNonNull(document.entry(name)));
+    }
     return of(copy);
+  }
+
+  /**
+   * Returns the names of {@code names} that have an entry here, in file order; decodes only their
+   * members.
+   */
+  List<ExtensionName> inFileOrder(java.util.Collection<ExtensionName> names) {
+    List<ExtensionName> present = new java.util.ArrayList<>(names.size());
+    for (ExtensionName name : names) {
+      if (document.entry(name) != null) {
+        present.add(name);
+      }
+    }
+    present.sort(java.util.Comparator.comparingInt(n -> document.position(n.value())));
+    return present;
   }
 
   /** Returns the document holding this lockfile's bytes. */

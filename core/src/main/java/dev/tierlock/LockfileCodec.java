@@ -1,10 +1,12 @@
 package dev.tierlock;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Reads and writes the shared lockfile format: one JSON object mapping extension names to entries,
@@ -18,7 +20,20 @@ final class LockfileCodec {
   /** The largest lockfile read, in bytes ({@link Lockfile#MAX_BYTES}). */
   static final int MAX_BYTES = Lockfile.MAX_BYTES;
 
+  private static final byte[] VERSION = fieldStart("version");
+  private static final byte[] PULLED_AT = fieldStart("pulledAt");
+  private static final byte[] FILES = fieldStart("files");
+  private static final byte[] INCLUDE = fieldStart("include");
+  private static final byte[] CHECKSUM = fieldStart("checksum");
+  private static final byte[] FILES_CHECKSUM = fieldStart("filesChecksum");
+  private static final byte[] SERVER_URL = fieldStart("serverUrl");
+  private static final byte[] CHANNEL = fieldStart("channel");
+
   private LockfileCodec() {}
+
+  private static byte[] fieldStart(String name) {
+    return ("\"" + name + "\": ").getBytes(StandardCharsets.US_ASCII);
+  }
 
   /**
    * Decodes a lockfile; a thin wrapper over {@link Lockfile#parse}.
@@ -45,6 +60,58 @@ final class LockfileCodec {
   /** Encodes a lockfile as text, as {@link #encode} does but without a byte order mark ({@link Lockfile#text()}). */
   static String encodeText(Lockfile lockfile) {
     return lockfile.text();
+  }
+
+  /**
+   * Writes {@code entry} as {@code JSON.stringify(entry.toJson(), null, unit)} writes it, nested
+   * under the line {@code indentation} starts from: known fields in {@link LockfileEntry#KNOWN_FIELDS}
+   * order, then unknown ones, straight from the entry's fields.
+   */
+  static void writePretty(LockfileEntry entry, JsonOutput out, JsonOutput.Indentation indentation) {
+    out.write('{');
+    indentation.line(out, 1);
+    out.write(VERSION).quote(entry.version()).write(',');
+    indentation.line(out, 1);
+    out.write(PULLED_AT).quote(entry.pulledAt());
+    strings(out, indentation, FILES, entry.files());
+    strings(out, indentation, INCLUDE, entry.include());
+    string(out, indentation, CHECKSUM, entry.checksum());
+    string(out, indentation, FILES_CHECKSUM, entry.filesChecksum());
+    string(out, indentation, SERVER_URL, entry.serverUrl());
+    string(out, indentation, CHANNEL, entry.channel());
+    for (Map.Entry<String, JsonValue> field : entry.unknownValues().entrySet()) {
+      out.write(',');
+      indentation.line(out, 1);
+      out.quote(field.getKey()).write(':').write(' ').pretty(field.getValue(), indentation, 1);
+    }
+    indentation.line(out, 0);
+    out.write('}');
+  }
+
+  private static void strings(JsonOutput out, JsonOutput.Indentation indentation, byte[] field, List<String> values) {
+    if (values.isEmpty()) {
+      return;
+    }
+    out.write(',');
+    indentation.line(out, 1);
+    out.write(field).write('[');
+    for (int i = 0; i < values.size(); i++) {
+      if (i > 0) {
+        out.write(',');
+      }
+      indentation.line(out, 2);
+      out.quote(values.get(i));
+    }
+    indentation.line(out, 1);
+    out.write(']');
+  }
+
+  private static void string(JsonOutput out, JsonOutput.Indentation indentation, byte[] field, Optional<String> value) {
+    if (value.isPresent()) {
+      out.write(',');
+      indentation.line(out, 1);
+      out.write(field).quote(value.get());
+    }
   }
 
   static JsonValue.Obj toJson(Lockfile lockfile) {
@@ -142,11 +209,11 @@ final class LockfileCodec {
     if (!(v instanceof JsonValue.Arr arr)) {
       throw new EntryProblem(field, "field \"" + field + "\" of " + name + " must be an array of strings");
     }
-    List<String> out = new ArrayList<>();
-    for (JsonValue item : arr.items()) {
-      out.add(string(name, field, item));
+    String[] out = new String[arr.items().size()];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = string(name, field, arr.items().get(i));
     }
-    return out;
+    return java.util.Arrays.asList(out);
   }
 
   /** A field of an entry is wrong; {@code field} is empty when the entry as a whole is. */

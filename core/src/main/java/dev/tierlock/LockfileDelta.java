@@ -108,7 +108,11 @@ public record LockfileDelta(Map<ExtensionName, LockfileEntry> upserts, SortedSet
     return Optional.ofNullable(upserts.get(name));
   }
 
-  /** Returns {@code lockfile} with this change applied: removals first, then upserts. */
+  /**
+   * Returns {@code lockfile} with this change applied: removals first, then upserts. Only the
+   * members of the names it touches are read or written ({@link Lockfile#with}, {@link
+   * Lockfile#without}): nothing is parsed, and every other member keeps its bytes.
+   */
   public Lockfile applyTo(Lockfile lockfile) {
     java.util.Objects.requireNonNull(lockfile, "lockfile");
     Lockfile out = lockfile;

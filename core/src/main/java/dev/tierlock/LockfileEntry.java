@@ -154,6 +154,11 @@ public final class LockfileEntry {
     return Collections.unmodifiableMap(out);
   }
 
+  /** Returns the fields this version does not know, in their order, as parsed values (unmodifiable). */
+  Map<String, JsonValue> unknownValues() {
+    return unknown;
+  }
+
   /** Returns the entry as compact JSON with object members sorted by name: its identity. */
   public String canonicalJson() {
     String c = canonical;

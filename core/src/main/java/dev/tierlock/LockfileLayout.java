@@ -1,9 +1,11 @@
 package dev.tierlock;
 
 import dev.tierlock.LockfileDocument.Member;
-import dev.tierlock.LockfileDocument.Span;
+import dev.tierlock.internal.CodecTally;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * How a lockfile is laid out, as detected from its bytes, and how members written into it are
@@ -84,17 +86,15 @@ record LockfileLayout(String eol, String indent, String unit, boolean oneLine, S
 
   /** Returns a new member for {@code name}, to be appended after the last member. */
   Member newMember(ExtensionName name, LockfileEntry entry) {
-    StringBuilder text = new StringBuilder(256);
-    text.append(oneLine ? oneLineLead : eol + indent);
-    int keyAt = text.length();
-    JsonValue.quote(name.value(), text);
-    text.append(oneLine ? oneLineColon : ": ");
-    int valueAt = text.length();
-    write(entry, indent, text);
-    // the lead, the key (a valid name) and the colon are ASCII: their char and byte offsets agree
-    byte[] bytes = text.toString().getBytes(StandardCharsets.UTF_8);
+    JsonOutput out = new JsonOutput(256);
+    out.write(oneLine ? oneLineLead : eol + indent);
+    int keyAt = out.size();
+    out.quote(name.value()).write(oneLine ? oneLineColon : ": ");
+    int valueAt = out.size();
+    write(entry, indent, out);
+    byte[] bytes = out.array();
     return new Member(name.value(), new Span(bytes, 0, keyAt), new Span(bytes, keyAt, valueAt),
-        new Span(bytes, valueAt, bytes.length), Span.EMPTY);
+        new Span(bytes, valueAt, out.size()), Span.EMPTY, name, entry);
   }
 
   /**
@@ -104,16 +104,58 @@ record LockfileLayout(String eol, String indent, String unit, boolean oneLine, S
    */
   Span value(LockfileEntry entry, Span lead) {
     String line = lead.afterLastLineBreak();
-    StringBuilder text = new StringBuilder(256);
-    write(entry, line == null ? indent : line, text);
-    return Span.of(text.toString());
+    JsonOutput out = new JsonOutput(256);
+    write(entry, line == null ? indent : line, out);
+    return new Span(out.array(), 0, out.size());
   }
 
-  private void write(LockfileEntry entry, String base, StringBuilder out) {
+  /**
+   * Returns the members of a document holding {@code entries}, in their order, each appended as
+   * {@link #newMember} appends one; they are written into one array, the commas between them
+   * included, so that the document's bytes are copied from it in one run.
+   */
+  List<Member> members(Map<ExtensionName, LockfileEntry> entries) {
+    JsonOutput out = new JsonOutput(entries.size() * 512);
+    JsonOutput.Indentation indentation = new JsonOutput.Indentation(eol, indent, unit);
+    byte[] lead = (oneLine ? oneLineLead : eol + indent).getBytes(StandardCharsets.UTF_8);
+    byte[] colon = (oneLine ? oneLineColon : ": ").getBytes(StandardCharsets.UTF_8);
+    int[] at = new int[entries.size() * 4];
+    int i = 0;
+    for (Map.Entry<ExtensionName, LockfileEntry> e : entries.entrySet()) {
+      if (i > 0) {
+        out.write(',');
+      }
+      at[i] = out.size();
+      out.write(lead);
+      at[i + 1] = out.size();
+      out.quote(e.getKey().value()).write(colon);
+      at[i + 2] = out.size();
+      write(e.getValue(), indentation, out);
+      at[i + 3] = out.size();
+      i += 4;
+    }
+    byte[] bytes = out.array();
+    List<Member> members = new ArrayList<>(entries.size());
+    i = 0;
+    for (Map.Entry<ExtensionName, LockfileEntry> e : entries.entrySet()) {
+      members.add(new Member(e.getKey().value(), new Span(bytes, at[i], at[i + 1]), new Span(bytes, at[i + 1], at[i + 2]),
+          new Span(bytes, at[i + 2], at[i + 3]), Span.EMPTY, e.getKey(), e.getValue()));
+      i += 4;
+    }
+    return members;
+  }
+
+  /** Writes {@code entry} nested under a line indented by {@code base}, in this layout. */
+  void write(LockfileEntry entry, String base, JsonOutput out) {
+    write(entry, new JsonOutput.Indentation(eol, base, unit), out);
+  }
+
+  private void write(LockfileEntry entry, JsonOutput.Indentation indentation, JsonOutput out) {
+    CodecTally.formatted();
     if (oneLine) {
-      out.append(entry.toJson().toCompactString());
+      out.compact(entry.toJson());
     } else {
-      entry.toJson().writePretty(out, base, unit, eol);
+      LockfileCodec.writePretty(entry, out, indentation);
     }
   }
 }

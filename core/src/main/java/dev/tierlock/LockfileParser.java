@@ -7,15 +7,15 @@ import com.fasterxml.jackson.core.JsonStreamContext;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.io.ContentReference;
 import com.fasterxml.jackson.core.io.JsonEOFException;
+import dev.tierlock.LockfileDocument.Content;
 import dev.tierlock.LockfileDocument.Member;
-import dev.tierlock.LockfileDocument.Span;
+import dev.tierlock.internal.CodecTally;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -23,8 +23,11 @@ import org.jspecify.annotations.Nullable;
 /**
  * Cuts lockfile bytes into a {@link LockfileDocument}: one pass of the strict streaming parser
  * ({@link JsonValue#FACTORY}) over the bytes, the byte offsets of its tokens giving the span of
- * every top-level member. Each member is read into an entry, or kept as foreign when its key is not
- * a valid name or its value does not match the entry schema. Stateless and thread-safe.
+ * every top-level member. The pass checks the whole file (UTF-8, JSON, duplicate names at every
+ * depth) but reads no value: values are skipped token by token and no string is decoded. A member's
+ * value is decoded only when its entry is first asked for ({@link #decode}), from the bytes the pass
+ * accepted, into an entry, or kept as foreign when its key is not a valid name or its value does not
+ * match the entry schema. Stateless and thread-safe.
  */
 final class LockfileParser {
 
@@ -53,6 +56,7 @@ final class LockfileParser {
           + LockfileCodec.MAX_BYTES, 0, 0, null);
     }
     byte[] bytes = input.clone();
+    CodecTally.parsed();
     boolean bom = hasBom(bytes);
     int bad = firstInvalidUtf8(bytes);
     if (bad >= 0) {
@@ -67,19 +71,19 @@ final class LockfileParser {
             parser.currentTokenLocation(), null);
       }
       int open = offset(parser);
-      List<Raw> raws = new ArrayList<>();
+      Cuts cuts = new Cuts();
       while (parser.nextToken() == JsonToken.FIELD_NAME) {
         int keyStart = offset(parser);
         String key = parser.currentName();
-        JsonToken start = parser.nextToken();
-        int valueStart = offset(parser);
-        raws.add(classify(key, keyStart, valueStart, start, parser));
+        parser.nextToken();
+        cuts.add(key, keyStart, offset(parser));
+        parser.skipChildren();
       }
       int close = offset(parser);
       if (parser.nextToken() != null) {
         throw problem(source, bom, "unexpected content after the JSON object", parser.currentTokenLocation(), null);
       }
-      return assemble(bytes, open, close, raws);
+      return assemble(bytes, open, close, cuts);
     } catch (JsonProcessingException e) {
       throw failure(source, bom, bytes.length, e);
     } catch (IOException e) {
@@ -104,68 +108,78 @@ final class LockfileParser {
         + " opened here is never closed", open.startLocation(ContentReference.unknown()), e);
   }
 
-  /** A member as read: where its key and value start, and the entry it holds or why it is foreign. */
-  private record Raw(String key, int keyStart, int valueStart, @Nullable ExtensionName name,
-      @Nullable LockfileEntry entry, @Nullable String reason) {}
+  /** Where each top-level member's key and value start, in file order. */
+  private static final class Cuts {
+    private String[] keys = new String[64];
+    private int[] keyStarts = new int[64];
+    private int[] valueStarts = new int[64];
+    private int size;
 
-  /** Reads the value the parser is on, to its last token, and classifies the member. */
-  private static Raw classify(String key, int keyStart, int valueStart, JsonToken start, JsonParser parser)
-      throws IOException {
+    void add(String key, int keyStart, int valueStart) {
+      if (size == keys.length) {
+        keys = Arrays.copyOf(keys, size * 2);
+        keyStarts = Arrays.copyOf(keyStarts, size * 2);
+        valueStarts = Arrays.copyOf(valueStarts, size * 2);
+      }
+      keys[size] = key;
+      keyStarts[size] = keyStart;
+      valueStarts[size] = valueStart;
+      size++;
+    }
+  }
+
+  /**
+   * Decodes what a parsed member holds from its value's bytes: its entry, or why it is foreign.
+   *
+   * @param key the member's key, decoded
+   * @param value the member's value, bytes the parser accepted
+   */
+  static Content decode(String key, Span value) {
+    CodecTally.decoded();
     ExtensionName name;
     try {
       name = ExtensionName.of(key);
     } catch (InvalidNameException e) {
-      JsonValue.read(parser);
-      return new Raw(key, keyStart, valueStart, null, null, "the key is not a valid extension name (names match "
-          + ExtensionName.PATTERN.pattern() + " and have at most " + ExtensionName.MAX_LENGTH + " characters)");
+      return foreign(key, "the key is not a valid extension name (names match " + ExtensionName.PATTERN.pattern()
+          + " and have at most " + ExtensionName.MAX_LENGTH + " characters)", value);
     }
-    if (start != JsonToken.START_OBJECT) {
-      JsonValue.read(parser);
-      return new Raw(key, keyStart, valueStart, name, null,
-          "the entry of " + name + " must be a JSON object, found " + describe(start));
+    byte first = value.array()[value.from()];
+    if (first != '{') {
+      return foreign(key, "the entry of " + name + " must be a JSON object, found " + JsonBytes.describe(first), value);
     }
-    List<Map.Entry<String, JsonValue>> members = new ArrayList<>(LockfileEntry.KNOWN_FIELDS.size());
-    while (parser.nextToken() == JsonToken.FIELD_NAME) {
-      String field = parser.currentName();
-      parser.nextToken();
-      members.add(Map.entry(field, JsonValue.read(parser)));
-    }
+    List<Map.Entry<String, JsonValue>> members = JsonBytes.members(value.array(), value.from());
     try {
-      return new Raw(key, keyStart, valueStart, name, LockfileCodec.entryFrom(name, members), null);
+      return new Content.Entry(name, LockfileCodec.entryFrom(name, members));
     } catch (LockfileCodec.EntryProblem p) {
-      return new Raw(key, keyStart, valueStart, name, null, oneLine(p.getMessage()));
+      return foreign(key, oneLine(p.getMessage()), value);
     }
   }
 
+  private static Content foreign(String key, String reason, Span value) {
+    return new Content.Foreign(new Lockfile.Foreign(key, reason, value.toString()));
+  }
+
   /** Cuts the spans: each value ends where the whitespace (and comma) before the next token starts. */
-  private static LockfileDocument assemble(byte[] bytes, int open, int close, List<Raw> raws) {
-    List<Member> members = new ArrayList<>(raws.size());
-    Map<ExtensionName, LockfileEntry> entries = new LinkedHashMap<>();
-    List<Lockfile.Foreign> foreign = new ArrayList<>();
+  private static LockfileDocument assemble(byte[] bytes, int open, int close, Cuts cuts) {
+    List<Member> members = new ArrayList<>(cuts.size);
     int leadStart = open + 1;
     int end = leadStart;
-    for (int i = 0; i < raws.size(); i++) {
-      Raw raw = raws.get(i);
-      boolean last = i + 1 == raws.size();
-      end = skipWhitespaceBack(bytes, last ? close : raws.get(i + 1).keyStart());
+    for (int i = 0; i < cuts.size; i++) {
+      boolean last = i + 1 == cuts.size;
+      int keyStart = cuts.keyStarts[i];
+      int valueStart = cuts.valueStarts[i];
+      end = skipWhitespaceBack(bytes, last ? close : cuts.keyStarts[i + 1]);
       int comma = end - 1;
       if (!last) {
         end = skipWhitespaceBack(bytes, comma);
       }
-      members.add(new Member(raw.key(), new Span(bytes, leadStart, raw.keyStart()),
-          new Span(bytes, raw.keyStart(), raw.valueStart()), new Span(bytes, raw.valueStart(), end),
-          last ? Span.EMPTY : new Span(bytes, end, comma)));
-      if (raw.entry() != null && raw.name() != null) {
-        entries.put(raw.name(), raw.entry());
-      } else {
-        String json = new String(bytes, raw.valueStart(), end - raw.valueStart(), StandardCharsets.UTF_8);
-        foreign.add(new Lockfile.Foreign(raw.key(), String.valueOf(raw.reason()), json));
-      }
+      members.add(new Member(cuts.keys[i], new Span(bytes, leadStart, keyStart), new Span(bytes, keyStart, valueStart),
+          new Span(bytes, valueStart, end), last ? Span.EMPTY : new Span(bytes, end, comma)));
       leadStart = comma + 1;
     }
     LockfileLayout layout = LockfileLayout.detect(eol(bytes), hasLineBreak(bytes, open, close), members);
     return new LockfileDocument(new Span(bytes, 0, open + 1), members, new Span(bytes, end, close),
-        new Span(bytes, close, bytes.length), layout, entries, foreign);
+        new Span(bytes, close, bytes.length), layout);
   }
 
   private static int skipWhitespaceBack(byte[] bytes, int from) {

@@ -30,11 +30,9 @@ record Rebase(LockfileDelta kept, List<ExtensionName> alreadyThere, List<Lockfil
     List<ExtensionName> done = new ArrayList<>();
     List<ExtensionName> dropped = new ArrayList<>();
     List<LockfileConflictException.Conflict> conflicts = new ArrayList<>();
-    java.util.Set<String> foreign = new java.util.HashSet<>();
-    theirs.foreign().forEach(f -> foreign.add(f.name()));
     for (ExtensionName name : delta.names()) {
       LockfileEntry ours = delta.target(name).orElse(null);
-      if (foreign.contains(name.value())) {
+      if (theirs.isForeign(name)) {
         conflicts.add(new LockfileConflictException.Conflict(name, ours, null));
         dropped.add(name);
         continue;

@@ -98,6 +98,30 @@ class GroupCommitQueueTest {
     }
   }
 
+  @Test
+  void callersQueuedWhileTheLeaderTakesItsLocks_joinItsBatch() throws Exception {
+    GroupCommit group = new GroupCommit(clock, "test checkout", PulledExtensionsLock.builder(dir).build());
+    List<CompletableFuture<TransactionResult>> late = new ArrayList<>();
+    GroupCommit.Batches batchesOf = (batch, turns) -> {
+      // the leader holds its locks now; two callers arrive before it runs the changes
+      late.add(queued(start(group, (b, t) -> { throw new AssertionError("never leads"); }, "late-1")));
+      late.add(queued(start(group, (b, t) -> { throw new AssertionError("never leads"); }, "late-2")));
+      List<RunRequest> all = new ArrayList<>(batch);
+      all.addAll(turns.more());
+      batches.add(all.stream().map(r -> r.thread.getName()).toList());
+      all.forEach(r -> turns.apply(r, Lockfile.EMPTY));
+      all.forEach(r -> r.succeed(result()));
+    };
+
+    TransactionResult leader = group.submit(new RunRequest(NOTHING, NOW.plusSeconds(120)), batchesOf);
+
+    assertThat(leader.status()).isEqualTo(TransactionStatus.NO_CHANGE);
+    for (CompletableFuture<TransactionResult> f : late) {
+      assertThat(f.get(30, TimeUnit.SECONDS).status()).isEqualTo(TransactionStatus.NO_CHANGE);
+    }
+    assertThat(batches).containsExactly(List.of(Thread.currentThread().getName(), "late-1", "late-2"));
+  }
+
   private static TransactionResult result() {
     return new TransactionResult(TransactionStatus.NO_CHANGE, LockfileDelta.EMPTY, 0, List.of(), Lockfile.EMPTY);
   }
