@@ -16,12 +16,15 @@ final class CodecTables {
           + "gives %s Tierlock's bytes. Mean time per operation, ± the standard deviation of the measured iterations.%n%n",
           Plan.LARGE, m.codecBytes(), m.jacksonIdentical() ? "exactly" : "**not** exactly"));
       MarkdownTable codec = new MarkdownTable("operation", "Tierlock us", "Jackson us", "Tierlock / Jackson");
-      pair(codec, m.codec(), "parse (Jackson: readTree)", "tierlockParse", "jacksonReadTree");
+      pair(codec, m.codec(), "parse; Tierlock decodes a member when it is read (Jackson: readTree)", "tierlockParse",
+          "jacksonReadTree");
+      pair(codec, m.codec(), "parse and read every entry (Jackson: readTree)", "tierlockParseEveryEntry",
+          "jacksonReadTree");
       pair(codec, m.codec(), "write every entry (Jackson: pretty write of the tree)", "tierlockWrite", "jacksonWrite");
-      Optional<Double> ours = sum(m.codec(), "tierlockParse", "tierlockWrite");
+      Optional<Double> ours = sum(m.codec(), "tierlockParseEveryEntry", "tierlockWrite");
       Optional<Double> theirs = sum(m.codec(), "jacksonReadTree", "jacksonWrite");
       if (ours.isPresent() && theirs.isPresent()) {
-        codec.row("parse + write", MarkdownTable.number(ours.get()), MarkdownTable.number(theirs.get()),
+        codec.row("parse (every entry read) + write", MarkdownTable.number(ours.get()), MarkdownTable.number(theirs.get()),
             MarkdownTable.ratio(ours.get() / theirs.get()));
       }
       Optional<JmhScore> edit = Measurements.score(m.codec(), "tierlockEditOne", Map.of());
