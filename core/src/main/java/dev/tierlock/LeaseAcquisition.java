@@ -129,7 +129,7 @@ final class LeaseAcquisition {
         if (remaining.isNegative() || remaining.isZero()) {
           return giveUp(lastHolder, lastFailure, reachedStore, Duration.between(start, now));
         }
-        if (backoff == null || (reserved != null && !reservedSchedule)) {
+        if (backoff == null || reservedSchedule != (reserved != null)) {
           reservedSchedule = reserved != null;
           backoff = Backoff.fullJitter(firstCap, reservedSchedule ? reservedCap(firstCap) : lock.options.maxRetryInterval(),
               lock::nextUnit);

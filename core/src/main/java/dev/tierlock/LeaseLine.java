@@ -43,10 +43,20 @@ final class LeaseLine {
   static final class Turn {
     private boolean granted;
     private @Nullable HeldLease handed;
+    private boolean yielded;
 
     /** Returns the holding handed over with the turn, if it came with one. */
     synchronized @Nullable HeldLease handed() {
       return handed;
+    }
+
+    /**
+     * Returns whether the turn before released its holding remotely although this waiter was
+     * queued (its handover budget was spent): this waiter acquires as a contended acquirer, so that
+     * a waiter of another process that reserved the next turn gets it.
+     */
+    synchronized boolean yielded() {
+      return yielded;
     }
   }
 
@@ -61,6 +71,7 @@ final class LeaseLine {
   private @Nullable Turn owner;
   private @Nullable HeldLease holding;
   private int handovers;
+  private boolean yieldNext;
   private volatile @Nullable LockInfo lastSeen;
 
   private LeaseLine(Key key) {
@@ -232,6 +243,7 @@ final class LeaseLine {
         passOn();
         return null;
       }
+      yieldNext = next != null;
       return held;
     } finally {
       guard.unlock();
@@ -273,9 +285,13 @@ final class LeaseLine {
     owner = null;
     Turn next = queue.pollFirst();
     if (next != null) {
+      synchronized (next) {
+        next.yielded = yieldNext;
+      }
       next.granted = true;
       owner = next;
     }
+    yieldNext = false;
     changed.signalAll();
   }
 

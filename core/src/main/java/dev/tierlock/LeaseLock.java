@@ -106,6 +106,9 @@ final class LeaseLock implements DistributedLock {
         line.drop(turn);
         handed.release();
       }
+      if (turn.yielded()) {
+        sawContention(clock.instant());
+      }
       HeldLease holding = new LeaseAcquisition(this, line, newNonce(), start, deadline).acquire();
       line.hold(turn, holding);
       return new LeaseTurn(line, turn, holding, ticket);
@@ -207,7 +210,7 @@ final class LeaseLock implements DistributedLock {
     return unchanged.compareTo(options.ttl()) > 0;
   }
 
-  /** Returns whether this lock met contention (a busy lock, a reservation) within the last ttl. */
+  /** Returns whether this lock met contention (a busy lock, a reservation) within the last two ttls. */
   boolean isContended(Instant now) {
     return now.isBefore(contendedUntil);
   }
@@ -215,7 +218,7 @@ final class LeaseLock implements DistributedLock {
   /** Records that this lock met contention at {@code now}. */
   void sawContention(Instant now) {
     try {
-      contendedUntil = now.plus(options.ttl());
+      contendedUntil = now.plus(options.ttl().multipliedBy(2));
     } catch (ArithmeticException | DateTimeException e) {
       contendedUntil = Instant.MAX;
     }

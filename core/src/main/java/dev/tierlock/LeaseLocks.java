@@ -66,7 +66,7 @@ import java.util.random.RandomGenerator;
  * the last, up to the maximum retry interval; no wait runs past the maximum wait.
  *
  * <p><b>Bounded waits across processes.</b> An acquirer that met contention (a busy lock, a
- * reservation) within the last ttl is <em>contended</em>, and before each attempt reads the
+ * reservation) within the last two ttls is <em>contended</em>, and before each attempt reads the
  * reservation object {@code <key>.reservation} ({@link DistributedLock#tryAcquire()} too). Another
  * waiter's fresh reservation holds it back: no create on that attempt. An expired or unreadable
  * reservation is deleted, conditional on the version read, and ignored. An acquisition that has
@@ -81,7 +81,7 @@ import java.util.random.RandomGenerator;
  * conditional delete); under contention one read per attempt, and a write to claim, one per ttl/3
  * to refresh and a delete to finish for the one waiter that reserves. The reservation is advisory:
  * the lock object alone excludes. The original tool, which knows nothing of it, still contends by
- * the lock object and is excluded by it; so is an acquirer that met no contention within its ttl,
+ * the lock object and is excluded by it; so is an acquirer that met no contention within two ttls,
  * which makes its one create without reading the reservation and may pass a reserver that way.
  * Every acquirer that keeps polling holds back, so a waiter that outlasts the bound is next among
  * them.

@@ -38,6 +38,9 @@ final class LockFixture {
 
   static final Duration TTL = OPTIONS.ttl();
 
+  /** When every peer's process started, unless a test says otherwise. */
+  static final java.time.Instant PROCESS_START = TestClock.DEFAULT_START.minus(Duration.ofHours(1));
+
   /** The heartbeat interval, a third of the ttl. */
   static final Duration BEAT = TTL.dividedBy(3);
 
@@ -65,15 +68,28 @@ final class LockFixture {
     return heartbeats;
   }
 
-  /** Returns a builder of peer {@code name}'s lock: the test clock, its sleeper, seeded jitter. */
+  /**
+   * Returns a builder of peer {@code name}'s lock: the test clock, its sleeper, seeded jitter, and a
+   * host of its own ({@code host-<name>}) on which only its process runs.
+   */
   LeaseLocks.Builder peer(String name) {
+    long pid = 1000 + Math.abs(name.hashCode() % 1000);
+    return peerOn(name, HostTable.of("host-" + name).run(pid, PROCESS_START), pid);
+  }
+
+  /**
+   * Returns a builder of peer {@code name}'s lock as process {@code pid} of {@code host}: as {@link
+   * #peer}, but judging holders on that host by that table.
+   */
+  LeaseLocks.Builder peerOn(String name, HostTable host, long pid) {
     return LeaseLocks.builder(store, KEY)
         .options(OPTIONS)
         .clock(clock)
         .sleeper(clock.sleeper())
         .random(new SplittableRandom(name.hashCode()))
-        .identity(LockIdentity.of(name + "@host-" + name, "host-" + name, 1000 + Math.abs(name.hashCode() % 1000)))
-        .heartbeats(heartbeats);
+        .identity(LockIdentity.of(name + "@" + host.hostname(), host.hostname(), pid))
+        .heartbeats(heartbeats)
+        .hostProcesses(host);
   }
 
   /** Returns peer {@code name}'s lock with the defaults of {@link #peer}. */
