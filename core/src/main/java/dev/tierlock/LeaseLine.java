@@ -8,7 +8,6 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
@@ -93,23 +92,6 @@ final class LeaseLine {
       if (--users == 0) {
         LINES.remove(key, this);
       }
-    }
-  }
-
-  /** Returns how many waiters are queued behind the turn's owner. */
-  int queued() {
-    guard.lock();
-    try {
-      return queue.size();
-    } finally {
-      guard.unlock();
-    }
-  }
-
-  /** Returns the line of {@code key} if some lock uses it now. */
-  static Optional<LeaseLine> find(Key key) {
-    synchronized (LINES) {
-      return Optional.ofNullable(LINES.get(key));
     }
   }
 

@@ -7,6 +7,7 @@ import dev.tierlock.spi.ObjectVersion;
 import dev.tierlock.spi.OutcomeUnknownException;
 import dev.tierlock.spi.ReadCondition;
 import dev.tierlock.spi.ReadResult;
+import dev.tierlock.spi.WriteCondition;
 import java.time.Clock;
 import java.time.DateTimeException;
 import java.time.Duration;
@@ -259,7 +260,7 @@ final class LeaseLock implements DistributedLock {
         return maybeDeleted;
       }
       try {
-        DeleteResult result = datastore.delete(key, dev.tierlock.spi.WriteCondition.mustMatch(found.object().version()));
+        DeleteResult result = datastore.delete(key, WriteCondition.mustMatch(found.object().version()));
         if (result == DeleteResult.DELETED) {
           LOG.warn("Force-released {} held by {} (pid {}, nonce {})", describe(), holder.get().holder(),
               holder.get().pid(), nonce);
