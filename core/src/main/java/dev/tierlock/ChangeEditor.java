@@ -28,6 +28,7 @@ final class ChangeEditor implements TransactionContext, TransactionHooks {
   private Lockfile current;
   private Set<ExtensionName> touched = new LinkedHashSet<>();
   private Set<TierPath> deletions = new LinkedHashSet<>();
+  private Map<TierPath, Runnable> required = new LinkedHashMap<>();
   private PulledExtensionsLock.@Nullable Section section;
   private boolean open = true;
 
@@ -74,12 +75,14 @@ final class ChangeEditor implements TransactionContext, TransactionHooks {
     Lockfile savedLockfile = current;
     Set<ExtensionName> savedTouched = new LinkedHashSet<>(touched);
     Set<TierPath> savedDeletions = new LinkedHashSet<>(deletions);
+    Map<TierPath, Runnable> savedRequired = new LinkedHashMap<>(required);
     try {
       nested.accept(this);
     } catch (RuntimeException | Error e) {
       current = savedLockfile;
       touched = savedTouched;
       deletions = savedDeletions;
+      required = savedRequired;
       throw e;
     }
   }
@@ -109,6 +112,17 @@ final class ChangeEditor implements TransactionContext, TransactionHooks {
     deletions.add(path);
   }
 
+  @Override
+  public void requireStored(TierPath path, Runnable store) {
+    requireOpen("require " + path);
+    required.put(path, store);
+  }
+
+  /** Returns the tier paths the change stored and relies on, each with how to store it again. */
+  Map<TierPath, Runnable> required() {
+    return new LinkedHashMap<>(required);
+  }
+
   /** Ends the change: every later call is refused. */
   void close() {
     open = false;
@@ -121,6 +135,26 @@ final class ChangeEditor implements TransactionContext, TransactionHooks {
    */
   LockfileDelta delta() {
     return deltaOf(start, current, touched);
+  }
+
+  /**
+   * Returns what the change wants of every name it touched, changed or not: its entry as the
+   * change left it, or a removal. A put of the value the change found is no change against the
+   * lockfile it started from, but it is still what the caller asked for: a writer that started from
+   * a lockfile that may be stale must check those names too.
+   */
+  LockfileDelta wanted() {
+    Map<ExtensionName, LockfileEntry> upserts = new LinkedHashMap<>();
+    SortedSet<ExtensionName> removals = new TreeSet<>();
+    for (ExtensionName name : touched) {
+      Optional<LockfileEntry> now = current.entry(name);
+      if (now.isPresent()) {
+        upserts.put(name, now.get());
+      } else {
+        removals.add(name);
+      }
+    }
+    return new LockfileDelta(upserts, removals);
   }
 
   /** Returns the tier paths to delete after the publish, in the order asked. */

@@ -31,9 +31,14 @@ public enum CommitMode {
    * entry from another name's is judged only on the names it writes; use {@link #LOCKED} when that
    * matters.
    *
-   * <p>A run whose change pins an archive its starting lockfile did not pin for that name, or deletes
-   * a superseded archive, takes the global lease for its publish in this mode too, so that deleting
-   * an archive and pinning it again never interleave, whatever mix of modes shares the datastore.
+   * <p>A run whose change pins an archive its starting lockfile did not pin for that name, stores one,
+   * or deletes a superseded one, takes the global lease for its publish in this mode too: under it,
+   * an archive the change stored is checked to be still in the tier (stored again if a peer deleted
+   * it as superseded meanwhile) before the lockfile that pins it is written, so deleting an archive
+   * and pinning it again never interleave, whatever mix of modes shares the datastore.
+   *
+   * <p>A put of the value a name has in the lockfile this checkout last saw is still checked: when
+   * a peer changed that name since, the run reports a conflict instead of dropping the put.
    */
   OPTIMISTIC
 }

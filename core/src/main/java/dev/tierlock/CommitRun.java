@@ -28,7 +28,7 @@ final class CommitRun {
    * What a batch that must take the lease first carries over: the changes as they ran, made on
    * {@code start} (the fetched lockfile with the pending change replayed).
    */
-  record Carried(Lockfile start, LockfileDelta delta, List<TierPath> deletions) {}
+  record Carried(Lockfile start, boolean warm) {}
 
   private final TransactionSettings settings;
   private final PendingReplay replays;
@@ -68,49 +68,78 @@ final class CommitRun {
       return null;
     }
     boolean optimistic = lease == NO_LEASE;
-    SyncPort.Fetched fetched = optimistic && stored instanceof PendingRecord.None ? warm() : fetch();
+    // optimistic with nothing pending: the lockfile this checkout last saw, without a call
+    Optional<SyncPort.Fetched> cached = optimistic && stored instanceof PendingRecord.None
+        ? settings.port().cached() : Optional.empty();
+    SyncPort.Fetched fetched = cached.orElseGet(this::fetch);
     PendingReplay.Replay replay = replays.replay(stored, fetched, resolution, warnings);
     Lockfile start = replay.delta().applyTo(fetched.lockfile());
-    Lockfile target;
-    List<TierPath> deletions = new ArrayList<>(replay.deletions());
-    List<LockfileConflictException.Conflict> carriedConflicts = List.of();
-    Set<ExtensionName> own = new LinkedHashSet<>();
+    List<LockfileConflictException.Conflict> carriedConflicts = new ArrayList<>();
+    boolean warm;
     if (carried == null) {
+      warm = cached.isPresent();
       // callers that queued while this batch took its locks and fetched join it now
       batch.addAll(turns.more());
-      target = start;
+      Lockfile from = start;
       for (RunRequest request : batch) {
-        turns.apply(request, target);
-        if (request.failIfThrown()) {
-          continue;
+        turns.apply(request, from);
+        if (!request.failIfThrown()) {
+          from = request.own().applyTo(from);
         }
-        target = request.own().applyTo(target);
-        own.addAll(request.own().names());
-        request.deletions().stream().filter(p -> !deletions.contains(p)).forEach(deletions::add);
       }
-      if (optimistic && needsLease(batch, fetched.lockfile(), target, deletions, replay)) {
+      if (optimistic && needsLease(live(batch), fetched.lockfile(), from, deletionsOf(replay, batch), replay)) {
         LOG.debug("An optimistic run on {} pins or deletes an archive: it publishes under the global lease",
             description);
-        return new Carried(start, ChangeEditor.deltaOf(start, target, own), List.copyOf(deletions));
+        return new Carried(start, warm);
       }
     } else {
-      // the changes ran on an earlier fetch: rebased name by name, never reverting a peer
-      Rebase rebase = Rebase.of(carried.delta(), carried.start(), start);
-      carriedConflicts = rebase.conflicts();
-      target = rebase.kept().applyTo(start);
-      batch.forEach(r -> own.addAll(r.applied() ? r.own().names() : Set.of()));
-      carried.deletions().stream().filter(p -> !deletions.contains(p)).forEach(deletions::add);
+      warm = carried.warm();
+      // the changes ran without the lease: an archive they pin anew must still be there now that
+      // it is held (no peer deletes one without it); a change whose archive is gone fails
+      refuseMissingArchives(live(batch), carried.start());
     }
-    List<RunRequest> applied = batch.stream().filter(RunRequest::applied).toList();
+    List<RunRequest> applied = live(batch);
     if (applied.isEmpty()) {
       // every change threw: nothing of them is published, and a pending change waits for the next run
       return null;
     }
+    Lockfile made = carried == null ? start : carried.start();
+    Lockfile changed = targetOf(made, applied);
+    Set<ExtensionName> own = new LinkedHashSet<>();
+    Set<ExtensionName> wanted = new LinkedHashSet<>();
+    applied.forEach(r -> {
+      own.addAll(r.own().names());
+      wanted.addAll(r.wanted().names());
+    });
+    // a change made on a lockfile that may be stale (the cached one) also wants the names it set to
+    // the value it found there: they are checked like the rest, never dropped unseen
+    LockfileDelta fence = warm ? fenceOf(wanted, own, changed) : LockfileDelta.EMPTY;
+    Lockfile target;
+    if (carried == null) {
+      target = changed;
+    } else {
+      // the changes ran on an earlier fetch: rebased name by name, never reverting a peer
+      Rebase rebase = Rebase.of(ChangeEditor.deltaOf(made, changed, own).then(fence), made, start);
+      carriedConflicts.addAll(rebase.conflicts());
+      target = rebase.kept().applyTo(start);
+      fence = LockfileDelta.EMPTY;
+    }
+    List<TierPath> deletions = deletionsOf(replay, applied);
     Set<ExtensionName> live = new LinkedHashSet<>(replay.live());
-    live.addAll(own);
+    live.addAll(wanted);
     Set<ExtensionName> names = new LinkedHashSet<>(replay.delta().names());
     names.addAll(own);
     LockfileDelta delta = ChangeEditor.deltaOf(fetched.lockfile(), target, names);
+    if (delta.isEmpty() && !fence.isEmpty() && deletions.isEmpty() && replay.priors().isEmpty()) {
+      // nothing to write on the cached lockfile: whether it is still current decides
+      SyncPort.Fetched fresh = fetch();
+      Rebase check = Rebase.of(fence, fetched.lockfile(), fresh.lockfile());
+      carriedConflicts.addAll(check.conflicts());
+      fetched = fresh;
+      delta = check.kept();
+      fence = LockfileDelta.EMPTY;
+    }
+    delta = delta.then(fence.without(delta.names()));
     // a name an earlier write in doubt carried is always written as this run wants it, even where
     // that is its value now: if the earlier write lands first, this one is refused and rebased from
     // what it carried, and if this one lands first, the earlier one can never land after it
@@ -143,6 +172,67 @@ final class CommitRun {
     return null;
   }
 
+  /** Returns the requests whose change ran without throwing and that no check failed since. */
+  private static List<RunRequest> live(List<RunRequest> batch) {
+    return batch.stream().filter(r -> r.applied() && !r.isDone()).toList();
+  }
+
+  /** Returns {@code from} with each request's change applied in queue order. */
+  private static Lockfile targetOf(Lockfile from, List<RunRequest> requests) {
+    Lockfile target = from;
+    for (RunRequest r : requests) {
+      target = r.own().applyTo(target);
+    }
+    return target;
+  }
+
+  /** Returns, for each wanted name no change altered, its value in {@code target} (a removal when absent). */
+  private static LockfileDelta fenceOf(Set<ExtensionName> wanted, Set<ExtensionName> own, Lockfile target) {
+    LockfileDelta out = LockfileDelta.EMPTY;
+    for (ExtensionName name : wanted) {
+      if (!own.contains(name)) {
+        out = out.then(target.entry(name).map(e -> LockfileDelta.upsert(name, e))
+            .orElseGet(() -> LockfileDelta.removal(name)));
+      }
+    }
+    return out;
+  }
+
+  /** Returns the archives to delete after the publish: the replayed change's, then each request's, once each. */
+  private static List<TierPath> deletionsOf(PendingReplay.Replay replay, List<RunRequest> requests) {
+    List<TierPath> out = new ArrayList<>(replay.deletions());
+    for (RunRequest r : requests) {
+      if (r.applied()) {
+        r.deletions().stream().filter(p -> !out.contains(p)).forEach(out::add);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Makes sure every archive a request's change stored is still in the tier, storing it again when
+   * a peer deleted it as superseded while the change ran without the lease; a request whose
+   * archive cannot be stored again fails, and nothing of it is published. Run under the lease, so
+   * no deletion can follow the check before the publish.
+   */
+  private void refuseMissingArchives(List<RunRequest> requests, Lockfile start) {
+    for (RunRequest r : requests) {
+      for (var required : r.required().entrySet()) {
+        try {
+          if (!settings.port().holds(required.getKey())) {
+            LOG.info("{} was deleted from {} while a change that pins it ran without the lease; storing it again",
+                required.getKey(), description);
+            required.getValue().run();
+          }
+        } catch (RuntimeException e) {
+          r.fail(e);
+          r.discard();
+          break;
+        }
+      }
+    }
+  }
+
   /** The lease an optimistic run holds: none. */
   static final LockLease NO_LEASE = new LockLease() {
     @Override
@@ -167,7 +257,8 @@ final class CommitRun {
    */
   private static boolean needsLease(List<RunRequest> batch, Lockfile start, Lockfile target, List<TierPath> deletions,
       PendingReplay.Replay replay) {
-    if (!deletions.isEmpty()) {
+    // batch: the requests whose change ran without throwing
+    if (!deletions.isEmpty() || batch.stream().anyMatch(r -> !r.required().isEmpty())) {
       return true;
     }
     Set<ExtensionName> names = new LinkedHashSet<>(replay.delta().names());
@@ -258,13 +349,9 @@ final class CommitRun {
     static List<LockfileConflictException.Conflict> conflictsOf(RunRequest request,
         List<LockfileConflictException.Conflict> conflicts, List<RunRequest> applied) {
       boolean first = !applied.isEmpty() && applied.get(0) == request;
-      return conflicts.stream().filter(c -> request.own().touches(c.name())
-          || first && applied.stream().noneMatch(r -> r.own().touches(c.name()))).toList();
+      return conflicts.stream().filter(c -> request.wanted().touches(c.name())
+          || first && applied.stream().noneMatch(r -> r.wanted().touches(c.name()))).toList();
     }
-  }
-
-  private SyncPort.Fetched warm() {
-    return settings.port().cached().orElseGet(this::fetch);
   }
 
   private SyncPort.Fetched fetch() {

@@ -31,7 +31,9 @@ public interface DistributedLock {
   /**
    * Tries once to acquire the lock (taking over a stale holder), without waiting.
    *
-   * @return the lease, or empty when a live holder has it
+   * @return the lease, or empty when a live holder has it (or, for a lease lock, another caller in
+   *     this JVM has or awaits it, or another waiter has reserved the next turn)
+   * @throws DatastoreException if the datastore fails
    */
   Optional<LockLease> tryAcquire();
 

@@ -2,6 +2,7 @@ package dev.tierlock;
 
 import dev.tierlock.spi.OutcomeUnknownException;
 
+import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.DeleteResult;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectMetadata;
@@ -10,6 +11,7 @@ import dev.tierlock.spi.ReadCondition;
 import dev.tierlock.spi.ReadResult;
 import dev.tierlock.spi.WriteCondition;
 import dev.tierlock.spi.WriteResult;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Optional;
@@ -18,9 +20,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One holding of a {@link LeaseLock}. Its heartbeat rewrites the record conditional on the version
- * it last wrote; its release deletes conditional on that version. Both run under this object's
- * monitor, so a release never races a heartbeat's write.
+ * One remote holding of a {@link LeaseLock}: the record this JVM wrote into the lock object. Its
+ * heartbeat rewrites the record conditional on the version it last wrote; its release deletes
+ * conditional on that version. Both run under this object's monitor, so a release never races a
+ * heartbeat's write. The leases handed to callers ride on it ({@link LeaseTurn}): one after another
+ * while it is handed over in this JVM ({@link LeaseLine}), each lent the store of the lock it was
+ * handed to, so that a caller who closed the store of an earlier lock leaves it out of the path.
+ * Its clock, options and heartbeat stay those of the lock that acquired it.
  *
  * <p>A heartbeat that finds the lock gone or under another nonce loses the lease at once. One that
  * cannot reach the store keeps the lease and tries again on the next beat, but loses it once the
@@ -28,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * answer was lost is resolved by reading the record back: our nonce with the bytes we sent means it
  * landed.
  */
-final class HeldLease implements LockLease {
+final class HeldLease {
 
   private static final Logger LOG = LoggerFactory.getLogger(HeldLease.class);
 
@@ -39,7 +45,7 @@ final class HeldLease implements LockLease {
 
   private final LeaseLock lock;
   private final LockInfo acquired;
-  private final LockOrder.Ticket ticket;
+  private volatile Datastore store;
   private volatile State state = State.HELD;
   private @Nullable Loss loss;
   private ObjectVersion version;
@@ -49,10 +55,10 @@ final class HeldLease implements LockLease {
   private volatile Instant expiresAt;
   private Heartbeats.@Nullable Scheduled heartbeat;
 
-  HeldLease(LeaseLock lock, ObjectVersion version, LockInfo record, LockOrder.Ticket ticket) {
+  HeldLease(LeaseLock lock, ObjectVersion version, LockInfo record) {
     this.lock = lock;
     this.acquired = record;
-    this.ticket = ticket;
+    this.store = lock.datastore;
     this.version = version;
     this.current = record;
     this.confirmedAt = record.acquiredAt();
@@ -65,9 +71,25 @@ final class HeldLease implements LockLease {
     }
   }
 
-  @Override
-  public LockInfo info() {
+  /** Returns the record written when the lock was acquired remotely. */
+  LockInfo info() {
     return acquired;
+  }
+
+  /** Makes later calls go through {@code value}, a store of the same identity (the lock it is handed to). */
+  void lendTo(Datastore value) {
+    store = value;
+  }
+
+  /**
+   * Returns whether the holding may be handed over once more, after {@code handedSoFar}
+   * consecutive handovers: within the acquiring lock's budget of handovers and of time held since
+   * it was acquired remotely, by that lock's clock.
+   */
+  boolean mayHandOver(int handedSoFar) {
+    LeaseLock.HandoverBudget budget = lock.budget;
+    return handedSoFar < budget.leases()
+        && Duration.between(acquired.acquiredAt(), lock.clock.instant()).compareTo(budget.held()) < 0;
   }
 
   /**
@@ -78,8 +100,7 @@ final class HeldLease implements LockLease {
    * heartbeat that runs late and still wins its conditional write proves that nobody took the lock
    * over and makes the lease held again.
    */
-  @Override
-  public boolean isHeld() {
+  boolean isHeld() {
     return state == State.HELD && lock.clock.instant().isBefore(expiresAt);
   }
 
@@ -92,7 +113,7 @@ final class HeldLease implements LockLease {
     LockInfo refreshed = current.refreshedAt(now);
     byte[] body = LockInfoCodec.encode(refreshed);
     try {
-      WriteResult result = lock.datastore.write(lock.key, ObjectBody.of(body),
+      WriteResult result = store.write(lock.key, ObjectBody.of(body),
           WriteCondition.mustMatch(version), ObjectMetadata.EMPTY);
       if (result instanceof WriteResult.Written written) {
         confirm(written.version(), refreshed);
@@ -117,7 +138,7 @@ final class HeldLease implements LockLease {
   private void reconcile(byte @Nullable [] written, LockInfo refreshed) {
     ReadResult read;
     try {
-      read = lock.datastore.read(lock.key, ReadCondition.always(), LockInfoCodec.MAX_BYTES);
+      read = store.read(lock.key, ReadCondition.always(), LockInfoCodec.MAX_BYTES);
     } catch (RuntimeException e) {
       LOG.warn("Cannot read back {} after a heartbeat (nonce {}); retrying on the next beat", lock.describe(), acquired.nonce(), e);
       return;
@@ -174,21 +195,16 @@ final class HeldLease implements LockLease {
 
   /**
    * Releases the lease while the JVM shuts down ({@link ShutdownRelease}): deletes our record
-   * conditional on its version, as {@link #release()} does, but leaves the lock-order ticket, which
-   * belongs to the thread that acquired it.
+   * conditional on its version, as {@link #release()} does; the leases riding on it read as lost.
    */
   void releaseAtShutdown() {
     releaseRecord(" at shutdown");
   }
 
-  @Override
-  public void release() {
+  /** Releases the holding: deletes our record if it may still be ours; never throws. Idempotent. */
+  void release() {
     ShutdownRelease.unregister(this);
-    try {
-      releaseRecord("");
-    } finally {
-      ticket.close();
-    }
+    releaseRecord("");
   }
 
   /** Marks the lease released and deletes our record if it may still be ours; never throws. */
@@ -218,14 +234,14 @@ final class HeldLease implements LockLease {
     ObjectVersion target = held;
     for (int round = 0; round < 2; round++) {
       try {
-        DeleteResult result = lock.datastore.delete(lock.key, WriteCondition.mustMatch(target));
+        DeleteResult result = store.delete(lock.key, WriteCondition.mustMatch(target));
         if (result != DeleteResult.PRECONDITION_FAILED) {
           return;
         }
       } catch (OutcomeUnknownException e) {
         LOG.debug("Release of {} had no answer; reading it back", lock.describe(), e);
       }
-      ReadResult read = lock.datastore.read(lock.key, ReadCondition.always(), LockInfoCodec.MAX_BYTES);
+      ReadResult read = store.read(lock.key, ReadCondition.always(), LockInfoCodec.MAX_BYTES);
       if (!(read instanceof ReadResult.Found found)) {
         return;
       }

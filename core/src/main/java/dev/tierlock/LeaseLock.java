@@ -1,21 +1,15 @@
 package dev.tierlock;
 
-import dev.tierlock.spi.DatastoreException;
-import dev.tierlock.spi.DatastoreUnavailableException;
-import dev.tierlock.spi.OutcomeUnknownException;
-
-import dev.tierlock.internal.Backoff;
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.DeleteResult;
-import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
-import dev.tierlock.spi.ObjectMetadata;
 import dev.tierlock.spi.ObjectVersion;
+import dev.tierlock.spi.OutcomeUnknownException;
 import dev.tierlock.spi.ReadCondition;
 import dev.tierlock.spi.ReadResult;
 import dev.tierlock.spi.WriteCondition;
-import dev.tierlock.spi.WriteResult;
 import java.time.Clock;
+import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -29,8 +23,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The lease lock over a {@link Datastore}; see {@link LeaseLocks} for the protocol. Thread-safe: its
- * state is its configuration plus one observation of the lock object (used to judge a record that
- * never changes), shared by every acquisition through it.
+ * state is its configuration, one observation of the lock object (used to judge a record that
+ * never changes), one of the reservation, and when it last met contention, shared by every
+ * acquisition through it. Its callers queue in the {@link LeaseLine} of its store, key and
+ * identity; the one whose turn it is runs a {@link LeaseAcquisition}.
  */
 final class LeaseLock implements DistributedLock {
 
@@ -38,19 +34,35 @@ final class LeaseLock implements DistributedLock {
   private static final Pattern NONCE = Pattern.compile("[A-Za-z0-9-]{1,128}");
   private static final int FORCE_RELEASE_ROUNDS = 3;
 
+  /**
+   * How far one remote holding may be handed over in this JVM before it is released remotely.
+   *
+   * @param leases the most consecutive handovers
+   * @param held the longest the holding may have been held, since its remote acquisition, when it
+   *     is handed over
+   */
+  record HandoverBudget(int leases, Duration held) {}
+
   final Datastore datastore;
   final ObjectKey key;
   final LockOptions options;
   final Clock clock;
-  private final Sleeper sleeper;
+  final Sleeper sleeper;
+  final HostProcesses processes;
+  final HandoverBudget budget;
+  final LeaseReservation reservations;
   private final RandomGenerator random;
   private final LockIdentity identity;
+  private final @Nullable Instant processStart;
   private final Supplier<String> nonces;
   private final Heartbeats heartbeats;
+  private final LeaseLine.Key lineKey;
   private final AtomicReference<@Nullable Observation> observed = new AtomicReference<>();
+  private volatile Instant contendedUntil = Instant.MIN;
 
   LeaseLock(Datastore datastore, ObjectKey key, LockOptions options, Clock clock, Sleeper sleeper,
-      RandomGenerator random, LockIdentity identity, Supplier<String> nonces, Heartbeats heartbeats) {
+      RandomGenerator random, LockIdentity identity, Supplier<String> nonces, Heartbeats heartbeats,
+      HostProcesses processes, HandoverBudget budget) {
     this.datastore = datastore;
     this.key = key;
     this.options = options;
@@ -60,31 +72,16 @@ final class LeaseLock implements DistributedLock {
     this.identity = identity;
     this.nonces = nonces;
     this.heartbeats = heartbeats;
+    this.processes = processes;
+    this.budget = budget;
+    this.processStart = identity.hostname().equals(processes.hostname())
+        ? processes.startOf(identity.pid()).orElse(null) : null;
+    this.reservations = new LeaseReservation(this);
+    this.lineKey = new LeaseLine.Key(datastore.identity(), key, identity);
   }
 
   /** A version of the lock object and when this lock first saw it. */
   private record Observation(ObjectVersion version, Instant since) {}
-
-  /** What one attempt found. */
-  private sealed interface Attempt {
-    record Acquired(HeldLease lease) implements Attempt {}
-
-    record Busy(@Nullable LockInfo holder) implements Attempt {}
-
-    record Failed(DatastoreException failure) implements Attempt {}
-  }
-
-  /** What one acquisition remembers across its attempts. */
-  private static final class Acquisition {
-    final String nonce;
-    final LockOrder.Ticket ticket;
-    boolean maybeWritten;
-
-    Acquisition(String nonce, LockOrder.Ticket ticket) {
-      this.nonce = nonce;
-      this.ticket = ticket;
-    }
-  }
 
   @Override
   public String describe() {
@@ -94,142 +91,105 @@ final class LeaseLock implements DistributedLock {
   @Override
   public LockLease acquire() {
     LockOrder.Ticket ticket = LockOrder.enter(LockLevel.GLOBAL, describe());
+    LeaseLine line = null;
+    LeaseLine.Turn turn = null;
     try {
-      return acquireWithin(new Acquisition(newNonce(), ticket));
+      Instant start = clock.instant();
+      Instant deadline = deadlineAfter(start);
+      line = LeaseLine.join(lineKey);
+      turn = takeTurn(line, start, deadline);
+      HeldLease handed = turn.handed();
+      if (handed != null) {
+        if (handed.isHeld()) {
+          handed.lendTo(datastore);
+          return new LeaseTurn(line, turn, handed, ticket);
+        }
+        line.drop(turn);
+        handed.release();
+      }
+      if (turn.yielded()) {
+        sawContention(clock.instant());
+      }
+      HeldLease holding = new LeaseAcquisition(this, line, newNonce(), start, deadline).acquire();
+      line.hold(turn, holding);
+      return new LeaseTurn(line, turn, holding, ticket);
     } catch (RuntimeException | Error e) {
+      if (turn != null) {
+        line.end(turn);
+      }
+      if (line != null) {
+        line.leave();
+      }
       ticket.close();
       throw e;
     }
   }
 
-  private LockLease acquireWithin(Acquisition acquisition) {
-    Instant start = clock.instant();
-    Instant deadline = start.plus(options.maxWait());
-    Backoff backoff = new Backoff(options.retryInterval(), options.maxRetryInterval(), this::nextUnit);
-    @Nullable LockInfo lastHolder = null;
-    @Nullable DatastoreException lastFailure = null;
-    boolean reachedStore = false;
-    int attempts = 0;
-    while (true) {
-      attempts++;
-      Attempt attempt = attempt(acquisition);
-      if (attempt instanceof Attempt.Acquired acquired) {
-        if (attempts > 1) {
-          LOG.info("Acquired {} after {} attempts", describe(), attempts);
-        }
-        return acquired.lease();
+  private LeaseLine.Turn takeTurn(LeaseLine line, Instant start, Instant deadline) {
+    try {
+      LeaseLine.Turn turn = line.take(clock, deadline, options.maxRetryInterval());
+      if (turn == null) {
+        throw new LockTimeoutException(key.value(), line.holderToName(), Duration.between(start, clock.instant()));
       }
-      if (attempt instanceof Attempt.Busy busy) {
-        reachedStore = true;
-        lastFailure = null;
-        if (busy.holder() != null) {
-          if (lastHolder == null || !lastHolder.nonce().equals(busy.holder().nonce())) {
-            LOG.info("Waiting up to {} s for {}, held by {} on {} (pid {}, nonce {}) since {}",
-                Math.max(0, Duration.between(clock.instant(), deadline).toSeconds()), describe(),
-                busy.holder().holder(), busy.holder().hostname(), busy.holder().pid(), busy.holder().nonce(),
-                busy.holder().acquiredAt());
-          }
-          lastHolder = busy.holder();
-        }
-      } else if (attempt instanceof Attempt.Failed failed) {
-        lastFailure = failed.failure();
-        LOG.debug("Attempt on {} failed; retrying within the wait", describe(), lastFailure);
-      }
-      Instant now = clock.instant();
-      Duration remaining = Duration.between(now, deadline);
-      if (remaining.isNegative() || remaining.isZero()) {
-        return giveUp(acquisition, lastHolder, lastFailure, reachedStore, Duration.between(start, now));
-      }
-      sleep(backoff.next(remaining), acquisition);
+      return turn;
+    } catch (InterruptedException e) {
+      throw new InterruptedOperationException("Cannot acquire " + describe() + " while queued in this JVM", e);
     }
   }
 
-  private LockLease giveUp(Acquisition acquisition, @Nullable LockInfo lastHolder,
-      @Nullable DatastoreException lastFailure, boolean reachedStore, Duration waited) {
-    if (acquisition.maybeWritten) {
-      try {
-        Attempt last = readAndDecide(acquisition, TakeOver.NEVER);
-        if (last instanceof Attempt.Acquired acquired) {
-          return acquired.lease();
-        }
-      } catch (DatastoreException e) {
-        LOG.warn("Giving up on {}: a lock record written with nonce {} may remain until its ttl of {} passes",
-            describe(), acquisition.nonce, options.ttl(), e);
-      }
+  private Instant deadlineAfter(Instant start) {
+    try {
+      return start.plus(options.maxWait());
+    } catch (ArithmeticException | DateTimeException e) {
+      return Instant.MAX;
     }
-    if (lastFailure != null && !reachedStore) {
-      throw lastFailure;
-    }
-    LockTimeoutException timeout = new LockTimeoutException(key.value(), lastHolder, waited);
-    if (lastFailure != null) {
-      timeout.addSuppressed(lastFailure);
-    }
-    throw timeout;
   }
 
   @Override
   public Optional<LockLease> tryAcquire() {
     LockOrder.Ticket ticket = LockOrder.enter(LockLevel.GLOBAL, describe());
+    LeaseLine line = null;
+    LeaseLine.Turn turn = null;
+    boolean held = false;
     try {
-      Attempt attempt = attempt(new Acquisition(newNonce(), ticket));
-      if (attempt instanceof Attempt.Acquired acquired) {
-        return Optional.of(acquired.lease());
+      line = LeaseLine.join(lineKey);
+      turn = line.tryTake();
+      if (turn == null) {
+        return Optional.empty();
       }
-      if (attempt instanceof Attempt.Failed failed) {
-        throw failed.failure();
+      Instant now = clock.instant();
+      Optional<HeldLease> holding = new LeaseAcquisition(this, line, newNonce(), now, now).tryOnce();
+      if (holding.isEmpty()) {
+        return Optional.empty();
       }
-      ticket.close();
-      return Optional.empty();
+      line.hold(turn, holding.get());
+      held = true;
+      return Optional.of(new LeaseTurn(line, turn, holding.get(), ticket));
+    } finally {
+      if (!held) {
+        if (turn != null) {
+          line.end(turn);
+        }
+        if (line != null) {
+          line.leave();
+        }
+        ticket.close();
+      }
+    }
+  }
+
+  /** Starts holding the lock at {@code version} under {@code record}: registers it for shutdown and starts its heartbeat. */
+  HeldLease hold(ObjectVersion version, LockInfo record) {
+    observed.set(null);
+    HeldLease lease = new HeldLease(this, version, record);
+    ShutdownRelease.register(lease);
+    try {
+      lease.startHeartbeat(heartbeats);
     } catch (RuntimeException | Error e) {
-      ticket.close();
+      lease.release();
       throw e;
     }
-  }
-
-  /** Whether a stale holder may be taken over in this step. */
-  private enum TakeOver { IF_STALE, NEVER }
-
-  /** One create-only write, then, if the lock exists, one look at its holder (and a takeover if stale). */
-  private Attempt attempt(Acquisition acquisition) {
-    LockInfo mine = recordAt(clock.instant(), acquisition.nonce);
-    try {
-      WriteResult result = datastore.write(key, ObjectBody.of(LockInfoCodec.encode(mine)),
-          WriteCondition.mustNotExist(), ObjectMetadata.EMPTY);
-      if (result instanceof WriteResult.Written written) {
-        return new Attempt.Acquired(hold(written.version(), mine, acquisition));
-      }
-    } catch (OutcomeUnknownException e) {
-      acquisition.maybeWritten = true;
-      LOG.debug("Create of {} had no answer; reading it back", describe(), e);
-    } catch (DatastoreUnavailableException e) {
-      return new Attempt.Failed(e);
-    }
-    try {
-      return readAndDecide(acquisition, TakeOver.IF_STALE);
-    } catch (DatastoreUnavailableException | OutcomeUnknownException e) {
-      return new Attempt.Failed(e);
-    }
-  }
-
-  /**
-   * Reads the lock and decides: our own record (from a write whose answer was lost) is ours; a
-   * stale one is taken over when allowed; anything else is busy.
-   */
-  private Attempt readAndDecide(Acquisition acquisition, TakeOver takeOver) {
-    ReadResult read = datastore.read(key, ReadCondition.always(), LockInfoCodec.MAX_BYTES);
-    if (!(read instanceof ReadResult.Found found)) {
-      return new Attempt.Busy(null);
-    }
-    Optional<LockInfo> holder = LockInfoCodec.tryDecode(key.value(), found.bytes());
-    ObjectVersion version = found.object().version();
-    if (holder.isPresent() && holder.get().nonce().equals(acquisition.nonce)) {
-      LOG.info("Found {} already holding our nonce {} after an unanswered write; holding it", describe(), acquisition.nonce);
-      return new Attempt.Acquired(hold(version, holder.get(), acquisition));
-    }
-    if (takeOver == TakeOver.IF_STALE && isStale(version, holder)) {
-      return takeOver(acquisition, version, holder.orElse(null));
-    }
-    return new Attempt.Busy(holder.orElse(null));
+    return lease;
   }
 
   /**
@@ -240,7 +200,7 @@ final class LeaseLock implements DistributedLock {
    * is taken over at first sight while a live holder whose clock lags ours by up to about 5/3 ttl is
    * not.
    */
-  private boolean isStale(ObjectVersion version, Optional<LockInfo> holder) {
+  boolean isStale(ObjectVersion version, Optional<LockInfo> holder) {
     Instant now = clock.instant();
     Observation seen = observed.updateAndGet(
         o -> o != null && o.version().equals(version) ? o : new Observation(version, now));
@@ -251,35 +211,28 @@ final class LeaseLock implements DistributedLock {
     return unchanged.compareTo(options.ttl()) > 0;
   }
 
-  private Attempt takeOver(Acquisition acquisition, ObjectVersion staleVersion, @Nullable LockInfo stale) {
-    LockInfo mine = recordAt(clock.instant(), acquisition.nonce);
+  /** Returns whether this lock met contention (a busy lock, a reservation) within the last two ttls. */
+  boolean isContended(Instant now) {
+    return now.isBefore(contendedUntil);
+  }
+
+  /** Records that this lock met contention at {@code now}. */
+  void sawContention(Instant now) {
     try {
-      WriteResult result = datastore.write(key, ObjectBody.of(LockInfoCodec.encode(mine)),
-          WriteCondition.mustMatch(staleVersion), ObjectMetadata.EMPTY);
-      if (result instanceof WriteResult.Written written) {
-        LOG.warn("Took over stale {} from {}", describe(),
-            stale == null ? "an unreadable record at version " + staleVersion
-                : stale.holder() + " (pid " + stale.pid() + ", nonce " + stale.nonce() + ", refreshed " + stale.acquiredAt() + ")");
-        return new Attempt.Acquired(hold(written.version(), mine, acquisition));
-      }
-      return new Attempt.Busy(stale);
-    } catch (OutcomeUnknownException e) {
-      acquisition.maybeWritten = true;
-      return readAndDecide(acquisition, TakeOver.NEVER);
+      contendedUntil = now.plus(options.ttl().multipliedBy(2));
+    } catch (ArithmeticException | DateTimeException e) {
+      contendedUntil = Instant.MAX;
     }
   }
 
-  private HeldLease hold(ObjectVersion version, LockInfo record, Acquisition acquisition) {
-    observed.set(null);
-    HeldLease lease = new HeldLease(this, version, record, acquisition.ticket);
-    ShutdownRelease.register(lease);
-    try {
-      lease.startHeartbeat(heartbeats);
-    } catch (RuntimeException | Error e) {
-      lease.release();
-      throw e;
-    }
-    return lease;
+  /**
+   * Returns how long an acquisition waits before it reserves the next turn: twice the maximum retry
+   * interval, or half the maximum wait if that is shorter.
+   */
+  Duration reserveAfter() {
+    Duration twice = options.maxRetryInterval().multipliedBy(2);
+    Duration half = options.maxWait().dividedBy(2);
+    return twice.compareTo(half) < 0 ? twice : half;
   }
 
   @Override
@@ -323,9 +276,10 @@ final class LeaseLock implements DistributedLock {
     return false;
   }
 
-  /** Returns a record of this lock's holder at {@code now}. */
+  /** Returns a record of this lock's holder at {@code now}, naming its process start time when known. */
   LockInfo recordAt(Instant now, String nonce) {
-    return new LockInfo(identity.holder(), identity.hostname(), identity.pid(), now, options.ttl(), nonce);
+    LockInfo record = new LockInfo(identity.holder(), identity.hostname(), identity.pid(), now, options.ttl(), nonce);
+    return processStart == null ? record : record.withProcessStart(processStart);
   }
 
   private String newNonce() {
@@ -337,21 +291,10 @@ final class LeaseLock implements DistributedLock {
     return nonce;
   }
 
-  private double nextUnit() {
+  /** Draws the next jitter unit, under the random source's own lock. */
+  double nextUnit() {
     synchronized (random) {
       return random.nextDouble();
-    }
-  }
-
-  private void sleep(Duration duration, Acquisition acquisition) {
-    try {
-      sleeper.sleep(duration);
-    } catch (InterruptedException e) {
-      if (acquisition.maybeWritten) {
-        LOG.warn("Interrupted while acquiring {}: a record with nonce {} may remain until its ttl of {} passes",
-            describe(), acquisition.nonce, options.ttl());
-      }
-      throw new InterruptedOperationException("Cannot acquire " + describe(), e);
     }
   }
 }

@@ -2,34 +2,100 @@ package dev.tierlock;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a lock's holder writes into the lock: who holds it and until when it is fresh. Serialised
  * as a JSON object {@code {holder, hostname, pid, acquiredAt, ttlMs, nonce}} ({@code acquiredAt}
- * ISO-8601, refreshed by every heartbeat).
- *
- * @param holder who holds it, {@code user@host}
- * @param hostname the holder's host name
- * @param pid the holder's process id
- * @param acquiredAt when the lock was acquired or last heartbeat
- * @param ttl how long the lease stays fresh without a heartbeat (see {@link #isStaleAt} for how
- *     waiters judge it)
- * @param nonce unique id of this holding, used to release or force-release it
+ * ISO-8601, refreshed by every heartbeat), plus {@code processStartedAt} (ISO-8601) when the
+ * holder's process start time is known: with the host name and the pid it pins one process, so
+ * that a holder on the same host whose process is gone is told apart from one whose pid was
+ * reused ({@link HostProcesses#isGone}). A record without it (the original tool's, an older
+ * Tierlock's) reads as one whose start is unknown. Immutable; equal when every part is equal.
  */
-public record LockInfo(String holder, String hostname, long pid, Instant acquiredAt, Duration ttl, String nonce) {
+public final class LockInfo {
+
+  private final String holder;
+  private final String hostname;
+  private final long pid;
+  private final Instant acquiredAt;
+  private final Duration ttl;
+  private final String nonce;
+  private final @Nullable Instant processStart;
 
   /**
-   * Validates the values.
+   * Creates a record whose process start time is unknown.
    *
+   * @param holder who holds it, {@code user@host}
+   * @param hostname the holder's host name
+   * @param pid the holder's process id
+   * @param acquiredAt when the lock was acquired or last heartbeat
+   * @param ttl how long the lease stays fresh without a heartbeat (see {@link #isStaleAt} for how
+   *     waiters judge it)
+   * @param nonce unique id of this holding, used to release or force-release it
    * @throws IllegalArgumentException if the nonce is blank or the ttl is not positive
    */
-  public LockInfo {
+  public LockInfo(String holder, String hostname, long pid, Instant acquiredAt, Duration ttl, String nonce) {
+    this(holder, hostname, pid, acquiredAt, ttl, nonce, null);
+  }
+
+  private LockInfo(String holder, String hostname, long pid, Instant acquiredAt, Duration ttl, String nonce,
+      @Nullable Instant processStart) {
     if (nonce.isBlank()) {
       throw new IllegalArgumentException("Cannot describe lock holder " + holder + ": the nonce is blank");
     }
     if (ttl.isNegative() || ttl.isZero()) {
       throw new IllegalArgumentException("Cannot describe lock holder " + holder + ": ttl must be positive, got " + ttl);
     }
+    this.holder = Objects.requireNonNull(holder, "holder");
+    this.hostname = Objects.requireNonNull(hostname, "hostname");
+    this.pid = pid;
+    this.acquiredAt = Objects.requireNonNull(acquiredAt, "acquiredAt");
+    this.ttl = ttl;
+    this.nonce = nonce;
+    this.processStart = processStart;
+  }
+
+  /** Returns who holds it, {@code user@host}. */
+  public String holder() {
+    return holder;
+  }
+
+  /** Returns the holder's host name. */
+  public String hostname() {
+    return hostname;
+  }
+
+  /** Returns the holder's process id. */
+  public long pid() {
+    return pid;
+  }
+
+  /** Returns when the lock was acquired or last heartbeat, by the holder's clock. */
+  public Instant acquiredAt() {
+    return acquiredAt;
+  }
+
+  /** Returns how long the lease stays fresh without a heartbeat. */
+  public Duration ttl() {
+    return ttl;
+  }
+
+  /** Returns the unique id of this holding. */
+  public String nonce() {
+    return nonce;
+  }
+
+  /** Returns when the holder's process started, if the record says. */
+  public Optional<Instant> processStart() {
+    return Optional.ofNullable(processStart);
+  }
+
+  /** Returns the same record naming {@code start} as its process's start time. */
+  public LockInfo withProcessStart(Instant start) {
+    return new LockInfo(holder, hostname, pid, acquiredAt, ttl, nonce, Objects.requireNonNull(start, "start"));
   }
 
   /**
@@ -49,6 +115,24 @@ public record LockInfo(String holder, String hostname, long pid, Instant acquire
 
   /** Returns the same holding with {@code acquiredAt} moved to {@code now} (a heartbeat). */
   public LockInfo refreshedAt(Instant now) {
-    return new LockInfo(holder, hostname, pid, now, ttl, nonce);
+    return new LockInfo(holder, hostname, pid, now, ttl, nonce, processStart);
+  }
+
+  @Override
+  public boolean equals(@Nullable Object other) {
+    return other instanceof LockInfo that && pid == that.pid && holder.equals(that.holder)
+        && hostname.equals(that.hostname) && acquiredAt.equals(that.acquiredAt) && ttl.equals(that.ttl)
+        && nonce.equals(that.nonce) && Objects.equals(processStart, that.processStart);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(holder, hostname, pid, acquiredAt, ttl, nonce, processStart);
+  }
+
+  @Override
+  public String toString() {
+    return "LockInfo[holder=" + holder + ", hostname=" + hostname + ", pid=" + pid + ", acquiredAt=" + acquiredAt
+        + ", ttl=" + ttl + ", nonce=" + nonce + (processStart == null ? "" : ", processStart=" + processStart) + "]";
   }
 }

@@ -11,9 +11,14 @@ import java.util.Optional;
 /**
  * Reads and writes the JSON body of a lock: an object {@code {holder, hostname, pid, acquiredAt,
  * ttlMs, nonce}} pretty-printed with two spaces and a trailing newline, {@code acquiredAt} as
- * ISO-8601. Reading ignores fields it does not know (peers may add some) and rejects a body that is
- * larger than {@link #MAX_BYTES}, not one JSON object, or missing or mistyping a field. Stateless and
- * thread-safe.
+ * ISO-8601, then {@code processStartedAt} (ISO-8601) when the record knows its process's start
+ * time. The six fields keep the original tool's names, types and order, so it reads our records
+ * (it needs a string holder, a numeric pid, a string acquiredAt, a numeric ttlMs and the nonce, and
+ * ignores a field it does not know); reading ours needs none of the optional field. Reading ignores
+ * fields it does not know (peers may add some), reads a {@code processStartedAt} that is not an
+ * ISO-8601 instant as absent (the start is then unknown, the safe reading), and rejects a body that
+ * is larger than {@link #MAX_BYTES}, not one JSON object, or missing or mistyping a required field.
+ * Stateless and thread-safe.
  */
 final class LockInfoCodec {
 
@@ -24,6 +29,9 @@ final class LockInfoCodec {
   static final long MAX_TTL_MS = Duration.ofDays(366).toMillis();
 
   private static final Instant LATEST = Instant.parse("9999-12-31T23:59:59Z");
+
+  /** The optional field of the holder's process start time. */
+  static final String PROCESS_START = "processStartedAt";
 
   private LockInfoCodec() {}
 
@@ -36,6 +44,7 @@ final class LockInfoCodec {
     members.put("acquiredAt", new JsonValue.Str(info.acquiredAt().toString()));
     members.put("ttlMs", new JsonValue.Num(Long.toString(info.ttl().toMillis())));
     members.put("nonce", new JsonValue.Str(info.nonce()));
+    info.processStart().ifPresent(start -> members.put(PROCESS_START, new JsonValue.Str(start.toString())));
     StringBuilder out = new StringBuilder();
     new JsonValue.Obj(members).writePretty(out, 0);
     return out.append('\n').toString().getBytes(StandardCharsets.UTF_8);
@@ -90,7 +99,21 @@ final class LockInfoCodec {
     if (nonce.isBlank()) {
       throw new LockUnreadableException(lockKey, "field \"nonce\" is blank", null);
     }
-    return new LockInfo(holder, hostname, pid, acquiredAt, Duration.ofMillis(ttlMs), nonce);
+    LockInfo info = new LockInfo(holder, hostname, pid, acquiredAt, Duration.ofMillis(ttlMs), nonce);
+    return processStart(root).map(info::withProcessStart).orElse(info);
+  }
+
+  /** Returns the record's process start time, or empty when it is absent or not an instant in range. */
+  private static Optional<Instant> processStart(JsonValue.Obj root) {
+    if (!(root.members().get(PROCESS_START) instanceof JsonValue.Str value)) {
+      return Optional.empty();
+    }
+    try {
+      Instant start = Instant.parse(value.value());
+      return start.isBefore(Instant.EPOCH) || start.isAfter(LATEST) ? Optional.empty() : Optional.of(start);
+    } catch (DateTimeParseException e) {
+      return Optional.empty();
+    }
   }
 
   /** Reads a lock body, or returns empty when it is not a valid lock record. */

@@ -1,7 +1,10 @@
 package dev.tierlock;
 
 /**
- * One holding of a {@link DistributedLock}. Closing it releases the lock (idempotent). A JVM that
+ * One holding of a {@link DistributedLock}. Closing it releases the lock (idempotent); a lease lock
+ * may instead hand the lock over to the next caller queued in this JVM ({@link LeaseLocks}), and
+ * then this lease reads as released while the next caller's, a lease object of its own, holds. A
+ * JVM that
  * shuts down in order (SIGTERM, SIGINT, {@code System.exit}) releases the leases it still holds
  * from a shutdown hook, each by its own conditional delete, waiting at most 5 s in all; a JVM
  * killed outright leaves its lease to expire after its ttl. Thread-safe.
@@ -21,8 +24,8 @@ public interface LockLease extends AutoCloseable {
 
   /**
    * Releases the lock if this lease still holds it, by a delete conditional on the version this
-   * lease wrote; never deletes a successor's lock. Idempotent. A release that fails leaves the lock
-   * to expire and does not throw.
+   * lease wrote (or hands it to the next caller queued in this JVM); never deletes or hands over a
+   * successor's lock. Idempotent. A release that fails leaves the lock to expire and does not throw.
    */
   void release();
 

@@ -3,12 +3,15 @@ package dev.tierlock;
 import java.time.Duration;
 
 /**
- * Timing of a lease lock. Defaults: ttl 30 s (heartbeat every ttl/3), first retry after 1 s,
- * doubling with jitter up to 8 s, give up after 60 s.
+ * Timing of a lease lock. Defaults: ttl 30 s (heartbeat every ttl/3), waits between attempts
+ * drawn with full jitter under a cap that starts near the store's round trip (at most 1 s) and
+ * doubles up to 8 s, give up after 60 s ({@link LeaseLocks} tells how the waits are drawn).
  *
  * @param ttl how long a lease stays fresh without a heartbeat
- * @param retryInterval the first wait between attempts while a live holder has the lock
- * @param maxRetryInterval the longest wait between attempts
+ * @param retryInterval the largest first cap of the waits between attempts (the lease lock starts
+ *     its cap at its first attempt's measured duration, never above this), and the largest cap of
+ *     a waiter that has reserved the next turn
+ * @param maxRetryInterval the largest cap of the waits between attempts
  * @param maxWait how long {@link DistributedLock#acquire()} waits in total
  */
 public record LockOptions(Duration ttl, Duration retryInterval, Duration maxRetryInterval, Duration maxWait) {

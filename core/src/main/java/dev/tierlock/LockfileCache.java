@@ -24,8 +24,9 @@ import org.jspecify.annotations.Nullable;
  * which version they are ({@value #RECORD_NAME} in the state directory: key, version, lineage and
  * the bytes' SHA-256). The pair is trusted only while the cached bytes still have the recorded
  * digest, so a copy changed or torn by anything is read again in full, never believed. The last
- * pair is also kept in memory: a version's bytes never change, so it answers without touching the
- * disk. Both files are replaced by atomic renames without forcing them to disk: the cache only
+ * pair is also kept in memory, trusted while the record on disk still reads as it did (one small
+ * read), so the cached copy is not decoded again, and another instance on the same checkout that
+ * cached a newer version is never shadowed by an older memory. Both files are replaced by atomic renames without forcing them to disk: the cache only
  * saves a download, and a lost or torn copy fails its digest. Thread-safe.
  */
 final class LockfileCache {
@@ -39,7 +40,14 @@ final class LockfileCache {
   private final Path file;
   private final Path record;
   private final ObjectKey key;
-  private volatile @Nullable Entry memo;
+  /**
+   * The last pair, with the record's text as this instance wrote or read it: trusted only while the
+   * record on disk still reads the same, so another instance (or process) on the same checkout that
+   * cached a newer version since is never shadowed by this one's memory.
+   */
+  private volatile @Nullable Memo memo;
+
+  private record Memo(Entry entry, String recordText) {}
 
   LockfileCache(Path file, Path stateDirectory, ObjectKey key) {
     this.file = file;
@@ -52,32 +60,51 @@ final class LockfileCache {
     return file;
   }
 
-  /** Returns what the cache holds, when it is intact: from memory, or from the two files. */
+  /**
+   * Returns what the cache holds, when it is intact: from memory while the record on disk is the
+   * one this memory stands for (one small read), else from the two files.
+   */
   Optional<Entry> current() {
-    Entry known = memo;
-    if (known != null) {
-      return Optional.of(known);
+    String onDisk = recordText();
+    if (onDisk == null) {
+      memo = null;
+      return Optional.empty();
     }
-    Optional<Entry> read = readFiles();
-    read.ifPresent(e -> memo = e);
+    Memo known = memo;
+    if (known != null && known.recordText().equals(onDisk)) {
+      return Optional.of(known.entry());
+    }
+    Optional<Entry> read = readFiles(onDisk);
+    memo = read.map(e -> new Memo(e, onDisk)).orElse(null);
     return read;
+  }
+
+  private @Nullable String recordText() {
+    try {
+      return Files.readString(record, StandardCharsets.UTF_8);
+    } catch (IOException | RuntimeException e) {
+      // absent, unreadable or not text: only a missed shortcut
+      return null;
+    }
   }
 
   /**
    * Keeps {@code bytes} (which decode to {@code lockfile}) as version {@code head}: in memory, then
    * the copy, then the record.
    *
-   * @throws LocalFileException if a file cannot be written (memory is kept all the same)
+   * @throws LocalFileException if a file cannot be written (then nothing is trusted from memory)
    */
   void keep(byte[] bytes, LockfileHead head, Lockfile lockfile) {
-    memo = new Entry(head, lockfile);
+    memo = null;
     Map<String, JsonValue> members = new LinkedHashMap<>();
     members.put("key", new JsonValue.Str(key.value()));
     members.put("version", new JsonValue.Str(head.version().value()));
     members.put("lineage", new JsonValue.Str(head.lineageText()));
     members.put("sha256", new JsonValue.Str(sha256(bytes)));
+    String text = new JsonValue.Obj(members).toCompactString() + "\n";
     replace(file, bytes);
-    replace(record, (new JsonValue.Obj(members).toCompactString() + "\n").getBytes(StandardCharsets.UTF_8));
+    replace(record, text.getBytes(StandardCharsets.UTF_8));
+    memo = new Memo(new Entry(head, lockfile), text);
   }
 
   /**
@@ -95,9 +122,9 @@ final class LockfileCache {
     }
   }
 
-  private Optional<Entry> readFiles() {
+  private Optional<Entry> readFiles(String recordText) {
     try {
-      if (!(JsonValue.parse(Files.readString(record, StandardCharsets.UTF_8)) instanceof JsonValue.Obj obj)
+      if (!(JsonValue.parse(recordText) instanceof JsonValue.Obj obj)
           || !(obj.members().get("key") instanceof JsonValue.Str k) || !k.value().equals(key.value())
           || !(obj.members().get("version") instanceof JsonValue.Str version) || version.value().isBlank()
           || !(obj.members().get("sha256") instanceof JsonValue.Str sha)) {

@@ -441,9 +441,14 @@ final class PublishLoop {
     if (wait.isZero()) {
       return;
     }
-    Duration left = deadline.remaining();
+    if (wait.compareTo(deadline.remaining()) > 0) {
+      // sent sooner, the store would refuse it for its rate; sent later, past the deadline
+      throw new DatastoreBusyException("Cannot publish lockfile change to " + settings.port().describe() + ": the"
+          + " store sustains one write of it per " + settings.port().minWriteInterval().toMillis() + " ms, and the"
+          + " next one is due after the transaction's deadline", null);
+    }
     try {
-      settings.sleeper().sleep(wait.compareTo(left) > 0 ? left : wait);
+      settings.sleeper().sleep(wait);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new InterruptedOperationException("Cannot publish lockfile change to " + settings.port().describe(), e);

@@ -20,7 +20,9 @@ final class RunRequest {
   /** The lockfile the change started from, its delta and deletions, once it ran without throwing. */
   private @Nullable Lockfile start;
   private LockfileDelta own = LockfileDelta.EMPTY;
+  private LockfileDelta wanted = LockfileDelta.EMPTY;
   private List<TierPath> deletions = List.of();
+  private java.util.Map<TierPath, Runnable> required = java.util.Map.of();
   /** What the change threw: nothing of it is published or kept. */
   private @Nullable Throwable thrown;
 
@@ -46,7 +48,9 @@ final class RunRequest {
       change.accept(editor);
       start = from;
       own = editor.delta();
+      wanted = editor.wanted();
       deletions = editor.deletions();
+      required = editor.required();
     } catch (RuntimeException | Error e) {
       thrown = e;
     } finally {
@@ -67,6 +71,24 @@ final class RunRequest {
   /** Returns what the change changed, against the lockfile it started from (empty unless applied). */
   LockfileDelta own() {
     return own;
+  }
+
+  /** Returns what the change wants of every name it touched, changed or not (empty unless applied). */
+  LockfileDelta wanted() {
+    return wanted;
+  }
+
+  /** Drops what the change did: it fails, and nothing of it is published. */
+  void discard() {
+    own = LockfileDelta.EMPTY;
+    wanted = LockfileDelta.EMPTY;
+    deletions = List.of();
+    required = java.util.Map.of();
+  }
+
+  /** Returns the tier paths the change stored and relies on, each with how to store it again. */
+  java.util.Map<TierPath, Runnable> required() {
+    return required;
   }
 
   /** Returns the archives the change asked to delete after the publish. */

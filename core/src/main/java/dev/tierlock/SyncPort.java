@@ -39,9 +39,13 @@ final class SyncPort {
   private final Namespace namespace;
   private final ObjectKey key;
   private final LockfileCache cache;
-  /** When this checkout last sent a lockfile write, for pacing to the store's per-object rate. */
-  private final java.util.concurrent.atomic.AtomicReference<java.time.@Nullable Instant> lastSent =
-      new java.util.concurrent.atomic.AtomicReference<>();
+  /**
+   * When this process last sent a write of each lockfile, by store identity and key, for pacing to
+   * the store's per-object rate: every checkout and instance of this process writing one object
+   * keeps to it together.
+   */
+  private static final com.github.benmanes.caffeine.cache.Cache<String, java.time.Instant> LAST_SENT =
+      com.github.benmanes.caffeine.cache.Caffeine.newBuilder().maximumSize(1024).build();
 
   SyncPort(Datastore datastore, Namespace namespace, Path cacheRoot, Path stateDirectory) {
     this.datastore = datastore;
@@ -192,7 +196,7 @@ final class SyncPort {
    */
   java.time.Duration paceAt(java.time.Instant now) {
     java.time.Duration interval = datastore.minWriteInterval();
-    java.time.Instant last = lastSent.get();
+    java.time.Instant last = interval.isZero() ? null : LAST_SENT.getIfPresent(paceKey());
     if (interval.isZero() || last == null) {
       return java.time.Duration.ZERO;
     }
@@ -200,9 +204,29 @@ final class SyncPort {
     return wait.isNegative() ? java.time.Duration.ZERO : wait;
   }
 
+  /** Returns the store's {@link Datastore#minWriteInterval()}. */
+  java.time.Duration minWriteInterval() {
+    return datastore.minWriteInterval();
+  }
+
   /** Notes that a lockfile write is sent at {@code now}. */
   void sending(java.time.Instant now) {
-    lastSent.set(now);
+    if (!datastore.minWriteInterval().isZero()) {
+      LAST_SENT.asMap().merge(paceKey(), now, (a, b) -> a.isAfter(b) ? a : b);
+    }
+  }
+
+  private String paceKey() {
+    return datastore.identity() + " " + key;
+  }
+
+  /**
+   * Returns whether the store holds the object at tier path {@code path} now (one stat).
+   *
+   * @throws dev.tierlock.spi.DatastoreException if the stat fails
+   */
+  boolean holds(TierPath path) {
+    return datastore.stat(namespace.key(path)).isPresent();
   }
 
   /**

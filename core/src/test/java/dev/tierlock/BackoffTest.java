@@ -1,6 +1,7 @@
 package dev.tierlock;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tierlock.internal.Backoff;
 import java.time.Duration;
@@ -62,5 +63,36 @@ class BackoffTest {
           .isLessThan(base.multipliedBy(5).dividedBy(4));
       base = base.multipliedBy(2).compareTo(Duration.ofSeconds(8)) > 0 ? Duration.ofSeconds(8) : base.multipliedBy(2);
     }
+  }
+
+  @Test
+  void fullJitter_drawsEachWaitFromZeroToItsCap_theCapDoublingUpToTheMaximum() {
+    double[] draws = {0.5, 0.0, 1.0, 0.25, 0.5};
+    int[] next = {0};
+    Backoff backoff = Backoff.fullJitter(Duration.ofMillis(20), Duration.ofMillis(100), () -> draws[next[0]++]);
+
+    List<Duration> waits = new ArrayList<>();
+    for (int i = 0; i < draws.length; i++) {
+      waits.add(backoff.next(FOREVER));
+    }
+
+    assertThat(waits).containsExactly(Duration.ofMillis(10), Duration.ZERO, Duration.ofMillis(80), Duration.ofMillis(25),
+        Duration.ofMillis(50));
+  }
+
+  @Test
+  void fullJitter_isClampedToTheRemainingBudget_andToZeroOrOneDraws() {
+    Backoff backoff = Backoff.fullJitter(Duration.ofMillis(100), Duration.ofMillis(100), () -> 7.0);
+
+    assertThat(backoff.next(FOREVER)).as("a draw above one counts as one").isEqualTo(Duration.ofMillis(100));
+    assertThat(backoff.next(Duration.ofMillis(30))).isEqualTo(Duration.ofMillis(30));
+    assertThat(backoff.next(Duration.ofMillis(-1))).isEqualTo(Duration.ZERO);
+  }
+
+  @Test
+  void fullJitter_firstCapAboveTheMaximum_isRejected() {
+    assertThatThrownBy(() -> Backoff.fullJitter(Duration.ofSeconds(2), Duration.ofSeconds(1), () -> 0.5))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Cannot back off from PT2S to PT1S: the first wait must be positive and at most the longest");
   }
 }

@@ -112,4 +112,44 @@ class LockInfoCodecTest {
         .hasCauseInstanceOf(IllegalArgumentException.class)
         .hasRootCauseInstanceOf(com.fasterxml.jackson.core.JsonProcessingException.class);
   }
+
+  @Test
+  void encode_withAProcessStart_appendsItAfterTheOriginalSixFields() {
+    LockInfo started = INFO.withProcessStart(Instant.parse("2026-03-04T01:02:03.450Z"));
+
+    String text = new String(LockInfoCodec.encode(started), StandardCharsets.UTF_8);
+
+    assertThat(text).isEqualTo("""
+        {
+          "holder": "ada@host-1",
+          "hostname": "host-1",
+          "pid": 4242,
+          "acquiredAt": "2026-03-04T05:06:07.089Z",
+          "ttlMs": 30000,
+          "nonce": "3f2a9c1e-0d7b-4e5f-9a8b-7c6d5e4f3a2b",
+          "processStartedAt": "2026-03-04T01:02:03.450Z"
+        }
+        """);
+    assertThat(LockInfoCodec.decode(KEY, LockInfoCodec.encode(started))).isEqualTo(started)
+        .satisfies(info -> assertThat(info.processStart()).contains(Instant.parse("2026-03-04T01:02:03.450Z")));
+    assertThat(started.refreshedAt(Instant.parse("2026-03-04T05:07:00Z")).processStart()).as("kept by heartbeats")
+        .isEqualTo(started.processStart());
+  }
+
+  @Test
+  void decode_theOriginalToolsRecord_hasNoProcessStart() {
+    LockInfo info = LockInfoCodec.decode(KEY, LockInfoCodec.encode(INFO));
+
+    assertThat(info.processStart()).isEmpty();
+    assertThat(info).isEqualTo(INFO).isNotEqualTo(INFO.withProcessStart(Instant.EPOCH));
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {"\"yesterday\"", "12345", "null", "\"-9999-01-01T00:00:00Z\""})
+  void decode_aProcessStartThatIsNoInstant_readsAsUnknown(String value) {
+    String body = "{\"holder\":\"a\",\"hostname\":\"h\",\"pid\":1,\"acquiredAt\":\"2026-01-01T00:00:00Z\","
+        + "\"ttlMs\":1000,\"nonce\":\"n\",\"processStartedAt\":" + value + "}";
+
+    assertThat(LockInfoCodec.decode(KEY, body.getBytes(StandardCharsets.UTF_8)).processStart()).isEmpty();
+  }
 }

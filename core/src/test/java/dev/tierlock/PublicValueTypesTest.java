@@ -35,13 +35,15 @@ class PublicValueTypesTest {
         .setDefault(ObjectVersion.class, ObjectVersion.of("v1"))
         .setDefault(ObjectMetadata.class, ObjectMetadata.EMPTY);
     for (Class<?> type : new Class<?>[] {ExtensionName.class, Namespace.class, TierPath.class, LockIdentity.class,
-        LockOptions.class, LockfileEntry.class, Lockfile.class, LockfileDelta.class, ObjectKey.class,
+        LockOptions.class, LockInfo.class, LockfileEntry.class, Lockfile.class, LockfileDelta.class, ObjectKey.class,
         ObjectVersion.class, ObjectMetadata.class, DatastoreIdentity.class}) {
       tester.testAllPublicStaticMethods(type);
     }
     tester.testAllPublicInstanceMethods(ExtensionName.of("@s/a"));
     tester.testAllPublicInstanceMethods(Namespace.of("team"));
     tester.testAllPublicInstanceMethods(LockOptions.DEFAULTS);
+    tester.testAllPublicInstanceMethods(new LockInfo("a@h", "h", 1, AT, Duration.ofSeconds(30), "n-1"));
+    tester.testAllPublicConstructors(LockInfo.class);
     tester.testAllPublicInstanceMethods(LockfileEntry.builder("1", AT).build());
     tester.testAllPublicInstanceMethods(Lockfile.EMPTY);
     tester.testAllPublicInstanceMethods(LockfileDelta.EMPTY);
@@ -69,6 +71,15 @@ class PublicValueTypesTest {
     new EqualsTester()
         .addEqualityGroup(LockIdentity.of("a@h", "h", 1), LockIdentity.of("a@h", "h", 1))
         .addEqualityGroup(LockIdentity.of("a@h", "h", 2))
+        .testEquals();
+    LockInfo info = new LockInfo("a@h", "h", 1, AT, Duration.ofSeconds(30), "n-1");
+    new EqualsTester()
+        .addEqualityGroup(info, new LockInfo("a@h", "h", 1, AT, Duration.ofSeconds(30), "n-1"))
+        .addEqualityGroup(info.withProcessStart(AT), new LockInfo("a@h", "h", 1, AT, Duration.ofSeconds(30), "n-1")
+            .withProcessStart(AT))
+        .addEqualityGroup(info.refreshedAt(AT.plusSeconds(1)))
+        .addEqualityGroup(new LockInfo("a@h", "h", 2, AT, Duration.ofSeconds(30), "n-1"))
+        .addEqualityGroup(new LockInfo("a@h", "h", 1, AT, Duration.ofSeconds(30), "n-2"))
         .testEquals();
     new EqualsTester()
         .addEqualityGroup(ObjectKey.of("a/b"), ObjectKey.of("a/b"))

@@ -1,6 +1,6 @@
 package dev.tierlock.cli;
 
-import dev.tierlock.LockIdentity;
+import dev.tierlock.HostProcesses;
 import dev.tierlock.LockInfo;
 import dev.tierlock.Tierlock;
 import java.io.PrintWriter;
@@ -41,13 +41,17 @@ final class LockCommand {
           LockInfo holder = info.get();
           Instant now = parent.root.clock().instant();
           Duration age = Duration.between(holder.acquiredAt(), now);
-          boolean here = holder.hostname().equals(LockIdentity.current().hostname());
-          boolean gone = here && ProcessHandle.of(holder.pid()).map(p -> !p.isAlive()).orElse(true);
+          HostProcesses processes = HostProcesses.system();
+          boolean here = holder.hostname().equals(processes.hostname());
+          boolean running = here && processes.isRunning(holder.pid());
+          boolean gone = here && (!running || processes.isGone(holder));
           boolean stale = holder.isStaleAt(now);
           out.println((gone ? "held by a process that is gone" : stale ? "stale" : "held") + ": "
               + tierlock.globalLock().describe());
           out.println("  holder:     " + holder.holder() + " (host " + holder.hostname() + ", pid " + holder.pid()
-              + (here ? gone ? ", no such process on this host" : ", alive on this host" : "") + ")");
+              + holder.processStart().map(start -> ", started " + start).orElse("")
+              + (here ? !running ? ", no such process on this host" : gone ? ", now another process's on this host"
+                  : ", alive on this host" : "") + ")");
           out.println("  heartbeat:  " + holder.acquiredAt() + " (" + age.toMillis() + " ms ago, ttl " + holder.ttl().toMillis() + " ms)");
           out.println("  nonce:      " + holder.nonce());
           if (gone || stale) {

@@ -2,9 +2,13 @@ package dev.tierlock.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tierlock.HostProcesses;
+import dev.tierlock.LeaseLocks;
 import dev.tierlock.LockIdentity;
 import dev.tierlock.LockLease;
+import dev.tierlock.Namespace;
 import dev.tierlock.Tierlock;
+import dev.tierlock.datastore.fs.FileSystemDatastore;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -16,6 +20,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -279,6 +284,8 @@ class TierlockCliTest {
 
       assertThat(status.code()).isZero();
       assertThat(status.out()).startsWith("held: ").contains("nonce:      " + nonce).contains(", alive on this host)")
+          .contains("pid " + ProcessHandle.current().pid() + ProcessHandle.current().info().startInstant()
+              .map(start -> ", started " + start).orElse("") + ", alive")
           .contains("its process is alive: wait for it").doesNotContain("break-glass");
       assertThat(wrong.code()).isEqualTo(ExitCodes.NOT_FOUND);
       assertThat(wrong.err()).contains("Cannot release lock \".datastore.lock\"").contains("no holder with nonce not-the-nonce (it may have been released or taken over already) [not_found]");
@@ -304,6 +311,42 @@ class TierlockCliTest {
       assertThat(status.code()).isZero();
       assertThat(status.out()).startsWith("held by a process that is gone: ")
           .contains("pid " + finished.pid() + ", no such process on this host)")
+          .contains("break-glass is safe (its process is gone): tierlock lock release --nonce " + lease.info().nonce());
+      lease.release();
+    }
+  }
+
+  @Test
+  void lockStatus_ofAHolderWhosePidNowNamesAnotherProcess_saysItIsGone_andThatBreakGlassIsSafe() {
+    // a record naming this JVM's pid on this host, but a process that started an hour earlier: the
+    // pid was reused since
+    HostProcesses system = HostProcesses.system();
+    Instant earlier = Instant.parse("2026-11-29T09:00:00Z");
+    HostProcesses claimingAnEarlierStart = new HostProcesses() {
+      @Override
+      public String hostname() {
+        return system.hostname();
+      }
+
+      @Override
+      public boolean isRunning(long pid) {
+        return true;
+      }
+
+      @Override
+      public Optional<Instant> startOf(long pid) {
+        return Optional.of(earlier);
+      }
+    };
+    try (FileSystemDatastore store = FileSystemDatastore.open(home.resolve("datastore"))) {
+      LockLease lease = LeaseLocks.builder(store, LeaseLocks.globalKey(Namespace.NONE)).clock(CLOCK)
+          .hostProcesses(claimingAnEarlierStart).build().acquire();
+
+      Run status = run("lock", "status");
+
+      assertThat(status.code()).isZero();
+      assertThat(status.out()).startsWith("held by a process that is gone: ")
+          .contains("pid " + ProcessHandle.current().pid() + ", started " + earlier + ", now another process's on this host)")
           .contains("break-glass is safe (its process is gone): tierlock lock release --nonce " + lease.info().nonce());
       lease.release();
     }

@@ -178,6 +178,7 @@ public final class ArchiveTransactions {
           .filter(previous -> !previous.equals(key.sha256()))
           .map(previous -> ExtensionArchiveKey.of(key.name(), previous));
       stored.set(store.storeStaged(key));
+      hooks.requireStored(key.tierPath(), () -> store.storeStaged(key));
       inner.put(key.name(), pinned);
       superseded.ifPresent(old -> hooks.deleteAfterPublish(old.tierPath()));
     });

@@ -22,6 +22,18 @@ public interface TransactionHooks {
   void deleteAfterPublish(TierPath path);
 
   /**
+   * Notes that the change stored {@code path} (an archive it pins) and relies on it being in the
+   * tier when the lockfile is published. A change that ran without the global lease (optimistic)
+   * has that checked under the lease before its publish: a peer may have deleted the archive as
+   * superseded in between, and {@code store} then stores it again (a failure fails the change).
+   *
+   * @param path the tier path stored
+   * @param store stores it again; runs on the publishing thread, under the global lease
+   * @throws IllegalStateException if called outside the running change or from another thread
+   */
+  void requireStored(TierPath path, Runnable store);
+
+  /**
    * Returns the hooks of a context Tierlock created.
    *
    * @param context a context passed to a change by {@link dev.tierlock.LockfileTransaction#run}

@@ -1,6 +1,9 @@
 package dev.tierlock.testkit;
 
+import dev.tierlock.LockLease;
+import dev.tierlock.LockOptions;
 import dev.tierlock.Sleeper;
+import dev.tierlock.Tierlock;
 import dev.tierlock.internal.HeldFileLock;
 import dev.tierlock.internal.LockAttempt;
 import dev.tierlock.internal.LockWait;
@@ -10,6 +13,7 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
+import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -22,16 +26,21 @@ import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.NullMarked;
 
 /**
- * A second JVM that holds a local lock file through Tierlock's OS-lock registry, so that a contract
- * can prove that another process's lock excludes a checkout. Its {@link #main} takes the lock,
- * prints {@code locked}, waits for a line, releases the lock and prints {@code released}. Every wait
- * for it is bounded by {@link #WAIT_SECONDS}, a bound only a broken test reaches; closing it kills
- * the process if it still runs.
+ * A second JVM that holds a lock, so that a test can prove what another process's lock does: a
+ * local lock file through Tierlock's OS-lock registry ({@link #start}, for the contracts), or the
+ * datastore global lease of a datastore it opens by URI ({@link #holdingLease}, for a datastore
+ * module's tests, whose test class path brings the datastore). Its {@link #main} takes the lock,
+ * prints {@code locked}, waits for a line, releases the lock and prints {@code released}; {@link
+ * #kill()} ends it with SIGKILL instead, as a crash would. Every wait for it is bounded by {@link
+ * #WAIT_SECONDS}, a bound only a broken test reaches; closing it kills the process if it still
+ * runs. Not thread-safe.
  */
-final class ChildLockHolder implements AutoCloseable {
+public final class ChildLockHolder implements AutoCloseable {
 
   /** The bound on any single wait for the child. */
   static final long WAIT_SECONDS = 60;
+
+  private static final String LEASE = "--lease";
 
   private final Process process;
   private final BufferedReader stdout;
@@ -51,18 +60,59 @@ final class ChildLockHolder implements AutoCloseable {
    * @throws IllegalStateException if it does not report the lock held
    */
   static ChildLockHolder start(Path lockFile, String guards) throws IOException {
-    List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xshare:auto",
-        "-XX:TieredStopAtLevel=1", "-cp", classpath(), "-Dslf4j.internal.verbosity=ERROR", ChildLockHolder.class.getName(),
-        lockFile.toString(), guards);
+    return launch(lockFile.toString(), guards);
+  }
+
+  /**
+   * Starts a JVM that opens the datastore {@code datastore} names, with a checkout in {@code
+   * checkout}, takes its global lease (no namespace) with ttl {@code ttl} under this host's own
+   * identity ({@link dev.tierlock.LockIdentity#current()}), and returns once it holds it.
+   *
+   * @param datastore the datastore's URI, such as a {@code file:} URI; its module must be on the test
+   *     class path
+   * @param checkout the child's checkout directory
+   * @param ttl the lease's ttl
+   * @return the running child
+   * @throws IOException if the JVM cannot be started or talked to
+   * @throws IllegalStateException if it does not report the lease held
+   */
+  public static ChildLockHolder holdingLease(URI datastore, Path checkout, Duration ttl) throws IOException {
+    return launch(LEASE, datastore.toString(), checkout.toString(), Long.toString(ttl.toMillis()));
+  }
+
+  private static ChildLockHolder launch(String... args) throws IOException {
+    List<String> command = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+        .toString(), "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-cp", classpath(), "-Dslf4j.internal.verbosity=ERROR",
+        ChildLockHolder.class.getName()));
+    command.addAll(List.of(args));
     ChildLockHolder child = new ChildLockHolder(new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT)
         .start());
-    child.expect("locked");
+    try {
+      child.expect("locked");
+    } catch (IOException | RuntimeException e) {
+      child.close();
+      throw e;
+    }
     return child;
   }
 
   /** Returns the child's process id. */
-  long pid() {
+  public long pid() {
     return process.pid();
+  }
+
+  /**
+   * Kills the child at once (SIGKILL, as a crash would: no shutdown hook runs) and waits until the
+   * operating system has reaped it, so that its pid names no process afterwards.
+   *
+   * @throws InterruptedException if interrupted while waiting for it
+   * @throws IllegalStateException if it is not gone within the bound
+   */
+  public void kill() throws InterruptedException {
+    process.destroyForcibly();
+    if (!process.waitFor(WAIT_SECONDS, TimeUnit.SECONDS)) {
+      throw new IllegalStateException("Cannot kill the lock-holding JVM " + process.pid() + " within " + WAIT_SECONDS + " s");
+    }
   }
 
   /**
@@ -72,7 +122,7 @@ final class ChildLockHolder implements AutoCloseable {
    * @throws InterruptedException if interrupted while waiting for it
    * @throws IllegalStateException if it does not release and exit cleanly within the bound
    */
-  void release() throws IOException, InterruptedException {
+  public void release() throws IOException, InterruptedException {
     stdin.write("release\n");
     stdin.flush();
     expect("released");
@@ -81,6 +131,7 @@ final class ChildLockHolder implements AutoCloseable {
     }
   }
 
+  /** Kills the child if it still runs. */
   @Override
   public void close() {
     process.destroyForcibly();
@@ -95,12 +146,19 @@ final class ChildLockHolder implements AutoCloseable {
   }
 
   /**
-   * Takes the lock of the file {@code args[0]} for {@code args[1]}, prints {@code locked}, waits for
-   * a line on standard input, releases it and prints {@code released}.
+   * Takes the lock of the file {@code args[0]} for {@code args[1]} (or, after {@code --lease}, the
+   * global lease of the datastore {@code args[1]} from the checkout {@code args[2]} with a ttl of
+   * {@code args[3]} ms), prints {@code locked}, waits for a line on standard input, releases it and
+   * prints {@code released}.
    *
+   * @param args what to hold
    * @throws Exception if the lock cannot be taken within the bound
    */
   public static void main(String[] args) throws Exception {
+    if (args.length > 0 && args[0].equals(LEASE)) {
+      holdLease(URI.create(args[1]), Path.of(args[2]), Duration.ofMillis(Long.parseLong(args[3])));
+      return;
+    }
     Clock clock = Clock.systemUTC();
     LockAttempt attempt = OsLockRegistry.shared().acquire(Path.of(args[0]), args[1],
         LockWait.until(clock.instant().plusSeconds(WAIT_SECONDS), clock, Sleeper.SYSTEM, Duration.ofMillis(5)));
@@ -114,6 +172,19 @@ final class ChildLockHolder implements AutoCloseable {
     held.release();
     System.out.println("released");
     System.out.flush();
+  }
+
+  private static void holdLease(URI datastore, Path checkout, Duration ttl) throws IOException {
+    LockOptions options = LockOptions.DEFAULTS.withTtl(ttl).withMaxWait(Duration.ofSeconds(WAIT_SECONDS));
+    try (Tierlock tierlock = Tierlock.builder().datastore(datastore).checkout(checkout).lockOptions(options).build()) {
+      LockLease lease = tierlock.globalLock().acquire();
+      System.out.println("locked");
+      System.out.flush();
+      new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+      lease.release();
+      System.out.println("released");
+      System.out.flush();
+    }
   }
 
   /** The test class path as surefire reports it (else {@code java.class.path}), plus testkit, core and JSpecify. */

@@ -33,7 +33,8 @@ import org.junit.jupiter.api.Test;
  * heartbeats beaten by hand ({@link ManualHeartbeats}); only {@link
  * #acquireRelease_fourThreads_areMutuallyExclusive()} uses real time and real threads. Every case
  * is listed below as a final method with a line saying what it proves; its body is a scenario of
- * one concept (lease lifecycle, takeover and staleness, clock skew, faults) in a package-private
+ * one concept (lease lifecycle, takeover and staleness, clock skew, faults, holders on the waiter's
+ * own host, reservations of the next turn) in a package-private
  * class of this package, so nothing is inherited and nothing is hidden. Not thread-safe (JUnit runs
  * one test per instance).
  */
@@ -277,6 +278,79 @@ public abstract class DistributedLockContract {
     faults().heartbeat_lockDeletedBehindItsBack_losesTheLease();
   }
 
+  // A holder on the waiter's own host (LockSameHostScenarios)
+
+  /** A holder on this host whose process is gone is taken over at once, without waiting for its ttl. */
+  @Test
+  public final void acquire_sameHostHolderWhoseProcessIsGone_isTakenOverAtOnce() {
+    sameHost().acquire_sameHostHolderWhoseProcessIsGone_isTakenOverAtOnce();
+  }
+
+  /** A holder on this host whose pid now names a process started at another time is taken over at once. */
+  @Test
+  public final void acquire_sameHostHolderWhosePidWasReused_isTakenOverAtOnce() {
+    sameHost().acquire_sameHostHolderWhosePidWasReused_isTakenOverAtOnce();
+  }
+
+  /** A live holder on this host is never taken over. */
+  @Test
+  public final void acquire_liveSameHostHolder_isNotTakenOver() {
+    sameHost().acquire_liveSameHostHolder_isNotTakenOver();
+  }
+
+  /** A record of this host without a process start time (the original tool's) waits out its ttl, even if its pid is gone. */
+  @Test
+  public final void tryAcquire_sameHostRecordWithoutAStartTime_waitsOutItsTtl() {
+    sameHost().tryAcquire_sameHostRecordWithoutAStartTime_waitsOutItsTtl();
+  }
+
+  /** A holder on another host waits out its ttl, whatever runs under its pid here. */
+  @Test
+  public final void tryAcquire_holderOnAnotherHost_waitsOutItsTtl() {
+    sameHost().tryAcquire_holderOnAnotherHost_waitsOutItsTtl();
+  }
+
+  /** Two waiters on the host of a dead holder take it over conditionally: exactly one wins. */
+  @Test
+  public final void takeOver_twoSameHostWaitersOfADeadHolder_exactlyOneWins() {
+    sameHost().takeOver_twoSameHostWaitersOfADeadHolder_exactlyOneWins();
+  }
+
+  // Bounded waits across processes (LockReservationScenarios)
+
+  /**
+   * A waiter past its bound reserves the next turn; a contended peer holds back even while the lock
+   * stands free, and the reserver gets the lock and removes its reservation.
+   */
+  @Test
+  public final void acquire_starvedWaiter_reservesTheNextTurn_andContendedPeersHoldBackUntilItHasTheLock() {
+    reservation().acquire_starvedWaiter_reservesTheNextTurn_andContendedPeersHoldBackUntilItHasTheLock();
+  }
+
+  /** A dead reserver holds a contended peer back no longer than its ttl; its reservation is then removed conditionally. */
+  @Test
+  public final void tryAcquire_deadReserver_holdsBackNoLongerThanItsTtl() {
+    reservation().tryAcquire_deadReserver_holdsBackNoLongerThanItsTtl();
+  }
+
+  /** A dead reserver whose clock ran ahead holds back no longer than its ttl from the peer's first sight. */
+  @Test
+  public final void tryAcquire_deadReserverWhoseClockRanAhead_holdsBackNoLongerThanItsTtlFromFirstSight() {
+    reservation().tryAcquire_deadReserverWhoseClockRanAhead_holdsBackNoLongerThanItsTtlFromFirstSight();
+  }
+
+  /** An uncontended acquire is one create-only write and its release one conditional delete: no call for reservations. */
+  @Test
+  public final void acquireAndRelease_uncontended_areOneCreateAndOneDelete() {
+    reservation().acquireAndRelease_uncontended_areOneCreateAndOneDelete();
+  }
+
+  /** A holder that knows nothing of reservations (the original tool) still excludes a reserver by the lock object alone. */
+  @Test
+  public final void acquire_aHolderThatKnowsNothingOfReservations_isStillExcludedByTheLockObject() {
+    reservation().acquire_aHolderThatKnowsNothingOfReservations_isStillExcludedByTheLockObject();
+  }
+
   private LockFixture fixture() {
     LockFixture current = fixture;
     if (current == null) {
@@ -299,5 +373,13 @@ public abstract class DistributedLockContract {
 
   private LockFaultScenarios faults() {
     return new LockFaultScenarios(fixture());
+  }
+
+  private LockSameHostScenarios sameHost() {
+    return new LockSameHostScenarios(fixture());
+  }
+
+  private LockReservationScenarios reservation() {
+    return new LockReservationScenarios(fixture());
   }
 }

@@ -30,10 +30,16 @@ final class LockFixture {
   /** The lock's key: the global lock of namespace {@code ns1}. */
   static final ObjectKey KEY = LeaseLocks.globalKey(Namespace.of("ns1"));
 
+  /** The key of the lock's reservation of the next turn: {@code <key>.reservation}, next to it. */
+  static final ObjectKey RESERVATION = ObjectKey.of(KEY.value() + ".reservation");
+
   /** The options of every peer unless a test says otherwise: the defaults (ttl 30 s, 1 s to 8 s, 60 s). */
   static final LockOptions OPTIONS = LockOptions.DEFAULTS;
 
   static final Duration TTL = OPTIONS.ttl();
+
+  /** When every peer's process started, unless a test says otherwise. */
+  static final java.time.Instant PROCESS_START = TestClock.DEFAULT_START.minus(Duration.ofHours(1));
 
   /** The heartbeat interval, a third of the ttl. */
   static final Duration BEAT = TTL.dividedBy(3);
@@ -62,15 +68,28 @@ final class LockFixture {
     return heartbeats;
   }
 
-  /** Returns a builder of peer {@code name}'s lock: the test clock, its sleeper, seeded jitter. */
+  /**
+   * Returns a builder of peer {@code name}'s lock: the test clock, its sleeper, seeded jitter, and a
+   * host of its own ({@code host-<name>}) on which only its process runs.
+   */
   LeaseLocks.Builder peer(String name) {
+    long pid = 1000 + Math.abs(name.hashCode() % 1000);
+    return peerOn(name, HostTable.of("host-" + name).run(pid, PROCESS_START), pid);
+  }
+
+  /**
+   * Returns a builder of peer {@code name}'s lock as process {@code pid} of {@code host}: as {@link
+   * #peer}, but judging holders on that host by that table.
+   */
+  LeaseLocks.Builder peerOn(String name, HostTable host, long pid) {
     return LeaseLocks.builder(store, KEY)
         .options(OPTIONS)
         .clock(clock)
         .sleeper(clock.sleeper())
         .random(new SplittableRandom(name.hashCode()))
-        .identity(LockIdentity.of(name + "@host-" + name, "host-" + name, 1000 + Math.abs(name.hashCode() % 1000)))
-        .heartbeats(heartbeats);
+        .identity(LockIdentity.of(name + "@" + host.hostname(), host.hostname(), pid))
+        .heartbeats(heartbeats)
+        .hostProcesses(host);
   }
 
   /** Returns peer {@code name}'s lock with the defaults of {@link #peer}. */
@@ -115,9 +134,15 @@ final class LockFixture {
         .orElseThrow(() -> new AssertionError("no holder at " + KEY));
   }
 
-  /** Returns the logged calls of {@code operation} as {@code condition -> outcome} strings. */
+  /** Returns the logged calls of {@code operation} on the lock's key as {@code condition -> outcome} strings. */
   List<String> logged(DatastoreOperation operation) {
-    return store.log().entries(operation).stream().map(e -> e.condition() + " -> " + e.outcome()).toList();
+    return logged(operation, KEY);
+  }
+
+  /** Returns the logged calls of {@code operation} on {@code key} as {@code condition -> outcome} strings. */
+  List<String> logged(DatastoreOperation operation, ObjectKey key) {
+    return store.log().entries(operation).stream().filter(e -> e.target().equals(key.value()))
+        .map(e -> e.condition() + " -> " + e.outcome()).toList();
   }
 
   /** Returns the condition text the log uses for a write or delete conditional on {@code version}. */
@@ -126,26 +151,41 @@ final class LockFixture {
   }
 
   /**
-   * Asserts that the waits started near the retry interval, roughly doubled up to the maximum, each
-   * within the jitter band [0.75, 1.25) of its base (capped at the maximum), the last clamped to what
-   * remained of the wait.
+   * Asserts the waits of a lone waiter that timed out on the test clock, on which an attempt takes
+   * no time, so that its first cap is the shortest ({@code 1 ms}): each wait at most its cap, the
+   * cap doubling from there up to the maximum retry interval; once the waiter has waited past its
+   * bound and reserved the next turn, doubling from the first cap again up to the retry interval
+   * (or a third of the ttl); the last clamped to what remained; the waits summing to the maximum
+   * wait. Full jitter: a wait may be anything from zero to its cap.
    */
   static void assertBackoffWithinBounds(List<Duration> sleeps, LockOptions options) {
     assertThat(sleeps).isNotEmpty();
-    Duration base = options.retryInterval();
+    Duration first = Duration.ofMillis(1);
+    Duration reserveAfter = min(options.maxRetryInterval().multipliedBy(2), options.maxWait().dividedBy(2));
+    Duration reservedMax = max(first, min(options.retryInterval(), options.heartbeatInterval()));
+    Duration cap = first;
+    Duration top = options.maxRetryInterval();
+    boolean reserved = false;
     Duration total = Duration.ZERO;
     for (int i = 0; i < sleeps.size(); i++) {
+      if (!reserved && total.compareTo(reserveAfter) > 0) {
+        reserved = true;
+        cap = first;
+        top = reservedMax;
+      }
       Duration wait = sleeps.get(i);
       Duration remaining = options.maxWait().minus(total);
-      Duration high = min(base.multipliedBy(5).dividedBy(4), options.maxRetryInterval());
-      assertThat(wait).as("wait %d of %s", i, sleeps).isLessThanOrEqualTo(high).isLessThanOrEqualTo(remaining);
-      if (!wait.equals(remaining)) {
-        assertThat(wait).as("wait %d of %s", i, sleeps).isGreaterThanOrEqualTo(base.multipliedBy(3).dividedBy(4));
-      }
+      assertThat(wait).as("wait %d of %s, cap %s", i, sleeps, cap).isPositive().isLessThanOrEqualTo(cap)
+          .isLessThanOrEqualTo(remaining);
       total = total.plus(wait);
-      base = min(base.multipliedBy(2), options.maxRetryInterval());
+      cap = min(cap.multipliedBy(2), top);
     }
+    assertThat(reserved).as("the waiter waited past its bound of %s", reserveAfter).isTrue();
     assertThat(total).isEqualTo(options.maxWait());
+  }
+
+  private static Duration max(Duration a, Duration b) {
+    return a.compareTo(b) >= 0 ? a : b;
   }
 
   private static Duration min(Duration a, Duration b) {

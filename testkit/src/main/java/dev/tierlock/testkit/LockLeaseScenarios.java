@@ -2,6 +2,7 @@ package dev.tierlock.testkit;
 
 import static dev.tierlock.testkit.LockFixture.KEY;
 import static dev.tierlock.testkit.LockFixture.OPTIONS;
+import static dev.tierlock.testkit.LockFixture.RESERVATION;
 import static dev.tierlock.testkit.LockFixture.TTL;
 import static dev.tierlock.testkit.LockFixture.assertBackoffWithinBounds;
 import static dev.tierlock.testkit.LockFixture.mustMatch;
@@ -133,11 +134,18 @@ final class LockLeaseScenarios {
     assertThat(clock.slept()).as("every wait went through the injected sleeper").isEqualTo(OPTIONS.maxWait());
     assertBackoffWithinBounds(clock.sleeps(), OPTIONS);
     assertThat(fixture.storedHolder()).isEqualTo(holder);
-    assertThat(store.log().entries(DatastoreOperation.DELETE)).isEmpty();
+    assertThat(fixture.logged(DatastoreOperation.DELETE)).isEmpty();
     assertThat(fixture.logged(DatastoreOperation.WRITE)).first().isEqualTo("mustNotExist -> WRITTEN");
     assertThat(fixture.logged(DatastoreOperation.WRITE).subList(1, fixture.logged(DatastoreOperation.WRITE).size()))
         .hasSize(clock.sleeps().size() + 1)
         .allSatisfy(w -> assertThat(w).isEqualTo("mustNotExist -> PRECONDITION_FAILED"));
+    // past its bound the waiter reserved the next turn, refreshed the reservation every ttl/3, and removed it on giving up
+    List<String> reservation = fixture.logged(DatastoreOperation.WRITE, RESERVATION);
+    assertThat(reservation).first().isEqualTo("mustNotExist -> WRITTEN");
+    assertThat(reservation.subList(1, reservation.size())).isNotEmpty()
+        .allSatisfy(w -> assertThat(w).startsWith("mustMatch(").endsWith(" -> WRITTEN"));
+    assertThat(fixture.logged(DatastoreOperation.DELETE, RESERVATION)).singleElement().asString().endsWith(" -> DELETED");
+    assertThat(store.delegate().stat(RESERVATION)).isEmpty();
     held.release();
   }
 
@@ -201,7 +209,7 @@ final class LockLeaseScenarios {
     assertThat(fixture.lockOf("ops").inspect()).isEmpty();
 
     assertThat(store.log().entries()).isNotEmpty()
-        .allSatisfy(e -> assertThat(e.target()).isEqualTo(KEY.value()));
+        .allSatisfy(e -> assertThat(e.target()).isIn(KEY.value(), RESERVATION.value()));
     assertThat(store.delegate().list("")).isEmpty();
   }
 
@@ -272,7 +280,8 @@ final class LockLeaseScenarios {
     assertThat(mostInside.get()).isEqualTo(1);
     assertThat(counter.get()).isEqualTo(THREADS * ROUNDS);
     assertThat(store.delegate().stat(KEY)).isEmpty();
-    assertThat(store.log().entries(DatastoreOperation.DELETE)).hasSize(THREADS * ROUNDS)
-        .allSatisfy(e -> assertThat(e.outcome()).isEqualTo("DELETED"));
+    assertThat(fixture.logged(DatastoreOperation.DELETE)).hasSize(THREADS * ROUNDS)
+        .allSatisfy(e -> assertThat(e).endsWith(" -> DELETED"));
+    assertThat(store.delegate().stat(RESERVATION)).as("every reservation was removed once used").isEmpty();
   }
 }

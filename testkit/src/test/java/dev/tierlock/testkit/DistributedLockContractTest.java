@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
  */
 class DistributedLockContractTest {
 
-  private static final int CONTRACT_TESTS = 32;
+  private static final int CONTRACT_TESTS = 43;
 
   @Test
   void contract_storeIgnoringPreconditions_failsEveryTestWhereTwoPeersMeet() {

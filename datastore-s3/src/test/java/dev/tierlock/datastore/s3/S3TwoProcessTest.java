@@ -46,6 +46,8 @@ class S3TwoProcessTest {
   private static final String PREFIX = "tier/";
   private static final String LOCKFILE_KEY = PREFIX + TierPath.LOCKFILE.value();
   private static final String LOCK_KEY = PREFIX + ".datastore.lock";
+  /** The lock's reservation of the next turn, which a peer that waited past its bound may claim. */
+  private static final String RESERVATION_KEY = LOCK_KEY + ".reservation";
   /** Where the datastore self-check writes its probes (a few per process), relative to the prefix. */
   private static final String PROBE_PATTERN = "\\.tierlock-selfcheck/probe-[0-9]+-[0-9a-f-]{36}";
   /** The self-check's verdict, which stays, relative to the prefix. */
@@ -155,8 +157,8 @@ class S3TwoProcessTest {
   }
 
   /**
-   * Asserts that the server stored nothing but the shared lockfile, the global lock, the
-   * self-check's probes (at least one per process: the seeding checkout and two peers, each of
+   * Asserts that the server stored nothing but the shared lockfile, the global lock (and its
+   * reservation of the next turn, deleted again), the self-check's probes (at least one per process: the seeding checkout and two peers, each of
    * them deleted again) and its verdict, and that none of them but the lock and the self-check's
    * objects is an internal name.
    */
@@ -169,9 +171,13 @@ class S3TwoProcessTest {
     Set<String> deleted = writes.events(ServerObjectLog.Kind.DELETED).stream().map(ServerObjectLog.Event::key)
         .collect(Collectors.toSet());
     assertThat(deleted).as("deleted keys").containsAll(probes).contains(LOCK_KEY).doesNotContain(VERDICT_KEY);
+    if (stored.contains(RESERVATION_KEY)) {
+      assertThat(deleted).as("a reservation claimed is removed once used").contains(RESERVATION_KEY);
+    }
     Set<String> others = new TreeSet<>(stored);
     others.removeAll(probes);
     others.remove(LOCK_KEY);
+    others.remove(RESERVATION_KEY);
     others.remove(VERDICT_KEY);
     assertThat(others).as("keys stored besides the lock and the self-check's objects").containsExactly(LOCKFILE_KEY);
     for (String key : others) {

@@ -1,0 +1,284 @@
+package dev.tierlock;
+
+import dev.tierlock.spi.DatastoreIdentity;
+import dev.tierlock.spi.ObjectKey;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The in-JVM queue of one lease ({@link LeaseLocks}): every lease lock of this class loader on one
+ * store ({@link DatastoreIdentity}), one key and one holder identity waits here, first come first
+ * served, so that only the thread whose turn it is works on the remote lock, and a remote holding
+ * can be handed from one turn to the next without a remote delete and create. Lines are kept in
+ * one registry per class loader, {@link #join}; a line is dropped when its last user leaves.
+ *
+ * <p>A turn is the right to hold the lease: granted to one waiter at a time, in arrival order. A
+ * granted turn either comes with a holding handed over by the turn before ({@link Turn#handed()})
+ * or without one, and then its waiter acquires the remote lock itself. A waiter that gives up
+ * (deadline, interrupt) leaves the queue; those behind keep their places. Waiting is measured by
+ * each waiter's own clock, re-read whenever the turn changes hands, whenever the turn's owner
+ * retries the remote lock ({@link #poke()}) and at least once per waiter's slice. Thread-safe.
+ */
+final class LeaseLine {
+
+  /**
+   * What makes two lease locks one line: the store, the lock's key and who the records name (a
+   * handed-over holding keeps its record, so it only passes between locks that write the same).
+   *
+   * @param store the store's identity
+   * @param lock the lock's key
+   * @param holder who the records name
+   */
+  record Key(DatastoreIdentity store, ObjectKey lock, LockIdentity holder) {}
+
+  /** One waiter's claim on the turn. */
+  static final class Turn {
+    private boolean granted;
+    private @Nullable HeldLease handed;
+    private boolean yielded;
+
+    /** Returns the holding handed over with the turn, if it came with one. */
+    synchronized @Nullable HeldLease handed() {
+      return handed;
+    }
+
+    /**
+     * Returns whether the turn before released its holding remotely although this waiter was
+     * queued (its handover budget was spent): this waiter acquires as a contended acquirer, so that
+     * a waiter of another process that reserved the next turn gets it.
+     */
+    synchronized boolean yielded() {
+      return yielded;
+    }
+  }
+
+  private static final Map<Key, LeaseLine> LINES = new HashMap<>();
+
+  private final Key key;
+  private final ReentrantLock guard = new ReentrantLock();
+  private final Condition changed = guard.newCondition();
+  private final ArrayDeque<Turn> queue = new ArrayDeque<>();
+  /** Guarded by {@link #LINES}. */
+  private int users;
+  private @Nullable Turn owner;
+  private @Nullable HeldLease holding;
+  private int handovers;
+  private boolean yieldNext;
+  private volatile @Nullable LockInfo lastSeen;
+
+  private LeaseLine(Key key) {
+    this.key = key;
+  }
+
+  /** Returns the line of {@code key}, counting the caller as one of its users until {@link #leave()}. */
+  static LeaseLine join(Key key) {
+    synchronized (LINES) {
+      LeaseLine line = LINES.computeIfAbsent(key, LeaseLine::new);
+      line.users++;
+      return line;
+    }
+  }
+
+  /** Ends one use begun by {@link #join}; the last user drops the line. */
+  void leave() {
+    synchronized (LINES) {
+      if (--users == 0) {
+        LINES.remove(key, this);
+      }
+    }
+  }
+
+  /** Takes the turn if nobody has it and nobody is queued; otherwise returns null at once. */
+  @Nullable Turn tryTake() {
+    guard.lock();
+    try {
+      if (owner != null || !queue.isEmpty()) {
+        return null;
+      }
+      Turn turn = new Turn();
+      turn.granted = true;
+      owner = turn;
+      return turn;
+    } finally {
+      guard.unlock();
+    }
+  }
+
+  /**
+   * Queues and waits until the turn is granted, or until {@code deadline} on {@code clock}. A turn
+   * granted while the waiter was being interrupted is kept (the thread's interrupt flag is set
+   * again), so that no grant is ever lost.
+   *
+   * @param slice the longest the waiter goes without re-reading its clock
+   * @return the granted turn, or null when the deadline passed first (the waiter left the queue)
+   * @throws InterruptedException if interrupted while waiting (the waiter left the queue)
+   */
+  @Nullable Turn take(Clock clock, Instant deadline, Duration slice) throws InterruptedException {
+    guard.lock();
+    try {
+      Turn turn = new Turn();
+      if (owner == null && queue.isEmpty()) {
+        turn.granted = true;
+        owner = turn;
+        return turn;
+      }
+      queue.addLast(turn);
+      try {
+        while (!turn.granted) {
+          Duration remaining = Duration.between(clock.instant(), deadline);
+          if (remaining.isNegative() || remaining.isZero()) {
+            queue.remove(turn);
+            return null;
+          }
+          changed.awaitNanos((remaining.compareTo(slice) < 0 ? remaining : slice).toNanos());
+        }
+        return turn;
+      } catch (InterruptedException e) {
+        if (turn.granted) {
+          Thread.currentThread().interrupt();
+          return turn;
+        }
+        queue.remove(turn);
+        throw e;
+      }
+    } finally {
+      guard.unlock();
+    }
+  }
+
+  /** Wakes the queued waiters to re-read their clocks: the owner's remote wait moved on. */
+  void poke() {
+    guard.lock();
+    try {
+      changed.signalAll();
+    } finally {
+      guard.unlock();
+    }
+  }
+
+  /** Records that {@code turn}, the owner, now holds {@code held}, acquired remotely. */
+  void hold(Turn turn, HeldLease held) {
+    guard.lock();
+    try {
+      if (owner == turn) {
+        holding = held;
+        handovers = 0;
+      }
+    } finally {
+      guard.unlock();
+    }
+  }
+
+  /**
+   * Takes back the holding handed to {@code turn} (found lost when its waiter woke): the owner
+   * now releases it and acquires remotely.
+   */
+  void drop(Turn turn) {
+    guard.lock();
+    try {
+      if (owner == turn) {
+        holding = null;
+        handovers = 0;
+      }
+    } finally {
+      guard.unlock();
+    }
+  }
+
+  /**
+   * Ends {@code turn}: hands its holding to the next waiter when one is queued, the holding is still
+   * held and its handover budget allows; otherwise detaches the holding for the caller to release
+   * remotely (the turn stays the owner's until {@link #end}), or, without a holding, passes the
+   * turn on at once. A turn that is not the owner changes nothing.
+   *
+   * @return the holding to release remotely, then call {@link #end}; null when nothing is left to do
+   */
+  @Nullable HeldLease handOverOrDetach(Turn turn) {
+    guard.lock();
+    try {
+      if (owner != turn) {
+        return null;
+      }
+      HeldLease held = holding;
+      Turn next = queue.peekFirst();
+      if (held != null && next != null && held.isHeld() && held.mayHandOver(handovers)) {
+        queue.pollFirst();
+        handovers++;
+        owner = next;
+        synchronized (next) {
+          next.handed = held;
+        }
+        next.granted = true;
+        changed.signalAll();
+        return null;
+      }
+      holding = null;
+      handovers = 0;
+      if (held == null) {
+        passOn();
+        return null;
+      }
+      yieldNext = next != null;
+      return held;
+    } finally {
+      guard.unlock();
+    }
+  }
+
+  /** Ends {@code turn}, which holds nothing (any holding released), and grants the next waiter. */
+  void end(Turn turn) {
+    guard.lock();
+    try {
+      if (owner == turn) {
+        holding = null;
+        handovers = 0;
+        passOn();
+      }
+    } finally {
+      guard.unlock();
+    }
+  }
+
+  /** Returns the holder to name when a queued waiter gives up: the holding's record, else the remote holder last seen. */
+  @Nullable LockInfo holderToName() {
+    guard.lock();
+    try {
+      return holding != null ? holding.info() : lastSeen;
+    } finally {
+      guard.unlock();
+    }
+  }
+
+  /** Records the remote holder the owner's attempts last saw. */
+  void saw(@Nullable LockInfo holder) {
+    if (holder != null) {
+      lastSeen = holder;
+    }
+  }
+
+  private void passOn() {
+    owner = null;
+    Turn next = queue.pollFirst();
+    if (next != null) {
+      synchronized (next) {
+        next.yielded = yieldNext;
+      }
+      next.granted = true;
+      owner = next;
+    }
+    yieldNext = false;
+    changed.signalAll();
+  }
+
+  @Override
+  public String toString() {
+    return "LeaseLine[" + key + "]";
+  }
+}

@@ -1,0 +1,121 @@
+package dev.tierlock.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tierlock.DistributedLock;
+import dev.tierlock.LeaseLocks;
+import dev.tierlock.LockIdentity;
+import dev.tierlock.LockLease;
+import dev.tierlock.LockOptions;
+import dev.tierlock.LockTimeoutException;
+import dev.tierlock.Namespace;
+import dev.tierlock.spi.ObjectKey;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.random.RandomGenerator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The waits of a lease lock's waiter: the first cap is its first attempt's own duration on the
+ * lock's clock (the store's round trip, here 10 ms a call added to the test clock), at most the
+ * retry interval; each wait is the injected unit draw times the cap (full jitter); the cap doubles
+ * up to the maximum retry interval; no wait runs past the deadline.
+ */
+class LeaseRetryScheduleTest {
+
+  private static final ObjectKey KEY = LeaseLocks.globalKey(Namespace.of("ns1"));
+  private static final Duration RTT = Duration.ofMillis(10);
+
+  private final FakeRemote remote = FakeRemote.create();
+  private final TestClock clock = TestClock.create();
+
+  @AfterEach
+  void close() {
+    remote.close();
+  }
+
+  @Test
+  void acquire_waits_startNearTheMeasuredRoundTrip_withFullJitter_andDoubleUpToTheMaximum() {
+    remote.faults().latency(RTT, clock::advance, Duration.ofMinutes(1));
+    LockLease held = holder();
+    DistributedLock waiter = waiter(LockOptions.DEFAULTS.withMaxWait(Duration.ofSeconds(12)),
+        0.5, 0.25, 0.75, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5);
+
+    assertThatThrownBy(waiter::acquire).isInstanceOf(LockTimeoutException.class)
+        .hasMessageStartingWith("Cannot acquire lock \"" + KEY.value() + "\": held by ada@elsewhere");
+
+    List<Long> millis = clock.sleeps().stream().map(Duration::toMillis).toList();
+    // the first attempt, a create and a read, took two round trips: 20 ms is the first cap
+    assertThat(millis.subList(0, 10)).containsExactly(10L, 10L, 60L, 80L, 160L, 320L, 640L, 1280L, 2560L, 4000L);
+    assertThat(clock.sleeps()).allSatisfy(d -> assertThat(d).isLessThanOrEqualTo(LockOptions.DEFAULTS.maxRetryInterval()));
+    held.release();
+  }
+
+  @Test
+  void acquire_firstCap_isAtMostTheRetryInterval_onASlowStore() {
+    remote.faults().latency(Duration.ofSeconds(2), clock::advance, Duration.ofMinutes(1));
+    LockLease held = holder();
+    DistributedLock waiter = waiter(LockOptions.DEFAULTS, 1.0, 1.0);
+
+    assertThatThrownBy(waiter::acquire).isInstanceOf(LockTimeoutException.class);
+
+    assertThat(clock.sleeps().subList(0, 2)).as("a 4 s attempt caps its first wait at the 1 s retry interval")
+        .containsExactly(Duration.ofSeconds(1), Duration.ofSeconds(2));
+    held.release();
+  }
+
+  @Test
+  void acquire_lastWait_endsExactlyAtTheDeadline() {
+    LockLease held = holder();
+    DistributedLock waiter = waiter(LockOptions.DEFAULTS.withMaxWait(Duration.ofMillis(11)), 1.0, 1.0, 1.0, 1.0, 1.0, 1.0);
+
+    assertThatThrownBy(waiter::acquire).isInstanceOf(LockTimeoutException.class)
+        .hasMessageEndingWith("timed out after 11 ms");
+
+    // the test clock sees no round trip: the first cap is the shortest, 1 ms; past half its wait the
+    // waiter reserves the next turn and its caps start again from 1 ms; the last, 4 ms, is cut to the
+    // 1 ms left
+    assertThat(clock.sleeps()).containsExactly(Duration.ofMillis(1), Duration.ofMillis(2), Duration.ofMillis(4),
+        Duration.ofMillis(1), Duration.ofMillis(2), Duration.ofMillis(1));
+    assertThat(clock.slept()).isEqualTo(Duration.ofMillis(11));
+    held.release();
+  }
+
+  private LockLease holder() {
+    return LeaseLocks.builder(remote, KEY).options(LockOptions.DEFAULTS.withTtl(Duration.ofMinutes(10))).clock(clock)
+        .sleeper(clock.sleeper()).identity(LockIdentity.of("ada@elsewhere", "elsewhere", 1))
+        .hostProcesses(HostTable.of("elsewhere").run(1, TestClock.DEFAULT_START)).heartbeats(ManualHeartbeats.create())
+        .build().acquire();
+  }
+
+  private DistributedLock waiter(LockOptions options, double... draws) {
+    return LeaseLocks.builder(remote, KEY).options(options).clock(clock).sleeper(clock.sleeper())
+        .random(new Draws(draws)).identity(LockIdentity.of("bob@here", "here", 2))
+        .hostProcesses(HostTable.of("here").run(2, TestClock.DEFAULT_START)).heartbeats(ManualHeartbeats.create()).build();
+  }
+
+  /** Unit draws given by the test, then 0.5 for ever. */
+  private static final class Draws implements RandomGenerator {
+    private final ArrayDeque<Double> left = new ArrayDeque<>();
+
+    Draws(double... draws) {
+      for (double draw : draws) {
+        left.add(draw);
+      }
+    }
+
+    @Override
+    public synchronized double nextDouble() {
+      Double next = left.poll();
+      return next == null ? 0.5 : next;
+    }
+
+    @Override
+    public long nextLong() {
+      throw new UnsupportedOperationException("only unit draws are scripted");
+    }
+  }
+}
