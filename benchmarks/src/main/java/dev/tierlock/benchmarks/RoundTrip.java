@@ -7,13 +7,13 @@ import java.util.Arrays;
 
 /**
  * Measures a store's round trip as a commit's calls see it: half the median time of a GET and an
- * unconditional PUT of a small lockfile (the no-lock protocol, one writer, nobody else), after a few
- * unmeasured ones. A probe of one call kind alone misleads: S3Proxy answers a HEAD or a one-byte GET
+ * unconditional PUT of a small lockfile (the no-lock protocol, one writer, nobody else), after a
+ * second of unmeasured ones (the client's code paths warm up slowly). A probe of one call kind alone misleads: S3Proxy answers a HEAD or a one-byte GET
  * slower than a commit's own calls.
  */
 final class RoundTrip {
 
-  private static final int WARM = 5;
+  private static final long WARM_NANOS = 1_000_000_000L;
   private static final int MEASURED = 25;
 
   private RoundTrip() {}
@@ -22,7 +22,8 @@ final class RoundTrip {
   static double millis(Datastore store, Path directory) {
     Committer probe = UploadProtocol.noLock(store, directory);
     ExtensionName name = ExtensionName.of("@bench/round-trip");
-    for (int i = 0; i < WARM; i++) {
+    long warmUntil = System.nanoTime() + WARM_NANOS;
+    for (int i = 0; i < 5 || System.nanoTime() < warmUntil; i++) {
       probe.put(name, Fixtures.plainEntry("0.0." + i));
     }
     long[] nanos = new long[MEASURED];
