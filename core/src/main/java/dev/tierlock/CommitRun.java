@@ -139,6 +139,7 @@ final class CommitRun {
       delta = check.kept();
       fence = LockfileDelta.EMPTY;
     }
+    Set<ExtensionName> checkOnly = new LinkedHashSet<>(fence.without(delta.names()).names());
     delta = delta.then(fence.without(delta.names()));
     // a name an earlier write in doubt carried is always written as this run wants it, even where
     // that is its value now: if the earlier write lands first, this one is refused and rebased from
@@ -163,6 +164,7 @@ final class CommitRun {
         live, deletions, earlier, replay.conflicts().stream().map(LockfileTransaction::dropNotice).toList(),
         replay.priors());
     loop.deleteOnlyWhile(lease::isHeld);
+    loop.checkOnly(checkOnly);
     loop.raceBackoff(optimistic);
     PublishLoop.Ending ending = loop.run();
     List<LockfileConflictException.Conflict> conflicts = new ArrayList<>(replay.conflicts());

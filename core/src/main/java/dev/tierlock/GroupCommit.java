@@ -96,10 +96,14 @@ final class GroupCommit {
     guard.lock();
     try {
       waiting.addLast(request);
+      boolean interrupted = false;
       Instant queuedAt = clock.instant();
       boolean told = false;
       while (true) {
         if (request.isDone()) {
+          if (interrupted) {
+            Thread.currentThread().interrupt();
+          }
           return request.outcome();
         }
         if (turn == request) {
@@ -133,20 +137,13 @@ final class GroupCommit {
             changed.signalAll();
             throw new InterruptedOperationException("Cannot wait for the runs before this one on " + description, e);
           }
-          // taken into a batch already: its outcome comes; the interrupt is kept for the caller
-          Thread.currentThread().interrupt();
-          awaitUninterruptibly(request);
+          // taken into a batch already: its outcome comes (or, when its batch failed before its
+          // change ran, its turn to lead); the interrupt is given back to the caller at the end
+          interrupted = true;
         }
       }
     } finally {
       guard.unlock();
-    }
-  }
-
-  /** Waits, ignoring interrupts, until {@code request} is done or has its turn. */
-  private void awaitUninterruptibly(RunRequest request) {
-    while (!request.isDone() && turn != request) {
-      changed.awaitUninterruptibly();
     }
   }
 

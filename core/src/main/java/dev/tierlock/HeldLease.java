@@ -1,5 +1,6 @@
 package dev.tierlock;
 
+import dev.tierlock.spi.DatastoreBusyException;
 import dev.tierlock.spi.OutcomeUnknownException;
 
 import dev.tierlock.spi.Datastore;
@@ -42,6 +43,9 @@ final class HeldLease {
 
   /** Why a lease was lost: whether its record may still be ours in the store. */
   private enum Loss { TAKEN_OR_GONE, UNCONFIRMED }
+
+  /** How many times a release refused for the store's rate is sent again. */
+  private static final int BUSY_RELEASES = 3;
 
   private final LeaseLock lock;
   private final LockInfo acquired;
@@ -232,12 +236,28 @@ final class HeldLease {
   /** Deletes our record conditional on its version; leaves anyone else's. */
   private void deleteOwn(ObjectVersion held) {
     ObjectVersion target = held;
+    int busy = 0;
     for (int round = 0; round < 2; round++) {
       try {
         DeleteResult result = store.delete(lock.key, WriteCondition.mustMatch(target));
         if (result != DeleteResult.PRECONDITION_FAILED) {
           return;
         }
+      } catch (DatastoreBusyException e) {
+        // refused for the store's per-object rate: left in place, the lock would block every peer
+        // for its ttl, so the release waits out the interval and is sent again, a few times
+        if (++busy > BUSY_RELEASES) {
+          throw e;
+        }
+        Duration interval = store.minWriteInterval().isZero() ? Duration.ofSeconds(1) : store.minWriteInterval();
+        try {
+          lock.sleeper.sleep(interval);
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          throw e;
+        }
+        round--;
+        continue;
       } catch (OutcomeUnknownException e) {
         LOG.debug("Release of {} had no answer; reading it back", lock.describe(), e);
       }

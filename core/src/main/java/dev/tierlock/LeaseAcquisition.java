@@ -1,6 +1,7 @@
 package dev.tierlock;
 
 import dev.tierlock.internal.Backoff;
+import dev.tierlock.spi.DatastoreBusyException;
 import dev.tierlock.spi.DatastoreException;
 import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.spi.ObjectBody;
@@ -134,7 +135,15 @@ final class LeaseAcquisition {
           backoff = Backoff.fullJitter(firstCap, reservedSchedule ? reservedCap(firstCap) : lock.options.maxRetryInterval(),
               lock::nextUnit);
         }
-        sleep(backoff.next(remaining));
+        Duration wait = backoff.next(remaining);
+        if (attempt instanceof Attempt.Failed failed && failed.failure() instanceof DatastoreBusyException) {
+          // refused for the store's per-object rate (GCS: one write a second): sooner is refused again
+          Duration interval = lock.datastore.minWriteInterval();
+          if (wait.compareTo(interval) < 0) {
+            wait = interval.compareTo(remaining) > 0 ? remaining : interval;
+          }
+        }
+        sleep(wait);
         line.poke();
       }
     } finally {

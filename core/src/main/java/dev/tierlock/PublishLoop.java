@@ -77,6 +77,7 @@ final class PublishLoop {
    */
   private PendingRecord.@Nullable Attempt doubt;
   private java.util.function.BooleanSupplier leaseHeld = () -> true;
+  private Set<ExtensionName> checkOnly = Set.of();
   /** Whether a write refused for a newer lockfile waits before it is rebased and sent again. */
   private boolean raceBackoff;
   private int racesLost;
@@ -159,7 +160,7 @@ final class PublishLoop {
         settings.port().commitMetadata(attempt.commitId(), attempt.parent());
         pace();
         // the record a crash may leave: it carries what this run dropped, for the next run to tell
-        settings.pending().write(new PendingRecord.Change(delta, base.lockfile(), deletions, attempt, null, notices(),
+        settings.pending().write(new PendingRecord.Change(recorded(), base.lockfile(), deletions, attempt, null, notices(),
             priors));
         writing = true;
         Lockfile publishing = delta.applyTo(base.lockfile());
@@ -259,10 +260,10 @@ final class PublishLoop {
     }
     if (!priors.isEmpty()) {
       // an earlier write may still land: the change stays in flight
-      settings.pending().write(new PendingRecord.Change(delta, base.lockfile(), deletions, null, null, List.of(), priors));
+      settings.pending().write(new PendingRecord.Change(recorded(), base.lockfile(), deletions, null, null, List.of(), priors));
       return new Ending.InFlight(priors.get(priors.size() - 1).attempt().commitId(), last);
     }
-    settings.pending().write(new PendingRecord.Change(delta, base.lockfile(), deletions, null, null));
+    settings.pending().write(new PendingRecord.Change(recorded(), base.lockfile(), deletions, null, null));
     return new Ending.Unpublished(last);
   }
 
@@ -399,7 +400,7 @@ final class PublishLoop {
         + (now == null ? "it no longer exists" : "now version " + now.version().value()
             + now.commitId().map(id -> " of commit " + id).orElse(", written without a commit id"))
         + ") without a lineage that shows whether it landed";
-    settings.pending().write(new PendingRecord.Change(delta, base.lockfile(), deletions, attempt, reason, List.of(),
+    settings.pending().write(new PendingRecord.Change(recorded(), base.lockfile(), deletions, attempt, reason, List.of(),
         priors));
     LOG.warn("Cannot confirm the lockfile change to {}: {}", settings.port().describe(), reason, cause);
     return new Ending.Unprovable(commitId, now);
@@ -517,12 +518,27 @@ final class PublishLoop {
 
   /** Returns what was published or proven landed, whole. */
   LockfileDelta published() {
-    return landed.then(delta);
+    LockfileDelta all = landed.then(delta);
+    return checkOnly.isEmpty() ? all : all.without(checkOnly);
   }
 
   /** Returns what is left unpublished (the record holds it). */
   LockfileDelta left() {
-    return delta;
+    return recorded();
+  }
+
+  /**
+   * Names the write carries at the value the change found them, only to have them checked: a
+   * refused write's rebase reports a peer's newer value of one as a conflict. They change nothing,
+   * so the pending record never holds them (a later run has nothing of them to publish).
+   */
+  void checkOnly(Set<ExtensionName> names) {
+    this.checkOnly = Set.copyOf(names);
+  }
+
+  /** Returns what is left to publish, as the pending record holds it: the delta without the checked names. */
+  private LockfileDelta recorded() {
+    return checkOnly.isEmpty() ? delta : delta.without(checkOnly);
   }
 
   /** Returns the publish attempts made. */

@@ -69,6 +69,56 @@ class GroupCommitQueueTest {
   }
 
   @Test
+  void aFollowerInterruptedInAFailedBatch_stillLeadsItsOwnBatchAfterwards_andKeepsItsInterrupt() throws Exception {
+    GroupCommit group = new GroupCommit(clock, "test checkout", PulledExtensionsLock.builder(dir).build());
+    CountDownLatch firstInside = new CountDownLatch(1);
+    CountDownLatch releaseFirst = new CountDownLatch(1);
+    List<Boolean> interruptedAfter = Collections.synchronizedList(new ArrayList<>());
+    GroupCommit.Batches batchesOf = (batch, turns) -> {
+      String leader = batch.get(0).thread.getName();
+      if (leader.equals("first")) {
+        firstInside.countDown();
+        await(releaseFirst);
+        batch.forEach(r -> r.succeed(result()));
+        return;
+      }
+      if (leader.equals("second")) {
+        Thread third = batch.get(1).thread;
+        third.interrupt();  // taken into this batch already: the interrupt must not strand it
+        while (third.getState() != Thread.State.TIMED_WAITING && third.getState() != Thread.State.WAITING) {
+          Thread.onSpinWait();
+        }
+        throw new IllegalStateException("the leader's lock wait timed out");
+      }
+      batch.forEach(r -> turns.apply(r, Lockfile.EMPTY));
+      batch.forEach(r -> r.succeed(result()));
+    };
+    CompletableFuture<TransactionResult> first = start(group, batchesOf, "first");
+    assertThat(firstInside.await(30, TimeUnit.SECONDS)).isTrue();
+    CompletableFuture<TransactionResult> second = queued(start(group, batchesOf, "second"));
+    CompletableFuture<TransactionResult> third = new CompletableFuture<>();
+    Thread thirdThread = new Thread(() -> {
+      try {
+        third.complete(group.submit(new RunRequest(NOTHING, NOW.plusSeconds(120)), batchesOf));
+        interruptedAfter.add(Thread.currentThread().isInterrupted());
+      } catch (Throwable t) {
+        third.completeExceptionally(t);
+      }
+    }, "third");
+    threads.add(thirdThread);
+    thirdThread.start();
+    queued(third);
+
+    releaseFirst.countDown();
+
+    first.get(30, TimeUnit.SECONDS);
+    assertThatThrownBy(() -> second.get(30, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class);
+    assertThat(third.get(30, TimeUnit.SECONDS).status()).isEqualTo(TransactionStatus.NO_CHANGE);
+    thirdThread.join(TimeUnit.SECONDS.toMillis(30));
+    assertThat(interruptedAfter).containsExactly(true);
+  }
+
+  @Test
   void aBatchThatFailsAfterAFollowersChangeRan_failsThatFollowerToo() throws Exception {
     GroupCommit group = new GroupCommit(clock, "test checkout", PulledExtensionsLock.builder(dir).build());
     CountDownLatch firstInside = new CountDownLatch(1);

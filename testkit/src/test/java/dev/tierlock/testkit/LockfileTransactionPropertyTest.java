@@ -227,6 +227,38 @@ class LockfileTransactionPropertyTest {
     play(scenario, FakeRemote.Versions.GENERATIONS);
   }
 
+  /**
+   * An optimistic checkout's change puts and removes a name absent from its stale view, which a
+   * peer has set since: the change is checked on that name too, and the peer's value is a conflict.
+   */
+  @Example
+  void anOptimisticChangeLeavingANameAsItsStaleViewHadIt_isAConflictWhenAPeerSetIt() throws IOException {
+    Scenario scenario = new Scenario(List.of(new Checkout(PublishFailurePolicy.THROW, 1, CommitMode.OPTIMISTIC), new Checkout(PublishFailurePolicy.THROW, 1, CommitMode.LOCKED), new Checkout(PublishFailurePolicy.THROW, 1, CommitMode.LOCKED)), 190, true, List.of(
+        new Step(0, Op.RUN, List.of(new Planned(true, "@s/k0")), Injected.NONE, 1, List.of(new Planned(true, "@s/k1"), new Planned(true, "@c1/k1")), 1, Delivery.BEFORE_NEXT_SEND, 1),
+        new Step(1, Op.RUN, List.of(new Planned(true, "@s/k0")), Injected.NONE, 1, List.of(new Planned(true, "@s/k1"), new Planned(true, "@c2/k1")), 1, Delivery.BEFORE_NEXT_SEND, 1),
+        new Step(2, Op.RUN, List.of(new Planned(true, "@s/k2")), Injected.NONE, 2, List.of(new Planned(true, "@s/k2"), new Planned(true, "@c1/k1")), 2, Delivery.BEFORE_READBACK, 1),
+        new Step(0, Op.REAPPLY, List.of(new Planned(true, "@c0/k1")), Injected.NONE, 2, List.of(new Planned(true, "@s/k2"), new Planned(true, "@c2/k1")), 8, Delivery.BEFORE_NEXT_SEND, 2),
+        new Step(2, Op.RUN, List.of(new Planned(true, "@s/k0"), new Planned(false, "@c2/k0")), Injected.CRASH_AT_READBACK, 2, List.of(new Planned(true, "@s/k1"), new Planned(true, "@c1/k1")), 4, Delivery.BEFORE_NEXT_SEND, 3),
+        new Step(0, Op.RUN, List.of(new Planned(true, "@s/k2"), new Planned(false, "@s/k2"), new Planned(true, "@s/k1")), Injected.NONE, 2, List.of(new Planned(true, "@s/k1"), new Planned(true, "@c2/k1")), 7, Delivery.NEVER, 3)));
+    play(scenario, FakeRemote.Versions.GENERATIONS);
+  }
+
+  /**
+   * An optimistic checkout's write carries a name its change put and removed again, at the value
+   * the version it writes on has: checked, and changing nothing.
+   */
+  @Example
+  void anOptimisticWriteCarryingANameItLeftAsItWas_changesNothingOfIt() throws IOException {
+    Scenario scenario = new Scenario(List.of(new Checkout(PublishFailurePolicy.THROW, 1, CommitMode.OPTIMISTIC), new Checkout(PublishFailurePolicy.THROW, 1, CommitMode.OPTIMISTIC)), 190, true, List.of(
+        new Step(0, Op.RUN, List.of(new Planned(true, "@s/k2")), Injected.NONE, 1, List.of(new Planned(true, "@s/k1"), new Planned(true, "@c1/k1")), 1, Delivery.BEFORE_NEXT_SEND, 1),
+        new Step(1, Op.RUN, List.of(new Planned(true, "@s/k0")), Injected.NONE, 1, List.of(new Planned(true, "@s/k1"), new Planned(true, "@c0/k1")), 1, Delivery.BEFORE_NEXT_SEND, 1),
+        new Step(1, Op.RUN, List.of(new Planned(false, "@s/k0"), new Planned(false, "@c1/k1")), Injected.NONE, 1, List.of(new Planned(false, "@s/k0"), new Planned(true, "@c0/k1")), 3, Delivery.NEVER, 1),
+        new Step(0, Op.RUN, List.of(new Planned(false, "@c0/k1")), Injected.DELAYED_WRITE_THEN_TIMEOUTS, 1, List.of(new Planned(true, "@s/k1"), new Planned(true, "@c1/k1")), 1, Delivery.BEFORE_NEXT_SEND, 1),
+        new Step(0, Op.NESTED_THROWS, List.of(new Planned(true, "@c0/k0"), new Planned(true, "@c0/k0")), Injected.SLOW_CHANGE, 1, List.of(new Planned(true, "@s/k2"), new Planned(true, "@c1/k1")), 5, Delivery.NEVER, 1),
+        new Step(1, Op.RUN, List.of(new Planned(false, "@s/k2"), new Planned(true, "@c1/k0"), new Planned(false, "@c1/k0")), Injected.NONE, 1, List.of(new Planned(true, "@s/k2"), new Planned(true, "@c0/k1")), 5, Delivery.IN_PEER_RUN, 1)));
+    play(scenario, FakeRemote.Versions.GENERATIONS);
+  }
+
   @Example
   void aChangeInDoubtPastTheLineage_isReappliedAtTheEnd_withoutRevertingThePeer() throws IOException {
     Scenario scenario = new Scenario(List.of(new Checkout(PublishFailurePolicy.THROW, 12),

@@ -138,6 +138,12 @@ final class TransactionModel {
   private final IntFunction<Optional<PendingChange>> pending;
   private final List<Map<String, Edit>> outstanding = new ArrayList<>();
   private final List<Map<String, Edit>> superseded = new ArrayList<>();
+  /**
+   * Per checkout, the names its last change touched but left as it found them, as edits of that
+   * value: an optimistic checkout checks them too (its view may be stale), and may report a
+   * conflict on one when a peer really changed it since.
+   */
+  private final List<Map<String, Edit>> checked = new ArrayList<>();
   /** Names a run that died dropped, per checkout: a later run of that checkout must report them. */
   private final List<java.util.Set<String>> awaitingReport = new ArrayList<>();
   /** Names of superseded edits a dead run may or may not have dropped: a report is allowed, not required. */
@@ -164,6 +170,7 @@ final class TransactionModel {
     for (int i = 0; i < checkouts; i++) {
       outstanding.add(new LinkedHashMap<>());
       superseded.add(new HashMap<>());
+      checked.add(new HashMap<>());
       awaitingReport.add(new java.util.HashSet<>());
       lenientReport.add(new java.util.HashSet<>());
       reported.add(new java.util.HashSet<>());
@@ -248,9 +255,11 @@ final class TransactionModel {
    * touched, its value before the change and after; a name left as it was is no edit.
    */
   void changeReturned(int c, Map<String, Optional<String>> before, Map<String, Optional<String>> after, int base) {
+    checked.get(c).clear();
     for (Map.Entry<String, Optional<String>> e : after.entrySet()) {
       String name = e.getKey();
       if (e.getValue().equals(before.get(name))) {
+        checked.get(c).put(name, new Edit(-1, c, name, e.getValue().orElse(null), base));
         continue;
       }
       Edit edit = new Edit(nextId++, c, name, e.getValue().orElse(null), base);
@@ -306,6 +315,9 @@ final class TransactionModel {
       String name = n.value();
       String target = delta.target(n).map(LockfileEntry::version).orElse(null);
       Edit edit = (late ? send.edits : outstanding.get(c)).get(name);
+      if ((edit == null || !Objects.equals(edit.target, target)) && Objects.equals(value(previous, name), target)) {
+        continue; // carried at the value the version has (a name checked, not changed): it changes nothing
+      }
       if (edit == null || !Objects.equals(edit.target, target)) {
         fail("Write %s by c%s sets %s to %s, which is not its latest edit of it (%s)%s, in %s", version.index(), c, name,
             target, edit, late ? " when it sent this late write" : "", scenario);
@@ -419,6 +431,15 @@ final class TransactionModel {
     }
     for (Dropped dropped : ending.droppedByConflict()) {
       Edit edit = open.remove(dropped.name());
+      Edit probe = checked.get(c).get(dropped.name());
+      if ((edit == null || !Objects.equals(edit.target, dropped.ours())) && probe != null
+          && Objects.equals(probe.target, dropped.ours()) && peerChanged(probe, seen)) {
+        // a name the change left as it found it, checked against a peer's newer value: told, not lost
+        if (edit != null) {
+          open.put(dropped.name(), edit);
+        }
+        continue;
+      }
       if (edit == null || !Objects.equals(edit.target, dropped.ours())) {
         fail("c%s reported a conflict on %s (ours %s) that is not its outstanding edit %s, in %s", c, dropped.name(),
             dropped.ours(), edit, scenario);
