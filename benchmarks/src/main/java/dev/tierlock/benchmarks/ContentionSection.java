@@ -18,11 +18,8 @@ final class ContentionSection {
   StoreRuns run(StoreKind kind, List<Protocol> protocols, List<Integer> writers, ContendedRun.Timing timing,
       Path work) throws InterruptedException {
     double roundTrip;
-    Path directory = work.resolve(kind.slug() + "-round-trip");
     try (Datastore probe = kind.fresh()) {
-      roundTrip = RoundTrip.millis(probe, directory);
-    } finally {
-      WorkDirectory.delete(directory);
+      roundTrip = RoundTrip.millis(probe);
     }
     progress.say(String.format("%s: round trip %.2f ms", kind.label(), roundTrip));
     List<RunResult> results = new ArrayList<>();

@@ -26,10 +26,10 @@ final class Notes {
         baseline does not make. It edits the lockfile as a Jackson tree and writes its copy into its checkout first, \
         as the original edits its cached copy.
         - **Ceilings**: one commit at a time at 4 round trips (lock, read, write, unlock) is 1/(4 RTT); at 1 round \
-        trip (a warm optimistic publish) 1/RTT. RTT is half the median time of a GET and an \
-        unconditional PUT of a small lockfile on a fresh store with nobody else writing, measured in the run (a \
-        probe of one call kind alone misleads: S3Proxy answers a HEAD or a one-byte GET slower than a commit's own \
-        calls).
+        trip (a warm optimistic publish) 1/RTT. RTT is half the median time of an unconditional \
+        PUT and a GET of a small lockfile through the SPI on a fresh store, after a second of warm-up, measured in \
+        the run (a probe of one call kind alone misleads: S3Proxy answers a HEAD or a one-byte GET slower than a \
+        commit's own calls).
         - **Local bytes** per put: Linux's per-thread `wchar` (bytes passed to `write`/`pwrite`) of the putting \
         thread, every datastore call moved to another thread (`OffThreadDatastore`); it counts files written and \
         then deleted (the pending record, temp files) too, which walking the directory afterwards would miss.
