@@ -100,6 +100,15 @@ final class GroupCommit {
       Instant queuedAt = clock.instant();
       boolean told = false;
       while (true) {
+        if (Thread.interrupted()) {
+          if (waiting.remove(request)) {
+            changed.signalAll();
+            Thread.currentThread().interrupt();
+            throw new InterruptedOperationException("Cannot wait for the runs before this one on " + description,
+                new InterruptedException("interrupted while queued"));
+          }
+          interrupted = true;  // taken into a batch: the interrupt is kept for the end (or a failed batch)
+        }
         if (request.isDone()) {
           if (interrupted) {
             Thread.currentThread().interrupt();
@@ -109,6 +118,14 @@ final class GroupCommit {
         if (turn == request) {
           applyTurn(request);
           continue;
+        }
+        if (interrupted && waiting.contains(request)) {
+          // interrupted while its batch ran, which failed before its change did: it stops here
+          waiting.remove(request);
+          changed.signalAll();
+          Thread.currentThread().interrupt();
+          throw new InterruptedOperationException("Cannot run a transaction on " + description + " (the batch it"
+              + " joined failed before its change ran)", new InterruptedException("interrupted in a batch"));
         }
         if (!leading && waiting.peekFirst() == request) {
           lead(batches);

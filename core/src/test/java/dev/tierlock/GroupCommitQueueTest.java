@@ -69,7 +69,7 @@ class GroupCommitQueueTest {
   }
 
   @Test
-  void aFollowerInterruptedInAFailedBatch_stillLeadsItsOwnBatchAfterwards_andKeepsItsInterrupt() throws Exception {
+  void aFollowerInterruptedInABatchThatFailsBeforeItsChangeRan_stopsWithItsInterrupt_andTheRestGoOn() throws Exception {
     GroupCommit group = new GroupCommit(clock, "test checkout", PulledExtensionsLock.builder(dir).build());
     CountDownLatch firstInside = new CountDownLatch(1);
     CountDownLatch releaseFirst = new CountDownLatch(1);
@@ -100,8 +100,8 @@ class GroupCommitQueueTest {
     Thread thirdThread = new Thread(() -> {
       try {
         third.complete(group.submit(new RunRequest(NOTHING, NOW.plusSeconds(120)), batchesOf));
-        interruptedAfter.add(Thread.currentThread().isInterrupted());
       } catch (Throwable t) {
+        interruptedAfter.add(Thread.currentThread().isInterrupted());
         third.completeExceptionally(t);
       }
     }, "third");
@@ -113,7 +113,8 @@ class GroupCommitQueueTest {
 
     first.get(30, TimeUnit.SECONDS);
     assertThatThrownBy(() -> second.get(30, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class);
-    assertThat(third.get(30, TimeUnit.SECONDS).status()).isEqualTo(TransactionStatus.NO_CHANGE);
+    assertThatThrownBy(() -> third.get(30, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+        .cause().isInstanceOf(InterruptedOperationException.class).hasMessageContaining("interrupted");
     thirdThread.join(TimeUnit.SECONDS.toMillis(30));
     assertThat(interruptedAfter).containsExactly(true);
   }

@@ -30,12 +30,6 @@ import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
  * configuration of checkout on one store shares one lock and one fenced write, nothing internal is
  * ever written, and a store that ignores preconditions is refused. Not thread-safe: one per test.
  */
-/**
- * Locks, for {@link LockfileTransactionContract}: runs do not nest, locks are taken in order and
- * released after a run, a holder times a waiter out naming itself, an unreachable store fails the
- * lock and changes nothing, and every configuration of checkout on one store shares one lock and
- * one fenced write. Not thread-safe: one per test.
- */
 final class LocksScenarios {
 
   private final TransactionFixture f;

@@ -4,6 +4,7 @@ import com.google.cloud.BaseServiceException;
 import com.google.cloud.storage.StorageException;
 import dev.tierlock.spi.DatastoreAccessDeniedException;
 import dev.tierlock.spi.DatastoreException;
+import dev.tierlock.spi.DatastoreBusyException;
 import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.spi.OutcomeUnknownException;
 import java.io.IOException;
@@ -27,7 +28,7 @@ import org.jspecify.annotations.Nullable;
  *       exception shows an earlier attempt of the same call</td></tr>
  *   <tr><td>401, 403</td><td colspan="2">access denied</td></tr>
  *   <tr><td>409</td><td colspan="2">unavailable (a concurrent request conflicted; nothing changed)</td></tr>
- *   <tr><td>429</td><td colspan="2">unavailable, message says throttled (about one write per second
+ *   <tr><td>429</td><td colspan="2">busy, message says throttled (about one write per second
  *       to one object name)</td></tr>
  *   <tr><td>408, 5xx</td><td>unavailable</td><td>outcome unknown (the server may have applied it)</td></tr>
  *   <tr><td>0: connection refused, unknown host</td><td colspan="2">unavailable (nothing was sent)</td></tr>
@@ -82,7 +83,7 @@ final class GcsErrorTranslator {
           + " permissions (" + what + ")", e);
     }
     if (code == 429) {
-      return new DatastoreUnavailableException("Cannot " + action + ": throttled by GCS (" + what
+      return new DatastoreBusyException("Cannot " + action + ": throttled by GCS (" + what
           + "); GCS allows about one write per second to one object name, back off and retry", e);
     }
     if (code == 409) {

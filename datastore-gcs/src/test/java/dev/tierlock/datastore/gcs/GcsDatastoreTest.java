@@ -7,6 +7,7 @@ import dev.tierlock.Lockfile;
 import com.google.cloud.storage.BlobId;
 import com.google.cloud.storage.Storage;
 import dev.tierlock.spi.DatastoreAccessDeniedException;
+import dev.tierlock.spi.DatastoreBusyException;
 import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.spi.OutcomeUnknownException;
 import dev.tierlock.spi.DeleteResult;
@@ -152,14 +153,14 @@ class GcsDatastoreTest {
   }
 
   @Test
-  void write_throttled_isUnavailableSayingThrottledAndWritesNothing(GcsFakeBucket bucket) {
+  void write_throttled_isBusySayingThrottledAndWritesNothing(GcsFakeBucket bucket) {
     server.faults().throttleWrites(bucket.name(), KEY.value(), 1);
     try (GcsDatastore store = GcsDatastore.of(storage, bucket.name(), "")) {
       assertThatThrownBy(() -> store.write(KEY, ObjectBody.of(bytes("x")), WriteCondition.mustNotExist(), ObjectMetadata.EMPTY))
-          .isInstanceOf(DatastoreUnavailableException.class)
+          .isInstanceOf(DatastoreBusyException.class)
           .hasMessageStartingWith("Cannot write object " + KEY + " in gs://" + bucket.name() + ": throttled by GCS")
           .hasMessageContaining("about one write per second")
-          .satisfies(e -> assertThat(((DatastoreUnavailableException) e).code()).isEqualTo("datastore_unavailable"));
+          .satisfies(e -> assertThat(((DatastoreBusyException) e).code()).isEqualTo("datastore_busy"));
       assertThat(server.objectNames(bucket.name())).isEmpty();
     }
   }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.google.cloud.storage.StorageException;
 import dev.tierlock.spi.DatastoreAccessDeniedException;
 import dev.tierlock.spi.DatastoreException;
+import dev.tierlock.spi.DatastoreBusyException;
 import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.spi.OutcomeUnknownException;
 import dev.tierlock.datastore.gcs.GcsErrorTranslator.Answer;
@@ -28,8 +29,8 @@ class GcsErrorTranslatorTest {
     return Stream.of(
         Arguments.of(http(401, "required"), Call.READ, DatastoreAccessDeniedException.class, "GCS refused the credentials"),
         Arguments.of(http(403, "forbidden"), Call.CHANGE, DatastoreAccessDeniedException.class, "GCS refused the credentials"),
-        Arguments.of(http(429, "rateLimitExceeded"), Call.CHANGE, DatastoreUnavailableException.class, "throttled by GCS"),
-        Arguments.of(http(429, "rateLimitExceeded"), Call.READ, DatastoreUnavailableException.class, "throttled by GCS"),
+        Arguments.of(http(429, "rateLimitExceeded"), Call.CHANGE, DatastoreBusyException.class, "throttled by GCS"),
+        Arguments.of(http(429, "rateLimitExceeded"), Call.READ, DatastoreBusyException.class, "throttled by GCS"),
         Arguments.of(http(409, "conflict"), Call.CHANGE, DatastoreUnavailableException.class, "a concurrent request conflicted"),
         Arguments.of(http(408, "requestTimeout"), Call.CHANGE, OutcomeUnknownException.class, "the change may have landed"),
         Arguments.of(http(500, "internalError"), Call.CHANGE, OutcomeUnknownException.class, "the change may have landed"),
@@ -63,7 +64,8 @@ class GcsErrorTranslatorTest {
     assertThat(translated).isInstanceOf(type).hasCause(e);
     assertThat(translated.getMessage()).startsWith("Cannot " + ACTION + ": ").contains(reason);
     assertThat(translated.code()).isEqualTo(type == DatastoreAccessDeniedException.class ? "access_denied"
-        : type == OutcomeUnknownException.class ? "outcome_unknown" : "datastore_unavailable");
+        : type == OutcomeUnknownException.class ? "outcome_unknown"
+        : type == DatastoreBusyException.class ? "datastore_busy" : "datastore_unavailable");
   }
 
   static Stream<Arguments> answers() {

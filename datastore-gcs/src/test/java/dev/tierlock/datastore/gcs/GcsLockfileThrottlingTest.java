@@ -3,6 +3,7 @@ package dev.tierlock.datastore.gcs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tierlock.spi.DatastoreBusyException;
 import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.ManagedConfigUnpublishedException;
@@ -73,7 +74,7 @@ class GcsLockfileThrottlingTest {
               + a.pendingRecordPath()
               + " and the next transaction on this checkout publishes it")
           .satisfies(e -> assertThat(((ManagedConfigUnpublishedException) e).code()).isEqualTo("managed_config_unpublished"))
-          .satisfies(e -> assertThat(e.getCause()).isInstanceOf(DatastoreUnavailableException.class)
+          .satisfies(e -> assertThat(e.getCause()).isInstanceOf(DatastoreBusyException.class)
               .hasMessageContaining("throttled by GCS"));
       assertThat(Duration.between(start, clock.instant())).isLessThanOrEqualTo(Duration.ofSeconds(20));
       assertThat(a.transaction().pending()).hasValueSatisfying(p -> assertThat(p.state())
