@@ -248,7 +248,13 @@ final class PublishLoop {
         break;
       }
       try {
-        settings.sleeper().sleep(backoff.next(deadline));
+        Duration wait = backoff.next(deadline);
+        // one wait serves both: the backoff, and what the store's per-object rate still asks
+        Duration paced = settings.port().paceAt(settings.clock().instant());
+        if (paced.compareTo(wait) > 0 && paced.compareTo(deadline.remaining()) <= 0) {
+          wait = paced;
+        }
+        settings.sleeper().sleep(wait);
       } catch (InterruptedException e) {
         last = new InterruptedOperationException("Cannot publish lockfile change to " + settings.port().describe(), e);
         break;
