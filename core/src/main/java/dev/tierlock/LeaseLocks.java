@@ -63,7 +63,11 @@ import java.util.random.RandomGenerator;
  * <p><b>Waits between attempts.</b> Each wait is drawn uniformly from [0, cap] (full jitter). The
  * first cap is the duration of the acquisition's first attempt as the lock's clock measured it
  * (near the store's round trip; at least 1 ms, at most the retry interval); each next cap is twice
- * the last, up to the maximum retry interval; no wait runs past the maximum wait.
+ * the last, up to the maximum retry interval, while the attempts find one holder; an attempt that
+ * finds the lock changed hands (another holder, or none) starts the caps again from the first, so a
+ * waiter behind a stream of short holdings keeps polling near the round trip (and so keeps an even
+ * chance against the one just released) instead of backing off to seconds; no wait runs past the
+ * maximum wait.
  *
  * <p><b>Bounded waits across processes.</b> An acquirer that met contention (a busy lock, a
  * reservation) within the last two ttls is <em>contended</em>, and before each attempt reads the
@@ -71,7 +75,8 @@ import java.util.random.RandomGenerator;
  * waiter's fresh reservation holds it back: no create on that attempt. An expired or unreadable
  * reservation is deleted, conditional on the version read, and ignored. An acquisition that has
  * waited longer than twice the maximum retry interval (or half its maximum wait, if that is
- * shorter) and then finds the lock busy claims the reservation: a create-only write of its own
+ * shorter), or has seen the lock change hands 64 times, and then finds the lock busy claims the
+ * reservation: a create-only write of its own
  * record (its nonce and ttl). While it waits, the reserver refreshes the reservation every ttl/3
  * (conditional on its version) and waits at most the retry interval between attempts; it deletes
  * the reservation (conditionally) once it holds the lock or gives up. A reservation is fresh while

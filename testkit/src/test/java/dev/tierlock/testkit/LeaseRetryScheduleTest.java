@@ -10,9 +10,15 @@ import dev.tierlock.LockLease;
 import dev.tierlock.LockOptions;
 import dev.tierlock.LockTimeoutException;
 import dev.tierlock.Namespace;
+import dev.tierlock.Sleeper;
 import dev.tierlock.spi.ObjectKey;
+import dev.tierlock.spi.ReadCondition;
+import dev.tierlock.spi.ReadResult;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.random.RandomGenerator;
 import org.junit.jupiter.api.AfterEach;
@@ -22,7 +28,9 @@ import org.junit.jupiter.api.Test;
  * The waits of a lease lock's waiter: the first cap is its first attempt's own duration on the
  * lock's clock (the store's round trip, here 10 ms a call added to the test clock), at most the
  * retry interval; each wait is the injected unit draw times the cap (full jitter); the cap doubles
- * up to the maximum retry interval; no wait runs past the deadline.
+ * up to the maximum retry interval while one holder stays, and starts again from the first cap when
+ * the lock changes hands; a waiter that has seen it change hands 64 times reserves the next turn;
+ * no wait runs past the deadline.
  */
 class LeaseRetryScheduleTest {
 
@@ -84,15 +92,82 @@ class LeaseRetryScheduleTest {
     held.release();
   }
 
+  @Test
+  void acquire_waits_startAgainFromTheFirstCap_whenTheLockChangesHands() {
+    remote.faults().latency(RTT, clock::advance, Duration.ofMinutes(1));
+    LockLease[] held = {holder()};
+    Sleeper advance = clock.sleeper();
+    int[] sleeps = {0};
+    // after bob's fourth wait, ada's holding ends and cy's begins: the lock is moving, not stuck
+    Sleeper script = d -> {
+      advance.sleep(d);
+      if (++sleeps[0] == 4) {
+        held[0].release();
+        held[0] = peer("cy").acquire();
+      }
+    };
+    DistributedLock waiter = waiter(LockOptions.DEFAULTS.withMaxWait(Duration.ofSeconds(2)), script);
+
+    assertThatThrownBy(waiter::acquire).isInstanceOf(LockTimeoutException.class)
+        .hasMessageStartingWith("Cannot acquire lock \"" + KEY.value() + "\": held by cy@elsewhere");
+
+    List<Long> millis = clock.sleeps().stream().map(Duration::toMillis).toList();
+    // the first cap is the first attempt's two round trips, 20 ms, and each draw is 0.5; the fifth
+    // attempt meets cy and the caps start again from 20 ms, while cy stays they double again
+    assertThat(millis.subList(0, 8)).containsExactly(10L, 20L, 40L, 80L, 10L, 20L, 40L, 80L);
+    held[0].release();
+  }
+
+  @Test
+  void acquire_reservesTheNextTurn_onceItHasSeenTheLockChangeHands64Times_longBeforeItsTimeBound() {
+    remote.faults().latency(RTT, clock::advance, Duration.ofMinutes(1));
+    LockLease[] held = {holder()};
+    ObjectKey reservation = ObjectKey.of(KEY.value() + ".reservation");
+    Sleeper advance = clock.sleeper();
+    int[] sleeps = {0};
+    List<Boolean> reservedBefore = new ArrayList<>();
+    Instant start = clock.instant();
+    // before each of bob's attempts another peer holds the lock: bob loses every race
+    Sleeper script = d -> {
+      advance.sleep(d);
+      reservedBefore.add(remote.read(reservation, ReadCondition.always(), 4096) instanceof ReadResult.Found);
+      held[0].release();
+      if (++sleeps[0] <= 64) {
+        held[0] = peer("peer" + sleeps[0]).acquire();
+      }
+    };
+    DistributedLock waiter = waiter(LockOptions.DEFAULTS, script);
+
+    LockLease bobs = waiter.acquire();
+
+    assertThat(reservedBefore).as("no reservation while bob has seen fewer than 64 turnovers").hasSize(65)
+        .containsOnly(false, true).startsWith(Collections.nCopies(64, false).toArray(Boolean[]::new))
+        .endsWith(true);
+    assertThat(Duration.between(start, clock.instant())).as("well within the 16 s time bound")
+        .isLessThan(Duration.ofSeconds(16));
+    assertThat(bobs.info().holder()).isEqualTo("bob@here");
+    bobs.release();
+    assertThat(remote.read(reservation, ReadCondition.always(), 4096)).as("removed once bob holds the lock")
+        .isEqualTo(ReadResult.Absent.INSTANCE);
+  }
+
   private LockLease holder() {
+    return peer("ada").acquire();
+  }
+
+  private DistributedLock peer(String name) {
     return LeaseLocks.builder(remote, KEY).options(LockOptions.DEFAULTS.withTtl(Duration.ofMinutes(10))).clock(clock)
-        .sleeper(clock.sleeper()).identity(LockIdentity.of("ada@elsewhere", "elsewhere", 1))
+        .sleeper(clock.sleeper()).identity(LockIdentity.of(name + "@elsewhere", "elsewhere", 1))
         .hostProcesses(HostTable.of("elsewhere").run(1, TestClock.DEFAULT_START)).heartbeats(ManualHeartbeats.create())
-        .build().acquire();
+        .build();
   }
 
   private DistributedLock waiter(LockOptions options, double... draws) {
-    return LeaseLocks.builder(remote, KEY).options(options).clock(clock).sleeper(clock.sleeper())
+    return waiter(options, clock.sleeper(), draws);
+  }
+
+  private DistributedLock waiter(LockOptions options, Sleeper sleeper, double... draws) {
+    return LeaseLocks.builder(remote, KEY).options(options).clock(clock).sleeper(sleeper)
         .random(new Draws(draws)).identity(LockIdentity.of("bob@here", "here", 2))
         .hostProcesses(HostTable.of("here").run(2, TestClock.DEFAULT_START)).heartbeats(ManualHeartbeats.create()).build();
   }
