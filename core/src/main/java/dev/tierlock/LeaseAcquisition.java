@@ -236,7 +236,7 @@ final class LeaseAcquisition {
           reservedAt = now;
         }
       }
-    } catch (DatastoreUnavailableException | OutcomeUnknownException e) {
+    } catch (DatastoreUnavailableException | DatastoreBusyException | OutcomeUnknownException e) {
       return new Attempt.Failed(e);
     }
     LockInfo mine = lock.recordAt(now, nonce);
@@ -250,12 +250,13 @@ final class LeaseAcquisition {
     } catch (OutcomeUnknownException e) {
       maybeWritten = true;
       LOG.debug("Create of {} had no answer; reading it back", lock.describe(), e);
-    } catch (DatastoreUnavailableException e) {
+    } catch (DatastoreUnavailableException | DatastoreBusyException e) {
+      // busy: refused for the store's per-object rate (GCS), the wait below respects it
       return new Attempt.Failed(e);
     }
     try {
       return readAndDecide(TakeOver.IF_STALE);
-    } catch (DatastoreUnavailableException | OutcomeUnknownException e) {
+    } catch (DatastoreUnavailableException | DatastoreBusyException | OutcomeUnknownException e) {
       return new Attempt.Failed(e);
     }
   }
@@ -324,7 +325,7 @@ final class LeaseAcquisition {
         LOG.info("Reserved the next turn of {} after waiting {} ms (nonce {})", lock.describe(),
             Duration.between(start, now).toMillis(), nonce);
       }
-    } catch (DatastoreUnavailableException e) {
+    } catch (DatastoreUnavailableException | DatastoreBusyException e) {
       LOG.debug("Cannot reserve the next turn of {}; trying again on the next attempt", lock.describe(), e);
     }
   }
@@ -338,7 +339,7 @@ final class LeaseAcquisition {
     Optional<ObjectVersion> refreshed;
     try {
       refreshed = lock.reservations.refresh(version, lock.recordAt(now, nonce));
-    } catch (DatastoreUnavailableException | OutcomeUnknownException e) {
+    } catch (DatastoreUnavailableException | DatastoreBusyException | OutcomeUnknownException e) {
       LOG.debug("Cannot refresh the reservation of {}; trying again on the next attempt", lock.describe(), e);
       return;
     }

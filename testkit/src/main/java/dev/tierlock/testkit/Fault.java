@@ -13,6 +13,12 @@ public enum Fault {
    * message says the store throttled it (HTTP 429, or 503 SlowDown on S3).
    */
   THROTTLED,
+  /**
+   * The call is not applied; it throws {@link dev.tierlock.spi.DatastoreBusyException}, as a store
+   * does for a key written more often than it allows (GCS: about once a second per object) or while
+   * its own lock on the key is held.
+   */
+  BUSY,
   /** The call is not applied; it throws {@link dev.tierlock.spi.DatastoreAccessDeniedException}. */
   ACCESS_DENIED,
   /**

@@ -1,6 +1,7 @@
 package dev.tierlock.testkit;
 
 import dev.tierlock.spi.DatastoreAccessDeniedException;
+import dev.tierlock.spi.DatastoreBusyException;
 import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.spi.OutcomeUnknownException;
 import dev.tierlock.TierlockException;
@@ -239,6 +240,8 @@ public final class FaultyDatastore extends ForwardingDatastore {
           failure(operation, target, "the store answered 503 (injected UNAVAILABLE)"), null);
       case THROTTLED -> new DatastoreUnavailableException(
           failure(operation, target, "throttled by the store, 429 or 503 SlowDown (injected THROTTLED)"), null);
+      case BUSY -> new DatastoreBusyException(
+          failure(operation, target, "the store refused it for its per-object rate, 429 (injected BUSY)"), null);
       case ACCESS_DENIED -> new DatastoreAccessDeniedException(
           failure(operation, target, "access denied, 403 (injected ACCESS_DENIED)"), null);
       case TIMEOUT_BEFORE_APPLY -> operation.changes()

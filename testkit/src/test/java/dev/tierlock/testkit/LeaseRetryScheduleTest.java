@@ -151,6 +151,23 @@ class LeaseRetryScheduleTest {
         .isEqualTo(ReadResult.Absent.INSTANCE);
   }
 
+  @Test
+  void acquire_refusedForTheStoresPerObjectRate_waitsOutItsIntervalAndAcquires() {
+    try (FakeRemote paced = FakeRemote.builder().minWriteInterval(Duration.ofSeconds(1)).build()) {
+      paced.faults().failNext(DatastoreOperation.WRITE, 1, Fault.BUSY);
+      DistributedLock waiter = LeaseLocks.builder(paced, KEY).options(LockOptions.DEFAULTS).clock(clock)
+          .sleeper(clock.sleeper()).random(new Draws()).identity(LockIdentity.of("bob@here", "here", 2))
+          .hostProcesses(HostTable.of("here").run(2, TestClock.DEFAULT_START)).heartbeats(ManualHeartbeats.create())
+          .build();
+
+      LockLease lease = waiter.acquire();
+
+      assertThat(clock.sleeps()).as("one wait, of the store's interval, not a failure").containsExactly(Duration.ofSeconds(1));
+      assertThat(lease.isHeld()).isTrue();
+      lease.release();
+    }
+  }
+
   private LockLease holder() {
     return peer("ada").acquire();
   }
