@@ -25,8 +25,8 @@ public record InstallRequest(ExtensionName name, VersionConstraint constraint, R
   }
 
   /**
-   * Parses {@code NAME[@CONSTRAINT]}, such as {@code @acme/tool@^1.2} ({@code latest} when no
-   * constraint is given), recorded always.
+   * Parses {@code NAME[@CONSTRAINT]}, such as {@code @acme/tool@^1.2} ({@link
+   * VersionConstraint#LOCKED} when no constraint is given), recorded always.
    *
    * @throws dev.tierlock.InvalidNameException if the name is not a scoped extension name
    * @throws IllegalArgumentException if the constraint is not one
@@ -34,7 +34,7 @@ public record InstallRequest(ExtensionName name, VersionConstraint constraint, R
   public static InstallRequest parse(String spec) {
     int at = spec.indexOf('@', 1);
     if (at < 0) {
-      return of(ExtensionName.of(spec), VersionConstraint.LATEST);
+      return of(ExtensionName.of(spec), VersionConstraint.LOCKED);
     }
     return of(ExtensionName.of(spec.substring(0, at)), VersionConstraint.of(spec.substring(at + 1)));
   }

@@ -15,8 +15,15 @@ import java.util.regex.Pattern;
  */
 public record VersionConstraint(String text) {
 
-  /** The constraint that accepts any version: {@code latest}. */
+  /** The constraint that asks the registry for its latest release: {@code latest}. */
   public static final VersionConstraint LATEST = new VersionConstraint("latest");
+
+  /**
+   * The constraint of a restore: the version the shared lockfile pins (from the tier when its
+   * archive is there), or {@link #LATEST} when the lockfile has no entry: {@code locked}. What a
+   * request without a constraint means.
+   */
+  public static final VersionConstraint LOCKED = new VersionConstraint("locked");
 
   private static final Pattern EXACT = Pattern.compile("=?v?(\\d+(\\.\\d+){0,2}([-+][0-9A-Za-z.+-]+)?)");
   private static final Pattern ALLOWED = Pattern.compile("[0-9A-Za-z.+^~<>=*|, -]{1,128}");
@@ -60,6 +67,11 @@ public record VersionConstraint(String text) {
   public Optional<String> exactVersion() {
     var m = EXACT.matcher(text);
     return m.matches() ? Optional.of(m.group(1)) : Optional.empty();
+  }
+
+  /** Returns whether this is {@link #LOCKED}. */
+  public boolean isLocked() {
+    return text.equals(LOCKED.text);
   }
 
   /** Returns whether this constraint pins one exact version. */
