@@ -12,6 +12,8 @@ import dev.tierlock.LockfileConflictException;
 import dev.tierlock.LockfileOutcomeUnknownException;
 import dev.tierlock.ManagedConfigUnpublishedException;
 import dev.tierlock.ManagedLockfileUnavailableException;
+import dev.tierlock.install.RegistryNotFoundException;
+import dev.tierlock.install.RegistryUnavailableException;
 
 /** The command line's exit codes, by what the caller can do next. */
 final class ExitCodes {
@@ -32,8 +34,11 @@ final class ExitCodes {
         || ex instanceof MissingDatastoreException) {
       return USAGE;
     }
-    if (ex instanceof NotFoundException) {
+    if (ex instanceof NotFoundException || ex instanceof RegistryNotFoundException) {
       return NOT_FOUND;
+    }
+    if (ex instanceof RegistryUnavailableException) {
+      return UNAVAILABLE;
     }
     if (ex instanceof LockfileConflictException) {
       return CONFLICT;

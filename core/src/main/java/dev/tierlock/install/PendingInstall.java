@@ -8,9 +8,28 @@ import java.util.Optional;
 /**
  * An install swapped in and written into the running transaction, not yet committed: the previous
  * files wait in staging until {@link #commit} deletes them, or {@link #rollback} puts them back.
- * Use it inside the {@link dev.tierlock.TransactionContext#withPulledExtensionsLock} section it was
- * applied in; end it with exactly one of the two before the section ends (an install left open is
- * finished by the next recovery: rolled forward when the lockfile pins it, else back).
+ *
+ * <pre>{@code
+ * AtomicReference<PendingInstall> pending = new AtomicReference<>();
+ * tierlock.transaction().run(tx -> tx.withPulledExtensionsLock(() -> {
+ *   pending.set(installer.apply(tx, prepared));
+ *   try {
+ *     catalog.save(...);                 // the embedding tool's own save
+ *   } catch (RuntimeException e) {
+ *     pending.get().rollback();           // inside the change: the entry goes back too
+ *     throw e;
+ *   }
+ *   return null;
+ * }));
+ * pending.get().commit();                 // once the lockfile is published (or kept pending)
+ * }</pre>
+ *
+ * <p>Roll back inside the change; commit after {@code run} has returned (or has thrown with the
+ * change kept pending), so the previous files are deleted only once a lockfile that no longer
+ * names them is published or recorded to be. Until then the install's journal is owned by this
+ * process: recovery elsewhere leaves it alone while the process lives, and finishes it after a
+ * crash (forward when the lockfile, with any pending change, pins the new archive; else back).
+ * {@link Installer#install} does all of this.
  */
 public interface PendingInstall {
 
@@ -27,10 +46,11 @@ public interface PendingInstall {
   Optional<LockfileEntry> written();
 
   /**
-   * Commits: deletes the previous files kept in staging, and has the transaction delete the
-   * superseded archive after its publish (never while a lockfile pins it).
+   * Commits: deletes the previous files kept in staging and the journal. (The superseded archive
+   * was registered at apply for deletion after the publish, and is kept while a lockfile pins it.)
    *
-   * @throws IllegalStateException if already committed or rolled back
+   * @throws IllegalStateException if the transaction's change is still running, or the install was
+   *     already committed or rolled back
    */
   void commit();
 
@@ -41,7 +61,8 @@ public interface PendingInstall {
    *
    * @throws InstallFailedException if a root cannot be put back (the journal stays, so the next
    *     recovery finishes it)
-   * @throws IllegalStateException if already committed or rolled back
+   * @throws IllegalStateException if the transaction's change has ended, or the install was already
+   *     committed or rolled back
    */
   void rollback();
 }
