@@ -15,6 +15,10 @@ import java.util.regex.Pattern;
  */
 public record VersionConstraint(String text) {
 
+  // before the constants below, which the constructor checks against them
+  private static final Pattern EXACT = Pattern.compile("=?v?(\\d+(\\.\\d+){0,2}([-+][0-9A-Za-z.+-]+)?)");
+  private static final Pattern ALLOWED = Pattern.compile("[0-9A-Za-z.+^~<>=*|, -]{1,128}");
+
   /** The constraint that asks the registry for its latest release: {@code latest}. */
   public static final VersionConstraint LATEST = new VersionConstraint("latest");
 
@@ -24,9 +28,6 @@ public record VersionConstraint(String text) {
    * request without a constraint means.
    */
   public static final VersionConstraint LOCKED = new VersionConstraint("locked");
-
-  private static final Pattern EXACT = Pattern.compile("=?v?(\\d+(\\.\\d+){0,2}([-+][0-9A-Za-z.+-]+)?)");
-  private static final Pattern ALLOWED = Pattern.compile("[0-9A-Za-z.+^~<>=*|, -]{1,128}");
 
   /**
    * Validates the constraint.
