@@ -9,6 +9,7 @@ import dev.tierlock.TransactionContext;
 import dev.tierlock.TransactionResult;
 import dev.tierlock.archive.ArchiveLimits;
 import dev.tierlock.archive.ArchiveTransactions;
+import dev.tierlock.internal.InstallAccess;
 import dev.tierlock.internal.TierlockAccess;
 import dev.tierlock.internal.TransactionHooks;
 import java.nio.file.Path;
@@ -52,6 +53,10 @@ import org.jspecify.annotations.Nullable;
  */
 public final class Installer {
 
+  static {
+    InstallAccess.register((builder, hook) -> builder.boundaries(hook::accept));
+  }
+
   private final Tierlock tierlock;
   private final ExtensionLayout layout;
   private final ArchiveTransactions archives;
@@ -73,6 +78,12 @@ public final class Installer {
     this.lockfilePath = tierlock.namespace().localPath(TierlockAccess.of().cacheDirectory(tierlock), TierPath.LOCKFILE);
     this.owners = OwnerIds.locked(new OwnerLocks(tierlock.stateDirectory().resolve(OWNERS), clock));
   }
+
+  /** The boundary after an install's change applied it and saved the catalog, before its publish. */
+  static final String APPLIED = "installer/applied";
+
+  /** The boundary after an install's or a removal's transaction returned, before its commit. */
+  static final String PUBLISHED = "installer/published";
 
   /** The directory of the state directory holding the owner locks of installs in flight. */
   static final String OWNERS = "install-owners";
@@ -190,12 +201,14 @@ public final class Installer {
             throw e;
           }
           done.set(pending);
+          boundaries.at(APPLIED);
           return null;
         }));
       } catch (RuntimeException | Error e) {
         commitAfter(done.get(), e);
         throw e;
       }
+      boundaries.at(PUBLISHED);
       PendingInstall pending = Objects.requireNonNull(done.get(), "the change ran");
       pending.commit();
       return new InstallResult(pending.installed(), sources(prepared), pending.written().isPresent(), result);
@@ -238,6 +251,7 @@ public final class Installer {
       result = tierlock.transaction().run(tx -> tx.withPulledExtensionsLock(() -> {
         Recovery.requireJudged(recover(tx), name);
         swapped.set(Removal.run(this, tx, name, catalog));
+        boundaries.at(APPLIED);
         return null;
       }));
     } catch (RuntimeException | Error e) {
@@ -251,6 +265,7 @@ public final class Installer {
       }
       throw e;
     }
+    boundaries.at(PUBLISHED);
     Swap swap = swapped.get();
     if (swap != null) {
       swap.commit();

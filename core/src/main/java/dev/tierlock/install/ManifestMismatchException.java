@@ -1,5 +1,7 @@
 package dev.tierlock.install;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The archive's manifest is not the extension asked for: another name, or, for an exact pin,
  * another version; or the archive has no readable manifest. Nothing was swapped or recorded.
@@ -19,6 +21,17 @@ public final class ManifestMismatchException extends InstallException {
    * @param reason what the manifest says instead
    */
   public ManifestMismatchException(String extension, String reason) {
-    super(CODE, extension, "Cannot install " + extension + ": " + reason, null);
+    this(extension, reason, null);
+  }
+
+  /**
+   * Creates the exception with its cause.
+   *
+   * @param extension the extension asked for
+   * @param reason what the manifest says instead, or why it cannot be read
+   * @param cause the parse or read failure, if any
+   */
+  public ManifestMismatchException(String extension, String reason, @Nullable Throwable cause) {
+    super(CODE, extension, "Cannot install " + extension + ": " + reason, cause);
   }
 }

@@ -23,6 +23,7 @@ public final class PreparedInstall implements AutoCloseable {
   private final Path tree;
   private final List<PreparedInstall> dependencies;
   private boolean consumed;
+  private boolean closed;
 
   PreparedInstall(InstallRequest request, ExtensionManifest manifest, String checksum, InstallSource source,
       @Nullable RegistryRelease release, @Nullable VerifiedArchive storable, Path tree,
@@ -100,16 +101,23 @@ public final class PreparedInstall implements AutoCloseable {
     return consumed;
   }
 
-  /** Discards the staged tree (and those of the dependencies) unless an apply took it. Never throws. */
+  /**
+   * Discards what is left of the staging (the tree unless an apply took it, and its directory), for
+   * the dependencies too. Never throws. Idempotent.
+   */
   @Override
   public void close() {
     for (PreparedInstall dependency : dependencies) {
       dependency.close();
     }
-    if (!consumed) {
-      consumed = true;
-      StagingFiles.deleteQuietly(tree);
+    consumed = true;
+    if (closed) {
+      return;
     }
+    closed = true;
+    Path parent = tree.getParent();
+    StagingFiles.deleteQuietly(parent != null && parent.getFileName().toString().startsWith(Preparer.PREFIX)
+        ? parent : tree);
   }
 
   @Override
