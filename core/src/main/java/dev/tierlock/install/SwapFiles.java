@@ -4,7 +4,6 @@ import dev.tierlock.internal.AtomicFileWriter;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryNotEmptyException;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -35,13 +34,12 @@ final class SwapFiles {
    * would replace a file or an empty directory silently, so the target is checked first), then
    * forces both directories.
    *
-   * @throws FileAlreadyExistsException if {@code target} exists; nothing moved
+   * @throws IOException if {@code target} exists; nothing moved
    * @throws IOException if the rename fails; nothing moved
    */
   static void move(Path source, Path target) throws IOException {
     if (exists(target)) {
-      throw new FileAlreadyExistsException(source.toString(), target.toString(),
-          "Cannot move " + source + " to " + target + ": the target exists");
+      throw new IOException("Cannot move " + source + " to " + target + ": the target exists");
     }
     Files.move(source, target, StandardCopyOption.ATOMIC_MOVE);
     AtomicFileWriter.forceDirectory(target.getParent());
