@@ -53,16 +53,13 @@ final class InstallJournalCodec {
 
   /**
    * Writes {@code journal} to {@code file} durably: a temp file beside it, forced, renamed over it
-   * atomically, and the directory forced (and its parent, which a first write may have created it in).
+   * atomically, and the directory forced (a directory a first write creates is forced into its parent).
    *
    * @throws IOException if any step fails; the file then holds what it held before
    */
   static void write(Path file, InstallJournal journal) throws IOException {
-    boolean first = !Files.exists(file.getParent());
+    SwapFiles.createDirectories(file.getParent());
     AtomicFileWriter.write(file, encode(journal));
-    if (first) {
-      AtomicFileWriter.forceDirectory(file.getParent().getParent());
-    }
   }
 
   /**
