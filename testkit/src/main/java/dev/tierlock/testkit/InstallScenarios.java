@@ -162,7 +162,7 @@ final class InstallScenarios {
     a.installer().install(InstallRequest.parse(TOOL + "@1.0.0"), Catalog.NONE);
     ObjectKey archive = ObjectKey.of(Namespace.NONE.key(ExtensionArchiveKey.of(name(TOOL), TestArchives.sha256(v1)).tierPath()).value());
     byte[] other = TestArchives.extension(TOOL, "1.0.0").file("lib/a.txt", "evil").build();
-    f.datastore().write(archive, ObjectBody.of(other), WriteCondition.always(), ObjectMetadata.EMPTY);
+    f.datastore().write(archive, ObjectBody.of(other), WriteCondition.none(), ObjectMetadata.EMPTY);
     InstallFixture.Checkout b = f.checkout("b", false);
 
     assertThatThrownBy(() -> b.installer().install(InstallRequest.parse(TOOL), Catalog.NONE))
