@@ -12,6 +12,7 @@ import dev.tierlock.LockfileConflictException;
 import dev.tierlock.LockfileOutcomeUnknownException;
 import dev.tierlock.ManagedConfigUnpublishedException;
 import dev.tierlock.ManagedLockfileUnavailableException;
+import dev.tierlock.install.InstallBusyException;
 import dev.tierlock.install.RegistryNotFoundException;
 import dev.tierlock.install.RegistryUnavailableException;
 
@@ -47,7 +48,7 @@ final class ExitCodes {
       // a write still in flight settles on the next run; a change in doubt waits for a person
       return unknown.pending().state() == PendingChange.State.IN_FLIGHT ? TEMPORARY : FAILURE;
     }
-    if (ex instanceof LockTimeoutException || ex instanceof DatastoreBusyException
+    if (ex instanceof LockTimeoutException || ex instanceof DatastoreBusyException || ex instanceof InstallBusyException
         || ex instanceof ManagedConfigUnpublishedException) {
       return TEMPORARY;
     }

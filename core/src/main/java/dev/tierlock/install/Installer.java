@@ -146,6 +146,7 @@ public final class Installer {
     flatten(prepared, order);
     for (PreparedInstall p : order) {
       Recovery.requireJudged(recovered, p.name());
+      requireIdle(p.name());
     }
     List<AppliedInstall> applied = new ArrayList<>();
     try {
@@ -250,6 +251,7 @@ public final class Installer {
     try {
       result = tierlock.transaction().run(tx -> tx.withPulledExtensionsLock(() -> {
         Recovery.requireJudged(recover(tx), name);
+        requireIdle(name);
         swapped.set(Removal.run(this, tx, name, catalog));
         boundaries.at(APPLIED);
         return null;
@@ -310,6 +312,40 @@ public final class Installer {
     Lockfile lockfile = tx.lockfile();
     return new Recovery(layout, clock, Set.of(lockfilePath), owners, boundaries)
         .recover(name -> lockfile.entry(name).flatMap(LockfileEntry::checksum), lockfile.names());
+  }
+
+  /**
+   * Refuses {@code name} while another install or removal of it is in flight on this checkout (its
+   * journal's owner alive): swapping it now would put this install's staging between that one's
+   * swap and its commit.
+   *
+   * @throws InstallBusyException if one is
+   */
+  private void requireIdle(ExtensionName name) {
+    Path staging = Roots.stagingRoot(layout);
+    if (!java.nio.file.Files.isDirectory(staging)) {
+      return;
+    }
+    try (java.util.stream.Stream<Path> entries = java.nio.file.Files.list(staging)) {
+      for (Path entry : (Iterable<Path>) entries::iterator) {
+        Path journal = entry.resolve(StagingPaths.JOURNAL);
+        if (!java.nio.file.Files.isRegularFile(journal, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+          continue;
+        }
+        InstallJournal read;
+        try {
+          read = InstallJournalCodec.read(journal);
+        } catch (java.io.IOException | InstallJournalException e) {
+          continue;  // recovery judged it (and refused it, when it could not)
+        }
+        if (read.extension().equals(name) && owners.isActive(read.ownerId())) {
+          throw new InstallBusyException(name.value(), journal);
+        }
+      }
+    } catch (java.io.IOException e) {
+      throw new InstallFailedException(name.value(), "cannot list the staging " + staging + " (" + e.getMessage() + ")",
+          e);
+    }
   }
 
   private static void requireSection(TransactionContext tx, String what) {
