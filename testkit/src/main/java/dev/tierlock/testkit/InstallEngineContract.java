@@ -154,4 +154,16 @@ public abstract class InstallEngineContract {
   public final void installed_tellsMatchesEditedOtherVersionMissingAndUnrecorded() throws Exception {
     scenarios().installed_tellsMatchesEditedOtherVersionMissingAndUnrecorded();
   }
+
+  /** An install swapped but not committed makes a second install of that extension busy, until it commits. */
+  @Test
+  public final void anInstallInFlight_makesASecondOfTheSameExtensionBusy_untilItCommits() {
+    scenarios().anInstallInFlight_makesASecondOfTheSameExtensionBusy_untilItCommits();
+  }
+
+  /** Apply needs the pulled-extensions lock; a pending install commits after its run and rolls back inside it. */
+  @Test
+  public final void aPendingInstall_isCommittedOnlyAfterItsRun_andRolledBackOnlyInsideIt() {
+    scenarios().aPendingInstall_isCommittedOnlyAfterItsRun_andRolledBackOnlyInsideIt();
+  }
 }

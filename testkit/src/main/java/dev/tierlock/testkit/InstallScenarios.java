@@ -13,7 +13,10 @@ import dev.tierlock.TransactionStatus;
 import dev.tierlock.archive.ArchiveTamperedException;
 import dev.tierlock.archive.ExtensionArchiveKey;
 import dev.tierlock.install.Catalog;
+import dev.tierlock.install.InstallBusyException;
 import dev.tierlock.install.InstallRequest;
+import dev.tierlock.install.PendingInstall;
+import dev.tierlock.install.PreparedInstall;
 import dev.tierlock.install.InstallResult;
 import dev.tierlock.install.InstallSource;
 import dev.tierlock.install.InstalledExtension;
@@ -297,6 +300,52 @@ final class InstallScenarios {
     assertThat(onB).containsEntry(TOOL, InstalledExtension.State.MATCHES)
         .containsEntry(BASE, InstalledExtension.State.MISSING).containsEntry("@acme/local",
             InstalledExtension.State.UNRECORDED);
+  }
+
+  void anInstallInFlight_makesASecondOfTheSameExtensionBusy_untilItCommits() {
+    f.registry().publish(TOOL, "1.0.0", v1());
+    f.registry().publish(TOOL, "2.0.0", v2());
+    InstallFixture.Checkout a = f.checkout("a");
+    InstallFixture.Checkout again = f.checkout("a");
+    java.util.concurrent.atomic.AtomicReference<PendingInstall> pending = new java.util.concurrent.atomic.AtomicReference<>();
+    PreparedInstall prepared = a.installer().prepare(InstallRequest.parse(TOOL + "@1.0.0"));
+    a.tierlock().transaction().run(tx -> tx.withPulledExtensionsLock(() -> {
+      pending.set(a.installer().apply(tx, prepared));
+      return null;
+    }));
+
+    assertThatThrownBy(() -> again.installer().install(InstallRequest.parse(TOOL + "@2.0.0"), Catalog.NONE))
+        .as("swapped and published, not yet committed: another install of it waits").isInstanceOf(InstallBusyException.class);
+    assertThat(tree(a.root(TOOL))).containsKey("lib/only-v1.txt");
+    pending.get().commit();
+    again.installer().install(InstallRequest.parse(TOOL + "@2.0.0"), Catalog.NONE);
+
+    assertThat(tree(a.root(TOOL))).containsKey("lib/new-in-v2.txt");
+    assertThat(f.shared().entry(name(TOOL)).orElseThrow().version()).isEqualTo("2.0.0");
+  }
+
+  void aPendingInstall_isCommittedOnlyAfterItsRun_andRolledBackOnlyInsideIt() {
+    f.registry().publish(TOOL, "1.0.0", v1());
+    InstallFixture.Checkout a = f.checkout("a");
+    PreparedInstall prepared = a.installer().prepare(InstallRequest.parse(TOOL + "@1.0.0"));
+    java.util.concurrent.atomic.AtomicReference<PendingInstall> pending = new java.util.concurrent.atomic.AtomicReference<>();
+
+    assertThatThrownBy(() -> a.tierlock().transaction().run(tx -> a.installer().apply(tx, prepared)))
+        .as("apply needs the pulled-extensions lock").isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("withPulledExtensionsLock");
+    prepared.close();  // refused before it took anything: the caller still owns it
+    assertThat(staging(a)).isEmpty();
+    a.tierlock().transaction().run(tx -> tx.withPulledExtensionsLock(() -> {
+      PendingInstall p = a.installer().apply(tx, a.installer().prepare(InstallRequest.parse(TOOL + "@1.0.0")));
+      pending.set(p);
+      assertThatThrownBy(p::commit).as("not while the change runs").isInstanceOf(IllegalStateException.class);
+      return null;
+    }));
+    assertThatThrownBy(pending.get()::rollback).as("not after the change ended").isInstanceOf(IllegalStateException.class);
+    pending.get().commit();
+
+    assertThat(f.shared().entry(name(TOOL))).isPresent();
+    assertThat(staging(a)).isEmpty();
   }
 
   private static Map<String, InstalledExtension.State> states(InstallFixture.Checkout checkout) {
