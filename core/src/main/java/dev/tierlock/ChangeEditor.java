@@ -30,7 +30,7 @@ final class ChangeEditor implements TransactionContext, TransactionHooks {
   private Set<TierPath> deletions = new LinkedHashSet<>();
   private Map<TierPath, Runnable> required = new LinkedHashMap<>();
   private PulledExtensionsLock.@Nullable Section section;
-  private boolean open = true;
+  private volatile boolean open = true;
 
   ChangeEditor(Lockfile start, PulledExtensionsLock pulledExtensions) {
     this.start = start;
@@ -100,6 +100,18 @@ final class ChangeEditor implements TransactionContext, TransactionHooks {
     } finally {
       section = null;
     }
+  }
+
+  @Override
+  public boolean isRunning() {
+    return open;
+  }
+
+  @Override
+  public boolean holdsPulledExtensionsLock() {
+    requireOpen("ask for the pulled-extensions lock");
+    PulledExtensionsLock.Section held = section;
+    return held != null && held.isOpen();
   }
 
   @Override

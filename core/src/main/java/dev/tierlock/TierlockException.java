@@ -36,6 +36,7 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>{@code object_too_large}</td><td>{@link dev.tierlock.spi.ObjectTooLargeException}</td><td>an object is over the read's bound</td></tr>
  *   <tr><td>{@code object_body_unreadable}</td><td>{@link dev.tierlock.spi.ObjectBodyUnreadableException}</td><td>the bytes of a write could not be read</td></tr>
  *   <tr><td>{@code archive_*}</td><td>{@link dev.tierlock.archive.ArchiveException} subtypes</td><td>see {@code dev.tierlock.archive}</td></tr>
+ *   <tr><td>{@code install_*}, {@code registry_*}</td><td>{@link dev.tierlock.install.InstallException} subtypes</td><td>see {@code dev.tierlock.install}</td></tr>
  *   </tbody>
  * </table>
  */

@@ -12,6 +12,9 @@ import dev.tierlock.LockfileConflictException;
 import dev.tierlock.LockfileOutcomeUnknownException;
 import dev.tierlock.ManagedConfigUnpublishedException;
 import dev.tierlock.ManagedLockfileUnavailableException;
+import dev.tierlock.install.InstallBusyException;
+import dev.tierlock.install.RegistryNotFoundException;
+import dev.tierlock.install.RegistryUnavailableException;
 
 /** The command line's exit codes, by what the caller can do next. */
 final class ExitCodes {
@@ -32,8 +35,11 @@ final class ExitCodes {
         || ex instanceof MissingDatastoreException) {
       return USAGE;
     }
-    if (ex instanceof NotFoundException) {
+    if (ex instanceof NotFoundException || ex instanceof RegistryNotFoundException) {
       return NOT_FOUND;
+    }
+    if (ex instanceof RegistryUnavailableException) {
+      return UNAVAILABLE;
     }
     if (ex instanceof LockfileConflictException) {
       return CONFLICT;
@@ -42,7 +48,7 @@ final class ExitCodes {
       // a write still in flight settles on the next run; a change in doubt waits for a person
       return unknown.pending().state() == PendingChange.State.IN_FLIGHT ? TEMPORARY : FAILURE;
     }
-    if (ex instanceof LockTimeoutException || ex instanceof DatastoreBusyException
+    if (ex instanceof LockTimeoutException || ex instanceof DatastoreBusyException || ex instanceof InstallBusyException
         || ex instanceof ManagedConfigUnpublishedException) {
       return TEMPORARY;
     }

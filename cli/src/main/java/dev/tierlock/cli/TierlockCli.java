@@ -25,7 +25,8 @@ import picocli.CommandLine.ScopeType;
     mixinStandardHelpOptions = true,
     versionProvider = TierlockCli.Version.class,
     description = "Reads and changes the shared extension lockfile of a Tierlock datastore, safely against every peer.",
-    subcommands = {InitCommand.class, EntriesCommand.class, LockCommand.class, PendingCommand.class,
+    subcommands = {InitCommand.class, EntriesCommand.class, ExtensionsCommands.Install.class,
+        ExtensionsCommands.Remove.class, ExtensionsCommands.Installed.class, LockCommand.class, PendingCommand.class,
         HelpCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {

@@ -34,6 +34,20 @@ public interface TransactionHooks {
   void requireStored(TierPath path, Runnable store);
 
   /**
+   * Returns whether the running change holds the checkout's pulled-extensions lock (inside {@link
+   * TransactionContext#withPulledExtensionsLock}).
+   *
+   * @throws IllegalStateException if called outside the running change or from another thread
+   */
+  boolean holdsPulledExtensionsLock();
+
+  /**
+   * Returns whether the change this context belongs to is still running (it has not returned or
+   * thrown). Never throws: callable from any thread, at any time.
+   */
+  boolean isRunning();
+
+  /**
    * Returns the hooks of a context Tierlock created.
    *
    * @param context a context passed to a change by {@link dev.tierlock.LockfileTransaction#run}

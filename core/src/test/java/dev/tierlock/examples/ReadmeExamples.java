@@ -10,6 +10,12 @@ import dev.tierlock.TransactionResult;
 import dev.tierlock.archive.ArchiveTransactions;
 import dev.tierlock.archive.ExtensionArchiveKey;
 import dev.tierlock.archive.VerifiedArchive;
+import dev.tierlock.install.Catalog;
+import dev.tierlock.install.ExtensionLayout;
+import dev.tierlock.install.ExtensionRegistries;
+import dev.tierlock.install.InstallRequest;
+import dev.tierlock.install.InstallResult;
+import dev.tierlock.install.Installer;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -81,6 +87,17 @@ final class ReadmeExamples {
     VerifiedArchive verified = archives.verify(key, downloaded);              // no lock held
     tierlock.transaction().run(tx -> archives.install(tx, verified, entry));  // archive into the tier, then the entry
     archives.restore(key.name(), staging);                                    // on any peer, from the tier alone
+    // README:end
+  }
+
+  static void installAnExtension(Tierlock tierlock, ExtensionLayout layout, Path registryDirectory, Catalog catalog) {
+    // README:start install
+    Installer installer = Installer.builder(tierlock, layout)
+        .registry(ExtensionRegistries.directory(registryDirectory))  // or your own ExtensionRegistry
+        .build();
+    InstallResult result = installer.install(InstallRequest.parse("@acme/tool@^1.2"), catalog);
+    result.installed().forEach(m -> System.out.println(m.name() + "@" + m.version()));
+    installer.remove(ExtensionName.of("@acme/old"), catalog);   // catalog, then lockfile, then files
     // README:end
   }
 }

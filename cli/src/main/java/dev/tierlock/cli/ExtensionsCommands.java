@@ -1,0 +1,158 @@
+package dev.tierlock.cli;
+
+import dev.tierlock.ExtensionName;
+import dev.tierlock.Tierlock;
+import dev.tierlock.TransactionResult;
+import dev.tierlock.install.Catalog;
+import dev.tierlock.install.ExtensionLayout;
+import dev.tierlock.install.ExtensionManifest;
+import dev.tierlock.install.ExtensionManifests;
+import dev.tierlock.install.ExtensionRegistries;
+import dev.tierlock.install.InstallRequest;
+import dev.tierlock.install.InstallResult;
+import dev.tierlock.install.InstalledExtension;
+import dev.tierlock.install.Installer;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code tierlock install}, {@code remove} and {@code installed}: the install engine on the
+ * checkout's {@code extensions/} directory, each extension in {@code extensions/@scope/name} with a
+ * {@code manifest.json}.
+ */
+final class ExtensionsCommands {
+
+  /** The directory of the checkout the commands install into. */
+  static final String EXTENSIONS = "extensions";
+
+  private ExtensionsCommands() {}
+
+  /** The command line's layout: {@code <checkout>/extensions}, JSON manifests, no bundles, no skills. */
+  static ExtensionLayout layout(Tierlock tierlock) {
+    Path root = tierlock.checkoutDirectory().resolve(EXTENSIONS);
+    return new ExtensionLayout() {
+      @Override
+      public Path pulledRoot() {
+        return root;
+      }
+
+      @Override
+      public ExtensionManifest readManifest(Path file) {
+        return ExtensionManifests.readJson(file);
+      }
+    };
+  }
+
+  /** {@code tierlock install NAME[@CONSTRAINT]}. */
+  @Command(name = "install", mixinStandardHelpOptions = true,
+      description = "Installs an extension into extensions/ and records it in the shared lockfile: from the tier when"
+          + " the lockfile pins its archive, else from the registry.")
+  static final class Install implements Callable<Integer> {
+    @ParentCommand TierlockCli root;
+    @Spec CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "NAME[@CONSTRAINT]",
+        description = "Scoped name, optionally with a version or range: @acme/tool, @acme/tool@1.2.0, @acme/tool@^1.2."
+            + " Without one: the version the lockfile pins, else the latest.")
+    String spec0;
+
+    @Option(names = "--registry", paramLabel = "DIR|URI",
+        description = "A directory registry: <dir>/<@scope>/<name>/<version>.tar.gz with <version>.tar.gz.sha256 beside"
+            + " it (a path or a file: URI). Default: none (the tier only).")
+    String registry;
+
+    @Override
+    public Integer call() {
+      InstallRequest request = InstallRequest.parse(spec0);
+      try (Tierlock tierlock = root.open(TierlockCli.Access.WRITE)) {
+        Installer.Builder builder = Installer.builder(tierlock, layout(tierlock));
+        if (registry != null) {
+          builder.registry(ExtensionRegistries.directory(registryDirectory(registry)));
+        }
+        InstallResult result = builder.build().install(request, Catalog.NONE);
+        PrintWriter out = spec.commandLine().getOut();
+        for (ExtensionManifest m : result.installed()) {
+          out.printf("%s@%s\tinstalled from the %s%n", m.name(), m.version(),
+              result.sources().get(m.name()).name().toLowerCase(java.util.Locale.ROOT));
+        }
+        out.println("(" + result.transaction().status().name().toLowerCase(java.util.Locale.ROOT)
+            + (result.recorded() ? "" : ", lockfile entry left as it was") + ")");
+        result.transaction().warnings().forEach(w -> spec.commandLine().getErr().println("tierlock: warning: " + w));
+        out.flush();
+        return ExitCodes.OK;
+      }
+    }
+
+    private static Path registryDirectory(String text) {
+      if (text.startsWith("file:")) {
+        return Path.of(URI.create(text));
+      }
+      if (text.matches("^[A-Za-z][A-Za-z0-9+.-]*://.*")) {
+        throw new IllegalArgumentException("Cannot use registry " + text + ": give a directory (a path or a file: URI)");
+      }
+      return Path.of(text).toAbsolutePath().normalize();
+    }
+  }
+
+  /** {@code tierlock remove NAME}. */
+  @Command(name = "remove", mixinStandardHelpOptions = true,
+      description = "Removes an extension from extensions/ and its entry from the shared lockfile (its archive is"
+          + " deleted from the tier after the publish).")
+  static final class Remove implements Callable<Integer> {
+    @ParentCommand TierlockCli root;
+    @Spec CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "NAME", description = "Scoped name, like @scope/name.")
+    String name;
+
+    @Override
+    public Integer call() {
+      ExtensionName extension = ExtensionName.of(name);
+      try (Tierlock tierlock = root.open(TierlockCli.Access.WRITE)) {
+        TransactionResult result = Installer.builder(tierlock, layout(tierlock)).build().remove(extension, Catalog.NONE);
+        PrintWriter out = spec.commandLine().getOut();
+        out.println(result.status() == dev.tierlock.TransactionStatus.NO_CHANGE && result.delta().isEmpty()
+            ? "(nothing to remove: " + extension + " is neither installed nor in the lockfile)"
+            : "(" + result.status().name().toLowerCase(java.util.Locale.ROOT) + ")");
+        out.flush();
+        return ExitCodes.OK;
+      }
+    }
+  }
+
+  /** {@code tierlock installed}. */
+  @Command(name = "installed", mixinStandardHelpOptions = true,
+      description = "Lists what extensions/ holds against the shared lockfile: matches, edited, other version, missing,"
+          + " unrecorded.")
+  static final class Installed implements Callable<Integer> {
+    @ParentCommand TierlockCli root;
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      try (Tierlock tierlock = root.open(TierlockCli.Access.READ)) {
+        List<InstalledExtension> all = Installer.builder(tierlock, layout(tierlock)).build().installed();
+        PrintWriter out = spec.commandLine().getOut();
+        if (all.isEmpty()) {
+          out.println("(nothing installed, no entries)");
+        }
+        for (InstalledExtension e : all) {
+          out.printf("%s\t%s\t%s\t%s%n", e.name(), e.installedVersion().orElse("-"),
+              e.entry().map(x -> x.version()).orElse("-"), e.state().name().toLowerCase(java.util.Locale.ROOT)
+                  .replace('_', ' '));
+        }
+        out.flush();
+        return ExitCodes.OK;
+      }
+    }
+  }
+}

@@ -1,0 +1,106 @@
+package dev.tierlock.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tierlock.testkit.FakeRegistry;
+import dev.tierlock.testkit.TestArchives;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code tierlock install}, {@code remove} and {@code installed} on the embedded default datastore. */
+class ExtensionsCommandsTest {
+
+  private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-11-29T10:00:00.000Z"), ZoneOffset.UTC);
+
+  @TempDir Path home;
+  @TempDir Path checkout;
+  @TempDir Path peer;
+  @TempDir Path registryDir;
+
+  private record Run(int code, String out, String err) {}
+
+  private Run run(Path at, String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    String[] all = Stream.concat(Stream.of(args), Stream.of("--checkout", at.toString())).toArray(String[]::new);
+    int code = TierlockCli.run(all, Map.of(TierlockCli.HOME_VARIABLE, home.toString()), CLOCK, new PrintWriter(out, true),
+        new PrintWriter(err, true));
+    return new Run(code, out.toString(), err.toString());
+  }
+
+  private FakeRegistry registry() {
+    FakeRegistry registry = FakeRegistry.directory(registryDir);
+    registry.publish("@acme/tool", "1.0.0", TestArchives.extension("@acme/tool", "1.0.0").file("lib/a.txt", "a").build());
+    registry.publish("@acme/tool", "1.1.0", TestArchives.extension("@acme/tool", "1.1.0").file("lib/a.txt", "b").build());
+    return registry;
+  }
+
+  @Test
+  void install_fromADirectoryRegistry_thenAPeerRestoresFromTheTier_thenRemove() throws IOException {
+    registry();
+
+    Run install = run(checkout, "install", "@acme/tool@^1", "--registry", registryDir.toString());
+    assertThat(install.code()).as(install.err()).isZero();
+    assertThat(install.out()).contains("@acme/tool@1.1.0\tinstalled from the registry").contains("(published)");
+    assertThat(Files.readString(checkout.resolve("extensions/@acme/tool/lib/a.txt"))).isEqualTo("b");
+
+    Run restore = run(peer, "install", "@acme/tool");
+    assertThat(restore.code()).as(restore.err()).isZero();
+    assertThat(restore.out()).contains("@acme/tool@1.1.0\tinstalled from the tier");
+    assertThat(run(peer, "installed").out()).contains("@acme/tool\t1.1.0\t1.1.0\tmatches");
+
+    Run removed = run(checkout, "remove", "@acme/tool");
+    assertThat(removed.code()).as(removed.err()).isZero();
+    assertThat(checkout.resolve("extensions/@acme/tool")).doesNotExist();
+    assertThat(run(checkout, "installed").out()).as("this checkout has neither files nor entry")
+        .contains("(nothing installed, no entries)");
+    assertThat(run(peer, "installed").out()).as("the peer keeps its files, no longer pinned")
+        .contains("@acme/tool\t1.1.0\t-\tunrecorded");
+  }
+
+  @Test
+  void install_unknownVersion_isNotFound_andChangesNothing() {
+    registry();
+
+    Run missing = run(checkout, "install", "@acme/tool@9.9.9", "--registry", registryDir.toString());
+
+    assertThat(missing.code()).isEqualTo(ExitCodes.NOT_FOUND);
+    assertThat(missing.err()).contains("[registry_not_found]").contains("@acme/tool@9.9.9");
+    assertThat(checkout.resolve("extensions/@acme/tool")).doesNotExist();
+  }
+
+  @Test
+  void install_withoutARegistry_andNothingInTheTier_isUnavailable_inOneLine() {
+    Run offline = run(checkout, "install", "@acme/tool");
+
+    assertThat(offline.code()).isEqualTo(ExitCodes.UNAVAILABLE);
+    assertThat(offline.err()).as("one line, no stack trace").doesNotContain("\tat ").doesNotContain("Exception");
+    assertThat(offline.err()).contains("[registry_unavailable]");
+  }
+
+  @Test
+  void install_badConstraint_isUsage() {
+    Run bad = run(checkout, "install", "@acme/tool@not a version!!", "--registry", registryDir.toString());
+
+    assertThat(bad.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(bad.err()).contains("Cannot read version constraint");
+  }
+
+  @Test
+  void remove_ofNothing_saysSo() {
+    Run nothing = run(checkout, "remove", "@acme/none");
+
+    assertThat(nothing.code()).as(nothing.err()).isZero();
+    assertThat(nothing.out()).contains("nothing to remove");
+  }
+}

@@ -1,0 +1,204 @@
+package dev.tierlock.install;
+
+import dev.tierlock.ExtensionName;
+import dev.tierlock.LockfileEntry;
+import dev.tierlock.TransactionContext;
+import dev.tierlock.archive.ExtensionArchiveKey;
+import dev.tierlock.archive.VerifiedArchive;
+import dev.tierlock.internal.TransactionHooks;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+/**
+ * One extension of an apply: swapped in, and its entry written when the record policy allows;
+ * undone by {@link #rollback}, finished by {@link #commit}. Not thread-safe: the running change's.
+ */
+final class AppliedInstall {
+
+  private final ExtensionName name;
+  private final ExtensionManifest manifest;
+  private final Swap swap;
+  private final Optional<LockfileEntry> previous;
+  private final Optional<LockfileEntry> written;
+
+  private AppliedInstall(ExtensionName name, ExtensionManifest manifest, Swap swap, Optional<LockfileEntry> previous,
+      Optional<LockfileEntry> written) {
+    this.name = name;
+    this.manifest = manifest;
+    this.swap = swap;
+    this.previous = previous;
+    this.written = written;
+  }
+
+  /**
+   * Swaps {@code prepared} in and writes its entry into {@code tx} as its record policy says:
+   * storing its archive first when it may be stored; a failure after the swap undoes it.
+   */
+  static AppliedInstall apply(Installer installer, TransactionContext tx, PreparedInstall prepared) {
+    ExtensionLayout layout = installer.layout();
+    ExtensionName name = prepared.name();
+    Optional<LockfileEntry> previous = tx.entry(name);
+    boolean record = switch (prepared.request().policy()) {
+      case ALWAYS -> true;
+      case IF_MISSING_CHECKSUM -> previous.isEmpty() || previous.get().checksum().isEmpty();
+      case NEVER -> false;
+    };
+    List<String> nested = nestedRoots(tx, name);
+    List<SwapRoot> roots = roots(layout, name, prepared.tree());
+    SwapPlan plan = new SwapPlan(name, installer.newId(), installer.newId(), installer.lockfilePath().toString(),
+        prepared.checksum(), roots, layout.manifestPath(), nested);
+    Swap swap = Swap.stage(plan, layout, installer.owners(), installer.boundaries());
+    prepared.consume();
+    swap.swap();
+    Optional<LockfileEntry> written = Optional.empty();
+    try {
+      if (record) {
+        LockfileEntry entry = entry(installer, prepared, previous, roots, nested);
+        Optional<VerifiedArchive> storable = prepared.storable();
+        if (storable.isPresent()) {
+          installer.archives().install(tx, storable.get(), entry);
+        } else {
+          tx.put(name, entry);
+          previous.flatMap(LockfileEntry::checksum).filter(old -> !entry.checksum().equals(Optional.of(old)))
+              .ifPresent(old -> TransactionHooks.of(tx).deleteAfterPublish(ExtensionArchiveKey.of(name, old).tierPath()));
+        }
+        written = Optional.of(entry);
+      }
+    } catch (RuntimeException | Error e) {
+      try {
+        if (written.isPresent() || record) {
+          restore(tx, name, previous);
+        }
+        swap.rollback();
+      } catch (RuntimeException undo) {
+        e.addSuppressed(undo);
+      }
+      throw e;
+    }
+    return new AppliedInstall(name, prepared.manifest(), swap, previous, written);
+  }
+
+  ExtensionName name() {
+    return name;
+  }
+
+  ExtensionManifest manifest() {
+    return manifest;
+  }
+
+  Optional<LockfileEntry> previous() {
+    return previous;
+  }
+
+  Optional<LockfileEntry> written() {
+    return written;
+  }
+
+  /** Deletes the previous files kept in staging. */
+  void commit() {
+    swap.commit();
+  }
+
+  /** Puts the previous files back and, if an entry was written, the previous entry. */
+  void rollback(TransactionContext tx) {
+    swap.rollback();
+    if (written.isPresent()) {
+      restore(tx, name, previous);
+    }
+  }
+
+  private static void restore(TransactionContext tx, ExtensionName name, Optional<LockfileEntry> previous) {
+    if (previous.isPresent()) {
+      tx.put(name, previous.get());
+    } else {
+      tx.remove(name);
+    }
+  }
+
+  /**
+   * Returns the relative directories, inside the extension root of {@code name}, of the extensions
+   * the lockfile has whose names extend it ({@code @a/b/c} inside {@code @a/b}: {@code c}).
+   */
+  static List<String> nestedRoots(TransactionContext tx, ExtensionName name) {
+    String prefix = name.value() + "/";
+    return tx.lockfile().names().stream().map(ExtensionName::value).filter(n -> n.startsWith(prefix))
+        .map(n -> n.substring(prefix.length())).sorted().toList();
+  }
+
+  /**
+   * Returns the roots of {@code name}: the extension root filled from {@code tree}, then each bundle
+   * root, whose archive directory is first moved out of {@code tree} (so it does not land in the
+   * extension root too).
+   */
+  private static List<SwapRoot> roots(ExtensionLayout layout, ExtensionName name, Path tree) {
+    List<SwapRoot> roots = new ArrayList<>();
+    roots.add(new SwapRoot(SwapRoot.Role.EXTENSION, Roots.extensionRoot(layout, name), tree));
+    List<BundleRoot> bundles = layout.bundleRoots(name);
+    for (int i = 0; i < bundles.size(); i++) {
+      BundleRoot bundle = bundles.get(i);
+      Path source = tree.resolve(bundle.archivePrefix());
+      Path moved = null;
+      try {
+        if (Files.isDirectory(source, LinkOption.NOFOLLOW_LINKS)) {
+          moved = tree.resolveSibling(tree.getFileName() + "-bundle-" + i);
+          Files.move(source, moved, StandardCopyOption.ATOMIC_MOVE);
+          pruneEmptyParents(tree, source.getParent());
+        }
+      } catch (IOException e) {
+        throw new InstallFailedException(name.value(), "cannot move the staged bundle " + bundle.archivePrefix()
+            + " out of " + tree + " (" + e.getMessage() + ")", e);
+      }
+      roots.add(new SwapRoot(SwapRoot.Role.BUNDLE, bundle.live(), moved));
+    }
+    return roots;
+  }
+
+  private static void pruneEmptyParents(Path tree, Path dir) throws IOException {
+    Path at = dir;
+    while (at != null && at.startsWith(tree) && !at.equals(tree)) {
+      try (Stream<Path> children = Files.list(at)) {
+        if (children.findAny().isPresent()) {
+          return;
+        }
+      }
+      Files.delete(at);
+      at = at.getParent();
+    }
+  }
+
+  private static LockfileEntry entry(Installer installer, PreparedInstall prepared, Optional<LockfileEntry> previous,
+      List<SwapRoot> roots, List<String> nested) {
+    ExtensionManifest manifest = prepared.manifest();
+    boolean restore = previous.isPresent() && previous.get().version().equals(manifest.version())
+        && previous.get().checksum().equals(Optional.of(prepared.checksum()));
+    LockfileEntry.Builder builder = restore
+        ? LockfileEntry.builder(manifest.version(), previous.get().pulledAt())
+        : LockfileEntry.builder(manifest.version(), installer.clock().instant());
+    previous.flatMap(LockfileEntry::channel).ifPresent(builder::channel);
+    if (!previous.map(LockfileEntry::include).orElse(List.of()).isEmpty()) {
+      builder.include(previous.get().include());
+    }
+    Optional<String> serverUrl = prepared.release().flatMap(RegistryRelease::serverUrl)
+        .or(() -> previous.flatMap(LockfileEntry::serverUrl));
+    serverUrl.ifPresent(builder::serverUrl);
+    if (prepared.source() == InstallSource.TIER || prepared.storable().isPresent()) {
+      builder.checksum(prepared.checksum());
+    }
+    Path extensionRoot = roots.get(0).live();
+    try {
+      FilesDigest.of(extensionRoot, nested, installer.layout()).ifPresent(builder::filesChecksum);
+    } catch (IOException e) {
+      throw new InstallFailedException(prepared.name().value(), "cannot digest the installed files under "
+          + extensionRoot + " (" + e.getMessage() + ")", e);
+    }
+    builder.files(InstalledFiles.list(installer.checkout(), roots, nested));
+    return builder.build();
+  }
+}

@@ -1,0 +1,53 @@
+package dev.tierlock.install;
+
+import dev.tierlock.ExtensionName;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Where an embedding tool keeps its extensions on disk: a port it implements, so the engine never
+ * assumes any tool's directories. The extension root of {@code @scope/name} is {@code
+ * pulledRoot()/@scope/name}; an extension whose name extends another's ({@code @a/b/c} under
+ * {@code @a/b}) has its root nested in the other's, and each is swapped and checked without the
+ * other. Staging lives beside the roots ({@code pulledRoot()/.tierlock-staging/<id>} and a sibling
+ * {@code .tierlock-staging-<id>} of each bundle root), on the same file system, so every swap step is
+ * one rename.
+ *
+ * <p>Implementations are thread-safe and answer from configuration alone (the same answer every
+ * time for one name), because recovery re-derives every path of a journal from them.
+ */
+public interface ExtensionLayout {
+
+  /** Returns the directory every extension root lives under: absolute, and the same every call. */
+  Path pulledRoot();
+
+  /**
+   * Returns the roots of {@code name} outside its extension root, each filled from its own archive
+   * directory. By default none.
+   */
+  default List<BundleRoot> bundleRoots(ExtensionName name) {
+    return List.of();
+  }
+
+  /** Returns the manifest's path relative to an extension root, {@code /}-separated: by default {@code manifest.json}. */
+  default String manifestPath() {
+    return "manifest.json";
+  }
+
+  /**
+   * Reads a manifest file (staged or live).
+   *
+   * @param file the manifest file
+   * @return what it says
+   * @throws ManifestMismatchException if it cannot be read as a manifest (name it after the file)
+   */
+  ExtensionManifest readManifest(Path file);
+
+  /**
+   * Returns whether a path of an extension root (relative, {@code /}-separated) is a skill: a file
+   * another tool may add or rewrite, so excluded from every digest and drift check. By default none.
+   */
+  default boolean isSkill(String relativePath) {
+    return false;
+  }
+}

@@ -1,0 +1,50 @@
+package dev.tierlock.install;
+
+import java.nio.file.Path;
+import java.util.Objects;
+
+/** Builds the {@link ExtensionRegistry} implementations Tierlock ships. */
+public final class ExtensionRegistries {
+
+  private ExtensionRegistries() {}
+
+  /**
+   * Returns a registry over a directory, laid out as
+   *
+   * <pre>
+   * &lt;dir&gt;/&lt;scope&gt;/&lt;name&gt;[/&lt;more&gt;]/&lt;version&gt;.tar.gz          the release's archive
+   * &lt;dir&gt;/&lt;scope&gt;/&lt;name&gt;[/&lt;more&gt;]/&lt;version&gt;.tar.gz.sha256   its checksum (optional)
+   * </pre>
+   *
+   * <p>such as {@code <dir>/@acme/tool/1.2.0.tar.gz}. The name's parts are directories as written
+   * ({@code @acme}, {@code tool}); a nested name's releases sit beside the subdirectory of its
+   * longer names. A checksum file holds 64 lowercase hex digits, optionally followed by white space
+   * and a file name, as {@code sha256sum} writes it; a missing one means the registry states no
+   * checksum (the archive installs but is never stored in the tier), a malformed one is an error.
+   * The registry records no server address in the lockfile.
+   *
+   * <p><b>Resolving.</b> An exact version ({@code 1.2.0}, {@code =1.2.0}) is that file, literally.
+   * {@link VersionConstraint#LATEST}, {@link VersionConstraint#LOCKED} and {@code *} are the
+   * highest version present (the highest release; the highest pre-release only when there is no
+   * release). Ranges are a small subset of the usual syntax, over versions {@code
+   * MAJOR[.MINOR[.PATCH]][-PRERELEASE][+BUILD]} ordered as semantic versioning orders them:
+   * comparators {@code >= > < <= =} with full or partial versions ({@code >=1.2 <2}), {@code ^V}
+   * (up to the next major; for {@code 0.x} the next minor, for {@code 0.0.x} the next patch), {@code
+   * ~V} (up to the next minor), white space meaning "and", {@code ||} meaning "or". A pre-release
+   * matches only a set naming a pre-release of the same {@code MAJOR.MINOR.PATCH}. Files whose
+   * version is not such a version, or not a plain file name, are ignored. Anything else (hyphen
+   * ranges, commas, tags other than {@code latest}) is refused.
+   *
+   * <p><b>Failures.</b> {@link RegistryNotFoundException} when no file matches; {@link
+   * RegistryUnavailableException} when the directory is missing, a file cannot be read or a checksum
+   * file is malformed; {@link IllegalArgumentException} for a range outside the subset.
+   *
+   * <p>The registry only reads; it is thread-safe, and has no deadline of its own (the file system's).
+   *
+   * @param directory the registry's root
+   * @return the registry
+   */
+  public static ExtensionRegistry directory(Path directory) {
+    return new DirectoryRegistry(Objects.requireNonNull(directory, "directory"));
+  }
+}

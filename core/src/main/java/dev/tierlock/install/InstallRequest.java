@@ -1,0 +1,46 @@
+package dev.tierlock.install;
+
+import dev.tierlock.ExtensionName;
+import java.util.Objects;
+
+/**
+ * What to install: an extension, a version constraint and a record policy.
+ *
+ * @param name the extension
+ * @param constraint the versions acceptable ({@link VersionConstraint#LATEST} for any)
+ * @param policy whether the lockfile entry and the tier archive are written
+ */
+public record InstallRequest(ExtensionName name, VersionConstraint constraint, RecordPolicy policy) {
+
+  /** Checks for nulls. */
+  public InstallRequest {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(constraint, "constraint");
+    Objects.requireNonNull(policy, "policy");
+  }
+
+  /** Returns a request for {@code name} at {@code constraint}, recorded always. */
+  public static InstallRequest of(ExtensionName name, VersionConstraint constraint) {
+    return new InstallRequest(name, constraint, RecordPolicy.ALWAYS);
+  }
+
+  /**
+   * Parses {@code NAME[@CONSTRAINT]}, such as {@code @acme/tool@^1.2} ({@link
+   * VersionConstraint#LOCKED} when no constraint is given), recorded always.
+   *
+   * @throws dev.tierlock.InvalidNameException if the name is not a scoped extension name
+   * @throws IllegalArgumentException if the constraint is not one
+   */
+  public static InstallRequest parse(String spec) {
+    int at = spec.indexOf('@', 1);
+    if (at < 0) {
+      return of(ExtensionName.of(spec), VersionConstraint.LOCKED);
+    }
+    return of(ExtensionName.of(spec.substring(0, at)), VersionConstraint.of(spec.substring(at + 1)));
+  }
+
+  /** Returns this request with {@code value} as its record policy. */
+  public InstallRequest withPolicy(RecordPolicy value) {
+    return new InstallRequest(name, constraint, value);
+  }
+}

@@ -1,0 +1,467 @@
+package dev.tierlock.install;
+
+import dev.tierlock.ExtensionName;
+import dev.tierlock.Lockfile;
+import dev.tierlock.LockfileEntry;
+import dev.tierlock.TierPath;
+import dev.tierlock.Tierlock;
+import dev.tierlock.TransactionContext;
+import dev.tierlock.TransactionResult;
+import dev.tierlock.archive.ArchiveLimits;
+import dev.tierlock.archive.ArchiveTransactions;
+import dev.tierlock.internal.InstallAccess;
+import dev.tierlock.internal.TierlockAccess;
+import dev.tierlock.internal.TransactionHooks;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Installs, upgrades and removes the extensions of one checkout ({@link Tierlock}) so that a crash,
+ * a failed catalog save or a peer installing at the same time never leaves a half-written
+ * extension, a version rolled back to nothing, or a lockfile entry the disk disagrees with.
+ *
+ * <pre>{@code
+ * Installer installer = Installer.builder(tierlock, layout).registry(registry).build();
+ * InstallResult result = installer.install(InstallRequest.parse("@acme/tool@^1.2"), catalog);
+ * }</pre>
+ *
+ * <p><b>Prepare</b> ({@link #prepare}) takes no lock: the archive comes from the tier when the
+ * lockfile pins its checksum (no registry call), else from the registry; its SHA-256 is checked
+ * against every checksum stated (the registry's, the lockfile's); it is extracted into staging within
+ * the archive limits; its manifest must name the extension (and, for an exact pin, the version); the
+ * safety analysis runs; its dependencies are prepared the same way, each as its own request.
+ *
+ * <p><b>Apply</b> ({@link #apply}) runs inside a transaction holding the pulled-extensions lock:
+ * it finishes interrupted installs (recovery), swaps the staged roots in under a journal (old roots
+ * to staging, new ones in, the manifest last), stores the archive in the tier and writes the entry
+ * (as the record policy says), for the dependencies too, and returns a {@link PendingInstall}. The
+ * caller's catalog save sits between it and {@link PendingInstall#commit} or {@link
+ * PendingInstall#rollback}; {@link #install} does all of it. On disk the order is files, lockfile,
+ * catalog; a removal runs catalog, lockfile, files.
+ *
+ * <p>Thread-safe. One installer per checkout and layout is enough; several are safe too (they share
+ * the pulled-extensions lock).
+ */
+public final class Installer {
+
+  static {
+    InstallAccess.register((builder, hook) -> builder.boundaries(hook::accept));
+  }
+
+  private final Tierlock tierlock;
+  private final ExtensionLayout layout;
+  private final ArchiveTransactions archives;
+  private final Preparer preparer;
+  private final Clock clock;
+  private final Supplier<String> ids;
+  private final SwapBoundary boundaries;
+  private final Path lockfilePath;
+  private final OwnerIds owners;
+
+  private Installer(Builder builder) {
+    this.tierlock = builder.tierlock;
+    this.layout = builder.layout;
+    this.clock = builder.clock;
+    this.ids = builder.ids;
+    this.boundaries = builder.boundaries;
+    this.archives = ArchiveTransactions.of(tierlock, builder.limits, builder.clock);
+    this.preparer = new Preparer(layout, builder.registry, builder.safety, archives, builder.limits, ids);
+    this.lockfilePath = tierlock.namespace().localPath(TierlockAccess.of().cacheDirectory(tierlock), TierPath.LOCKFILE);
+    this.owners = OwnerIds.locked(new OwnerLocks(tierlock.stateDirectory().resolve(OWNERS), clock));
+  }
+
+  /** The boundary after an install's change applied it and saved the catalog, before its publish. */
+  static final String APPLIED = "installer/applied";
+
+  /** The boundary after an install's or a removal's transaction returned, before its commit. */
+  static final String PUBLISHED = "installer/published";
+
+  /** The directory of the state directory holding the owner locks of installs in flight. */
+  static final String OWNERS = "install-owners";
+
+  /**
+   * Starts building the installer of {@code tierlock}'s checkout with its extensions laid out as
+   * {@code layout} says.
+   *
+   * @param tierlock the checkout
+   * @param layout where its extensions live
+   * @return a builder: no registry (the tier only), no safety analysis, {@link ArchiveLimits#DEFAULTS},
+   *     the system UTC clock
+   */
+  public static Builder builder(Tierlock tierlock, ExtensionLayout layout) {
+    return new Builder(tierlock, layout);
+  }
+
+  /**
+   * Prepares {@code request} with no lock held, against the shared lockfile as it is now ({@link
+   * Tierlock#snapshot()}).
+   *
+   * @param request what to install
+   * @return the extension and the dependencies it needs, staged; close it if it is not applied
+   * @throws RegistryNotFoundException if the registry has no such release
+   * @throws RegistryUnavailableException if the registry is needed and unreachable (or absent)
+   * @throws ManifestMismatchException if the archive is another extension or version
+   * @throws UnsafeExtensionException if the safety analysis refused it
+   * @throws dev.tierlock.archive.ArchiveException if the archive is tampered, over a cap or hostile
+   * @throws dev.tierlock.TierlockException as {@link Tierlock#snapshot()} does
+   */
+  public PreparedInstall prepare(InstallRequest request) {
+    return preparer.prepare(request, tierlock.snapshot());
+  }
+
+  /**
+   * Applies {@code prepared} inside the running change {@code tx}, which must hold the
+   * pulled-extensions lock ({@link TransactionContext#withPulledExtensionsLock}): recovers
+   * interrupted installs, swaps the extension and each prepared dependency in, stores each archive
+   * that may be stored and writes each entry the record policy allows. Every swap is undone if a
+   * later one fails.
+   *
+   * @param tx the running change
+   * @param prepared what {@link #prepare} staged; consumed
+   * @return the pending install: roll it back inside the change, or commit it once the run has
+   *     returned (see {@link PendingInstall})
+   * @throws IllegalStateException if {@code tx} does not hold the pulled-extensions lock, or
+   *     {@code prepared} was applied or closed already
+   * @throws InstallJournalException if an interrupted install of one of these extensions cannot be
+   *     judged (it is left for an operator)
+   * @throws InstallFailedException if a swap step failed (undone)
+   * @throws dev.tierlock.TierlockException if storing an archive failed (swaps undone)
+   */
+  public PendingInstall apply(TransactionContext tx, PreparedInstall prepared) {
+    requireSection(tx, "apply " + prepared.name());
+    if (prepared.consumed()) {
+      throw new IllegalStateException("Cannot apply " + prepared + ": it was applied or closed already");
+    }
+    RecoveryReport recovered = recover(tx);
+    List<PreparedInstall> order = new ArrayList<>();
+    flatten(prepared, order);
+    for (PreparedInstall p : order) {
+      Recovery.requireJudged(recovered, p.name());
+      requireIdle(p.name());
+    }
+    List<AppliedInstall> applied = new ArrayList<>();
+    try {
+      for (PreparedInstall p : order) {
+        applied.add(AppliedInstall.apply(this, tx, p));
+      }
+    } catch (RuntimeException | Error e) {
+      for (int i = applied.size() - 1; i >= 0; i--) {
+        try {
+          applied.get(i).rollback(tx);
+        } catch (RuntimeException undo) {
+          e.addSuppressed(undo);
+        }
+      }
+      throw e;
+    } finally {
+      for (PreparedInstall p : order) {
+        p.close();
+      }
+    }
+    return new InstallPending(this, tx, applied);
+  }
+
+  /**
+   * Installs {@code request} in one transaction: prepares it (no lock), then, holding the locks,
+   * applies it and saves {@code catalog}; once the transaction has published the entries (or kept
+   * them pending to publish: deferred, unpublished, a lost answer), commits. A save that throws rolls
+   * everything back and its exception reaches the caller, with nothing published.
+   *
+   * @param request what to install
+   * @param catalog the embedding tool's save
+   * @return what was installed and how the transaction ended
+   * @throws RuntimeException whatever {@link #prepare}, {@link #apply}, the save or the
+   *     transaction threw; when the transaction threw after the change ran (its change kept
+   *     pending, or a peer's value kept for a conflicting entry), the install is committed first
+   */
+  public InstallResult install(InstallRequest request, Catalog catalog) {
+    Objects.requireNonNull(catalog, "catalog");
+    try (PreparedInstall prepared = prepare(request)) {
+      AtomicReference<@Nullable PendingInstall> done = new AtomicReference<>();
+      TransactionResult result;
+      try {
+        result = tierlock.transaction().run(tx -> tx.withPulledExtensionsLock(() -> {
+          PendingInstall pending = apply(tx, prepared);
+          try {
+            catalog.save(new CatalogUpdate(pending.installed(), List.of()));
+          } catch (RuntimeException | Error e) {
+            try {
+              pending.rollback();
+            } catch (RuntimeException undo) {
+              e.addSuppressed(undo);
+            }
+            throw e;
+          }
+          done.set(pending);
+          boundaries.at(APPLIED);
+          return null;
+        }));
+      } catch (RuntimeException | Error e) {
+        commitAfter(done.get(), e);
+        throw e;
+      }
+      boundaries.at(PUBLISHED);
+      PendingInstall pending = Objects.requireNonNull(done.get(), "the change ran");
+      pending.commit();
+      return new InstallResult(pending.installed(), sources(prepared), pending.written().isPresent(), result);
+    }
+  }
+
+  /**
+   * Commits {@code pending} after its transaction threw {@code failure} once its change had run:
+   * the change is published in part (a conflict) or kept pending, so the new files stay.
+   */
+  private static void commitAfter(@Nullable PendingInstall pending, Throwable failure) {
+    if (pending == null) {
+      return;
+    }
+    try {
+      pending.commit();
+    } catch (RuntimeException e) {
+      failure.addSuppressed(e);
+    }
+  }
+
+  /**
+   * Removes {@code name} in one transaction, holding the locks: recovery, then {@code catalog}'s
+   * save, then the lockfile entry (its archive deleted from the tier after the publish), then the
+   * files (moved into staging under a journal; deleted once the transaction has published, or kept
+   * the removal pending). A save that throws changes nothing.
+   *
+   * @param name the extension
+   * @param catalog the embedding tool's save
+   * @return how the transaction ended ({@link dev.tierlock.TransactionStatus#NO_CHANGE} when neither
+   *     an entry nor files existed)
+   * @throws InstallJournalException if an interrupted install of it cannot be judged
+   * @throws InstallFailedException if the files could not be moved away (put back)
+   */
+  public TransactionResult remove(ExtensionName name, Catalog catalog) {
+    Objects.requireNonNull(catalog, "catalog");
+    AtomicReference<@Nullable Swap> swapped = new AtomicReference<>();
+    TransactionResult result;
+    try {
+      result = tierlock.transaction().run(tx -> tx.withPulledExtensionsLock(() -> {
+        Recovery.requireJudged(recover(tx), name);
+        requireIdle(name);
+        swapped.set(Removal.run(this, tx, name, catalog));
+        boundaries.at(APPLIED);
+        return null;
+      }));
+    } catch (RuntimeException | Error e) {
+      Swap swap = swapped.get();
+      if (swap != null) {
+        try {
+          swap.commit();
+        } catch (RuntimeException cleanup) {
+          e.addSuppressed(cleanup);
+        }
+      }
+      throw e;
+    }
+    boundaries.at(PUBLISHED);
+    Swap swap = swapped.get();
+    if (swap != null) {
+      swap.commit();
+    }
+    return result;
+  }
+
+  /**
+   * Finishes the installs and removals interrupted on this checkout, in a transaction holding the
+   * pulled-extensions lock (it changes no entry): rolls each forward or back as its journal and the
+   * shared lockfile say, and sweeps staging left without a journal for over an hour.
+   *
+   * @return what it did
+   */
+  public RecoveryReport recover() {
+    AtomicReference<RecoveryReport> report = new AtomicReference<>(RecoveryReport.NOTHING);
+    tierlock.transaction().run(tx -> tx.withPulledExtensionsLock(() -> {
+      report.set(recover(tx));
+      return null;
+    }));
+    return report.get();
+  }
+
+  /**
+   * Compares what is on disk with the shared lockfile as it is now ({@link Tierlock#snapshot()}; no
+   * lock, nothing written): every extension the lockfile has, and every extension root on disk (a
+   * directory under the pulled root holding a manifest), sorted by name.
+   *
+   * @return each extension's state
+   * @throws dev.tierlock.TierlockException as {@link Tierlock#snapshot()} does
+   */
+  public List<InstalledExtension> installed() {
+    return InstalledScan.scan(layout, tierlock.snapshot());
+  }
+
+  /**
+   * Runs recovery inside {@code tx}, against the lockfile it sees: the shared lockfile as fetched
+   * under the locks, with any pending change of this checkout re-applied, so an install whose
+   * publish is pending after a crash is rolled forward, not back.
+   */
+  private RecoveryReport recover(TransactionContext tx) {
+    Lockfile lockfile = tx.lockfile();
+    return new Recovery(layout, clock, Set.of(lockfilePath), owners, boundaries)
+        .recover(name -> lockfile.entry(name).flatMap(LockfileEntry::checksum), lockfile.names());
+  }
+
+  /**
+   * Refuses {@code name} while another install or removal of it is in flight on this checkout (its
+   * journal's owner alive): swapping it now would put this install's staging between that one's
+   * swap and its commit.
+   *
+   * @throws InstallBusyException if one is
+   */
+  private void requireIdle(ExtensionName name) {
+    Path staging = Roots.stagingRoot(layout);
+    if (!java.nio.file.Files.isDirectory(staging)) {
+      return;
+    }
+    try (java.util.stream.Stream<Path> entries = java.nio.file.Files.list(staging)) {
+      for (Path entry : (Iterable<Path>) entries::iterator) {
+        Path journal = entry.resolve(StagingPaths.JOURNAL);
+        if (!java.nio.file.Files.isRegularFile(journal, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+          continue;
+        }
+        InstallJournal read;
+        try {
+          read = InstallJournalCodec.read(journal);
+        } catch (java.io.IOException | InstallJournalException e) {
+          continue;  // recovery judged it (and refused it, when it could not)
+        }
+        if (read.extension().equals(name) && owners.isActive(read.ownerId())) {
+          throw new InstallBusyException(name.value(), journal);
+        }
+      }
+    } catch (java.io.IOException e) {
+      throw new InstallFailedException(name.value(), "cannot list the staging " + staging + " (" + e.getMessage() + ")",
+          e);
+    }
+  }
+
+  private static void requireSection(TransactionContext tx, String what) {
+    if (!TransactionHooks.of(tx).holdsPulledExtensionsLock()) {
+      throw new IllegalStateException("Cannot " + what + ": call it inside tx.withPulledExtensionsLock(...), which"
+          + " holds the checkout's pulled-extensions lock until the install is committed or rolled back");
+    }
+  }
+
+  private static void flatten(PreparedInstall prepared, List<PreparedInstall> into) {
+    if (into.stream().anyMatch(p -> p.name().equals(prepared.name()))) {
+      return;
+    }
+    into.add(prepared);
+    for (PreparedInstall dependency : prepared.dependencies()) {
+      flatten(dependency, into);
+    }
+  }
+
+  private static java.util.Map<ExtensionName, InstallSource> sources(PreparedInstall prepared) {
+    List<PreparedInstall> all = new ArrayList<>();
+    flatten(prepared, all);
+    java.util.Map<ExtensionName, InstallSource> sources = new java.util.LinkedHashMap<>();
+    for (PreparedInstall p : all) {
+      sources.put(p.name(), p.source());
+    }
+    return sources;
+  }
+
+  ExtensionLayout layout() {
+    return layout;
+  }
+
+  ArchiveTransactions archives() {
+    return archives;
+  }
+
+  Clock clock() {
+    return clock;
+  }
+
+  String newId() {
+    return ids.get();
+  }
+
+  SwapBoundary boundaries() {
+    return boundaries;
+  }
+
+  Path lockfilePath() {
+    return lockfilePath;
+  }
+
+  OwnerIds owners() {
+    return owners;
+  }
+
+  Path checkout() {
+    return tierlock.checkoutDirectory();
+  }
+
+  /** Builds an {@link Installer}. */
+  public static final class Builder {
+    private final Tierlock tierlock;
+    private final ExtensionLayout layout;
+    private @Nullable ExtensionRegistry registry;
+    private @Nullable SafetyAnalyzer safety;
+    private ArchiveLimits limits = ArchiveLimits.DEFAULTS;
+    private Clock clock = Clock.systemUTC();
+    private Supplier<String> ids = () -> UUID.randomUUID().toString();
+    private SwapBoundary boundaries = SwapBoundary.NONE;
+
+    private Builder(Tierlock tierlock, ExtensionLayout layout) {
+      this.tierlock = Objects.requireNonNull(tierlock, "tierlock");
+      this.layout = Objects.requireNonNull(layout, "layout");
+    }
+
+    /** Sets the registry releases come from when the tier lacks them; by default none (the tier only). */
+    public Builder registry(ExtensionRegistry value) {
+      this.registry = Objects.requireNonNull(value, "registry");
+      return this;
+    }
+
+    /** Sets the safety analysis run on every staged extension; by default none. */
+    public Builder safetyAnalyzer(SafetyAnalyzer value) {
+      this.safety = Objects.requireNonNull(value, "safetyAnalyzer");
+      return this;
+    }
+
+    /** Sets the archive caps; by default {@link ArchiveLimits#DEFAULTS}. */
+    public Builder archiveLimits(ArchiveLimits value) {
+      this.limits = Objects.requireNonNull(value, "archiveLimits");
+      return this;
+    }
+
+    /** Sets the clock of pulledAt and of the staging sweep (an hour); by default the system UTC clock. */
+    public Builder clock(Clock value) {
+      this.clock = Objects.requireNonNull(value, "clock");
+      return this;
+    }
+
+    /** Sets where owner and staging ids come from (tests); by default random UUIDs. */
+    Builder ids(Supplier<String> value) {
+      this.ids = Objects.requireNonNull(value, "ids");
+      return this;
+    }
+
+    /** Sets the hook told of every swap boundary (crash tests); by default none. */
+    Builder boundaries(SwapBoundary value) {
+      this.boundaries = Objects.requireNonNull(value, "boundaries");
+      return this;
+    }
+
+    /** Builds the installer. */
+    public Installer build() {
+      return new Installer(this);
+    }
+  }
+}

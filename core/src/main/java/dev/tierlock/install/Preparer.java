@@ -1,0 +1,382 @@
+package dev.tierlock.install;
+
+import dev.tierlock.ExtensionName;
+import dev.tierlock.Lockfile;
+import dev.tierlock.LockfileEntry;
+import dev.tierlock.archive.ArchiveFile;
+import dev.tierlock.archive.ArchiveLimit;
+import dev.tierlock.archive.ArchiveLimitException;
+import dev.tierlock.archive.ArchiveLimits;
+import dev.tierlock.archive.ArchiveTamperedException;
+import dev.tierlock.archive.ArchiveTransactions;
+import dev.tierlock.archive.ExtensionArchiveKey;
+import dev.tierlock.archive.TarGzReader;
+import dev.tierlock.archive.VerifiedArchive;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Prepares an install with no lock held: fetches the archive (from the tier when the lockfile pins
+ * it, else from the registry), verifies it, extracts it into a fresh {@code
+ * <pulledRoot>/.tierlock-staging/prepared-<id>/tree}, checks its manifest, runs the safety analysis,
+ * and prepares the dependencies the lockfile and the disk do not already satisfy, each as its own
+ * request. A failure leaves nothing of the prepare behind (every staged tree and download, the
+ * dependencies' too) and nothing reached the tier. Stateless between calls and thread-safe.
+ *
+ * <p>The tier first: when the lockfile's entry has a checksum and the request restores it ({@link
+ * VersionConstraint#LOCKED}) or pins exactly its version, the tier's archive is used and the
+ * registry is not called. Its manifest must carry the entry's name and version. When the tier holds
+ * no such object, the registry serves that exact version, and its bytes must match the entry's
+ * checksum and a checksum the registry stated. Otherwise the registry resolves the constraint
+ * ({@code LOCKED} without an entry meaning {@link VersionConstraint#LATEST}); an archive whose
+ * stated checksum it matches is verified into the archive cache ({@link PreparedInstall#storable});
+ * one without a stated checksum installs but is never stored.
+ */
+final class Preparer {
+
+  /** The deepest chain of dependencies prepared below the requested extension. */
+  static final int MAX_DEPTH = 32;
+
+  /** The prefix of every staging directory a prepare creates under {@link Roots#stagingRoot}. */
+  static final String PREFIX = "prepared-";
+
+  /** The name of the extracted tree inside a prepare's staging directory. */
+  static final String TREE = "tree";
+
+  private static final String DOWNLOAD = "archive.tar.gz";
+  private static final Pattern ID = Pattern.compile("[0-9A-Za-z_-]{1,64}");
+  private static final int BUFFER = 64 * 1024;
+
+  private final ExtensionLayout layout;
+  private final @Nullable ExtensionRegistry registry;
+  private final @Nullable SafetyAnalyzer safety;
+  private final ArchiveTransactions archives;
+  private final ArchiveLimits limits;
+  private final TarGzReader reader;
+  private final Supplier<String> ids;
+
+  /**
+   * Creates the preparer.
+   *
+   * @param layout where the extensions live (the staging root is under its pulled root)
+   * @param registry where releases come from when the tier cannot serve them; null for the tier alone
+   * @param safety the analysis run on each staged tree; null for none
+   * @param archives the tier's archives: reads of pinned archives, and the verified cache of storable ones
+   * @param limits the caps of the download and the extraction
+   * @param ids the staging ids, each a plain name ({@code [0-9A-Za-z_-]{1,64}}) not used before
+   */
+  Preparer(ExtensionLayout layout, @Nullable ExtensionRegistry registry, @Nullable SafetyAnalyzer safety,
+      ArchiveTransactions archives, ArchiveLimits limits, Supplier<String> ids) {
+    this.layout = Objects.requireNonNull(layout, "layout");
+    this.registry = registry;
+    this.safety = safety;
+    this.archives = Objects.requireNonNull(archives, "archives");
+    this.limits = Objects.requireNonNull(limits, "limits");
+    this.reader = TarGzReader.of(limits);
+    this.ids = Objects.requireNonNull(ids, "ids");
+  }
+
+  /**
+   * Prepares {@code request} against {@code lockfile} (the shared lockfile as read now, no lock held).
+   *
+   * @return the staged extension and its dependencies; close it to discard them
+   * @throws RegistryUnavailableException if the registry is needed and is offline, fails, breaks
+   *     mid-stream, or none is configured
+   * @throws RegistryNotFoundException if the registry has no matching release
+   * @throws ManifestMismatchException if the archive's manifest is missing, unreadable, names another
+   *     extension, or (for an exact pin or a restore) another version
+   * @throws UnsafeExtensionException if the safety analysis refuses the staged files
+   * @throws InstallFailedException if the staging cannot be written, or the dependencies nest deeper
+   *     than {@value #MAX_DEPTH}
+   * @throws ArchiveTamperedException if the bytes do not match the checksum the tier's key, the
+   *     lockfile entry or the registry states
+   * @throws dev.tierlock.archive.ArchiveException if the archive is over a cap, hostile or corrupt
+   * @throws dev.tierlock.spi.DatastoreException if reading the tier fails
+   */
+  PreparedInstall prepare(InstallRequest request, Lockfile lockfile) {
+    Session session = new Session(lockfile);
+    try {
+      return session.finish(session.stage(request, List.of(request.name())));
+    } catch (RuntimeException | Error e) {
+      session.discard(e);
+      throw e;
+    }
+  }
+
+  /** What one extension's fetch produced. */
+  private record Fetched(Path file, boolean download, String checksum, InstallSource source,
+      @Nullable RegistryRelease release, boolean storable, Optional<String> expectedVersion) {}
+
+  /** One extension staged, before its archive is verified for the tier. */
+  private record Staged(InstallRequest request, Fetched fetched, ExtensionManifest manifest, Path tree,
+      List<Staged> dependencies) {}
+
+  /** One call of {@link #prepare}: the names prepared so far and every directory it created. */
+  private final class Session {
+    private final Lockfile lockfile;
+    private final Set<ExtensionName> seen = new HashSet<>();
+    private final List<Path> directories = new ArrayList<>();
+
+    Session(Lockfile lockfile) {
+      this.lockfile = Objects.requireNonNull(lockfile, "lockfile");
+    }
+
+    Staged stage(InstallRequest request, List<ExtensionName> chain) {
+      ExtensionName name = request.name();
+      seen.add(name);
+      Path directory = newDirectory(name);
+      Fetched fetched = fetch(request, directory);
+      Path tree = directory.resolve(TREE);
+      reader.extract(fetched.file(), tree);
+      if (fetched.download() && !fetched.storable()) {
+        StagingFiles.deleteQuietly(fetched.file());
+      }
+      ExtensionManifest manifest = manifest(name, tree.resolve(layout.manifestPath()), fetched.expectedVersion());
+      if (safety != null) {
+        safety.analyze(name, manifest.version(), tree);
+      }
+      List<Staged> dependencies = new ArrayList<>();
+      for (Map.Entry<ExtensionName, VersionConstraint> dependency : new TreeMap<>(manifest.dependencies()).entrySet()) {
+        ExtensionName dep = dependency.getKey();
+        if (seen.contains(dep) || satisfied(dep)) {
+          continue; // prepared once per call; a cycle back to one in progress is this same prepare
+        }
+        List<ExtensionName> path = new ArrayList<>(chain);
+        path.add(dep);
+        if (chain.size() > MAX_DEPTH) {
+          throw new InstallFailedException(name.value(), "its dependencies nest deeper than " + MAX_DEPTH + " levels: "
+              + String.join(" -> ", path.stream().map(ExtensionName::value).toList()), null);
+        }
+        // its own request: a restore when the lockfile has it, else the manifest's constraint; only
+        // the record policy is the parent's
+        VersionConstraint constraint = lockfile.contains(dep) ? VersionConstraint.LOCKED : dependency.getValue();
+        dependencies.add(stage(new InstallRequest(dep, constraint, request.policy()), List.copyOf(path)));
+      }
+      return new Staged(request, fetched, manifest, tree, dependencies);
+    }
+
+    PreparedInstall finish(Staged staged) {
+      List<PreparedInstall> dependencies = new ArrayList<>();
+      for (Staged dependency : staged.dependencies()) {
+        dependencies.add(finish(dependency));
+      }
+      Fetched fetched = staged.fetched();
+      VerifiedArchive storable = null;
+      if (fetched.storable()) {
+        storable = archives.verify(ExtensionArchiveKey.of(staged.request().name(), fetched.checksum()), fetched.file());
+      }
+      if (fetched.download()) {
+        StagingFiles.deleteQuietly(fetched.file());
+      }
+      return new PreparedInstall(staged.request(), staged.manifest(), fetched.checksum(), fetched.source(),
+          fetched.release(), storable, staged.tree(), dependencies);
+    }
+
+    void discard(Throwable failure) {
+      for (Path directory : directories) {
+        try {
+          StagingFiles.delete(directory);
+        } catch (IOException | RuntimeException e) {
+          failure.addSuppressed(e);
+        }
+      }
+    }
+
+    private Path newDirectory(ExtensionName name) {
+      String id = ids.get();
+      if (id == null || !ID.matcher(id).matches()) {
+        throw new IllegalStateException("Cannot stage " + name + ": the staging id \"" + id + "\" is not a plain name"
+            + " ([0-9A-Za-z_-]{1,64})");
+      }
+      Path root = Roots.stagingRoot(layout);
+      Path directory = root.resolve(PREFIX + id);
+      try {
+        Files.createDirectories(root);
+        Files.createDirectory(directory);
+      } catch (FileAlreadyExistsException e) {
+        throw new InstallFailedException(name.value(), "its staging directory " + directory + " already exists", e);
+      } catch (IOException e) {
+        throw new InstallFailedException(name.value(), "cannot create its staging directory " + directory + ": " + e, e);
+      }
+      directories.add(directory);
+      return directory;
+    }
+
+    private Fetched fetch(InstallRequest request, Path directory) {
+      ExtensionName name = request.name();
+      VersionConstraint constraint = request.constraint();
+      Optional<LockfileEntry> entry = lockfile.entry(name);
+      Optional<String> pinned = entry
+          .filter(e -> constraint.isLocked() || constraint.exactVersion().equals(Optional.of(e.version())))
+          .flatMap(LockfileEntry::checksum);
+      if (pinned.isPresent()) {
+        String version = entry.orElseThrow().version();
+        ExtensionArchiveKey key = ExtensionArchiveKey.of(name, pinned.get());
+        Optional<ArchiveFile> hit = archives.store().read(key);
+        if (hit.isPresent()) {
+          return new Fetched(hit.get().path(), false, key.sha256(), InstallSource.TIER, null, false,
+              Optional.of(version));
+        }
+        ExtensionRegistry source = requireRegistry(name, "the tier holds no archive at " + key.tierPath());
+        Download download = download(source, name, exactly(name, version), directory);
+        String where = "the registry's " + name + "@" + download.release().version();
+        if (!download.sha256().equals(key.sha256())) {
+          throw new ArchiveTamperedException(key, download.sha256(), "restore", where);
+        }
+        if (download.release().checksum().isEmpty()) {
+          throw new ArchiveTamperedException(key, download.sha256(), "restore", where
+              + " (the registry stated no checksum for them, and a pinned archive is restored only from stated,"
+              + " matching bytes)");
+        }
+        return new Fetched(download.file(), true, download.sha256(), InstallSource.REGISTRY, download.release(), true,
+            Optional.of(version));
+      }
+      ExtensionRegistry source = requireRegistry(name, entry.isPresent()
+          ? "the lockfile's entry pins no archive for this version" : "the lockfile has no entry for it");
+      VersionConstraint asked = constraint;
+      if (constraint.isLocked()) {
+        asked = entry.isPresent() ? exactly(name, entry.get().version()) : VersionConstraint.LATEST;
+      }
+      Download download = download(source, name, asked, directory);
+      return new Fetched(download.file(), true, download.sha256(), InstallSource.REGISTRY, download.release(),
+          download.release().checksum().isPresent(), asked.exactVersion());
+    }
+
+    private ExtensionRegistry requireRegistry(ExtensionName name, String why) {
+      if (registry == null) {
+        throw new RegistryUnavailableException(name.value(), "no registry is configured and " + why, null);
+      }
+      return registry;
+    }
+
+    private VersionConstraint exactly(ExtensionName name, String version) {
+      try {
+        return VersionConstraint.exactly(version);
+      } catch (IllegalArgumentException e) {
+        // a version the registry cannot be asked for exactly: nothing can match it
+        RegistryNotFoundException failure = new RegistryNotFoundException(name.value(), version);
+        failure.addSuppressed(e);
+        throw failure;
+      }
+    }
+
+    private ExtensionManifest manifest(ExtensionName name, Path file, Optional<String> expectedVersion) {
+      if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
+        throw new ManifestMismatchException(name.value(), "the archive has no manifest at " + layout.manifestPath());
+      }
+      ExtensionManifest manifest = layout.readManifest(file);
+      if (!manifest.name().equals(name)) {
+        throw new ManifestMismatchException(name.value(), "the archive's manifest names " + manifest.name()
+            + ", not " + name);
+      }
+      if (expectedVersion.isPresent() && !manifest.version().equals(expectedVersion.get())) {
+        throw new ManifestMismatchException(name.value(), "the archive's manifest has version " + manifest.version()
+            + ", not " + expectedVersion.get());
+      }
+      return manifest;
+    }
+
+    /** Returns whether the lockfile has an entry for {@code name} and its live manifest has that entry's version. */
+    private boolean satisfied(ExtensionName name) {
+      Optional<LockfileEntry> entry = lockfile.entry(name);
+      if (entry.isEmpty()) {
+        return false;
+      }
+      Path live = Roots.extensionRoot(layout, name).resolve(layout.manifestPath());
+      if (!Files.isRegularFile(live)) {
+        return false;
+      }
+      try {
+        ExtensionManifest manifest = layout.readManifest(live);
+        return manifest.name().equals(name) && manifest.version().equals(entry.get().version());
+      } catch (ManifestMismatchException e) {
+        return false; // an unreadable live manifest is not satisfied: prepare it again
+      }
+    }
+  }
+
+  /** An archive downloaded from the registry into a temp file, hashed while copied. */
+  private record Download(RegistryRelease release, Path file, String sha256) {}
+
+  private Download download(ExtensionRegistry source, ExtensionName name, VersionConstraint constraint, Path directory) {
+    RegistryRelease release;
+    try {
+      release = source.resolve(name, constraint);
+    } catch (UncheckedIOException e) {
+      throw new RegistryUnavailableException(name.value(), "resolving " + constraint + " failed: " + e.getMessage(), e);
+    }
+    String what = name + "@" + release.version();
+    Path file = directory.resolve(DOWNLOAD);
+    MessageDigest sha256 = sha256();
+    try (InputStream in = open(source, release, what);
+        OutputStream out = Files.newOutputStream(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+      byte[] buffer = new byte[BUFFER];
+      long copied = 0;
+      for (int n = read(in, buffer, name, what); n >= 0; n = read(in, buffer, name, what)) {
+        copied += n;
+        if (copied > limits.maxCompressedBytes()) {
+          throw new ArchiveLimitException(what + " from the registry", ArchiveLimit.COMPRESSED_BYTES,
+              limits.maxCompressedBytes(), copied);
+        }
+        sha256.update(buffer, 0, n);
+        out.write(buffer, 0, n);
+      }
+    } catch (IOException | UncheckedIOException e) {
+      // the stream's close, or the temp file's write or close
+      throw new InstallFailedException(name.value(), "cannot download " + what + " into " + file + ": " + e, e);
+    }
+    String digest = HexFormat.of().formatHex(sha256.digest());
+    Optional<String> stated = release.checksum();
+    if (stated.isPresent() && !stated.get().equals(digest)) {
+      throw new ArchiveTamperedException(ExtensionArchiveKey.of(name, stated.get()), digest, "download",
+          "the registry's " + what);
+    }
+    return new Download(release, file, digest);
+  }
+
+  private static InputStream open(ExtensionRegistry source, RegistryRelease release, String what) {
+    try {
+      return Objects.requireNonNull(source.open(release), "the registry opened no stream");
+    } catch (UncheckedIOException e) {
+      throw new RegistryUnavailableException(release.name().value(), "opening " + what + " failed: " + e.getMessage(),
+          e);
+    }
+  }
+
+  private static int read(InputStream in, byte[] buffer, ExtensionName name, String what) {
+    try {
+      return in.read(buffer);
+    } catch (IOException | UncheckedIOException e) {
+      throw new RegistryUnavailableException(name.value(), "the download of " + what + " broke: " + e.getMessage(), e);
+    }
+  }
+
+  private static MessageDigest sha256() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("Cannot hash archives: this JVM has no SHA-256", e);
+    }
+  }
+}
