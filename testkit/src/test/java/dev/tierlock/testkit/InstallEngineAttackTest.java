@@ -6,6 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
 import dev.tierlock.LockfileEntry;
+import dev.tierlock.Namespace;
+import dev.tierlock.archive.ExtensionArchiveKey;
+import dev.tierlock.ExtensionName;
 import dev.tierlock.install.Catalog;
 import dev.tierlock.install.InstallRequest;
 import dev.tierlock.install.RecordPolicy;
@@ -129,5 +132,38 @@ class InstallEngineAttackTest {
     assertThat(thrown != null || baseVersion.equals("2.0.0"))
         .as("either the install is refused with an error, or @acme/base is brought to ^2.0.0 (it is %s)", baseVersion)
         .isTrue();
+  }
+
+  /**
+   * Checkout a restores v1 (pinned, so prepared from the tier with no lock). Before a's transaction
+   * takes the lease, peer b upgrades to v2 and, after its publish, deletes v1's archive as superseded.
+   * a's apply then writes an entry pinning v1 from its stale preparation: the prepare's premise (the
+   * lockfile pins v1, the tier holds it) is never re-checked under the lock, and a tier-sourced
+   * archive registers no requireStored, so the publish pins v1's checksum while the tier lacks it, and
+   * deletes v2's archive as superseded too: the tier holds neither.
+   */
+  @Test
+  void aRestorePreparedFromTheTier_racingAPeersUpgrade_neverPinsAnArchiveTheTierLacks() {
+    f.registry().publish(TOOL, "1.0.0", tool("1.0.0"));
+    f.registry().publish(TOOL, "2.0.0", tool("2.0.0"));
+    InstallFixture.Checkout a = f.checkout("a");
+    InstallFixture.Checkout b = f.checkout("b");
+    b.installer().install(InstallRequest.parse(TOOL + "@1.0.0"), Catalog.NONE);
+    a.store().faults().beforeNext(dev.tierlock.testkit.DatastoreOperation.WRITE,
+        k -> k.value().endsWith(".datastore.lock"),
+        () -> b.installer().install(InstallRequest.parse(TOOL + "@2.0.0"), Catalog.NONE));
+
+    try {
+      a.installer().install(InstallRequest.parse(TOOL + "@1.0.0"), Catalog.NONE);
+    } catch (RuntimeException refused) {
+      // refusing the stale restore is a fine answer too
+    }
+
+    assertThat(a.store().faults().pendingHooks()).as("the peer's upgrade ran in between").isZero();
+    LockfileEntry entry = f.shared().entry(name(TOOL)).orElseThrow();
+    String key = Namespace.NONE.key(ExtensionArchiveKey.of(ExtensionName.of(TOOL), entry.checksum().orElseThrow())
+        .tierPath()).value();
+    assertThat(f.archives()).as("the lockfile pins %s@%s: the tier must hold its archive", TOOL, entry.version())
+        .contains(key);
   }
 }
