@@ -13,6 +13,7 @@ import dev.tierlock.LockfileOutcomeUnknownException;
 import dev.tierlock.ManagedConfigUnpublishedException;
 import dev.tierlock.ManagedLockfileUnavailableException;
 import dev.tierlock.install.InstallBusyException;
+import dev.tierlock.install.InstallStaleException;
 import dev.tierlock.install.RegistryNotFoundException;
 import dev.tierlock.install.RegistryUnavailableException;
 
@@ -48,7 +49,7 @@ final class ExitCodes {
       // a write still in flight settles on the next run; a change in doubt waits for a person
       return unknown.pending().state() == PendingChange.State.IN_FLIGHT ? TEMPORARY : FAILURE;
     }
-    if (ex instanceof LockTimeoutException || ex instanceof DatastoreBusyException || ex instanceof InstallBusyException
+    if (ex instanceof LockTimeoutException || ex instanceof DatastoreBusyException || ex instanceof InstallBusyException || ex instanceof InstallStaleException
         || ex instanceof ManagedConfigUnpublishedException) {
       return TEMPORARY;
     }

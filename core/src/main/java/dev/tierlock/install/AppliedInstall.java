@@ -45,12 +45,13 @@ final class AppliedInstall {
     ExtensionLayout layout = installer.layout();
     ExtensionName name = prepared.name();
     Optional<LockfileEntry> previous = tx.entry(name);
+    requireCurrent(prepared, previous);
     boolean record = switch (prepared.request().policy()) {
       case ALWAYS -> true;
       case IF_MISSING_CHECKSUM -> previous.isEmpty() || previous.get().checksum().isEmpty();
       case NEVER -> false;
     };
-    List<String> nested = nestedRoots(tx, name);
+    List<String> nested = NestedRoots.of(layout, name, tx.lockfile().names());
     List<SwapRoot> roots = roots(layout, name, prepared.tree());
     SwapPlan plan = new SwapPlan(name, installer.newId(), installer.newId(), installer.lockfilePath().toString(),
         prepared.checksum(), roots, layout.manifestPath(), nested);
@@ -83,6 +84,27 @@ final class AppliedInstall {
       throw e;
     }
     return new AppliedInstall(name, prepared.manifest(), swap, previous, written);
+  }
+
+  /**
+   * Refuses {@code prepared} when the lockfile, as the transaction now sees it, no longer pins what
+   * it was prepared from: a restore (or anything taken from the tier) whose pin a peer replaced or
+   * removed since. Applying it would pin an archive the peer's publish may have deleted.
+   */
+  private static void requireCurrent(PreparedInstall prepared, Optional<LockfileEntry> current) {
+    boolean fromPin = prepared.source() == InstallSource.TIER || prepared.request().constraint().isLocked();
+    if (!fromPin) {
+      return;
+    }
+    Optional<String> pinned = current.flatMap(LockfileEntry::checksum);
+    if (pinned.isPresent() && !pinned.get().equals(prepared.checksum())) {
+      throw new InstallStaleException(prepared.name().value(), "the lockfile now pins sha256 " + pinned.get()
+          + ", not the " + prepared.checksum() + " it was prepared from");
+    }
+    if (pinned.isEmpty() && prepared.source() == InstallSource.TIER) {
+      throw new InstallStaleException(prepared.name().value(), "the lockfile no longer pins the tier archive "
+          + prepared.checksum() + " it was prepared from");
+    }
   }
 
   ExtensionName name() {
@@ -120,16 +142,6 @@ final class AppliedInstall {
     } else {
       tx.remove(name);
     }
-  }
-
-  /**
-   * Returns the relative directories, inside the extension root of {@code name}, of the extensions
-   * the lockfile has whose names extend it ({@code @a/b/c} inside {@code @a/b}: {@code c}).
-   */
-  static List<String> nestedRoots(TransactionContext tx, ExtensionName name) {
-    String prefix = name.value() + "/";
-    return tx.lockfile().names().stream().map(ExtensionName::value).filter(n -> n.startsWith(prefix))
-        .map(n -> n.substring(prefix.length())).sorted().toList();
   }
 
   /**

@@ -43,9 +43,7 @@ final class InstalledScan {
     } else if (!entry.get().version().equals(version.get())) {
       state = InstalledExtension.State.OTHER_VERSION;
     } else {
-      String prefix = name.value() + "/";
-      List<String> nested = lockfile.names().stream().map(ExtensionName::value).filter(n -> n.startsWith(prefix))
-          .map(n -> n.substring(prefix.length())).sorted().toList();
+      List<String> nested = NestedRoots.of(layout, name, lockfile.names());
       boolean same;
       try {
         Optional<String> digest = FilesDigest.of(root, nested, layout);

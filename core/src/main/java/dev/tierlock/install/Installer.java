@@ -133,6 +133,8 @@ public final class Installer {
    *     {@code prepared} was applied or closed already
    * @throws InstallJournalException if an interrupted install of one of these extensions cannot be
    *     judged (it is left for an operator)
+   * @throws InstallStaleException if a restore was prepared from a pin the lockfile no longer holds
+   * @throws InstallBusyException if another install of one of them is in flight
    * @throws InstallFailedException if a swap step failed (undone)
    * @throws dev.tierlock.TierlockException if storing an archive failed (swaps undone)
    */
@@ -185,6 +187,15 @@ public final class Installer {
    */
   public InstallResult install(InstallRequest request, Catalog catalog) {
     Objects.requireNonNull(catalog, "catalog");
+    try {
+      return installOnce(request, catalog);
+    } catch (InstallStaleException stale) {
+      // a peer changed the pin between the prepare and the locks: prepare again, once
+      return installOnce(request, catalog);
+    }
+  }
+
+  private InstallResult installOnce(InstallRequest request, Catalog catalog) {
     try (PreparedInstall prepared = prepare(request)) {
       AtomicReference<@Nullable PendingInstall> done = new AtomicReference<>();
       TransactionResult result;
@@ -311,7 +322,7 @@ public final class Installer {
   private RecoveryReport recover(TransactionContext tx) {
     Lockfile lockfile = tx.lockfile();
     return new Recovery(layout, clock, Set.of(lockfilePath), owners, boundaries)
-        .recover(name -> lockfile.entry(name).flatMap(LockfileEntry::checksum), lockfile.names());
+        .recoverAgainst(name -> lockfile.entry(name).map(Recovery.Pin::of), lockfile.names());
   }
 
   /**

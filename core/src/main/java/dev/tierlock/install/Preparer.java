@@ -159,7 +159,7 @@ final class Preparer {
       List<Staged> dependencies = new ArrayList<>();
       for (Map.Entry<ExtensionName, VersionConstraint> dependency : new TreeMap<>(manifest.dependencies()).entrySet()) {
         ExtensionName dep = dependency.getKey();
-        if (seen.contains(dep) || satisfied(dep)) {
+        if (seen.contains(dep) || satisfied(dep, dependency.getValue())) {
           continue; // prepared once per call; a cycle back to one in progress is this same prepare
         }
         List<ExtensionName> path = new ArrayList<>(chain);
@@ -170,7 +170,10 @@ final class Preparer {
         }
         // its own request: a restore when the lockfile has it, else the manifest's constraint; only
         // the record policy is the parent's
-        VersionConstraint constraint = lockfile.contains(dep) ? VersionConstraint.LOCKED : dependency.getValue();
+        // the pinned version when it is one the parent accepts (a restore, from the tier), else the
+        // parent's constraint, resolved afresh
+        VersionConstraint constraint = lockfile.entry(dep).filter(e -> accepts(dependency.getValue(), e.version()))
+            .isPresent() ? VersionConstraint.LOCKED : dependency.getValue();
         dependencies.add(stage(new InstallRequest(dep, constraint, request.policy()), List.copyOf(path)));
       }
       return new Staged(request, fetched, manifest, tree, dependencies);
@@ -297,10 +300,13 @@ final class Preparer {
       return manifest;
     }
 
-    /** Returns whether the lockfile has an entry for {@code name} and its live manifest has that entry's version. */
-    private boolean satisfied(ExtensionName name) {
+    /**
+     * Returns whether the lockfile has an entry for {@code name} at a version {@code constraint}
+     * accepts, and its live manifest has that entry's version.
+     */
+    private boolean satisfied(ExtensionName name, VersionConstraint constraint) {
       Optional<LockfileEntry> entry = lockfile.entry(name);
-      if (entry.isEmpty()) {
+      if (entry.isEmpty() || !accepts(constraint, entry.get().version())) {
         return false;
       }
       Path live = Roots.extensionRoot(layout, name).resolve(layout.manifestPath());
@@ -313,6 +319,22 @@ final class Preparer {
       } catch (ManifestMismatchException e) {
         return false; // an unreadable live manifest is not satisfied: prepare it again
       }
+    }
+  }
+
+  /**
+   * Returns whether {@code constraint} accepts {@code version}: {@code locked} and {@code latest}
+   * accept any; a range this engine cannot read is left to the pin (accepted), since only the
+   * registry interprets it.
+   */
+  static boolean accepts(VersionConstraint constraint, String version) {
+    if (constraint.isLocked() || constraint.equals(VersionConstraint.LATEST)) {
+      return true;
+    }
+    try {
+      return dev.tierlock.internal.VersionSelector.highest(constraint.text(), List.of(version)).isPresent();
+    } catch (IllegalArgumentException e) {
+      return true;
     }
   }
 

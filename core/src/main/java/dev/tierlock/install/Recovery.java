@@ -1,6 +1,7 @@
 package dev.tierlock.install;
 
 import dev.tierlock.ExtensionName;
+import dev.tierlock.LockfileEntry;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -80,7 +81,35 @@ final class Recovery {
    *     RecoveryReport#left})
    */
   RecoveryReport recover(Function<ExtensionName, Optional<String>> pinnedChecksum, Set<ExtensionName> known) {
-    Pass pass = new Pass(pinnedChecksum);
+    return recoverAgainst(name -> pinnedChecksum.apply(name).map(c -> new Pin(Optional.of(c), Optional.empty())),
+        known);
+  }
+
+  /**
+   * What the lockfile holds for a name, as recovery judges it.
+   *
+   * @param checksum the entry's archive checksum, if it has one
+   * @param filesChecksum the entry's digest of its files, if it records one
+   */
+  record Pin(Optional<String> checksum, Optional<String> filesChecksum) {
+
+    /** Returns the pin of {@code entry}. */
+    static Pin of(LockfileEntry entry) {
+      return new Pin(entry.checksum(), entry.filesChecksum());
+    }
+  }
+
+  /**
+   * Runs one pass against the lockfile's entries: an install rolls forward when its entry pins the
+   * new checksum, or, written without one (a release whose registry stated none), records the
+   * digest of exactly the files now live; a removal when the name has no entry at all.
+   *
+   * @param entries the lockfile's entry of a name, as a {@link Pin}; empty when it has none
+   * @param known the names the lockfile has, whose bundle roots' journal-less staging is swept
+   * @return what the pass did; never throws for what it finds
+   */
+  RecoveryReport recoverAgainst(Function<ExtensionName, Optional<Pin>> entries, Set<ExtensionName> known) {
+    Pass pass = new Pass(entries);
     Set<ExtensionName> names = new TreeSet<>(known);
     Path stagingRoot = Roots.stagingRoot(layout);
     for (Path entry : list(stagingRoot, "")) {
@@ -142,14 +171,14 @@ final class Recovery {
 
   /** What one pass found and did. */
   private final class Pass {
-    private final Function<ExtensionName, Optional<String>> pinned;
+    private final Function<ExtensionName, Optional<Pin>> pinned;
     private final List<ExtensionName> forward = new ArrayList<>();
     private final List<ExtensionName> back = new ArrayList<>();
     private final List<Path> swept = new ArrayList<>();
     private final List<InstallJournalException> left = new ArrayList<>();
     private final Instant now = clock.instant();
 
-    Pass(Function<ExtensionName, Optional<String>> pinned) {
+    Pass(Function<ExtensionName, Optional<Pin>> pinned) {
       this.pinned = pinned;
     }
 
@@ -197,14 +226,22 @@ final class Recovery {
       if (journal.phase() != InstallJournal.Phase.SWAPPED || !Reversal.isSwapped(journal)) {
         return false;
       }
-      Optional<String> pin = pinned.apply(journal.extension());
+      Optional<Pin> pin = pinned.apply(journal.extension());
       if (journal.isRemoval()) {
         return pin.isEmpty();
       }
       Path manifest = journal.manifest().live();
-      return pin.isPresent() && pin.get().equals(journal.newChecksum())
-          && Files.isRegularFile(manifest, LinkOption.NOFOLLOW_LINKS)
-          && FilesDigest.sha256(manifest).equals(journal.newManifestDigest());
+      if (pin.isEmpty() || !Files.isRegularFile(manifest, LinkOption.NOFOLLOW_LINKS)
+          || !FilesDigest.sha256(manifest).equals(journal.newManifestDigest())) {
+        return false;
+      }
+      if (pin.get().checksum().isPresent()) {
+        return pin.get().checksum().get().equals(journal.newChecksum());
+      }
+      // an entry written without a checksum pins no archive: it names these files by their digest
+      Optional<String> files = pin.get().filesChecksum();
+      return files.isPresent() && files.equals(FilesDigest.of(journal.roots().get(0).live(),
+          journal.nestedRoots().stream().map(InstallJournal.Nested::relDir).toList(), layout));
     }
 
     void sweepIfOld(Path dir) {

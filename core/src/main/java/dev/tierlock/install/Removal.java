@@ -40,7 +40,7 @@ final class Removal {
     if (!onDisk) {
       return null;
     }
-    List<String> nested = AppliedInstall.nestedRoots(tx, name);
+    List<String> nested = NestedRoots.of(layout, name, tx.lockfile().names());
     SwapPlan plan = new SwapPlan(name, installer.newId(), installer.newId(), installer.lockfilePath().toString(),
         null, roots, layout.manifestPath(), nested);
     Swap swap = Swap.stage(plan, layout, installer.owners(), installer.boundaries());

@@ -25,6 +25,7 @@ final class Reversal {
    * @throws IOException if a rename fails (the renames before it stay done; run it again)
    */
   static void rollBack(InstallJournal journal, SwapBoundary hook) throws IOException {
+    boolean filled = filled(journal);
     int count = journal.roots().size();
     for (int k = 0; k < count; k++) {
       InstallJournal.Root root = journal.roots().get(k == 0 ? 0 : count - k);
@@ -36,10 +37,32 @@ final class Reversal {
         SwapFiles.createDirectories(live.getParent());
         SwapFiles.move(root.old(), live);
         hook.at(SwapBoundary.restored(root.index()));
-      } else if (!root.liveExisted() && root.hasNew() && SwapFiles.exists(live) && !SwapFiles.exists(root.incoming())) {
+      } else if (filled && !root.liveExisted() && root.hasNew() && SwapFiles.exists(live)
+          && !SwapFiles.exists(root.incoming())) {
         discard(root, hook);
       }
     }
+  }
+
+  /**
+   * Returns whether this swap's staging was ever filled, so that a root missing from {@code new/}
+   * was moved in by it (and what is live there is its own): some new content still waits in staging,
+   * or the new manifest does, or the live manifest is the new one. A swap that died before it filled
+   * its staging moved nothing in, and whatever is live then (put there by anyone else) stays.
+   */
+  private static boolean filled(InstallJournal journal) throws IOException {
+    for (InstallJournal.Root root : journal.roots()) {
+      if (SwapFiles.exists(root.incoming())) {
+        return true;
+      }
+    }
+    Path staged = journal.manifest().staged();
+    if (staged != null && SwapFiles.exists(staged)) {
+      return true;
+    }
+    Path live = journal.manifest().live();
+    return journal.newManifestDigest() != null && java.nio.file.Files.isRegularFile(live,
+        java.nio.file.LinkOption.NOFOLLOW_LINKS) && FilesDigest.sha256(live).equals(journal.newManifestDigest());
   }
 
   private static void discard(InstallJournal.Root root, SwapBoundary hook) throws IOException {

@@ -17,7 +17,7 @@
  *
  * <p>Every failure is an {@link dev.tierlock.install.InstallException} (codes {@code
  * registry_unavailable}, {@code registry_not_found}, {@code install_manifest_mismatch}, {@code
- * install_unsafe}, {@code install_journal_invalid}, {@code install_busy}, {@code install_failed}), an archive failure
+ * install_unsafe}, {@code install_journal_invalid}, {@code install_busy}, {@code install_stale}, {@code install_failed}), an archive failure
  * ({@link dev.tierlock.archive.ArchiveException}) or a transaction's ({@link
  * dev.tierlock.TierlockException}).
  */

@@ -422,8 +422,8 @@ class PreparerTest {
   }
 
   @Test
-  void dependencies_inTheLockfile_areRestoredFromTheTier() {
-    byte[] tool = TestTarGz.extension(TOOL, "2.0.0").dependency(BASE, "^9").build();
+  void dependencies_inTheLockfile_atAVersionTheParentAccepts_areRestoredFromTheTier() {
+    byte[] tool = TestTarGz.extension(TOOL, "2.0.0").dependency(BASE, "^1").build();
     byte[] base = TestTarGz.extension(BASE, "1.0.0").build();
     registry.publish(TOOL, "2.0.0", tool);
     inTier(BASE, base);
@@ -436,6 +436,23 @@ class PreparerTest {
       assertThat(dependency.version()).isEqualTo("1.0.0");
     }
     assertThat(registry.resolveCalls()).isEqualTo(1);
+  }
+
+  @Test
+  void aDependencyPinnedAtAVersionTheParentRefuses_isResolvedAfresh_notKept() {
+    byte[] tool = TestTarGz.extension(TOOL, "2.0.0").dependency(BASE, "^2").build();
+    byte[] oldBase = TestTarGz.extension(BASE, "1.0.0").build();
+    byte[] newBase = TestTarGz.extension(BASE, "2.1.0").build();
+    registry.publish(TOOL, "2.0.0", tool);
+    registry.publish(BASE, "2.1.0", newBase);
+    inTier(BASE, oldBase);
+
+    try (PreparedInstall prepared = preparer(registry).prepare(request(TOOL, VersionConstraint.of("2.0.0")),
+        lockfile(BASE, "1.0.0", oldBase))) {
+      PreparedInstall dependency = prepared.dependencies().get(0);
+      assertThat(dependency.request().constraint()).isEqualTo(VersionConstraint.of("^2"));
+      assertThat(dependency.version()).isEqualTo("2.1.0");
+    }
   }
 
   @Test

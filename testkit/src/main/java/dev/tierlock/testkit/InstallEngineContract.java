@@ -166,4 +166,10 @@ public abstract class InstallEngineContract {
   public final void aPendingInstall_isCommittedOnlyAfterItsRun_andRolledBackOnlyInsideIt() {
     scenarios().aPendingInstall_isCommittedOnlyAfterItsRun_andRolledBackOnlyInsideIt();
   }
+
+  /** Bundle roots are installed, rolled back, upgraded and removed together with their extension. */
+  @Test
+  public final void bundleRoots_areSwappedWithTheExtension_andComeBackOnRollback() {
+    scenarios().bundleRoots_areSwappedWithTheExtension_andComeBackOnRollback();
+  }
 }

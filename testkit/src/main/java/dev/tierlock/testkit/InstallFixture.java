@@ -74,6 +74,15 @@ final class InstallFixture {
 
   /** Opens checkout {@code name}, with or without the registry (then it installs from the tier alone). */
   Checkout checkout(String name, boolean withRegistry) {
+    return checkout(name, withRegistry, java.util.function.UnaryOperator.identity());
+  }
+
+  /** Opens checkout {@code name} with the registry and its layout as {@code layout} shapes it (bundles, skills). */
+  Checkout checkout(String name, java.util.function.UnaryOperator<TempDirLayout> layout) {
+    return checkout(name, true, layout);
+  }
+
+  private Checkout checkout(String name, boolean withRegistry, java.util.function.UnaryOperator<TempDirLayout> shape) {
     Path directory = temp.resolve("checkout-" + name);
     FaultyDatastore store = FaultyDatastore.wrap(shared);
     Heartbeats never = (lock, interval, beat) -> () -> { };
@@ -81,7 +90,7 @@ final class InstallFixture {
         .random(new SplittableRandom(name.hashCode())).heartbeats(never)
         .lockIdentity(LockIdentity.of("test@" + name, "test-host", 1)).publishFailurePolicy(PublishFailurePolicy.THROW)
         .build();
-    TempDirLayout layout = TempDirLayout.in(directory);
+    TempDirLayout layout = shape.apply(TempDirLayout.in(directory));
     Installer.Builder builder = Installer.builder(tierlock, layout).clock(clock);
     if (withRegistry) {
       builder.registry(registry);

@@ -348,6 +348,32 @@ final class InstallScenarios {
     assertThat(staging(a)).isEmpty();
   }
 
+  void bundleRoots_areSwappedWithTheExtension_andComeBackOnRollback() {
+    byte[] one = TestArchives.extension(TOOL, "1.0.0").file("lib/a.txt", "a1").file("bundles/models/m.js", "m1").build();
+    byte[] two = TestArchives.extension(TOOL, "2.0.0").file("lib/a.txt", "a2").file("bundles/models/m.js", "m2")
+        .file("bundles/models/extra.js", "x").build();
+    f.registry().publish(TOOL, "1.0.0", one);
+    f.registry().publish(TOOL, "2.0.0", two);
+    java.nio.file.Path[] bundles = new java.nio.file.Path[1];
+    InstallFixture.Checkout a = f.checkout("a", layout -> layout.withBundle("bundles/models",
+        n -> layout.checkout().resolve(".swamp").resolve("model-bundles").resolve(n.value().replace('/', '_'))));
+    bundles[0] = a.layout().checkout().resolve(".swamp/model-bundles/@acme_tool");
+    a.installer().install(InstallRequest.parse(TOOL + "@1.0.0"), Catalog.NONE);
+    assertThat(tree(bundles[0])).containsOnlyKeys("m.js");
+    assertThat(tree(a.root(TOOL))).as("a bundle's files live in its own root only").doesNotContainKey("bundles/models/m.js");
+    TreeMap<String, String> bundleV1 = tree(bundles[0]);
+
+    assertThatThrownBy(() -> a.installer().install(InstallRequest.parse(TOOL + "@2.0.0"), update -> {
+      throw new IllegalStateException("refused");
+    })).isInstanceOf(IllegalStateException.class);
+    assertThat(tree(bundles[0])).as("rolled back with the extension").isEqualTo(bundleV1);
+
+    a.installer().install(InstallRequest.parse(TOOL + "@2.0.0"), Catalog.NONE);
+    assertThat(tree(bundles[0])).containsOnlyKeys("m.js", "extra.js");
+    a.installer().remove(name(TOOL), Catalog.NONE);
+    assertThat(tree(bundles[0])).as("removed with the extension").isEmpty();
+  }
+
   private static Map<String, InstalledExtension.State> states(InstallFixture.Checkout checkout) {
     Map<String, InstalledExtension.State> states = new TreeMap<>();
     checkout.installer().installed().forEach(e -> states.put(e.name().value(), e.state()));

@@ -14,11 +14,12 @@ import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * The program {@link InstallCrashProcessTest} runs in a second JVM: {@code <install|upgrade|remove>
+ * The program {@link InstallCrashProcessTest} runs in a second JVM: {@code <install|upgrade|remove|install:SPEC>
  * <datastore dir> <checkout dir> <registry dir> <boundary|record>}. It runs the step on the
  * checkout; with a boundary, it prints {@code at <boundary>} when it reaches it and waits there for
  * ever (the test kills it), {@link #LOCKFILE_WRITE} included; with {@code record}, it prints {@code boundary <name>} for each one it
- * passes and {@code done} at the end.
+ * passes and {@code done} at the end ({@code busy} instead when {@code install:SPEC} met another
+ * install of the extension in flight).
  */
 final class InstallCrashChild {
 
@@ -64,7 +65,18 @@ final class InstallCrashChild {
         case "install" -> installer.install(InstallRequest.parse(TOOL + "@1.0.0"), Catalog.NONE);
         case "upgrade" -> installer.install(InstallRequest.parse(TOOL + "@2.0.0"), Catalog.NONE);
         case "remove" -> installer.remove(ExtensionName.of(TOOL), Catalog.NONE);
-        default -> throw new IllegalArgumentException("Cannot run step " + step);
+        default -> {
+          if (!step.startsWith("install:")) {
+            throw new IllegalArgumentException("Cannot run step " + step);
+          }
+          try {
+            installer.install(InstallRequest.parse(step.substring("install:".length())), Catalog.NONE);
+          } catch (dev.tierlock.install.InstallBusyException e) {
+            System.out.println("busy");
+            System.out.flush();
+            return;
+          }
+        }
       }
     }
     System.out.println("done");
