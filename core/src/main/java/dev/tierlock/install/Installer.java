@@ -66,8 +66,10 @@ public final class Installer {
   private final SwapBoundary boundaries;
   private final Path lockfilePath;
   private final OwnerIds owners;
+  private final boolean converge;
 
   private Installer(Builder builder) {
+    this.converge = builder.converge;
     this.tierlock = builder.tierlock;
     this.layout = builder.layout;
     this.clock = builder.clock;
@@ -115,7 +117,9 @@ public final class Installer {
    * @throws dev.tierlock.TierlockException as {@link Tierlock#snapshot()} does
    */
   public PreparedInstall prepare(InstallRequest request) {
-    return preparer.prepare(request, tierlock.snapshot());
+    InstallRequest effective = converge
+        ? new InstallRequest(request.name(), VersionConstraint.LOCKED, RecordPolicy.NEVER) : request;
+    return preparer.prepare(effective, tierlock.snapshot());
   }
 
   /**
@@ -130,7 +134,7 @@ public final class Installer {
    * @return the pending install: roll it back inside the change, or commit it once the run has
    *     returned (see {@link PendingInstall})
    * @throws IllegalStateException if {@code tx} does not hold the pulled-extensions lock, or
-   *     {@code prepared} was applied or closed already
+   *     {@code prepared} was applied or closed already, or (converge mode) the apply would record it
    * @throws InstallJournalException if an interrupted install of one of these extensions cannot be
    *     judged (it is left for an operator)
    * @throws InstallStaleException if a restore was prepared from a pin the lockfile no longer holds
@@ -150,10 +154,18 @@ public final class Installer {
       Recovery.requireJudged(recovered, p.name());
       requireIdle(p.name());
     }
+    if (converge && order.stream().anyMatch(p -> p.request().policy() != RecordPolicy.NEVER)) {
+      throw new IllegalStateException("Cannot apply " + prepared + " in converge mode: it was prepared to be recorded");
+    }
+    Lockfile before = tx.lockfile();
     List<AppliedInstall> applied = new ArrayList<>();
     try {
       for (PreparedInstall p : order) {
         applied.add(AppliedInstall.apply(this, tx, p));
+      }
+      if (converge && !tx.lockfile().equals(before)) {
+        // the guard of converge mode: whatever the code above does, it never writes the lockfile
+        throw new IllegalStateException("Cannot apply " + prepared + " in converge mode: it changed the lockfile");
       }
     } catch (RuntimeException | Error e) {
       for (int i = applied.size() - 1; i >= 0; i--) {
@@ -257,6 +269,9 @@ public final class Installer {
    */
   public TransactionResult remove(ExtensionName name, Catalog catalog) {
     Objects.requireNonNull(catalog, "catalog");
+    if (converge) {
+      throw new IllegalStateException("Cannot remove " + name + " in converge mode: it never writes the lockfile");
+    }
     AtomicReference<@Nullable Swap> swapped = new AtomicReference<>();
     TransactionResult result;
     try {
@@ -428,6 +443,7 @@ public final class Installer {
     private Clock clock = Clock.systemUTC();
     private Supplier<String> ids = () -> UUID.randomUUID().toString();
     private SwapBoundary boundaries = SwapBoundary.NONE;
+    private boolean converge;
 
     private Builder(Tierlock tierlock, ExtensionLayout layout) {
       this.tierlock = Objects.requireNonNull(tierlock, "tierlock");
@@ -471,7 +487,28 @@ public final class Installer {
     }
 
     /** Builds the installer. */
+    /**
+     * Makes an installer in converge mode: it only restores what the shared lockfile pins, from the
+     * tier: every request runs with {@link RecordPolicy#NEVER} and {@link VersionConstraint#LOCKED},
+     * no registry is ever called (one may not be set), no lockfile entry or archive is ever written
+     * (a runtime guard refuses the change if one were), and removals are refused. Skill paths are
+     * excluded from its digests as always. The mode convergence runs in.
+     */
+    public Builder convergeMode() {
+      this.converge = true;
+      return this;
+    }
+
+    /**
+     * Builds the installer.
+     *
+     * @throws IllegalStateException if converge mode is set together with a registry
+     */
     public Installer build() {
+      if (converge && registry != null) {
+        throw new IllegalStateException("Cannot build an installer in converge mode with a registry: converge mode"
+            + " restores from the tier alone");
+      }
       return new Installer(this);
     }
   }

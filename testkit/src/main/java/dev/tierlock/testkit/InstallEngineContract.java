@@ -172,4 +172,10 @@ public abstract class InstallEngineContract {
   public final void bundleRoots_areSwappedWithTheExtension_andComeBackOnRollback() {
     scenarios().bundleRoots_areSwappedWithTheExtension_andComeBackOnRollback();
   }
+
+  /** Converge mode restores what the lockfile pins from the tier alone and never writes the lockfile or the tier. */
+  @Test
+  public final void convergeMode_restoresThePinFromTheTierAlone_andNeverWritesTheLockfile() {
+    scenarios().convergeMode_restoresThePinFromTheTierAlone_andNeverWritesTheLockfile();
+  }
 }

@@ -374,6 +374,35 @@ final class InstallScenarios {
     assertThat(tree(bundles[0])).as("removed with the extension").isEmpty();
   }
 
+  void convergeMode_restoresThePinFromTheTierAlone_andNeverWritesTheLockfile() {
+    byte[] base = TestArchives.extension(BASE, "1.0.0").file("b.txt", "b").build();
+    byte[] tool = TestArchives.extension(TOOL, "1.0.0").dependency(BASE, "^1").file("t.txt", "t").build();
+    f.registry().publish(BASE, "1.0.0", base);
+    f.registry().publish(TOOL, "1.0.0", tool);
+    f.checkout("a").installer().install(InstallRequest.parse(TOOL + "@1.0.0"), Catalog.NONE);
+    String before = f.shared().text();
+    int registryCalls = f.registry().resolveCalls() + f.registry().openCalls();
+    InstallFixture.Checkout b = f.checkout("b", false);
+    dev.tierlock.install.Installer converging = dev.tierlock.install.Installer.builder(b.tierlock(), b.layout())
+        .clock(f.clock()).convergeMode().build();
+    b.store().log().clear();
+
+    InstallResult result = converging.install(InstallRequest.parse(TOOL + "@9.9.9"), Catalog.NONE);
+
+    assertThat(result.installed()).extracting(m -> m.name().value() + "@" + m.version())
+        .as("what the lockfile pins, whatever the request says").containsExactly(TOOL + "@1.0.0", BASE + "@1.0.0");
+    assertThat(result.recorded()).isFalse();
+    assertThat(f.shared().text()).isEqualTo(before);
+    assertThat(b.store().log().writtenKeys()).as("no write to the lockfile or the tier")
+        .noneMatch(k -> k.equals(Namespace.NONE.key(TierPath.LOCKFILE)) || k.value().contains("pulled-archives"));
+    assertThat(f.registry().resolveCalls() + f.registry().openCalls()).isEqualTo(registryCalls);
+    assertThat(converging.installed()).extracting(InstalledExtension::state)
+        .containsOnly(InstalledExtension.State.MATCHES);
+    assertThatThrownBy(() -> converging.remove(name(TOOL), Catalog.NONE)).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> dev.tierlock.install.Installer.builder(b.tierlock(), b.layout()).registry(f.registry())
+        .convergeMode().build()).isInstanceOf(IllegalStateException.class);
+  }
+
   private static Map<String, InstalledExtension.State> states(InstallFixture.Checkout checkout) {
     Map<String, InstalledExtension.State> states = new TreeMap<>();
     checkout.installer().installed().forEach(e -> states.put(e.name().value(), e.state()));
