@@ -133,9 +133,13 @@ final class LeaseAcquisition {
           }
           if (turnedOver) {
             // the lock changes hands: it comes free about as often as we see it move, so the waits
-            // start again from the first cap instead of growing as they do behind one long holder
+            // start again from the first cap instead of growing as they do behind one long holder;
+            // a reserver keeps its own bounded schedule (contended peers hold back for it, and a
+            // holder that ignores reservations must not make it poll at the round trip for ever)
             turnovers++;
-            backoff = null;
+            if (reserved == null) {
+              backoff = null;
+            }
           }
           reserveIfStarved(now);
         } else if (attempt instanceof Attempt.HeldBack) {
