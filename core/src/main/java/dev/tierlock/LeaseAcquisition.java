@@ -39,6 +39,9 @@ final class LeaseAcquisition {
    */
   static final int RESERVE_AFTER_TURNOVERS = 64;
 
+  /** How many turnovers restart a reserver's waits from the first cap; past them they keep growing. */
+  static final int RESERVED_RESTARTS = 256;
+
   /** What one attempt found. */
   private sealed interface Attempt {
     record Acquired(HeldLease lease) implements Attempt {}
@@ -63,6 +66,7 @@ final class LeaseAcquisition {
   private Instant reservedAt = Instant.MIN;
   private @Nullable String heldBackBy;
   private int turnovers;
+  private int reservedTurnovers;
 
   LeaseAcquisition(LeaseLock lock, LeaseLine line, String nonce, Instant start, Instant deadline) {
     this.lock = lock;
@@ -100,6 +104,7 @@ final class LeaseAcquisition {
     @Nullable Backoff backoff = null;
     boolean reservedSchedule = false;
     turnovers = 0;
+    reservedTurnovers = 0;
     try {
       while (true) {
         attempts++;
@@ -134,10 +139,11 @@ final class LeaseAcquisition {
           if (turnedOver) {
             // the lock changes hands: it comes free about as often as we see it move, so the waits
             // start again from the first cap instead of growing as they do behind one long holder;
-            // a reserver keeps its own bounded schedule (contended peers hold back for it, and a
-            // holder that ignores reservations must not make it poll at the round trip for ever)
+            // a reserver does so for its first 256 turnovers only (contended peers hold back for it,
+            // so it sees few; more mean holders that ignore reservations, which must not make it
+            // poll at the round trip until its deadline)
             turnovers++;
-            if (reserved == null) {
+            if (reserved == null || reservedTurnovers++ < RESERVED_RESTARTS) {
               backoff = null;
             }
           }

@@ -64,8 +64,8 @@ import java.util.random.RandomGenerator;
  * first cap is the duration of the acquisition's first attempt as the lock's clock measured it
  * (near the store's round trip; at least 1 ms, at most the retry interval); each next cap is twice
  * the last, up to the maximum retry interval, while the attempts find one holder; an attempt that
- * finds the lock changed hands (another holder, or none), and has not reserved the next turn,
- * starts the caps again from the first, so a
+ * finds the lock changed hands (another holder, or none) starts the caps again from the first (a
+ * reserver for its first 256 turnovers only), so a
  * waiter behind a stream of short holdings keeps polling near the round trip (and so keeps an even
  * chance against the one just released) instead of backing off to seconds; no wait runs past the
  * maximum wait.
