@@ -168,6 +168,32 @@ class LeaseRetryScheduleTest {
     }
   }
 
+  @Test
+  void acquire_aReserverBehindAHolderThatIgnoresReservations_letsItsWaitsGrowAfter256Turnovers() {
+    LockLease[] held = {holder()};
+    Sleeper advance = clock.sleeper();
+    ObjectKey reservation = ObjectKey.of(KEY.value() + ".reservation");
+    int[] holds = {0};
+    // once bob has reserved, a holder that knows nothing of reservations takes the lock again at
+    // every one of bob's waits: bob sees a turnover on every attempt until its deadline
+    Sleeper script = d -> {
+      advance.sleep(d);
+      if (remote.read(reservation, ReadCondition.always(), 4096) instanceof ReadResult.Found) {
+        held[0].release();
+        held[0] = peer("orig" + (++holds[0])).acquire();
+      }
+    };
+    DistributedLock waiter = waiter(LockOptions.DEFAULTS.withMaxWait(Duration.ofSeconds(60)), script);
+
+    assertThatThrownBy(waiter::acquire).isInstanceOf(LockTimeoutException.class);
+
+    assertThat(holds[0]).as("the holder turned over past the reserver's restarts").isGreaterThan(256);
+    assertThat(clock.sleeps()).as("bounded polling: not one wait per millisecond for 60 s").hasSizeLessThan(1000);
+    assertThat(clock.sleeps().get(clock.sleeps().size() - 2)).as("the waits grew to the reserver's cap")
+        .isGreaterThanOrEqualTo(Duration.ofMillis(100));
+    held[0].release();
+  }
+
   private LockLease holder() {
     return peer("ada").acquire();
   }

@@ -4,12 +4,11 @@ import dev.tierlock.ExtensionName;
 import dev.tierlock.Tierlock;
 import dev.tierlock.install.Catalog;
 import dev.tierlock.install.ExtensionLayout;
-import dev.tierlock.install.ExtensionManifest;
-import dev.tierlock.install.ExtensionManifests;
 import dev.tierlock.install.ExtensionRegistries;
 import dev.tierlock.install.InstallRequest;
 import dev.tierlock.install.Installer;
 import dev.tierlock.internal.InstallAccess;
+import dev.tierlock.testkit.TempDirLayout;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 
@@ -97,17 +96,6 @@ final class InstallCrashChild {
 
   /** The layout of every process of the test: {@code <checkout>/extensions}, JSON manifests. */
   static ExtensionLayout layout(Path checkout) {
-    Path root = checkout.toAbsolutePath().resolve("extensions");
-    return new ExtensionLayout() {
-      @Override
-      public Path pulledRoot() {
-        return root;
-      }
-
-      @Override
-      public ExtensionManifest readManifest(Path file) {
-        return ExtensionManifests.readJson(file);
-      }
-    };
+    return TempDirLayout.in(checkout.toAbsolutePath());
   }
 }
