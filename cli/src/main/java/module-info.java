@@ -6,6 +6,7 @@
  */
 module dev.tierlock.cli {
   requires dev.tierlock.core;
+  requires com.fasterxml.jackson.core;
   requires info.picocli;
   requires static org.jspecify;
 

@@ -12,6 +12,10 @@ import dev.tierlock.spi.ObjectVersion;
 import dev.tierlock.spi.StoredObject;
 import dev.tierlock.spi.WriteCondition;
 import dev.tierlock.spi.WriteResult;
+import dev.tierlock.spi.ReadCondition;
+import dev.tierlock.spi.ReadResult;
+import dev.tierlock.spi.ObjectStream;
+import dev.tierlock.internal.RequestMeter;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import com.github.benmanes.caffeine.cache.Cache;
@@ -194,13 +198,46 @@ final class SelfCheckedDatastore extends ForwardingDatastore {
   @Override
   public WriteResult write(ObjectKey key, ObjectBody body, WriteCondition condition, ObjectMetadata metadata) {
     ensureChecked();
+    RequestMeter.request(0);
     return delegate.write(key, body, condition, metadata);
   }
 
   @Override
   public DeleteResult delete(ObjectKey key, WriteCondition condition) {
     ensureChecked();
+    RequestMeter.request(0);
     return delegate.delete(key, condition);
+  }
+
+  @Override
+  public ReadResult read(ObjectKey key, ReadCondition condition, long maxBytes) {
+    ReadResult result = delegate.read(key, condition, maxBytes);
+    RequestMeter.request(result instanceof ReadResult.Found found ? found.bytes().length : 0);
+    return result;
+  }
+
+  @Override
+  public Optional<ObjectStream> openStream(ObjectKey key) {
+    Optional<ObjectStream> opened = delegate.openStream(key);
+    if (opened.isEmpty()) {
+      RequestMeter.request(0);
+      return opened;
+    }
+    ObjectStream stream = opened.get();
+    java.io.InputStream counted = RequestMeter.requestStream(stream.stream());
+    return Optional.of(counted == stream.stream() ? stream : ObjectStream.of(stream.object(), counted, stream::close));
+  }
+
+  @Override
+  public Optional<StoredObject> stat(ObjectKey key) {
+    RequestMeter.request(0);
+    return delegate.stat(key);
+  }
+
+  @Override
+  public java.util.List<StoredObject> list(String prefix) {
+    RequestMeter.request(0);
+    return delegate.list(prefix);
   }
 
   @Override

@@ -3,6 +3,8 @@ package dev.tierlock;
 import dev.tierlock.spi.DatastoreException;
 import dev.tierlock.spi.DatastoreUnsafeException;
 
+import dev.tierlock.internal.LockfileRead;
+import dev.tierlock.internal.ReadOnlyChange;
 import dev.tierlock.internal.TierlockAccess;
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.DatastoreBusyException;
@@ -70,6 +72,23 @@ public final class Tierlock implements AutoCloseable {
       public Path pendingRecord(Tierlock tierlock) {
         return tierlock.transaction.pendingRecord();
       }
+
+      @Override
+      public LockfileRead readLockfile(Tierlock tierlock) {
+        SyncPort.Fetched fetched = tierlock.port.refreshCache();
+        return new LockfileRead(java.util.Optional.ofNullable(fetched.head()).map(h -> h.version().value()),
+            fetched.lockfile());
+      }
+
+      @Override
+      public java.util.Optional<String> cachedVersion(Tierlock tierlock) {
+        return tierlock.port.cache().current().map(e -> e.head().version().value());
+      }
+
+      @Override
+      public java.util.Optional<ReadOnlyChange> tryReadOnly(Tierlock tierlock, Lockfile view) {
+        return tierlock.pulledExtensions.tryAcquire().map(section -> new ConvergeContext(view, section));
+      }
     });
   }
 
@@ -84,6 +103,7 @@ public final class Tierlock implements AutoCloseable {
   private final DistributedLock globalLock;
   private final SyncPort port;
   private final LockfileTransaction transaction;
+  private final PulledExtensionsLock pulledExtensions;
 
   private Tierlock(Builder b, Datastore datastore, boolean owns) {
     this.ownsDatastore = owns;
@@ -112,7 +132,7 @@ public final class Tierlock implements AutoCloseable {
       lock.identity(b.identity);
     }
     this.globalLock = lock.build();
-    PulledExtensionsLock pulledExtensions = PulledExtensionsLock.builder(checkout).stateDirectory(stateDirectory)
+    this.pulledExtensions = PulledExtensionsLock.builder(checkout).stateDirectory(stateDirectory)
         .clock(b.clock).sleeper(b.sleeper).build();
     this.transaction = new LockfileTransaction(new TransactionSettings(port, new PendingRecord(stateDirectory, namespace, datastore.identity()),
         globalLock, pulledExtensions, CheckoutLock.in(stateDirectory, b.clock, b.sleeper), b.clock, b.sleeper, b.random,

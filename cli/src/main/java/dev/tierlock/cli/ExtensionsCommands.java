@@ -2,6 +2,7 @@ package dev.tierlock.cli;
 
 import dev.tierlock.ExtensionName;
 import dev.tierlock.Tierlock;
+import dev.tierlock.TierlockException;
 import dev.tierlock.TransactionResult;
 import dev.tierlock.install.Catalog;
 import dev.tierlock.install.ExtensionLayout;
@@ -12,11 +13,16 @@ import dev.tierlock.install.InstallRequest;
 import dev.tierlock.install.InstallResult;
 import dev.tierlock.install.InstalledExtension;
 import dev.tierlock.install.Installer;
+import dev.tierlock.install.PinnedInstallResult;
+import dev.tierlock.install.PinnedOutcome;
 import java.io.PrintWriter;
 import java.net.URI;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -52,17 +58,21 @@ final class ExtensionsCommands {
     };
   }
 
-  /** {@code tierlock install NAME[@CONSTRAINT]}. */
+  /** {@code tierlock install [NAME[@CONSTRAINT]]}. */
   @Command(name = "install", mixinStandardHelpOptions = true,
-      description = "Installs an extension into extensions/ and records it in the shared lockfile: from the tier when"
-          + " the lockfile pins its archive, else from the registry.")
+      description = {"Installs an extension into extensions/ and records it in the shared lockfile: from the tier when"
+          + " the lockfile pins its archive, else from the registry.",
+          "Without a name: installs everything the shared lockfile pins that extensions/ lacks (from the tier first,"
+          + " then the registry; edited extensions are left as they are) and stores back in the tier each pinned"
+          + " archive it lacks, from the registry's release when its bytes are the pinned ones. One line per entry;"
+          + " the exit code is the first failure's."})
   static final class Install implements Callable<Integer> {
     @ParentCommand TierlockCli root;
     @Spec CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "NAME[@CONSTRAINT]",
+    @Parameters(index = "0", arity = "0..1", paramLabel = "NAME[@CONSTRAINT]",
         description = "Scoped name, optionally with a version or range: @acme/tool, @acme/tool@1.2.0, @acme/tool@^1.2."
-            + " Without one: the version the lockfile pins, else the latest.")
+            + " Without one: the version the lockfile pins, else the latest. Without a name: every entry.")
     String spec0;
 
     @Option(names = "--registry", paramLabel = "DIR|URI",
@@ -72,24 +82,84 @@ final class ExtensionsCommands {
 
     @Override
     public Integer call() {
-      InstallRequest request = InstallRequest.parse(spec0);
+      Optional<InstallRequest> request = Optional.ofNullable(spec0).map(InstallRequest::parse);
       try (Tierlock tierlock = root.open(TierlockCli.Access.WRITE)) {
         Installer.Builder builder = Installer.builder(tierlock, layout(tierlock));
         if (registry != null) {
           builder.registry(ExtensionRegistries.directory(registryDirectory(registry)));
         }
-        InstallResult result = builder.build().install(request, Catalog.NONE);
-        PrintWriter out = spec.commandLine().getOut();
-        for (ExtensionManifest m : result.installed()) {
-          out.printf("%s@%s\tinstalled from the %s%n", m.name(), m.version(),
-              result.sources().get(m.name()).name().toLowerCase(java.util.Locale.ROOT));
-        }
-        out.println("(" + result.transaction().status().name().toLowerCase(java.util.Locale.ROOT)
-            + (result.recorded() ? "" : ", lockfile entry left as it was") + ")");
-        result.transaction().warnings().forEach(w -> spec.commandLine().getErr().println("tierlock: warning: " + w));
-        out.flush();
-        return ExitCodes.OK;
+        Installer installer = builder.build();
+        return request.isPresent() ? install(installer, request.get()) : installPinned(installer);
       }
+    }
+
+    private int install(Installer installer, InstallRequest request) {
+      InstallResult result = installer.install(request, Catalog.NONE);
+      PrintWriter out = spec.commandLine().getOut();
+      for (ExtensionManifest m : result.installed()) {
+        out.printf("%s@%s\tinstalled from the %s%n", m.name(), m.version(),
+            result.sources().get(m.name()).name().toLowerCase(java.util.Locale.ROOT));
+      }
+      out.println("(" + result.transaction().status().name().toLowerCase(java.util.Locale.ROOT)
+          + (result.recorded() ? "" : ", lockfile entry left as it was") + ")");
+      result.transaction().warnings().forEach(w -> spec.commandLine().getErr().println("tierlock: warning: " + w));
+      out.flush();
+      return ExitCodes.OK;
+    }
+
+    private int installPinned(Installer installer) {
+      PinnedInstallResult result = installer.installPinned(Catalog.NONE);
+      PrintWriter out = spec.commandLine().getOut();
+      PrintWriter err = spec.commandLine().getErr();
+      List<RuntimeException> failures = new ArrayList<>();
+      int installed = 0;
+      for (PinnedOutcome o : result.outcomes()) {
+        out.printf("%s@%s\t%s\t%s%n", o.name(), o.entry().version(), installColumn(o), backfillColumn(o.backfill()));
+        if (o.install() == PinnedOutcome.Install.INSTALLED) {
+          installed++;
+        }
+        o.installed().ifPresent(r -> r.transaction().warnings().forEach(w -> err.println("tierlock: warning: " + w)));
+        Stream.of(o.installFailure(), o.backfillFailure()).flatMap(Optional::stream).forEach(failure -> {
+          err.println("tierlock: " + o.name() + ": " + describe(failure));
+          failures.add(failure);
+        });
+      }
+      out.println(result.outcomes().isEmpty() ? "(nothing pinned: the shared lockfile has no entries)"
+          : "(" + result.outcomes().size() + " entries: " + installed + " installed, " + result.backfilled().size()
+              + " backfilled, " + result.failures().size() + " failed)");
+      out.flush();
+      err.flush();
+      return failures.isEmpty() ? ExitCodes.OK : ExitCodes.of(failures.get(0));
+    }
+
+    private static String installColumn(PinnedOutcome o) {
+      return switch (o.install()) {
+        case ALREADY_INSTALLED -> "already installed";
+        case INSTALLED -> "installed from the " + o.source().orElseThrow().name().toLowerCase(java.util.Locale.ROOT);
+        case LEFT_EDITED -> "left as edited";
+        case FAILED -> "install failed";
+      };
+    }
+
+    private static String backfillColumn(PinnedOutcome.Backfill backfill) {
+      return switch (backfill) {
+        case PRESENT -> "archive in the tier";
+        case STORED -> "archive backfilled";
+        case UNPINNED -> "no archive pinned";
+        case SKIPPED -> "backfill skipped (no registry)";
+        case FAILED -> "backfill failed";
+      };
+    }
+
+    /** One line for {@code failure}, as the command line reports a failure: its message and code. */
+    private static String describe(RuntimeException failure) {
+      if (failure instanceof TierlockException t) {
+        return t.getMessage() + " [" + t.code() + "]";
+      }
+      if (failure instanceof IllegalArgumentException) {
+        return failure.getMessage() + " [invalid_input]";
+      }
+      return failure + " [internal]";
     }
 
     private static Path registryDirectory(String text) {

@@ -26,7 +26,8 @@ import picocli.CommandLine.ScopeType;
     versionProvider = TierlockCli.Version.class,
     description = "Reads and changes the shared extension lockfile of a Tierlock datastore, safely against every peer.",
     subcommands = {InitCommand.class, EntriesCommand.class, ExtensionsCommands.Install.class,
-        ExtensionsCommands.Remove.class, ExtensionsCommands.Installed.class, LockCommand.class, PendingCommand.class,
+        ExtensionsCommands.Remove.class, ExtensionsCommands.Installed.class, ConvergeCommands.Converge.class,
+        ConvergeCommands.Status.class, ConvergeCommands.Watch.class, LockCommand.class, PendingCommand.class,
         HelpCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
@@ -100,6 +101,9 @@ public final class TierlockCli {
     // a wait on the global lock is said once, naming the holder: never a silent minute
     System.setProperty("org.slf4j.simpleLogger.log.dev.tierlock.LeaseLock",
         System.getProperty("org.slf4j.simpleLogger.log.dev.tierlock.LeaseLock", "info"));
+    // convergence's warnings are in the report the command prints: not twice
+    System.setProperty("org.slf4j.simpleLogger.log.dev.tierlock.converge.Converger",
+        System.getProperty("org.slf4j.simpleLogger.log.dev.tierlock.converge.Converger", "error"));
     System.setProperty("org.slf4j.simpleLogger.showThreadName", "false");
     System.setProperty("org.slf4j.simpleLogger.showLogName", "false");
     System.setProperty("org.slf4j.simpleLogger.levelInBrackets", "true");

@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -66,6 +67,68 @@ class ExtensionsCommandsTest {
         .contains("(nothing installed, no entries)");
     assertThat(run(peer, "installed").out()).as("the peer keeps its files, no longer pinned")
         .contains("@acme/tool\t1.1.0\t-\tunrecorded");
+  }
+
+  @Test
+  void install_withoutAName_installsWhatTheLockfilePins_andBackfillsTheArchiveTheTierLacks() throws IOException {
+    FakeRegistry registry = registry();
+    byte[] base = TestArchives.extension("@acme/base", "1.0.0").file("b.txt", "b").build();
+    registry.publish("@acme/base", "1.0.0", base);
+    assertThat(run(checkout, "install", "@acme/tool@1.0.0", "--registry", registryDir.toString()).code()).isZero();
+    assertThat(run(checkout, "install", "@acme/base@1.0.0", "--registry", registryDir.toString()).code()).isZero();
+    Path baseArchive = tierArchive(TestArchives.sha256(base));
+    Files.delete(baseArchive);
+
+    Run all = run(peer, "install", "--registry", registryDir.toString());
+
+    assertThat(all.code()).as(all.err()).isZero();
+    assertThat(all.out()).contains("@acme/base@1.0.0\tinstalled from the registry\tarchive backfilled\n")
+        .contains("@acme/tool@1.0.0\tinstalled from the tier\tarchive in the tier\n")
+        .contains("(2 entries: 2 installed, 1 backfilled, 0 failed)");
+    assertThat(Files.readAllBytes(baseArchive)).as("back in the tier, byte for byte").isEqualTo(base);
+    assertThat(Files.readString(peer.resolve("extensions/@acme/base/b.txt"))).isEqualTo("b");
+
+    Run again = run(checkout, "install");
+
+    assertThat(again.code()).as(again.err()).isZero();
+    assertThat(again.out()).contains("@acme/base@1.0.0\talready installed\tarchive in the tier\n")
+        .contains("@acme/tool@1.0.0\talready installed\tarchive in the tier\n")
+        .contains("(2 entries: 0 installed, 0 backfilled, 0 failed)");
+  }
+
+  @Test
+  void install_withoutAName_andWithoutARegistry_reportsEachEntry_andExitsWithTheFailuresCode() throws IOException {
+    registry();
+    assertThat(run(checkout, "install", "@acme/tool@1.0.0", "--registry", registryDir.toString()).code()).isZero();
+    byte[] tool = Files.readAllBytes(registryDir.resolve("@acme/tool/1.0.0.tar.gz"));
+    Files.delete(tierArchive(TestArchives.sha256(tool)));
+
+    Run offline = run(peer, "install");
+
+    assertThat(offline.code()).isEqualTo(ExitCodes.UNAVAILABLE);
+    assertThat(offline.out()).contains("@acme/tool@1.0.0\tinstall failed\tbackfill skipped (no registry)\n")
+        .contains("(1 entries: 0 installed, 0 backfilled, 1 failed)");
+    assertThat(offline.err()).as("one line, no stack trace").doesNotContain("\tat ")
+        .contains("tierlock: @acme/tool: ").contains("[registry_unavailable]");
+    assertThat(peer.resolve("extensions/@acme/tool")).doesNotExist();
+    assertThat(run(peer, "install").out()).isEqualTo(offline.out());
+  }
+
+  @Test
+  void install_withoutAName_ofAnEmptyLockfile_saysSo() {
+    Run nothing = run(checkout, "install");
+
+    assertThat(nothing.code()).as(nothing.err()).isZero();
+    assertThat(nothing.out()).contains("(nothing pinned: the shared lockfile has no entries)");
+  }
+
+  /** Returns the embedded datastore's file holding the archive of {@code sha256}. */
+  private Path tierArchive(String sha256) throws IOException {
+    try (Stream<Path> files = Files.walk(home)) {
+      List<Path> found = files.filter(p -> p.getFileName().toString().equals(sha256 + ".tar.gz")).toList();
+      assertThat(found).as("the tier holds the archive once").hasSize(1);
+      return found.get(0);
+    }
   }
 
   @Test

@@ -60,6 +60,17 @@ public interface ArchiveStore {
   Optional<ArchiveFile> read(ExtensionArchiveKey key, Duration timeout);
 
   /**
+   * Returns whether the datastore holds an object under the key: one stat, the local cache not
+   * consulted and the bytes not verified (a {@link #read} or a {@link #store} verifies them). What a
+   * backfill asks before it stores an archive the tier may lack.
+   *
+   * @param key the archive
+   * @return whether the tier has an object at the key's tier path
+   * @throws dev.tierlock.spi.DatastoreException if the datastore fails
+   */
+  boolean contains(ExtensionArchiveKey key);
+
+  /**
    * Stores an archive from a file: verifies its SHA-256 equals the key while copying it into the
    * cache (atomically), then writes it to the datastore create-only. An object already present
    * with the same size is success and writes nothing (idempotent; concurrent stores of one key

@@ -98,6 +98,11 @@ final class DatastoreArchiveStore implements ArchiveStore {
   }
 
   @Override
+  public boolean contains(ExtensionArchiveKey key) {
+    return datastore.stat(objectKey(key)).isPresent();
+  }
+
+  @Override
   public ArchiveChange store(ExtensionArchiveKey key, Path file) {
     long size = stage(key, file);
     return upload(key, cache.path(namespace, key), size);

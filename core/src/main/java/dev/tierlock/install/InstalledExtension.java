@@ -23,7 +23,10 @@ public record InstalledExtension(ExtensionName name, Optional<String> installedV
     MATCHES,
     /** On disk at the pinned version, but its files are not those the entry's {@code filesChecksum} records. */
     EDITED,
-    /** On disk at another version than the lockfile pins. */
+    /**
+     * On disk at another version than the lockfile pins (for a constraint pin such as {@code ^1.2},
+     * a version it does not accept).
+     */
     OTHER_VERSION,
     /** Pinned by the lockfile, not on disk. */
     MISSING,

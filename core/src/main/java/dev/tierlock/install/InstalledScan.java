@@ -31,7 +31,8 @@ final class InstalledScan {
     return result;
   }
 
-  private static InstalledExtension one(ExtensionLayout layout, Lockfile lockfile, ExtensionName name) {
+  /** Returns how {@code name} on disk compares with its entry in {@code lockfile}, if any. */
+  static InstalledExtension one(ExtensionLayout layout, Lockfile lockfile, ExtensionName name) {
     Optional<LockfileEntry> entry = lockfile.entry(name);
     Path root = Roots.extensionRoot(layout, name);
     Optional<String> version = liveVersion(layout, root);
@@ -40,7 +41,7 @@ final class InstalledScan {
       state = entry.isPresent() ? InstalledExtension.State.MISSING : InstalledExtension.State.UNRECORDED;
     } else if (entry.isEmpty()) {
       state = InstalledExtension.State.UNRECORDED;
-    } else if (!entry.get().version().equals(version.get())) {
+    } else if (!pins(entry.get().version(), version.get())) {
       state = InstalledExtension.State.OTHER_VERSION;
     } else {
       List<String> nested = NestedRoots.of(layout, name, lockfile.names());
@@ -56,7 +57,26 @@ final class InstalledScan {
     return new InstalledExtension(name, version, entry, state);
   }
 
-  private static Optional<String> liveVersion(ExtensionLayout layout, Path root) {
+  /**
+   * Returns whether an entry of version {@code pinned} is at {@code installed}: the same version for
+   * an exact pin; any version it accepts for a constraint pin (such as {@code ^1.2}: the checksum,
+   * not the version, names its archive).
+   */
+  private static boolean pins(String pinned, String installed) {
+    if (pinned.equals(installed)) {
+      return true;
+    }
+    VersionConstraint constraint;
+    try {
+      constraint = VersionConstraint.of(pinned);
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+    return !constraint.isExact() && Preparer.accepts(constraint, installed);
+  }
+
+  /** Returns the version the live manifest under {@code root} names, or empty when it is absent or unreadable. */
+  static Optional<String> liveVersion(ExtensionLayout layout, Path root) {
     Path manifest = root.resolve(layout.manifestPath());
     if (!Files.isRegularFile(manifest, LinkOption.NOFOLLOW_LINKS)) {
       return Optional.empty();

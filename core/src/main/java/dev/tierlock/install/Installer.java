@@ -21,6 +21,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -48,13 +49,28 @@ import org.jspecify.annotations.Nullable;
  * PendingInstall#rollback}; {@link #install} does all of it. On disk the order is files, lockfile,
  * catalog; a removal runs catalog, lockfile, files.
  *
+ * <p><b>Everything pinned</b> ({@link #installPinned}) installs, entry by entry, what the shared
+ * lockfile pins and the disk lacks, then stores in the tier each pinned archive it lacks (a
+ * backfill, from the bytes just verified or the registry at the exact version): how a checkout is
+ * brought up to the lockfile, and how a tier that lost archives gets them back.
+ *
  * <p>Thread-safe. One installer per checkout and layout is enough; several are safe too (they share
  * the pulled-extensions lock).
  */
 public final class Installer {
 
   static {
-    InstallAccess.register((builder, hook) -> builder.boundaries(hook::accept));
+    InstallAccess.register(new InstallAccess.Accessor() {
+      @Override
+      public void boundaries(Builder builder, java.util.function.Consumer<String> hook) {
+        builder.boundaries(hook::accept);
+      }
+
+      @Override
+      public dev.tierlock.internal.ConvergeSteps steps(Installer installer) {
+        return new ConvergeWork(installer);
+      }
+    });
   }
 
   private final Tierlock tierlock;
@@ -120,6 +136,22 @@ public final class Installer {
     InstallRequest effective = converge
         ? new InstallRequest(request.name(), VersionConstraint.LOCKED, RecordPolicy.NEVER) : request;
     return preparer.prepare(effective, tierlock.snapshot());
+  }
+
+  /**
+   * Prepares the restore of {@code name} alone (no dependency) against {@code lockfile}, as
+   * converge mode does: the pin, from the tier, never recorded.
+   */
+  PreparedInstall prepareRestore(ExtensionName name, Lockfile lockfile) {
+    if (!converge) {
+      throw new IllegalStateException("Cannot prepare the restore of " + name + ": the installer is not in converge mode");
+    }
+    return preparer.prepare(new InstallRequest(name, VersionConstraint.LOCKED, RecordPolicy.NEVER), lockfile, false);
+  }
+
+  /** Returns whether this installer runs in converge mode. */
+  boolean converging() {
+    return converge;
   }
 
   /**
@@ -209,34 +241,84 @@ public final class Installer {
 
   private InstallResult installOnce(InstallRequest request, Catalog catalog) {
     try (PreparedInstall prepared = prepare(request)) {
-      AtomicReference<@Nullable PendingInstall> done = new AtomicReference<>();
-      TransactionResult result;
-      try {
-        result = tierlock.transaction().run(tx -> tx.withPulledExtensionsLock(() -> {
-          PendingInstall pending = apply(tx, prepared);
-          try {
-            catalog.save(new CatalogUpdate(pending.installed(), List.of()));
-          } catch (RuntimeException | Error e) {
-            try {
-              pending.rollback();
-            } catch (RuntimeException undo) {
-              e.addSuppressed(undo);
-            }
-            throw e;
-          }
-          done.set(pending);
-          boundaries.at(APPLIED);
-          return null;
-        }));
-      } catch (RuntimeException | Error e) {
-        commitAfter(done.get(), e);
-        throw e;
-      }
-      boundaries.at(PUBLISHED);
-      PendingInstall pending = Objects.requireNonNull(done.get(), "the change ran");
-      pending.commit();
-      return new InstallResult(pending.installed(), sources(prepared), pending.written().isPresent(), result);
+      return installPrepared(prepared, catalog, tx -> { });
     }
+  }
+
+  /**
+   * Installs everything the shared lockfile pins, as it is now ({@link Tierlock#snapshot()}), entry
+   * by entry in name order, each in a transaction of its own as {@link #install} runs it:
+   *
+   * <ul>
+   *   <li><b>Files.</b> An extension on disk as pinned is left alone; one whose files differ from
+   *       the entry's digest at the pinned version is left too (an edit is never overwritten) and
+   *       reported; one missing or at another version is installed as pinned ({@link
+   *       VersionConstraint#LOCKED}: from the tier when it holds the pinned archive, with no registry
+   *       call, else from the registry at that version, its bytes matching the entry's checksum and
+   *       the registry's), on its own (each dependency the lockfile pins is an entry of its own), and
+   *       recorded only when the entry has no checksum, so it gains one ({@link
+   *       RecordPolicy#IF_MISSING_CHECKSUM}, else {@link RecordPolicy#ALWAYS}). A peer's change to
+   *       the entry meanwhile makes it run once more against the lockfile as it is then.
+   *   <li><b>Archives.</b> Each pinned archive the tier lacks (a stat) is stored, outside any
+   *       transaction and without a lockfile write: the bytes this run's install verified, else the
+   *       registry's release at the exact version (the entry's, or for a constraint pin such as
+   *       {@code ^1.2} the installed manifest's), only when their SHA-256 is the entry's checksum and
+   *       the registry states that same checksum. Without a registry the backfill is skipped.
+   * </ul>
+   *
+   * <p>Each entry's failure (an install or a backfill, of any kind) is reported in its outcome, not
+   * thrown: the other entries run regardless, and a failed one changed nothing for its extension.
+   *
+   * @param catalog the embedding tool's save, once per extension installed
+   * @return each entry's outcome: already installed, installed (from the tier or the registry), left
+   *     edited or failed; and its archive present, stored, unpinned, skipped or failed
+   * @throws IllegalStateException in converge mode (it writes the tier)
+   * @throws dev.tierlock.TierlockException as {@link Tierlock#snapshot()} does
+   */
+  public PinnedInstallResult installPinned(Catalog catalog) {
+    Objects.requireNonNull(catalog, "catalog");
+    if (converge) {
+      throw new IllegalStateException("Cannot install the pinned extensions in converge mode: it never writes the"
+          + " tier");
+    }
+    ArchiveBackfill backfill = new ArchiveBackfill(layout, preparer, archives.store(), ids);
+    return new PinnedRun(this, preparer, backfill, tierlock::snapshot, catalog).run(tierlock.snapshot());
+  }
+
+  /**
+   * Installs {@code prepared} as {@link #install} does, {@code check} running under the locks first
+   * (it throws to refuse the install: nothing is changed); the caller closes {@code prepared}.
+   */
+  InstallResult installPrepared(PreparedInstall prepared, Catalog catalog,
+      Consumer<TransactionContext> check) {
+    AtomicReference<@Nullable PendingInstall> done = new AtomicReference<>();
+    TransactionResult result;
+    try {
+      result = tierlock.transaction().run(tx -> tx.withPulledExtensionsLock(() -> {
+        check.accept(tx);
+        PendingInstall pending = apply(tx, prepared);
+        try {
+          catalog.save(new CatalogUpdate(pending.installed(), List.of()));
+        } catch (RuntimeException | Error e) {
+          try {
+            pending.rollback();
+          } catch (RuntimeException undo) {
+            e.addSuppressed(undo);
+          }
+          throw e;
+        }
+        done.set(pending);
+        boundaries.at(APPLIED);
+        return null;
+      }));
+    } catch (RuntimeException | Error e) {
+      commitAfter(done.get(), e);
+      throw e;
+    }
+    boundaries.at(PUBLISHED);
+    PendingInstall pending = Objects.requireNonNull(done.get(), "the change ran");
+    pending.commit();
+    return new InstallResult(pending.installed(), sources(prepared), pending.written().isPresent(), result);
   }
 
   /**
@@ -334,7 +416,7 @@ public final class Installer {
    * under the locks, with any pending change of this checkout re-applied, so an install whose
    * publish is pending after a crash is rolled forward, not back.
    */
-  private RecoveryReport recover(TransactionContext tx) {
+  RecoveryReport recover(TransactionContext tx) {
     Lockfile lockfile = tx.lockfile();
     return new Recovery(layout, clock, Set.of(lockfilePath), owners, boundaries)
         .recoverAgainst(name -> lockfile.entry(name).map(Recovery.Pin::of), lockfile.names());

@@ -115,7 +115,16 @@ final class Preparer {
    * @throws dev.tierlock.spi.DatastoreException if reading the tier fails
    */
   PreparedInstall prepare(InstallRequest request, Lockfile lockfile) {
-    Session session = new Session(lockfile);
+    return prepare(request, lockfile, true);
+  }
+
+  /**
+   * Prepares {@code request} as {@link #prepare(InstallRequest, Lockfile)} does, and its
+   * dependencies only when {@code withDependencies}: convergence restores each entry on its own,
+   * since each dependency the lockfile pins is an entry of its own.
+   */
+  PreparedInstall prepare(InstallRequest request, Lockfile lockfile, boolean withDependencies) {
+    Session session = new Session(lockfile, withDependencies);
     try {
       return session.finish(session.stage(request, List.of(request.name())));
     } catch (RuntimeException | Error e) {
@@ -138,8 +147,11 @@ final class Preparer {
     private final Set<ExtensionName> seen = new HashSet<>();
     private final List<Path> directories = new ArrayList<>();
 
-    Session(Lockfile lockfile) {
+    private final boolean withDependencies;
+
+    Session(Lockfile lockfile, boolean withDependencies) {
       this.lockfile = Objects.requireNonNull(lockfile, "lockfile");
+      this.withDependencies = withDependencies;
     }
 
     Staged stage(InstallRequest request, List<ExtensionName> chain) {
@@ -157,7 +169,8 @@ final class Preparer {
         safety.analyze(name, manifest.version(), tree);
       }
       List<Staged> dependencies = new ArrayList<>();
-      for (Map.Entry<ExtensionName, VersionConstraint> dependency : new TreeMap<>(manifest.dependencies()).entrySet()) {
+      Map<ExtensionName, VersionConstraint> wanted = withDependencies ? manifest.dependencies() : Map.of();
+      for (Map.Entry<ExtensionName, VersionConstraint> dependency : new TreeMap<>(wanted).entrySet()) {
         ExtensionName dep = dependency.getKey();
         if (seen.contains(dep) || satisfied(dep, dependency.getValue())) {
           continue; // prepared once per call; a cycle back to one in progress is this same prepare
@@ -239,7 +252,7 @@ final class Preparer {
         Optional<ArchiveFile> hit = archives.store().read(key);
         if (hit.isPresent()) {
           return new Fetched(hit.get().path(), false, key.sha256(), InstallSource.TIER, null, false,
-              Optional.of(version));
+              exactPin(version));
         }
         ExtensionRegistry source = requireRegistry(name, "the tier holds no archive at " + key.tierPath());
         Download download = download(source, name, exactly(name, version), directory);
@@ -253,7 +266,7 @@ final class Preparer {
               + " matching bytes)");
         }
         return new Fetched(download.file(), true, download.sha256(), InstallSource.REGISTRY, download.release(), true,
-            Optional.of(version));
+            exactPin(version));
       }
       ExtensionRegistry source = requireRegistry(name, entry.isPresent()
           ? "the lockfile's entry pins no archive for this version" : "the lockfile has no entry for it");
@@ -264,6 +277,18 @@ final class Preparer {
       Download download = download(source, name, asked, directory);
       return new Fetched(download.file(), true, download.sha256(), InstallSource.REGISTRY, download.release(),
           download.release().checksum().isPresent(), asked.exactVersion());
+    }
+
+    /**
+     * Returns the version an archive pinned by an entry of {@code version} must have: that version
+     * when the entry pins an exact one, none when it pins a constraint (the checksum names the archive).
+     */
+    private static Optional<String> exactPin(String version) {
+      try {
+        return VersionConstraint.of(version).exactVersion().isPresent() ? Optional.of(version) : Optional.empty();
+      } catch (IllegalArgumentException e) {
+        return Optional.of(version);
+      }
     }
 
     private ExtensionRegistry requireRegistry(ExtensionName name, String why) {
@@ -338,10 +363,25 @@ final class Preparer {
     }
   }
 
-  /** An archive downloaded from the registry into a temp file, hashed while copied. */
-  private record Download(RegistryRelease release, Path file, String sha256) {}
+  /** Returns the registry releases come from, if one is configured. */
+  Optional<ExtensionRegistry> registry() {
+    return Optional.ofNullable(registry);
+  }
 
-  private Download download(ExtensionRegistry source, ExtensionName name, VersionConstraint constraint, Path directory) {
+  /** An archive downloaded from the registry into a temp file, hashed while copied. */
+  record Download(RegistryRelease release, Path file, String sha256) {}
+
+  /**
+   * Downloads the release {@code source} resolves {@code constraint} to into {@code directory}
+   * (which exists), within the compressed cap, hashing it while it is copied.
+   *
+   * @throws ArchiveTamperedException if the registry stated a checksum the bytes do not match
+   * @throws RegistryNotFoundException if no release matches
+   * @throws RegistryUnavailableException if the registry fails or the stream breaks
+   * @throws ArchiveLimitException if the archive is over the compressed cap
+   * @throws InstallFailedException if the temp file cannot be written
+   */
+  Download download(ExtensionRegistry source, ExtensionName name, VersionConstraint constraint, Path directory) {
     RegistryRelease release;
     try {
       release = source.resolve(name, constraint);

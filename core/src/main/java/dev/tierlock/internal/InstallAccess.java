@@ -20,6 +20,14 @@ public final class InstallAccess {
      * @param hook told the name of each boundary as it is passed
      */
     void boundaries(Installer.Builder builder, Consumer<String> hook);
+
+    /**
+     * Returns what convergence does with {@code installer} (in converge mode).
+     *
+     * @param installer the installer
+     * @return its steps
+     */
+    ConvergeSteps steps(Installer installer);
   }
 
   private static volatile @org.jspecify.annotations.Nullable Accessor accessor;
@@ -46,6 +54,21 @@ public final class InstallAccess {
    * @return {@code builder}
    */
   public static Installer.Builder boundaries(Installer.Builder builder, Consumer<String> hook) {
+    accessor().boundaries(builder, hook);
+    return builder;
+  }
+
+  /**
+   * Returns the convergence steps of {@code installer}.
+   *
+   * @param installer an installer in converge mode
+   * @return its steps
+   */
+  public static ConvergeSteps steps(Installer installer) {
+    return accessor().steps(installer);
+  }
+
+  private static Accessor accessor() {
     Accessor known = accessor;
     if (known == null) {
       try {
@@ -58,7 +81,6 @@ public final class InstallAccess {
     if (known == null) {
       throw new IllegalStateException("Cannot reach the installer: it registered no accessor");
     }
-    known.boundaries(builder, hook);
-    return builder;
+    return known;
   }
 }

@@ -46,6 +46,35 @@ public final class TierlockAccess {
      * @return the record's path (absolute), whether or not it exists
      */
     Path pendingRecord(Tierlock tierlock);
+
+    /**
+     * Reads the shared lockfile by one conditional read (not-modified costs no download) and keeps
+     * what it read in the checkout's cache, so the next read is conditional on it.
+     *
+     * @param tierlock the checkout
+     * @return its version and contents
+     * @throws dev.tierlock.LockfileFormatException if it does not parse
+     * @throws dev.tierlock.spi.DatastoreException if the read failed
+     */
+    LockfileRead readLockfile(Tierlock tierlock);
+
+    /**
+     * Returns the version of the shared lockfile the checkout's cache holds, with no request.
+     *
+     * @param tierlock the checkout
+     * @return the cached version, empty when nothing is cached
+     */
+    java.util.Optional<String> cachedVersion(Tierlock tierlock);
+
+    /**
+     * Opens a change that sees {@code view} and may not write, holding the checkout's
+     * pulled-extensions lock, if nobody else holds it; never waits.
+     *
+     * @param tierlock the checkout
+     * @param view the lockfile the change sees
+     * @return the change, or empty when another thread or process holds the lock
+     */
+    java.util.Optional<ReadOnlyChange> tryReadOnly(Tierlock tierlock, dev.tierlock.Lockfile view);
   }
 
   private static volatile @org.jspecify.annotations.Nullable Accessor accessor;

@@ -10,6 +10,10 @@ import dev.tierlock.TransactionResult;
 import dev.tierlock.archive.ArchiveTransactions;
 import dev.tierlock.archive.ExtensionArchiveKey;
 import dev.tierlock.archive.VerifiedArchive;
+import dev.tierlock.converge.ConvergePoller;
+import dev.tierlock.converge.ConvergeReport;
+import dev.tierlock.converge.Converger;
+import dev.tierlock.converge.PollerOptions;
 import dev.tierlock.install.Catalog;
 import dev.tierlock.install.ExtensionLayout;
 import dev.tierlock.install.ExtensionRegistries;
@@ -18,6 +22,7 @@ import dev.tierlock.install.InstallResult;
 import dev.tierlock.install.Installer;
 import java.net.URI;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 
@@ -99,5 +104,20 @@ final class ReadmeExamples {
     result.installed().forEach(m -> System.out.println(m.name() + "@" + m.version()));
     installer.remove(ExtensionName.of("@acme/old"), catalog);   // catalog, then lockfile, then files
     // README:end
+  }
+
+  static ConvergePoller convergeACheckout(Tierlock tierlock, ExtensionLayout layout, Runnable reloadExtensions) {
+    // README:start converge
+    Converger converger = Converger.builder(tierlock, layout).build();
+    ConvergeReport report = converger.converge();   // from the tier alone: no registry, nothing written remotely
+    report.restored().forEach(name -> System.out.println("restored " + name));
+    report.unrestorable().forEach(u -> System.out.println(u.name() + ": " + u.reason() + " (" + u.detail() + ")"));
+
+    // a server: one conditional read per interval; a pass and a reload only when the lockfile changed
+    ConvergePoller poller = converger.poller(PollerOptions.builder(changed -> reloadExtensions.run())
+        .interval(Duration.ofSeconds(30))
+        .build()).start();                          // close() it on shutdown
+    // README:end
+    return poller;
   }
 }

@@ -6,6 +6,12 @@ import dev.tierlock.ExtensionName;
 import dev.tierlock.LockfileEntry;
 import dev.tierlock.Tierlock;
 import dev.tierlock.archive.ExtensionArchiveKey;
+import dev.tierlock.converge.ConvergePoller;
+import dev.tierlock.converge.ConvergeStatus;
+import dev.tierlock.converge.Converger;
+import dev.tierlock.install.ExtensionLayout;
+import dev.tierlock.install.ExtensionManifest;
+import dev.tierlock.install.ExtensionManifests;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URI;
@@ -66,6 +72,24 @@ class ReadmeExamplesTest {
       ReadmeExamples.installAnArchive(tierlock, key, downloaded,
           LockfileEntry.builder("2.0.0", "2026-01-01T00:00:00.000Z").build(), dir.resolve("staging"));
       assertThat(dir.resolve("staging").resolve("pkg/readme.txt")).hasContent("hello");
+
+      ExtensionLayout layout = new ExtensionLayout() {
+        @Override
+        public Path pulledRoot() {
+          return dir.resolve("extensions");
+        }
+
+        @Override
+        public ExtensionManifest readManifest(Path file) {
+          return ExtensionManifests.readJson(file);
+        }
+      };
+      try (ConvergePoller poller = ReadmeExamples.convergeACheckout(tierlock, layout, () -> { })) {
+        assertThat(Converger.builder(tierlock, layout).build().status())
+            .filteredOn(s -> s.name().equals(ExtensionName.of("@acme/hello")))
+            .singleElement().extracting(ConvergeStatus::state).as("the tier has no archive for its checksum")
+            .isEqualTo(ConvergeStatus.State.UNRESTORABLE);
+      }
     }
   }
 

@@ -76,6 +76,12 @@ public abstract class ArchiveStoreContract {
     stores().store_newArchive_writesCreateOnlyAndCachesVerifiedBytes();
   }
 
+  /** contains is one stat of the datastore: it answers for the tier, whatever the cache holds. */
+  @Test
+  public final void contains_isOneStatOfTheDatastore_neverTheCache() throws IOException {
+    stores().contains_isOneStatOfTheDatastore_neverTheCache();
+  }
+
   /** A second store of an archive already present writes nothing. */
   @Test
   public final void store_twice_secondChangesNothing() throws IOException {

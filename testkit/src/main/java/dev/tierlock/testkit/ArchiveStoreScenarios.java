@@ -65,6 +65,24 @@ final class ArchiveStoreScenarios {
     assertThat(Files.readAllBytes(fixture.cache("a").resolve(key.tierPath().value()))).isEqualTo(bytes);
   }
 
+  void contains_isOneStatOfTheDatastore_neverTheCache() throws IOException {
+    byte[] bytes = archive("contains");
+    ExtensionArchiveKey key = keyOf("@acme/tools", bytes);
+    ArchiveStore store = fixture.checkoutA();
+    assertThat(store.contains(key)).isFalse();
+    store.store(key, fixture.file("a.tar.gz", bytes));
+    assertThat(store.contains(key)).isTrue();
+    assertThat(fixture.checkoutB().contains(key)).as("a peer's store sees it too").isTrue();
+    datastore.delete(objectKey(key), dev.tierlock.spi.WriteCondition.none());
+    a.log().clear();
+
+    boolean contained = store.contains(key);
+
+    assertThat(contained).as("the cache still holds the bytes, the tier does not").isFalse();
+    assertThat(a.log().entries()).extracting(LoggedOperation::operation).containsExactly(DatastoreOperation.STAT);
+    assertThat(fixture.cacheFiles("a")).containsExactly("config/pulled-archives/@acme/tools/" + key.fileName());
+  }
+
   void store_twice_secondChangesNothing() throws IOException {
     byte[] bytes = archive("twice");
     ExtensionArchiveKey key = keyOf("@acme/tools", bytes);

@@ -3,6 +3,7 @@ package dev.tierlock.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tierlock.spi.Datastore;
+import java.io.IOException;
 import java.nio.file.Path;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
@@ -64,11 +65,19 @@ public abstract class InstallEngineContract {
   }
 
   private InstallScenarios scenarios() {
+    return new InstallScenarios(fixture());
+  }
+
+  private InstallPinnedScenarios pinned() {
+    return new InstallPinnedScenarios(fixture());
+  }
+
+  private InstallFixture fixture() {
     InstallFixture current = fixture;
     if (current == null) {
       throw new IllegalStateException("Cannot run an install case: no datastore is open");
     }
-    return new InstallScenarios(current);
+    return current;
   }
 
   /** An install from the registry swaps the files in, stores the archive, then publishes the entry pinning it. */
@@ -171,6 +180,39 @@ public abstract class InstallEngineContract {
   @Test
   public final void bundleRoots_areSwappedWithTheExtension_andComeBackOnRollback() {
     scenarios().bundleRoots_areSwappedWithTheExtension_andComeBackOnRollback();
+  }
+
+  // Everything the lockfile pins, and the backfill of the tier's archives (InstallPinnedScenarios)
+
+  /** installPinned restores from the tier with no registry call, else the registry, and stores the archive the tier lacked. */
+  @Test
+  public final void installPinned_restoresFromTheTierFirst_thenTheRegistry_andBackfillsTheArchiveTheTierLacks()
+      throws IOException {
+    pinned().installPinned_restoresFromTheTierFirst_thenTheRegistry_andBackfillsTheArchiveTheTierLacks();
+  }
+
+  /** The backfill of a constraint pin (^1) asks the registry for the installed version exactly. */
+  @Test
+  public final void installPinned_backfillsAConstraintPin_atTheInstalledVersionExactly() throws IOException {
+    pinned().installPinned_backfillsAConstraintPin_atTheInstalledVersionExactly();
+  }
+
+  /** Registry bytes other than the pinned ones, or with no stated checksum, are never stored, and each is reported. */
+  @Test
+  public final void installPinned_neverStoresBytesOtherThanPinned_norUnstatedOnes_andReportsEach() {
+    pinned().installPinned_neverStoresBytesOtherThanPinned_norUnstatedOnes_andReportsEach();
+  }
+
+  /** Without a registry, installPinned restores from the tier alone and reports each backfill skipped. */
+  @Test
+  public final void installPinned_withoutARegistry_restoresFromTheTier_andReportsTheBackfillSkipped() {
+    pinned().installPinned_withoutARegistry_restoresFromTheTier_andReportsTheBackfillSkipped();
+  }
+
+  /** installPinned leaves an edited extension as it is, and an entry without a checksum gains one with its archive. */
+  @Test
+  public final void installPinned_leavesAnEditedExtension_andGivesAnEntryWithoutAChecksumOne() throws IOException {
+    pinned().installPinned_leavesAnEditedExtension_andGivesAnEntryWithoutAChecksumOne();
   }
 
   /** Converge mode restores what the lockfile pins from the tier alone and never writes the lockfile or the tier. */

@@ -83,11 +83,22 @@ final class InstallFixture {
   }
 
   private Checkout checkout(String name, boolean withRegistry, java.util.function.UnaryOperator<TempDirLayout> shape) {
+    return checkout(name, withRegistry, shape, java.util.function.UnaryOperator.identity());
+  }
+
+  /**
+   * Opens checkout {@code name} as {@link #checkout(String, boolean)} does, its layout shaped by
+   * {@code shape}, its Tierlock talking to {@code over} applied to the checkout's faulty store (a
+   * {@link CountingDatastore} on top, say), so that every call the checkout makes reaches the
+   * faulty store's log.
+   */
+  Checkout checkout(String name, boolean withRegistry, java.util.function.UnaryOperator<TempDirLayout> shape,
+      java.util.function.UnaryOperator<Datastore> over) {
     Path directory = temp.resolve("checkout-" + name);
     FaultyDatastore store = FaultyDatastore.wrap(shared);
     Heartbeats never = (lock, interval, beat) -> () -> { };
-    Tierlock tierlock = Tierlock.builder().datastore(store).checkout(directory).clock(clock).sleeper(clock.sleeper())
-        .random(new SplittableRandom(name.hashCode())).heartbeats(never)
+    Tierlock tierlock = Tierlock.builder().datastore(over.apply(store)).checkout(directory).clock(clock)
+        .sleeper(clock.sleeper()).random(new SplittableRandom(name.hashCode())).heartbeats(never)
         .lockIdentity(LockIdentity.of("test@" + name, "test-host", 1)).publishFailurePolicy(PublishFailurePolicy.THROW)
         .build();
     TempDirLayout layout = shape.apply(TempDirLayout.in(directory));

@@ -1,0 +1,355 @@
+package dev.tierlock.cli;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.StreamWriteFeature;
+import dev.tierlock.ExtensionName;
+import dev.tierlock.Tierlock;
+import dev.tierlock.converge.ConvergePoller;
+import dev.tierlock.converge.ConvergeReport;
+import dev.tierlock.converge.ConvergeStatus;
+import dev.tierlock.converge.Converger;
+import dev.tierlock.converge.PollerOptions;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code tierlock converge}, {@code status} and {@code watch}: convergence of the checkout's
+ * {@code extensions/} directory (the layout {@code install} uses) to the shared lockfile, from the
+ * tier's archives alone; no registry, and neither the lockfile nor the tier is written.
+ */
+final class ConvergeCommands {
+
+  private static final JsonFactory JSON = JsonFactory.builder().disable(StreamWriteFeature.AUTO_CLOSE_TARGET).build();
+
+  private ConvergeCommands() {}
+
+  /** Returns the converger of the checkout's {@code extensions/}, on the command line's clock. */
+  static Converger converger(TierlockCli root, Tierlock tierlock) {
+    return Converger.builder(tierlock, ExtensionsCommands.layout(tierlock)).clock(root.clock()).build();
+  }
+
+  /**
+   * Maps a pass to the exit code of {@code converge}: an unrestorable entry waits for a person (1),
+   * even when others are pending; a pending one is retried by running it again (75).
+   */
+  static int exitCode(ConvergeReport report) {
+    return switch (report.outcome()) {
+      case BUSY -> ExitCodes.TEMPORARY;
+      case UNAVAILABLE -> ExitCodes.UNAVAILABLE;
+      case LOCKFILE_UNREADABLE, BLOCKED -> ExitCodes.FAILURE;
+      case NO_LOCKFILE -> ExitCodes.OK;
+      case CONVERGED, UNCHANGED -> !report.unrestorable().isEmpty() ? ExitCodes.FAILURE
+          : !report.pending().isEmpty() ? ExitCodes.TEMPORARY : ExitCodes.OK;
+    };
+  }
+
+  /** {@code tierlock converge [--json] [--full]}. */
+  @Command(name = "converge", mixinStandardHelpOptions = true,
+      description = {"Restores extensions/ to what the shared lockfile pins, from the tier alone.",
+        "No registry is called, and neither the lockfile nor the tier is written. Missing or outdated extensions are"
+            + " restored from their archives; ones this checkout had verified that the lockfile no longer has are"
+            + " removed; files edited locally are kept, with a warning. A restore that fails for a passing reason is"
+            + " pending (tried again from 1 minute, doubling up to 1 hour); one that cannot succeed is unrestorable"
+            + " until its entry changes or --full is asked for. Prints one line per restored, removed, pending and"
+            + " unrestorable extension, the warnings, then a summary with the requests and bytes spent."},
+      exitCodeListHeading = "%nExit codes:%n",
+      exitCodeList = {
+        "0:converged or unchanged, nothing pending or unrestorable; or no shared lockfile yet",
+        "1:an entry is unrestorable (see its reason), the shared lockfile does not parse, or this checkout's"
+            + " pending-change record cannot be read (see pending show)",
+        "2:bad input or usage, or no datastore at the given place",
+        "69:the shared lockfile could not be read (datastore unavailable or refused)",
+        "75:busy (an install or convergence of this checkout holds its lock), or an entry is pending: run it again"
+      })
+  static final class Converge implements Callable<Integer> {
+    @ParentCommand TierlockCli root;
+    @Spec CommandSpec spec;
+
+    @Option(names = "--json", description = "Print the report as JSON.")
+    boolean json;
+
+    @Option(names = "--full", description = "Check every entry's files whatever the lockfile's version says, and try"
+        + " unrestorable entries again.")
+    boolean full;
+
+    @Override
+    public Integer call() {
+      try (Tierlock tierlock = root.open(TierlockCli.Access.READ)) {
+        Converger converger = converger(root, tierlock);
+        ConvergeReport report = full ? converger.convergeFully() : converger.converge();
+        PrintWriter out = spec.commandLine().getOut();
+        if (json) {
+          json(out, g -> report(g, report));
+        } else {
+          text(out, report);
+        }
+        out.flush();
+        return exitCode(report);
+      }
+    }
+
+    private static void text(PrintWriter out, ConvergeReport r) {
+      r.restored().forEach(n -> out.println(n + "\trestored"));
+      r.removed().forEach(n -> out.println(n + "\tremoved"));
+      r.pending().forEach(p -> out.println(p.name() + "\tpending\tnext attempt " + p.nextAttempt() + " (attempt "
+          + p.attempts() + ": " + p.reason() + ")"));
+      r.unrestorable().forEach(u -> out.println(u.name() + "\tunrestorable\t" + words(u.reason()) + ": " + u.detail()));
+      r.warnings().forEach(w -> out.println("warning: " + w));
+      out.printf("(%s: %d restored, %d removed, %d verified, %d skipped, %d pending, %d unrestorable; %d requests,"
+          + " %d bytes)%n", words(r.outcome()), r.restored().size(), r.removed().size(), r.verified().size(),
+          r.skipped().size(), r.pending().size(), r.unrestorable().size(), r.requests(), r.bytes());
+    }
+  }
+
+  /** {@code tierlock status [--json]}. */
+  @Command(name = "status", mixinStandardHelpOptions = true,
+      description = {"Lists where each extension of extensions/ stands against the shared lockfile.",
+        "Per extension: the version the lockfile pins, the version installed, and its state: verified, unverified,"
+            + " edited, out of date, pending (with its next attempt), unrestorable (with why) or not pinned. Reads the"
+            + " lockfile once; takes no lock and writes nothing."})
+  static final class Status implements Callable<Integer> {
+    @ParentCommand TierlockCli root;
+    @Spec CommandSpec spec;
+
+    @Option(names = "--json", description = "Print the statuses as JSON.")
+    boolean json;
+
+    @Override
+    public Integer call() {
+      try (Tierlock tierlock = root.open(TierlockCli.Access.READ)) {
+        List<ConvergeStatus> all = converger(root, tierlock).status();
+        PrintWriter out = spec.commandLine().getOut();
+        if (json) {
+          json(out, g -> {
+            g.writeStartObject();
+            g.writeArrayFieldStart("extensions");
+            for (ConvergeStatus s : all) {
+              g.writeStartObject();
+              g.writeStringField("name", s.name().toString());
+              optional(g, "pinned", s.pinned());
+              optional(g, "installed", s.installed());
+              g.writeStringField("state", s.state().name());
+              optional(g, "nextAttempt", s.nextAttempt().map(Object::toString));
+              optional(g, "reason", s.reason());
+              g.writeEndObject();
+            }
+            g.writeEndArray();
+            g.writeEndObject();
+          });
+        } else if (all.isEmpty()) {
+          out.println("(nothing installed, no entries)");
+        } else {
+          for (ConvergeStatus s : all) {
+            String detail = s.state() == ConvergeStatus.State.PENDING
+                ? "next attempt " + s.nextAttempt().map(Object::toString).orElse("-") + s.reason().map(w -> ": " + w).orElse("")
+                : s.reason().orElse("");
+            out.printf("%s\t%s\t%s\t%s%s%n", s.name(), s.pinned().orElse("-"), s.installed().orElse("-"),
+                words(s.state()), detail.isEmpty() ? "" : "\t" + detail);
+          }
+        }
+        out.flush();
+        return ExitCodes.OK;
+      }
+    }
+  }
+
+  /** {@code tierlock watch [--interval DURATION]}. */
+  @Command(name = "watch", mixinStandardHelpOptions = true,
+      description = {"Keeps extensions/ converged, in the foreground, until interrupted (Ctrl-C).",
+        "One pass now, then one conditional read of the shared lockfile per interval (not-modified costs no"
+            + " download), and a pass when it changed. Prints one line per change: when, what was restored, what"
+            + " removed, and how many extensions are left pending or unrestorable. Warnings go to stderr."})
+  static final class Watch implements Callable<Integer> {
+    @ParentCommand TierlockCli root;
+    @Spec CommandSpec spec;
+
+    @Option(names = "--interval", paramLabel = "DURATION",
+        description = "The wait between polls (30s, 2m, PT90S); at least 1s. Default: 30s.")
+    String interval = "30s";
+
+    /** Polls this many times on the calling thread, without waiting between polls, then stops (tests). */
+    @Option(names = "--polls", paramLabel = "N", hidden = true)
+    @Nullable Integer polls;
+
+    /** Runs between two of the {@code --polls} (tests change the lockfile there). */
+    Runnable betweenPolls = () -> { };
+
+    @Override
+    public Integer call() throws InterruptedException {
+      PrintWriter out = spec.commandLine().getOut();
+      PollerOptions options = PollerOptions.builder(report -> change(out, root.clock(), report))
+          .interval(Inputs.duration("--interval", interval)).build();
+      if (polls != null && polls < 1) {
+        throw new IllegalArgumentException("Cannot poll " + polls + " times: at least once");
+      }
+      CountDownLatch finished = new CountDownLatch(1);
+      try (Tierlock tierlock = root.open(TierlockCli.Access.READ)) {
+        Converger converger = converger(root, tierlock);
+        // the boot pass: what it swaps is said too, and the poller's baseline is what it leaves
+        ConvergeReport boot = converger.converge();
+        if (boot.changedFiles()) {
+          change(out, root.clock(), boot);
+        }
+        try (ConvergePoller poller = converger.poller(options)) {
+          if (polls != null) {
+            for (int i = 0; i < polls; i++) {
+              if (i > 0) {
+                betweenPolls.run();
+              }
+              poller.poll();
+            }
+          } else {
+            untilInterrupted(poller, tierlock, options.interval(), finished);
+          }
+        }
+      } finally {
+        finished.countDown();
+      }
+      return ExitCodes.OK;
+    }
+
+    private void untilInterrupted(ConvergePoller poller, Tierlock tierlock, Duration every, CountDownLatch finished)
+        throws InterruptedException {
+      CountDownLatch stopped = new CountDownLatch(1);
+      Thread hook = new Thread(() -> {
+        poller.close();
+        stopped.countDown();
+        try {
+          // let the command close Tierlock and flush before the JVM halts
+          finished.await(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }, "tierlock-watch-stop");
+      Runtime.getRuntime().addShutdownHook(hook);
+      PrintWriter err = spec.commandLine().getErr();
+      err.println("tierlock: watching " + tierlock.checkoutDirectory().resolve(ExtensionsCommands.EXTENSIONS) + " every "
+          + every.toString().substring(2).toLowerCase(Locale.ROOT) + " (Ctrl-C stops)");
+      err.flush();
+      poller.start();
+      try {
+        stopped.await();
+      } finally {
+        if (stopped.getCount() > 0) {
+          // interrupted from within the process, not by a shutdown: the hook is not needed any more
+          try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+          } catch (IllegalStateException shuttingDown) {
+            // the hook runs anyway
+          }
+        }
+      }
+    }
+  }
+
+  /** Prints one line for a change: when, what was restored, what removed, and what is left to do. */
+  static void change(PrintWriter out, Clock clock, ConvergeReport r) {
+    StringBuilder line = new StringBuilder().append(clock.instant())
+        .append("\trestored ").append(names(r.restored())).append("\tremoved ").append(names(r.removed()));
+    if (!r.pending().isEmpty()) {
+      line.append('\t').append(r.pending().size()).append(" pending");
+    }
+    if (!r.unrestorable().isEmpty()) {
+      line.append('\t').append(r.unrestorable().size()).append(" unrestorable");
+    }
+    out.println(line);
+    out.flush();
+  }
+
+  private static String names(List<ExtensionName> names) {
+    return names.isEmpty() ? "-" : names.stream().map(ExtensionName::toString).collect(Collectors.joining(","));
+  }
+
+  private static String words(Enum<?> value) {
+    return value.name().toLowerCase(Locale.ROOT).replace('_', ' ');
+  }
+
+  private static void report(JsonGenerator g, ConvergeReport r) throws IOException {
+    g.writeStartObject();
+    g.writeStringField("outcome", r.outcome().name());
+    names(g, "restored", r.restored());
+    names(g, "removed", r.removed());
+    names(g, "verified", r.verified());
+    names(g, "skipped", r.skipped());
+    g.writeArrayFieldStart("pending");
+    for (ConvergeReport.Pending p : r.pending()) {
+      g.writeStartObject();
+      g.writeStringField("name", p.name().toString());
+      g.writeNumberField("attempts", p.attempts());
+      g.writeStringField("nextAttempt", p.nextAttempt().toString());
+      g.writeStringField("reason", p.reason());
+      g.writeEndObject();
+    }
+    g.writeEndArray();
+    g.writeArrayFieldStart("unrestorable");
+    for (ConvergeReport.Unrestorable u : r.unrestorable()) {
+      g.writeStartObject();
+      g.writeStringField("name", u.name().toString());
+      g.writeStringField("reason", u.reason().name());
+      g.writeStringField("detail", u.detail());
+      g.writeEndObject();
+    }
+    g.writeEndArray();
+    g.writeArrayFieldStart("warnings");
+    for (String w : r.warnings()) {
+      g.writeString(w);
+    }
+    g.writeEndArray();
+    g.writeNumberField("requests", r.requests());
+    g.writeNumberField("bytes", r.bytes());
+    optional(g, "lockfileVersion", r.lockfileVersion());
+    optional(g, "lockfileSha256", r.lockfileSha256());
+    g.writeNumberField("restoreGeneration", r.restoreGeneration());
+    g.writeNumberField("exitCode", exitCode(r));
+    g.writeEndObject();
+  }
+
+  private static void names(JsonGenerator g, String field, List<ExtensionName> names) throws IOException {
+    g.writeArrayFieldStart(field);
+    for (ExtensionName n : names) {
+      g.writeString(n.toString());
+    }
+    g.writeEndArray();
+  }
+
+  private static void optional(JsonGenerator g, String field, Optional<String> value) throws IOException {
+    if (value.isPresent()) {
+      g.writeStringField(field, value.get());
+    } else {
+      g.writeNullField(field);
+    }
+  }
+
+  /** What writes one JSON document. */
+  @FunctionalInterface
+  private interface JsonBody {
+    void write(JsonGenerator g) throws IOException;
+  }
+
+  private static void json(PrintWriter out, JsonBody body) {
+    try (JsonGenerator g = JSON.createGenerator(out)) {
+      g.useDefaultPrettyPrinter();
+      body.write(g);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot write the JSON output: " + e.getMessage(), e);
+    }
+    out.println();
+  }
+}

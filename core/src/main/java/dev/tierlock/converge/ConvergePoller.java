@@ -1,0 +1,208 @@
+package dev.tierlock.converge;
+
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps a long-running embedder (a server) converged: every interval it runs one gated pass (one
+ * conditional read of the shared lockfile; not-modified costs no download), and calls the reload
+ * callback when the lockfile changed or the restore generation moved since the baseline.
+ *
+ * <ul>
+ *   <li>The baseline is what the state held when the poller started (the embedder converged and
+ *       loaded at boot), or else what the first poll finds; it is advanced before each reload.
+ *   <li>A busy pass (an install or another process holding the checkout's lock) defers every
+ *       reload to the next pass that is not busy.
+ *   <li>A reload that throws is tried again at the next poll, at most {@value
+ *       PollerOptions#MAX_FAILED_RELOADS} times for one change; then the poller waits for the next change.
+ *   <li>A poll that would overlap one in flight is skipped; {@link #close()} interrupts a poll in
+ *       flight (a read included) and waits for it within {@link PollerOptions#closeWait()}.
+ * </ul>
+ *
+ * <p>Thread-safe.
+ */
+public final class ConvergePoller implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ConvergePoller.class);
+
+  /** What one {@link #poll()} did. */
+  public enum PollResult {
+    /** Another poll was in flight (or the poller is closed): nothing was done. */
+    SKIPPED,
+    /** Nothing changed since the baseline (or the pass could not read the lockfile). */
+    UNCHANGED,
+    /** The first poll set the baseline. */
+    SEEDED,
+    /** The pass was busy: any reload waits for the next pass that is not. */
+    DEFERRED,
+    /** The embedder was told to reload, and did. */
+    RELOADED,
+    /** The reload threw: tried again at the next poll, unless the cap for this change is reached. */
+    RELOAD_FAILED
+  }
+
+  private record Baseline(Optional<String> sha256, long generation) {}
+
+  private final Converger converger;
+  private final PollerOptions options;
+  private final AtomicBoolean polling = new AtomicBoolean();
+  private final Object lock = new Object();
+  private @Nullable ScheduledExecutorService scheduler;
+  private volatile @Nullable Thread pollThread;
+  private volatile boolean closed;
+  private @Nullable Baseline baseline;
+  private @Nullable Baseline reloadPending;
+  private int failedReloads;
+
+  ConvergePoller(Converger converger, PollerOptions options) {
+    this.converger = converger;
+    this.options = Objects.requireNonNull(options, "options");
+    converger.loadState(new java.util.ArrayList<>())
+        .filter(s -> s.base().equals(converger.base()) && s.lockfileSha256() != null)
+        .ifPresent(s -> baseline = new Baseline(Optional.ofNullable(s.lockfileSha256()), s.restoreGeneration()));
+  }
+
+  /**
+   * Starts polling on a daemon thread of its own: the first poll after one interval.
+   *
+   * @return this poller
+   * @throws IllegalStateException if started already or closed
+   */
+  public ConvergePoller start() {
+    synchronized (lock) {
+      if (closed || scheduler != null) {
+        throw new IllegalStateException("Cannot start " + this + ": it is " + (closed ? "closed" : "started already"));
+      }
+      ScheduledExecutorService s = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "tierlock-converge-poller");
+        t.setDaemon(true);
+        return t;
+      });
+      long every = options.interval().toMillis();
+      s.scheduleWithFixedDelay(this::pollQuietly, every, every, TimeUnit.MILLISECONDS);
+      scheduler = s;
+    }
+    return this;
+  }
+
+  /**
+   * Polls once now, on the calling thread: one gated pass, then a reload if one is due.
+   *
+   * @return what it did
+   */
+  public PollResult poll() {
+    if (closed || !polling.compareAndSet(false, true)) {
+      return PollResult.SKIPPED;
+    }
+    pollThread = Thread.currentThread();
+    try {
+      ConvergeReport report = converger.converge();
+      if (closed) {
+        return PollResult.SKIPPED;
+      }
+      return settle(report);
+    } finally {
+      pollThread = null;
+      polling.set(false);
+    }
+  }
+
+  private synchronized PollResult settle(ConvergeReport report) {
+    switch (report.outcome()) {
+      case BUSY:
+        return PollResult.DEFERRED;
+      case UNAVAILABLE:
+      case LOCKFILE_UNREADABLE:
+      case NO_LOCKFILE:
+      case BLOCKED:
+        // nothing converged: the baseline stays, a reload still owed is tried again
+        return reloadPending == null ? PollResult.UNCHANGED : reload(report);
+      default:
+        break;
+    }
+    Baseline now = new Baseline(report.lockfileSha256(), report.restoreGeneration());
+    if (report.outcome() == ConvergeOutcome.UNCHANGED && now.sha256().isEmpty()) {
+      return PollResult.UNCHANGED;
+    }
+    if (baseline == null) {
+      baseline = now;
+      return PollResult.SEEDED;
+    }
+    if (!now.equals(baseline) || report.changedFiles()) {
+      baseline = now;           // advanced before the reload: a failing reload never hides the next change
+      reloadPending = now;
+      failedReloads = 0;
+    }
+    return reloadPending == null ? PollResult.UNCHANGED : reload(report);
+  }
+
+  private PollResult reload(ConvergeReport report) {
+    try {
+      options.reload().reload(report);
+      reloadPending = null;
+      failedReloads = 0;
+      return PollResult.RELOADED;
+    } catch (Exception e) {
+      failedReloads++;
+      if (failedReloads >= PollerOptions.MAX_FAILED_RELOADS) {
+        LOG.warn("Reload after a change of the shared lockfile failed {} times; waiting for the next change: {}",
+            failedReloads, e.toString());
+        reloadPending = null;
+      } else if (failedReloads == 1) {
+        LOG.warn("Reload after a change of the shared lockfile failed; trying again at the next poll: {}", e.toString());
+      }
+      return PollResult.RELOAD_FAILED;
+    }
+  }
+
+  private void pollQuietly() {
+    try {
+      poll();
+    } catch (RuntimeException e) {
+      LOG.warn("A convergence poll failed: {}", e.toString());
+    }
+  }
+
+  /**
+   * Stops polling: interrupts a poll in flight (its read included) and waits for it within {@link
+   * PollerOptions#closeWait()}. Idempotent.
+   */
+  @Override
+  public void close() {
+    ExecutorService s;
+    synchronized (lock) {
+      closed = true;
+      s = scheduler;
+    }
+    Thread running = pollThread;
+    if (running != null) {
+      running.interrupt();
+    }
+    if (s != null) {
+      s.shutdownNow();
+      try {
+        s.awaitTermination(options.closeWait().toMillis(), TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    } else if (running != null) {
+      long deadline = System.nanoTime() + options.closeWait().toNanos();
+      while (pollThread == running && System.nanoTime() < deadline) {
+        java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "ConvergePoller[" + converger + ", every " + options.interval() + "]";
+  }
+}

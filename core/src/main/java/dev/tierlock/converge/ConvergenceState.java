@@ -1,0 +1,87 @@
+package dev.tierlock.converge;
+
+import dev.tierlock.ExtensionName;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What convergence remembers of one checkout between passes, in its state directory: which
+ * datastore it converged from (the base), the lockfile it converged to, a record per extension (the
+ * entry it applies to, what was last verified, a retry with backoff, or why it is unrestorable), the
+ * restore generation and the digest of the warnings last given. Immutable.
+ *
+ * @param base the datastore identity and namespace the state belongs to
+ * @param lockfileVersion the store's version of the lockfile last converged to, or null
+ * @param lockfileSha256 its SHA-256 (this checkout's pending change included), or null
+ * @param restoreGeneration the count of passes and recoveries that changed files
+ * @param warned the digest of the warnings last given, or null
+ * @param records per extension, sorted by name
+ * @param left the staging directories whose journals recovery could not judge (left for an
+ *     operator): the gate does not count them as a recovery due
+ */
+record ConvergenceState(String base, @Nullable String lockfileVersion, @Nullable String lockfileSha256,
+    long restoreGeneration, @Nullable String warned, Map<ExtensionName, Record> records,
+    java.util.SortedSet<String> left) {
+
+  /** The schema version this code reads and writes. */
+  static final int SCHEMA_VERSION = 1;
+
+  ConvergenceState {
+    Objects.requireNonNull(base, "base");
+    records = java.util.Collections.unmodifiableMap(new TreeMap<>(records));
+    left = java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(left));
+    if (restoreGeneration < 0) {
+      throw new IllegalArgumentException("restoreGeneration " + restoreGeneration + " is negative");
+    }
+  }
+
+  /** Returns the state of a checkout that has never converged from {@code base}. */
+  static ConvergenceState fresh(String base, long restoreGeneration) {
+    return new ConvergenceState(base, null, null, restoreGeneration, null, Map.of(), new java.util.TreeSet<>());
+  }
+
+  Optional<Record> record(ExtensionName name) {
+    return Optional.ofNullable(records.get(name));
+  }
+
+  /**
+   * What convergence knows of one extension.
+   *
+   * @param entry the SHA-256 of the lockfile entry (canonical JSON) the record applies to; a record
+   *     for another entry is stale, except its {@code verified} and {@code filesChecksum}
+   * @param verified the checksum of the entry last verified on disk ({@code ""} for an entry without
+   *     one), or null when never verified (lastVerified)
+   * @param filesChecksum the digest of the files when last verified or restored, or null
+   * @param retry a failed restore to try again, or null
+   * @param unrestorable why it cannot be restored while the entry stays, or null
+   */
+  record Record(String entry, @Nullable String verified, @Nullable String filesChecksum, @Nullable Retry retry,
+      @Nullable Blocked unrestorable) {
+    Record {
+      Objects.requireNonNull(entry, "entry");
+    }
+  }
+
+  /** A failed restore: how many in a row, when to try again, and the last reason. */
+  record Retry(int attempts, Instant next, String reason) {
+    Retry {
+      if (attempts < 1) {
+        throw new IllegalArgumentException("retry attempts " + attempts + " is below 1");
+      }
+      Objects.requireNonNull(next, "next");
+      Objects.requireNonNull(reason, "reason");
+    }
+  }
+
+  /** Why an entry is unrestorable. */
+  record Blocked(UnrestorableReason reason, String detail) {
+    Blocked {
+      Objects.requireNonNull(reason, "reason");
+      Objects.requireNonNull(detail, "detail");
+    }
+  }
+}

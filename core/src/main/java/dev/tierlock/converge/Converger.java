@@ -1,0 +1,375 @@
+package dev.tierlock.converge;
+
+import dev.tierlock.Tierlock;
+import dev.tierlock.archive.ArchiveLimits;
+import dev.tierlock.install.ExtensionLayout;
+import dev.tierlock.install.Installer;
+import dev.tierlock.install.SafetyAnalyzer;
+import dev.tierlock.internal.ConvergeSteps;
+import dev.tierlock.internal.InstallAccess;
+import dev.tierlock.internal.RequestMeter;
+import dev.tierlock.internal.TierlockAccess;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Converges one checkout's installed extensions to the shared lockfile, from the tier's archives
+ * alone: it reads only the shared lockfile, the archive store and its own state, never calls a
+ * registry, never writes the lockfile or the tier, and never throws for what one entry does (see
+ * {@link ConvergeReport}).
+ *
+ * <pre>{@code
+ * Converger converger = Converger.builder(tierlock, layout).build();
+ * ConvergeReport report = converger.converge();
+ * }</pre>
+ *
+ * <p><b>The gate.</b> A pass finishes interrupted installs first (recovery), then reads the shared
+ * lockfile by one conditional read: when it is the one the last pass converged to and no retry is
+ * due, that is the whole pass ({@link ConvergeOutcome#UNCHANGED}; not-modified costs no download).
+ * {@link #convergeIfChanged(String)} costs no request at all when the caller already knows the
+ * version. An absent or unparseable lockfile is reported and touches nothing. A state written for
+ * another datastore or namespace, or a state that does not validate, means one full pass.
+ *
+ * <p><b>The restore rule.</b> An entry is restored from its archive when its files are missing,
+ * when it pins an exact version the installed manifest does not have, or when its checksum is not
+ * the one this checkout last verified and the files' digest is not its {@code filesChecksum}. A
+ * digest that matches records the entry as verified. Files edited locally at the pinned version are
+ * kept, with a warning, never overwritten by a first pass. Only files under the extension's own
+ * root count: skills, bundles and nested extensions' roots are left out, so checkouts whose tools
+ * lay skills out differently never swap each other's files back and forth. An extension this
+ * checkout had verified that the lockfile no longer has is removed, unless it was edited locally.
+ *
+ * <p><b>Failures.</b> A restore that fails for a passing reason is tried again after 1 minute,
+ * doubling up to 1 hour, jittered ({@link ConvergeReport.Pending}); one that cannot succeed (no
+ * archive in the tier, tampered, over a cap, hostile, another manifest, refused by the safety
+ * analysis) is {@link ConvergeReport.Unrestorable} until its entry changes or {@link
+ * #convergeFully()} is asked for.
+ *
+ * <p><b>Concurrency.</b> Calls on one checkout in one process share one pass in flight. Across
+ * processes, and against installs, the pass takes the checkout's pulled-extensions lock without
+ * waiting, and reports {@link ConvergeOutcome#BUSY} when it is held.
+ *
+ * <p>Thread-safe.
+ */
+public final class Converger {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Converger.class);
+
+  static {
+    dev.tierlock.internal.ConvergeAccess.register((builder, hook) -> builder.boundaries(hook));
+  }
+
+  /** The wait before the first retry of a failed restore. */
+  public static final Duration FIRST_RETRY = Duration.ofMinutes(1);
+
+  /** The longest wait between retries of a failed restore. */
+  public static final Duration LAST_RETRY = Duration.ofHours(1);
+
+  /** Passes in flight, per state file, in this class loader. */
+  private static final ConcurrentHashMap<Path, InFlight> IN_FLIGHT = new ConcurrentHashMap<>();
+
+  private final Tierlock tierlock;
+  private final ConvergeSteps steps;
+  private final Clock clock;
+  private final RandomGenerator random;
+  private final Path stateFile;
+  private final String base;
+
+  private Converger(Builder b) {
+    this.tierlock = b.tierlock;
+    this.clock = b.clock;
+    this.random = b.random;
+    Installer.Builder installer = Installer.builder(b.tierlock, b.layout).clock(b.clock).archiveLimits(b.limits)
+        .convergeMode();
+    if (b.safety != null) {
+      installer.safetyAnalyzer(b.safety);
+    }
+    if (b.boundaries != null) {
+      InstallAccess.boundaries(installer, b.boundaries);
+    }
+    this.steps = InstallAccess.steps(installer.build());
+    this.stateFile = b.tierlock.stateDirectory().resolve(StateCodec.FILE);
+    this.base = TierlockAccess.of().datastore(b.tierlock).identity() + " namespace " + b.tierlock.namespace();
+  }
+
+  /**
+   * Starts building the converger of {@code tierlock}'s checkout, whose extensions are laid out as
+   * {@code layout} says.
+   *
+   * @param tierlock the checkout
+   * @param layout where its extensions live
+   * @return a builder: {@link ArchiveLimits#DEFAULTS}, no safety analysis, the system UTC clock
+   */
+  public static Builder builder(Tierlock tierlock, ExtensionLayout layout) {
+    return new Builder(tierlock, layout);
+  }
+
+  /**
+   * Runs one pass behind the gate: one conditional read of the shared lockfile; the rest only when
+   * it changed since the last pass, or a retry is due, or an install was interrupted.
+   *
+   * @return what the pass did
+   */
+  public ConvergeReport converge() {
+    return shared(ConvergePass.Mode.GATED, null);
+  }
+
+  /**
+   * Runs one pass unless the last pass converged to {@code version} and nothing is due, in which
+   * case it makes no request at all: for a caller that learnt the version by other means (its own
+   * write, a notification).
+   *
+   * @param version the store's version of the shared lockfile the caller knows
+   * @return what the pass did ({@link ConvergeOutcome#UNCHANGED} when nothing was due)
+   */
+  public ConvergeReport convergeIfChanged(String version) {
+    return shared(ConvergePass.Mode.KNOWN, Objects.requireNonNull(version, "version"));
+  }
+
+  /**
+   * Runs one full pass: every entry's files are checked whatever the gate says, and entries
+   * unrestorable so far are tried again (an archive a peer has stored since, for one).
+   *
+   * @return what the pass did
+   */
+  public ConvergeReport convergeFully() {
+    return shared(ConvergePass.Mode.FULL, null);
+  }
+
+  /**
+   * Says, per extension, what the last pass left and what the disk holds now, reading the shared
+   * lockfile once (no lock, nothing written).
+   *
+   * @return each entry's status, and each extension the state knows that the lockfile no longer has
+   * @throws dev.tierlock.TierlockException if the shared lockfile cannot be read or parsed
+   */
+  public List<ConvergeStatus> status() {
+    return ConvergeStatus.of(this, steps, tierlock);
+  }
+
+  /**
+   * Makes a poller that converges this checkout on every change of the shared lockfile and tells
+   * the embedder to reload; not started.
+   *
+   * @param options its interval and reload callback
+   * @return the poller; {@link ConvergePoller#start()} it, and close it when done
+   */
+  public ConvergePoller poller(PollerOptions options) {
+    return new ConvergePoller(this, options);
+  }
+
+  /** {@return the file the convergence state is kept in} */
+  public Path stateFile() {
+    return stateFile;
+  }
+
+  private ConvergeReport shared(ConvergePass.Mode mode, @Nullable String known) {
+    while (true) {
+      InFlight mine = new InFlight(mode, new CompletableFuture<>());
+      InFlight running = IN_FLIGHT.putIfAbsent(stateFile, mine);
+      if (running == null) {
+        try {
+          ConvergeReport report = measured(mode, known);
+          mine.report().complete(report);
+          return report;
+        } catch (RuntimeException | Error e) {
+          mine.report().completeExceptionally(e);
+          throw e;
+        } finally {
+          IN_FLIGHT.remove(stateFile, mine);
+        }
+      }
+      Optional<ConvergeReport> joined = join(running.report());
+      if (joined.isEmpty()) {
+        return interrupted();
+      }
+      if (mode != ConvergePass.Mode.FULL || running.mode() == ConvergePass.Mode.FULL) {
+        return joined.get();
+      }
+      // a full pass was asked for and a gated one was running: that one may have skipped what this
+      // caller wants checked, so run a full one once it is done
+    }
+  }
+
+  /** A pass in flight, and how it was asked for. */
+  private record InFlight(ConvergePass.Mode mode, CompletableFuture<ConvergeReport> report) {}
+
+  /** Waits for the pass in flight; empty when this thread is interrupted meanwhile (the flag kept). */
+  private static Optional<ConvergeReport> join(CompletableFuture<ConvergeReport> running) {
+    try {
+      return Optional.of(running.get());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return Optional.empty();
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      if (e.getCause() instanceof Error err) {
+        throw err;
+      }
+      throw new IllegalStateException(e.getCause());
+    }
+  }
+
+  private ConvergeReport interrupted() {
+    return new ConvergeReport(ConvergeOutcome.BUSY, List.of(), List.of(), List.of(), List.of(), List.of(), List.of(),
+        List.of("interrupted while waiting for the pass in flight on this checkout: nothing was done"), true, 0, 0,
+        Optional.empty(), Optional.empty(), 0);
+  }
+
+  private ConvergeReport measured(ConvergePass.Mode mode, @Nullable String known) {
+    RequestMeter.Tally tally = new RequestMeter.Tally();
+    ConvergePass.Result result = RequestMeter.measure(tally, () -> new ConvergePass(this, tierlock, steps).run(mode, known));
+    ConvergeReport r = result.report();
+    if (r.newWarnings()) {
+      r.warnings().forEach(w -> LOG.warn("Convergence of {}: {}", tierlock.checkoutDirectory(), w));
+    }
+    return new ConvergeReport(r.outcome(), r.restored(), r.removed(), r.verified(), r.skipped(), r.pending(),
+        r.unrestorable(), r.warnings(), r.newWarnings(), tally.requests(), tally.bytes(), r.lockfileVersion(),
+        r.lockfileSha256(), r.restoreGeneration());
+  }
+
+  Clock clock() {
+    return clock;
+  }
+
+  String base() {
+    return base;
+  }
+
+  /** Returns the wait before retry {@code attempts}: 1 minute doubling up to 1 hour, drawn from its upper three quarters. */
+  Duration retryWait(int attempts) {
+    synchronized (random) {
+      return retryWait(attempts, random);
+    }
+  }
+
+  /**
+   * Returns the wait before retry {@code attempts} (1 or more): the cap is 1 minute doubled per
+   * earlier failure, at most 1 hour; the wait is drawn uniformly from the cap's upper quarter down,
+   * so peers that failed together spread out and no wait exceeds its cap.
+   */
+  static Duration retryWait(int attempts, RandomGenerator random) {
+    if (attempts < 1) {
+      throw new IllegalArgumentException("Cannot wait for retry " + attempts + ": attempts start at 1");
+    }
+    long cap = FIRST_RETRY.toMillis() << Math.min(attempts - 1, 20);
+    cap = Math.min(cap, LAST_RETRY.toMillis());
+    return Duration.ofMillis(cap - random.nextLong(cap / 4 + 1));
+  }
+
+  /** Reads the state; an invalid one is a warning and empty (one full pass). */
+  Optional<ConvergenceState> loadState(Collection<String> warnings) {
+    try {
+      return StateCodec.read(stateFile);
+    } catch (StateCodec.InvalidState e) {
+      warnings.add("the convergence state " + stateFile + " is not valid (" + e.getMessage() + "): one full pass");
+    } catch (IOException e) {
+      warnings.add("the convergence state " + stateFile + " cannot be read (" + e + "): one full pass");
+    }
+    return Optional.empty();
+  }
+
+  /** Saves the state; a failure is a warning (the next pass redoes what this one did), and false. */
+  boolean saveState(ConvergenceState state, Collection<String> warnings) {
+    try {
+      StateCodec.write(stateFile, state);
+      return true;
+    } catch (IOException | RuntimeException e) {
+      warnings.add("the convergence state " + stateFile + " could not be saved (" + e + "): the next pass checks again");
+      return false;
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "Converger[" + tierlock.checkoutDirectory() + "]";
+  }
+
+  /** Builds a {@link Converger}. Not thread-safe. */
+  public static final class Builder {
+    private final Tierlock tierlock;
+    private final ExtensionLayout layout;
+    private ArchiveLimits limits = ArchiveLimits.DEFAULTS;
+    private @Nullable SafetyAnalyzer safety;
+    private Clock clock = Clock.systemUTC();
+    private RandomGenerator random = new SecureRandom();
+    private java.util.function.@Nullable Consumer<String> boundaries;
+
+    private Builder(Tierlock tierlock, ExtensionLayout layout) {
+      this.tierlock = Objects.requireNonNull(tierlock, "tierlock");
+      this.layout = Objects.requireNonNull(layout, "layout");
+    }
+
+    /**
+     * Sets the archive caps restores are held to (default {@link ArchiveLimits#DEFAULTS}).
+     *
+     * @param value the caps
+     * @return this builder
+     */
+    public Builder archiveLimits(ArchiveLimits value) {
+      this.limits = Objects.requireNonNull(value, "archiveLimits");
+      return this;
+    }
+
+    /**
+     * Sets the safety analysis every restored archive passes (default none: the archive was
+     * analysed when it was installed).
+     *
+     * @param value the analysis
+     * @return this builder
+     */
+    public Builder safetyAnalyzer(SafetyAnalyzer value) {
+      this.safety = Objects.requireNonNull(value, "safetyAnalyzer");
+      return this;
+    }
+
+    /**
+     * Sets the clock of retries and of the staging sweep (default the system UTC clock).
+     *
+     * @param value the clock
+     * @return this builder
+     */
+    public Builder clock(Clock value) {
+      this.clock = Objects.requireNonNull(value, "clock");
+      return this;
+    }
+
+    /**
+     * Sets the source of retry jitter (default a {@link SecureRandom}).
+     *
+     * @param value the source
+     * @return this builder
+     */
+    public Builder random(RandomGenerator value) {
+      this.random = Objects.requireNonNull(value, "random");
+      return this;
+    }
+
+    /** Sets the hook told of every swap boundary (crash tests). */
+    Builder boundaries(java.util.function.Consumer<String> hook) {
+      this.boundaries = Objects.requireNonNull(hook, "boundaries");
+      return this;
+    }
+
+    /** {@return the converger} */
+    public Converger build() {
+      return new Converger(this);
+    }
+  }
+}

@@ -1,0 +1,150 @@
+package dev.tierlock.install;
+
+import dev.tierlock.ExtensionName;
+import dev.tierlock.Lockfile;
+import dev.tierlock.LockfileEntry;
+import dev.tierlock.TransactionContext;
+import dev.tierlock.internal.ConvergeSteps;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+/** The {@link ConvergeSteps} of an installer in converge mode. */
+final class ConvergeWork implements ConvergeSteps {
+
+  private final Installer installer;
+
+  ConvergeWork(Installer installer) {
+    if (!installer.converging()) {
+      throw new IllegalArgumentException("Cannot converge with " + installer + ": it is not in converge mode");
+    }
+    this.installer = installer;
+  }
+
+  @Override
+  public boolean needsRecovery(java.util.Set<String> left) {
+    Path staging = Roots.stagingRoot(installer.layout());
+    if (!Files.isDirectory(staging, LinkOption.NOFOLLOW_LINKS)) {
+      return false;
+    }
+    java.time.Instant sweepBefore = installer.clock().instant().minus(Recovery.SWEEP_AGE);
+    try (Stream<Path> entries = Files.list(staging)) {
+      for (Path entry : (Iterable<Path>) entries::iterator) {
+        if (left.contains(entry.getFileName().toString())) {
+          continue;  // judged already and left for an operator
+        }
+        Path journal = entry.resolve(StagingPaths.JOURNAL);
+        if (Files.exists(journal, LinkOption.NOFOLLOW_LINKS)) {
+          try {
+            if (!installer.owners().isActive(InstallJournalCodec.read(journal).ownerId())) {
+              return true;  // an install that died: recover it
+            }
+          } catch (IOException | InstallJournalException e) {
+            return true;  // recovery judges it, and reports it
+          }
+        } else if (Files.getLastModifiedTime(entry, LinkOption.NOFOLLOW_LINKS).toInstant().isBefore(sweepBefore)) {
+          return true;  // old staging without a journal: swept
+        }
+      }
+      return false;
+    } catch (IOException e) {
+      return true;  // recovery looks again, and reports what it cannot read
+    }
+  }
+
+  @Override
+  public RecoveryReport recover(TransactionContext change) {
+    return installer.recover(change);
+  }
+
+  @Override
+  public LocalFiles inspect(ExtensionName name, Optional<LockfileEntry> entry, Lockfile lockfile) {
+    ExtensionLayout layout = installer.layout();
+    Path root = Roots.extensionRoot(layout, name);
+    Optional<String> version = Optional.empty();
+    Path manifest = root.resolve(layout.manifestPath());
+    if (Files.isRegularFile(manifest, LinkOption.NOFOLLOW_LINKS)) {
+      try {
+        ExtensionManifest read = layout.readManifest(manifest);
+        if (read.name().equals(name)) {
+          version = Optional.of(read.version());
+        }
+      } catch (ManifestMismatchException e) {
+        // unreadable: not installed, as far as convergence can tell
+      }
+    }
+    List<String> nested = NestedRoots.of(layout, name, lockfile.names());
+    Optional<String> digest;
+    try {
+      digest = FilesDigest.of(root, nested, layout);
+    } catch (IOException e) {
+      digest = Optional.of("unreadable: " + e.getMessage());  // matches no filesChecksum
+    }
+    List<String> missing = new ArrayList<>();
+    if (entry.isPresent()) {
+      String prefix = relative(installer.checkout(), root) + "/";
+      for (String file : entry.get().files()) {
+        if (!file.startsWith(prefix)) {
+          continue;  // a skill, a bundle or another tool's path: not this root's
+        }
+        String rel = file.substring(prefix.length());
+        if (rel.isEmpty() || layout.isSkill(rel) || nested.stream().anyMatch(n -> rel.startsWith(n + "/"))
+            || rel.contains("..")) {
+          continue;
+        }
+        if (!Files.exists(root.resolve(rel), LinkOption.NOFOLLOW_LINKS)) {
+          missing.add(file);
+        }
+      }
+    }
+    return new LocalFiles(version, digest, List.copyOf(missing));
+  }
+
+  @Override
+  public PreparedInstall prepare(ExtensionName name, Lockfile lockfile) {
+    return installer.prepareRestore(name, lockfile);
+  }
+
+  @Override
+  public PendingInstall apply(TransactionContext change, PreparedInstall prepared) {
+    return installer.apply(change, prepared);
+  }
+
+  @Override
+  public Optional<Runnable> removeFiles(TransactionContext change, ExtensionName name) {
+    if (change.entry(name).isPresent()) {
+      throw new IllegalStateException("Cannot remove the files of " + name + " during convergence: the lockfile pins it");
+    }
+    ExtensionLayout layout = installer.layout();
+    List<SwapRoot> roots = new ArrayList<>();
+    roots.add(new SwapRoot(SwapRoot.Role.EXTENSION, Roots.extensionRoot(layout, name), null));
+    for (BundleRoot bundle : layout.bundleRoots(name)) {
+      roots.add(new SwapRoot(SwapRoot.Role.BUNDLE, bundle.live(), null));
+    }
+    if (roots.stream().noneMatch(r -> Files.exists(r.live(), LinkOption.NOFOLLOW_LINKS))) {
+      return Optional.empty();
+    }
+    List<String> nested = NestedRoots.of(layout, name, change.lockfile().names());
+    SwapPlan plan = new SwapPlan(name, installer.newId(), installer.newId(), installer.lockfilePath().toString(),
+        null, roots, layout.manifestPath(), nested);
+    Swap swap = Swap.stage(plan, layout, installer.owners(), installer.boundaries());
+    swap.swap();
+    return Optional.of(swap::commit);
+  }
+
+  private static String relative(Path checkout, Path path) {
+    StringBuilder rel = new StringBuilder();
+    for (Path part : checkout.toAbsolutePath().normalize().relativize(path.toAbsolutePath().normalize())) {
+      if (rel.length() > 0) {
+        rel.append('/');
+      }
+      rel.append(part);
+    }
+    return rel.toString();
+  }
+}
