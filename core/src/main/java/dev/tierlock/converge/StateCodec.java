@@ -12,7 +12,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -153,7 +152,7 @@ final class StateCodec {
       if (parser.nextToken() != JsonToken.START_OBJECT) {
         throw new InvalidState("the state is not a JSON object", null);
       }
-      top = object(tree(parser), "the state", TOP);
+      top = object(dev.tierlock.internal.JsonTree.read(parser), "the state", TOP);
       if (parser.nextToken() != null) {
         throw new InvalidState("content follows the state object", null);
       }
@@ -281,43 +280,4 @@ final class StateCodec {
     throw new InvalidState(field + " is " + (m.get(field) == null ? "missing" : "not an integer"), null);
   }
 
-  /** Reads the value at the parser's current token: a map, a list, a string, a boolean, a Long or null. */
-  private static @Nullable Object tree(JsonParser parser) throws IOException, InvalidState {
-    JsonToken token = parser.currentToken();
-    switch (token) {
-      case START_OBJECT: {
-        Map<String, @Nullable Object> map = new LinkedHashMap<>();
-        while (parser.nextToken() == JsonToken.FIELD_NAME) {
-          String key = parser.currentName();
-          parser.nextToken();
-          map.put(key, tree(parser));
-        }
-        return map;
-      }
-      case START_ARRAY: {
-        List<@Nullable Object> list = new java.util.ArrayList<>();
-        while (parser.nextToken() != JsonToken.END_ARRAY) {
-          list.add(tree(parser));
-        }
-        return list;
-      }
-      case VALUE_STRING:
-        return parser.getText();
-      case VALUE_NULL:
-        return null;
-      case VALUE_NUMBER_INT:
-        try {
-          return parser.getLongValue();
-        } catch (com.fasterxml.jackson.core.exc.InputCoercionException e) {
-          throw new InvalidState("the number " + parser.getText() + " is out of range", e);
-        }
-      default:
-        throw new InvalidState("the state holds a " + token + ", which no member of it is", null);
-    }
-  }
-
-  /** Returns whether {@code file} exists as a regular file (for status output). */
-  static boolean exists(Path file) {
-    return Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS);
-  }
 }

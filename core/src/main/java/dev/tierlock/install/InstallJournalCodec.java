@@ -4,7 +4,6 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.internal.AtomicFileWriter;
@@ -17,7 +16,6 @@ import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -144,7 +142,7 @@ final class InstallJournalCodec {
       if (parser.nextToken() == null) {
         throw new InstallJournalException("(unknown)", file, "the file is empty", null);
       }
-      tree = read(parser);
+      tree = dev.tierlock.internal.JsonTree.read(parser);
       if (parser.nextToken() != null) {
         throw new InstallJournalException("(unknown)", file, "content follows the journal object", null);
       }
@@ -227,42 +225,6 @@ final class InstallJournalCodec {
       throw new IllegalArgumentException(field + " \"" + value + "\" is not 64 lowercase hex");
     }
     return value;
-  }
-
-  /** Reads the value at the parser's current token: a map, a list, a string, a boolean, a Long or null. */
-  private static @Nullable Object read(JsonParser parser) throws IOException {
-    JsonToken token = parser.currentToken();
-    switch (token) {
-      case START_OBJECT: {
-        Map<String, @Nullable Object> map = new LinkedHashMap<>();
-        while (parser.nextToken() == JsonToken.FIELD_NAME) {
-          String key = parser.currentName();
-          parser.nextToken();
-          map.put(key, read(parser));
-        }
-        return map;
-      }
-      case START_ARRAY: {
-        List<@Nullable Object> list = new ArrayList<>();
-        while (parser.nextToken() != JsonToken.END_ARRAY) {
-          list.add(read(parser));
-        }
-        return list;
-      }
-      case VALUE_STRING:
-        return parser.getText();
-      case VALUE_TRUE:
-        return Boolean.TRUE;
-      case VALUE_FALSE:
-        return Boolean.FALSE;
-      case VALUE_NULL:
-        return null;
-      case VALUE_NUMBER_INT:
-        return parser.getNumberType() == JsonParser.NumberType.INT || parser.getNumberType() == JsonParser.NumberType.LONG
-            ? parser.getLongValue() : parser.getText();
-      default:
-        return parser.getText();
-    }
   }
 
   /** The members of one JSON object, exactly those expected. */
