@@ -27,7 +27,7 @@ import picocli.CommandLine.ScopeType;
     description = "Reads and changes the shared extension lockfile of a Tierlock datastore, safely against every peer.",
     subcommands = {InitCommand.class, EntriesCommand.class, ExtensionsCommands.Install.class,
         ExtensionsCommands.Remove.class, ExtensionsCommands.Installed.class, LockCommand.class, PendingCommand.class,
-        HelpCommand.class},
+        DoctorCommand.class, HelpCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
       "0:success",
