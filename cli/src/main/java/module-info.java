@@ -1,7 +1,8 @@
 /**
  * Tierlock's operator command line: {@code java --module dev.tierlock.cli/dev.tierlock.cli.TierlockCli}.
  * It exports nothing and names no datastore module: the providers of the datastore modules beside
- * it are found through core's {@code uses}. Picocli reads and sets the commands' options
+ * it are found through core's {@code uses}, and through its own for {@code tierlock doctor}, which
+ * opens the datastore itself to read it with every write refused. Picocli reads and sets the commands' options
  * reflectively, so their package is open to it.
  */
 module dev.tierlock.cli {
@@ -9,6 +10,8 @@ module dev.tierlock.cli {
   requires com.fasterxml.jackson.core;
   requires info.picocli;
   requires static org.jspecify;
+
+  uses dev.tierlock.spi.DatastoreProvider;
 
   opens dev.tierlock.cli to info.picocli;
 }

@@ -28,7 +28,7 @@ import picocli.CommandLine.ScopeType;
     subcommands = {InitCommand.class, EntriesCommand.class, ExtensionsCommands.Install.class,
         ExtensionsCommands.Remove.class, ExtensionsCommands.Installed.class, ConvergeCommands.Converge.class,
         ConvergeCommands.Status.class, ConvergeCommands.Watch.class, LockCommand.class, PendingCommand.class,
-        HelpCommand.class},
+        DoctorCommand.class, HelpCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
       "0:success",

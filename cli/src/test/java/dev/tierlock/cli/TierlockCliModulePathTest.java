@@ -73,6 +73,12 @@ class TierlockCliModulePathTest {
     assertThat(list.out()).matches("@demo/hello\t1\\.0\\.0\t\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z\\R");
     assertThat(Files.readString(datastore.resolve(SHARED_LOCKFILE)))
         .contains("\"@demo/hello\": {").contains("\"version\": \"1.0.0\"");
+
+    // doctor opens the datastore through the command line's own uses, to read it with writes refused
+    Run doctor = cli(layout, List.of(), "--datastore", datastore.toString(), "--checkout", checkout.toString(), "doctor");
+    assertThat(doctor.code()).as(doctor.out() + doctor.err()).isZero();
+    assertThat(doctor.out().lines()).contains("doctor: healthy: every check ok")
+        .anyMatch(line -> line.startsWith("ok    datastore-reachable  ") && line.endsWith("parses: 1 entry"));
   }
 
   @Test
