@@ -106,7 +106,15 @@ final class ArchiveCache {
               + " is a symbolic link", new IOException("symbolic link in the cache"));
         }
         if (!Files.isDirectory(current, LinkOption.NOFOLLOW_LINKS)) {
-          Files.createDirectory(current);
+          try {
+            Files.createDirectory(current);
+          } catch (java.nio.file.FileAlreadyExistsException raced) {
+            // another process or thread created it between the check and here: fine if it is a
+            // directory, and never through a link
+            if (!Files.isDirectory(current, LinkOption.NOFOLLOW_LINKS)) {
+              throw raced;
+            }
+          }
         }
       }
       return AtomicFileWriter.newTemp(local);
