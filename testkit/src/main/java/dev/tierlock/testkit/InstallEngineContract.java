@@ -40,7 +40,7 @@ public abstract class InstallEngineContract {
   protected InstallEngineContract() {}
 
   /**
-   * Returns a fresh, empty datastore; called before each test and closed after it.
+   * {@return a fresh, empty datastore; called before each test and closed after it}
    *
    * @throws Exception if the store cannot be created (the test then fails)
    */
@@ -107,7 +107,11 @@ public abstract class InstallEngineContract {
     scenarios().remove_takesTheCatalogThenTheEntryThenTheFiles_andTheArchiveAfterThePublish();
   }
 
-  /** A tier archive whose bytes no longer match the pinned checksum is refused; nothing is swapped. */
+  /**
+   * A tier archive whose bytes no longer match the pinned checksum is refused; nothing is swapped.
+   *
+   * @throws Exception if a store cannot be created, or a thread of the test fails or is interrupted
+   */
   @Test
   public final void restore_ofATamperedTierArchive_isRefused_andNothingIsSwapped() throws Exception {
     scenarios().restore_ofATamperedTierArchive_isRefused_andNothingIsSwapped();
@@ -137,7 +141,11 @@ public abstract class InstallEngineContract {
     scenarios().aNestedExtension_isSwappedWithoutTheOuter_andLeavesTheOutersDigestUnchanged();
   }
 
-  /** Two checkouts installing different extensions at once both land, and each is whole. */
+  /**
+   * Two checkouts installing different extensions at once both land, and each is whole.
+   *
+   * @throws Exception if a store cannot be created, or a thread of the test fails or is interrupted
+   */
   @Test
   public final void twoCheckouts_installingAtOnce_bothLand_andNothingIsTorn() throws Exception {
     scenarios().twoCheckouts_installingAtOnce_bothLand_andNothingIsTorn();
@@ -149,7 +157,11 @@ public abstract class InstallEngineContract {
     scenarios().aReleaseWithoutAStatedChecksum_isInstalled_butNeverStored_norPinned();
   }
 
-  /** The installed listing tells matches, edited, missing and unrecorded apart. */
+  /**
+   * The installed listing tells matches, edited, missing and unrecorded apart.
+   *
+   * @throws Exception if a store cannot be created, or a thread of the test fails or is interrupted
+   */
   @Test
   public final void installed_tellsMatchesEditedOtherVersionMissingAndUnrecorded() throws Exception {
     scenarios().installed_tellsMatchesEditedOtherVersionMissingAndUnrecorded();
