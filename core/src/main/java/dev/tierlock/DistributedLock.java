@@ -15,7 +15,7 @@ import java.util.function.Supplier;
  */
 public interface DistributedLock {
 
-  /** Returns a description of the lock for messages: the datastore and the lock's key. */
+  /** {@return a description of the lock for messages: the datastore and the lock's key} */
   String describe();
 
   /**
@@ -37,7 +37,7 @@ public interface DistributedLock {
    */
   Optional<LockLease> tryAcquire();
 
-  /** Returns the current holder's information, or empty when the lock is free. */
+  /** {@return the current holder's information, or empty when the lock is free} */
   Optional<LockInfo> inspect();
 
   /**
@@ -45,6 +45,7 @@ public interface DistributedLock {
    * break-glass for a holder known to be dead. Conditional on the version read, so it never
    * deletes a lock that a new holder acquired in between.
    *
+   * @param nonce the nonce of the holding to release, as {@link LockInfo#nonce()} shows it
    * @return whether a lock with that nonce was released
    */
   boolean forceRelease(String nonce);
@@ -52,6 +53,8 @@ public interface DistributedLock {
   /**
    * Runs {@code action} holding the lock, and releases it afterwards whatever happens.
    *
+   * @param <T> the type of what {@code action} returns
+   * @param action what runs holding the lock
    * @return what {@code action} returned
    * @throws LockTimeoutException if the lock was not acquired within the maximum wait
    */

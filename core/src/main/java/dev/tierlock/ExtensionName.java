@@ -19,6 +19,7 @@ public record ExtensionName(String value) implements Comparable<ExtensionName> {
   /**
    * Validates the name.
    *
+   * @param value the name text
    * @throws InvalidNameException if the name does not match {@link #PATTERN} or is too long
    */
   public ExtensionName {
@@ -30,13 +31,19 @@ public record ExtensionName(String value) implements Comparable<ExtensionName> {
   /**
    * Parses a name.
    *
+   * @param value the name text
+   * @return the name
    * @throws InvalidNameException if the name breaks the rule
    */
   public static ExtensionName of(String value) {
     return new ExtensionName(value);
   }
 
-  /** Returns whether {@code value} is a valid name. */
+  /**
+   * {@return whether {@code value} is a valid name}
+   *
+   * @param value the text to check
+   */
   public static boolean isValid(String value) {
     return value.length() <= MAX_LENGTH && PATTERN.matcher(value).matches();
   }

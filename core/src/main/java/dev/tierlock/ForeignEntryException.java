@@ -13,7 +13,9 @@ public final class ForeignEntryException extends TierlockException {
   /** The stable code. */
   public static final String CODE = "foreign_entry";
 
+  /** The key of the foreign member. */
   private final String key;
+  /** Why the member is foreign. */
   private final String reason;
 
   /**
@@ -30,12 +32,12 @@ public final class ForeignEntryException extends TierlockException {
     this.reason = reason;
   }
 
-  /** Returns the key of the foreign member. */
+  /** {@return the key of the foreign member} */
   public String key() {
     return key;
   }
 
-  /** Returns why the member is foreign. */
+  /** {@return why the member is foreign} */
   public String reason() {
     return reason;
   }

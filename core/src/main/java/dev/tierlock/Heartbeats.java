@@ -24,8 +24,8 @@ public interface Heartbeats {
   Scheduled schedule(String name, Duration interval, Runnable beat);
 
   /**
-   * Returns the default: each heartbeat on its own daemon thread, timed by the system's monotonic
-   * clock; the thread ends when the heartbeat is cancelled.
+   * {@return the default: each heartbeat on its own daemon thread, timed by the system's monotonic
+   * clock; the thread ends when the heartbeat is cancelled}
    */
   static Heartbeats daemonThreads() {
     return DaemonHeartbeats.INSTANCE;

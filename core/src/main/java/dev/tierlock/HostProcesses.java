@@ -24,21 +24,21 @@ public interface HostProcesses {
   Duration START_TOLERANCE = Duration.ofSeconds(1);
 
   /**
-   * Returns the host name that lock records written on this host carry ({@link LockInfo#hostname()});
-   * a record naming any other host is never judged by this host's processes.
+   * {@return the host name that lock records written on this host carry ({@link LockInfo#hostname()});
+   * a record naming any other host is never judged by this host's processes}
    */
   String hostname();
 
   /**
-   * Returns whether a process with id {@code pid} runs on this host now.
+   * {@return whether a process with id {@code pid} runs on this host now}
    *
    * @param pid a process id, not negative
    */
   boolean isRunning(long pid);
 
   /**
-   * Returns when the process with id {@code pid} started, or empty when none runs or its start is
-   * not known.
+   * {@return when the process with id {@code pid} started, or empty when none runs or its start is
+   * not known}
    *
    * @param pid a process id, not negative
    */
@@ -67,8 +67,8 @@ public interface HostProcesses {
   }
 
   /**
-   * Returns this host's processes as the operating system reports them ({@link ProcessHandle}),
-   * under this host's name as {@link LockIdentity#current()} gives it (looked up once).
+   * {@return this host's processes as the operating system reports them ({@link ProcessHandle}),
+   * under this host's name as {@link LockIdentity#current()} gives it (looked up once)}
    */
   static HostProcesses system() {
     return SystemHostProcesses.INSTANCE;

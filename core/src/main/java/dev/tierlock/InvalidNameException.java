@@ -10,6 +10,7 @@ public final class InvalidNameException extends TierlockException {
   /** The stable code. */
   public static final String CODE = "invalid_name";
 
+  /** The rejected text. */
   private final String input;
 
   /**
@@ -24,7 +25,7 @@ public final class InvalidNameException extends TierlockException {
     this.input = input;
   }
 
-  /** Returns the rejected text. */
+  /** {@return the rejected text} */
   public String input() {
     return input;
   }

@@ -121,9 +121,11 @@ public final class LeaseLocks {
   private LeaseLocks() {}
 
   /**
-   * Returns the key of the datastore global lock: {@code .datastore.lock}, or {@code
+   * {@return the key of the datastore global lock: {@code .datastore.lock}, or {@code
    * <namespace>/.datastore.lock}, inside the namespace so that credentials scoped to the namespace
-   * can take it.
+   * can take it}
+   *
+   * @param namespace the namespace the lock guards
    */
   public static ObjectKey globalKey(Namespace namespace) {
     return namespace.rootKey(GLOBAL_LOCK_NAME);
@@ -164,31 +166,56 @@ public final class LeaseLocks {
       this.key = key;
     }
 
-    /** Sets the ttl, retry intervals and maximum wait. */
+    /**
+     * Sets the ttl, retry intervals and maximum wait.
+     *
+     * @param value the lock's timing
+     * @return this builder
+     */
     public Builder options(LockOptions value) {
       this.options = value;
       return this;
     }
 
-    /** Sets the clock that stamps records, judges staleness and measures waits. */
+    /**
+     * Sets the clock that stamps records, judges staleness and measures waits.
+     *
+     * @param value the clock
+     * @return this builder
+     */
     public Builder clock(Clock value) {
       this.clock = value;
       return this;
     }
 
-    /** Sets how the lock waits between attempts. */
+    /**
+     * Sets how the lock waits between attempts.
+     *
+     * @param value what spends the waits
+     * @return this builder
+     */
     public Builder sleeper(Sleeper value) {
       this.sleeper = value;
       return this;
     }
 
-    /** Sets the source of the backoff jitter. The lock draws from it under its own lock. */
+    /**
+     * Sets the source of the backoff jitter. The lock draws from it under its own lock.
+     *
+     * @param value the source of the jitter
+     * @return this builder
+     */
     public Builder random(RandomGenerator value) {
       this.random = value;
       return this;
     }
 
-    /** Sets who the records name as the holder (default: this process, looked up once at build). */
+    /**
+     * Sets who the records name as the holder (default: this process, looked up once at build).
+     *
+     * @param value the identity the records name
+     * @return this builder
+     */
     public Builder identity(LockIdentity value) {
       this.identity = () -> value;
       return this;
@@ -197,13 +224,21 @@ public final class LeaseLocks {
     /**
      * Sets where nonces come from: one per acquisition, unique, matching {@code
      * [A-Za-z0-9-]{1,128}} (default: random UUIDs).
+     *
+     * @param value the source of the nonces
+     * @return this builder
      */
     public Builder nonces(Supplier<String> value) {
       this.nonces = value;
       return this;
     }
 
-    /** Sets what runs the heartbeats of held leases. */
+    /**
+     * Sets what runs the heartbeats of held leases.
+     *
+     * @param value what runs the heartbeats
+     * @return this builder
+     */
     public Builder heartbeats(Heartbeats value) {
       this.heartbeats = value;
       return this;
@@ -212,6 +247,9 @@ public final class LeaseLocks {
     /**
      * Sets what the lock knows of this host's processes, to take over at once a holder on this host
      * whose process is gone (default: {@link HostProcesses#system()}).
+     *
+     * @param value this host's processes
+     * @return this builder
      */
     public Builder hostProcesses(HostProcesses value) {
       this.processes = value;
@@ -239,7 +277,11 @@ public final class LeaseLocks {
       return this;
     }
 
-    /** Builds the lock. It holds nothing until acquired. */
+    /**
+     * Builds the lock. It holds nothing until acquired.
+     *
+     * @return the lock, not held
+     */
     public DistributedLock build() {
       return new LeaseLock(datastore, key, options, clock, sleeper, random, identity.get(), nonces, heartbeats,
           processes, new LeaseLock.HandoverBudget(handovers, handoverHeld));

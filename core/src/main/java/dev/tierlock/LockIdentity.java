@@ -16,6 +16,9 @@ public record LockIdentity(String holder, String hostname, long pid) {
   /**
    * Validates the values.
    *
+   * @param holder who holds it, conventionally {@code user@host}; never blank
+   * @param hostname the host name; never blank
+   * @param pid the process id; never negative
    * @throws IllegalArgumentException if {@code holder} or {@code hostname} is blank or {@code pid}
    *     is negative
    */
@@ -32,8 +35,11 @@ public record LockIdentity(String holder, String hostname, long pid) {
   }
 
   /**
-   * Returns an identity with these values.
+   * {@return an identity with these values}
    *
+   * @param holder who holds it, conventionally {@code user@host}; never blank
+   * @param hostname the host name; never blank
+   * @param pid the process id; never negative
    * @throws IllegalArgumentException if a value is invalid
    */
   public static LockIdentity of(String holder, String hostname, long pid) {
@@ -41,9 +47,9 @@ public record LockIdentity(String holder, String hostname, long pid) {
   }
 
   /**
-   * Returns this process's identity: {@code <user>@<host>} (user from the {@code user.name} system
+   * {@return this process's identity: {@code <user>@<host>} (user from the {@code user.name} system
    * property, else {@code USER}/{@code USERNAME}, else {@code unknown}), the local host name (else
-   * {@code HOSTNAME}, else {@code localhost}) and this process's id. May look up the local host
+   * {@code HOSTNAME}, else {@code localhost}) and this process's id} May look up the local host
    * name once.
    */
   public static LockIdentity current() {

@@ -58,42 +58,46 @@ public final class LockInfo {
     this.processStart = processStart;
   }
 
-  /** Returns who holds it, {@code user@host}. */
+  /** {@return who holds it, {@code user@host}} */
   public String holder() {
     return holder;
   }
 
-  /** Returns the holder's host name. */
+  /** {@return the holder's host name} */
   public String hostname() {
     return hostname;
   }
 
-  /** Returns the holder's process id. */
+  /** {@return the holder's process id} */
   public long pid() {
     return pid;
   }
 
-  /** Returns when the lock was acquired or last heartbeat, by the holder's clock. */
+  /** {@return when the lock was acquired or last heartbeat, by the holder's clock} */
   public Instant acquiredAt() {
     return acquiredAt;
   }
 
-  /** Returns how long the lease stays fresh without a heartbeat. */
+  /** {@return how long the lease stays fresh without a heartbeat} */
   public Duration ttl() {
     return ttl;
   }
 
-  /** Returns the unique id of this holding. */
+  /** {@return the unique id of this holding} */
   public String nonce() {
     return nonce;
   }
 
-  /** Returns when the holder's process started, if the record says. */
+  /** {@return when the holder's process started, if the record says} */
   public Optional<Instant> processStart() {
     return Optional.ofNullable(processStart);
   }
 
-  /** Returns the same record naming {@code start} as its process's start time. */
+  /**
+   * {@return the same record naming {@code start} as its process's start time}
+   *
+   * @param start when the holder's process started
+   */
   public LockInfo withProcessStart(Instant start) {
     return new LockInfo(holder, hostname, pid, acquiredAt, ttl, nonce, Objects.requireNonNull(start, "start"));
   }
@@ -113,7 +117,11 @@ public final class LockInfo {
     return now.isAfter(acquiredAt.plus(ttl.multipliedBy(2)));
   }
 
-  /** Returns the same holding with {@code acquiredAt} moved to {@code now} (a heartbeat). */
+  /**
+   * {@return the same holding with {@code acquiredAt} moved to {@code now} (a heartbeat)}
+   *
+   * @param now the time of the heartbeat, by the holder's clock
+   */
   public LockInfo refreshedAt(Instant now) {
     return new LockInfo(holder, hostname, pid, now, ttl, nonce, processStart);
   }

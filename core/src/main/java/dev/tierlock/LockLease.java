@@ -11,14 +11,14 @@ package dev.tierlock;
  */
 public interface LockLease extends AutoCloseable {
 
-  /** Returns the information written when this lease was acquired (its nonce is the fencing id). */
+  /** {@return the information written when this lease was acquired (its nonce is the fencing id)} */
   LockInfo info();
 
   /**
-   * Returns whether this lease is still held: false once released, once a heartbeat found that
+   * {@return whether this lease is still held: false once released, once a heartbeat found that
    * the lock is gone or held under another nonce (the lease was lost, for instance after a stall
    * past its ttl), or once its last confirmed refresh is a ttl old (its heartbeats stopped, so a
-   * peer may take it over).
+   * peer may take it over)}
    */
   boolean isHeld();
 

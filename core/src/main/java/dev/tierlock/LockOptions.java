@@ -23,6 +23,12 @@ public record LockOptions(Duration ttl, Duration retryInterval, Duration maxRetr
   /**
    * Validates the values.
    *
+   * @param ttl how long a lease stays fresh without a heartbeat
+   * @param retryInterval the largest first cap of the waits between attempts (the lease lock starts
+   *     its cap at its first attempt's measured duration, never above this), and the largest cap of
+   *     a waiter that has reserved the next turn
+   * @param maxRetryInterval the largest cap of the waits between attempts
+   * @param maxWait how long {@link DistributedLock#acquire()} waits in total
    * @throws IllegalArgumentException if a duration is negative, the ttl or retry interval is not
    *     positive, or the retry interval exceeds its maximum
    */
@@ -39,17 +45,25 @@ public record LockOptions(Duration ttl, Duration retryInterval, Duration maxRetr
     }
   }
 
-  /** Returns the interval between heartbeats: a third of the ttl. */
+  /** {@return the interval between heartbeats: a third of the ttl} */
   public Duration heartbeatInterval() {
     return ttl.dividedBy(3);
   }
 
-  /** Returns these options with another ttl. */
+  /**
+   * {@return these options with another ttl}
+   *
+   * @param value the new ttl
+   */
   public LockOptions withTtl(Duration value) {
     return new LockOptions(value, retryInterval, maxRetryInterval, maxWait);
   }
 
-  /** Returns these options with another maximum wait. */
+  /**
+   * {@return these options with another maximum wait}
+   *
+   * @param value the new maximum wait
+   */
   public LockOptions withMaxWait(Duration value) {
     return new LockOptions(ttl, retryInterval, maxRetryInterval, value);
   }

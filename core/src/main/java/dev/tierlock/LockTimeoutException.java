@@ -15,8 +15,11 @@ public final class LockTimeoutException extends TierlockException {
   /** The stable code. */
   public static final String CODE = "lock_timeout";
 
+  /** The lock's key or path. */
   private final String lockKey;
+  /** The holder seen last, or null when not known. */
   private final @Nullable LockInfo holder;
+  /** How long the caller waited. */
   private final Duration waited;
 
   /**
@@ -52,17 +55,17 @@ public final class LockTimeoutException extends TierlockException {
     return new LockTimeoutException(lockFile, waited, heldBy == null ? "an unknown holder" : heldBy);
   }
 
-  /** Returns the lock's key or path. */
+  /** {@return the lock's key or path} */
   public String lockKey() {
     return lockKey;
   }
 
-  /** Returns the holder seen last, if known. */
+  /** {@return the holder seen last, if known} */
   public Optional<LockInfo> holder() {
     return Optional.ofNullable(holder);
   }
 
-  /** Returns how long the caller waited. */
+  /** {@return how long the caller waited} */
   public Duration waited() {
     return waited;
   }

@@ -15,6 +15,7 @@ public final class LockUnreadableException extends TierlockException {
   /** The stable code. */
   public static final String CODE = "lock_unreadable";
 
+  /** The lock's key or path. */
   private final String lockKey;
 
   /**
@@ -29,7 +30,7 @@ public final class LockUnreadableException extends TierlockException {
     this.lockKey = lockKey;
   }
 
-  /** Returns the lock's key or path. */
+  /** {@return the lock's key or path} */
   public String lockKey() {
     return lockKey;
   }

@@ -53,8 +53,10 @@ public final class Lockfile {
   }
 
   /**
-   * Returns a lockfile holding {@code entries}, in their iteration order, with no source bytes: it
-   * is written as {@code JSON.stringify(entries, null, 2)} followed by a newline.
+   * {@return a lockfile holding {@code entries}, in their iteration order, with no source bytes: it
+   * is written as {@code JSON.stringify(entries, null, 2)} followed by a newline}
+   *
+   * @param entries the entries, names mapped to their entry
    */
   public static Lockfile of(Map<ExtensionName, LockfileEntry> entries) {
     return entries.isEmpty() ? EMPTY : new Lockfile(LockfileDocument.fresh(entries));
@@ -77,39 +79,43 @@ public final class Lockfile {
   }
 
   /**
-   * Returns the lockfile's bytes: exactly the parsed bytes when unchanged, otherwise those bytes
+   * {@return the lockfile's bytes: exactly the parsed bytes when unchanged, otherwise those bytes
    * with the changed members rewritten; for a lockfile built with {@link #of}, {@code
-   * JSON.stringify(entries, null, 2)} and a newline, UTF-8. A byte order mark read is kept. A new
+   * JSON.stringify(entries, null, 2)} and a newline, UTF-8} A byte order mark read is kept. A new
    * array on every call.
    */
   public byte[] bytes() {
     return document.bytes();
   }
 
-  /** Returns {@link #bytes()} decoded as UTF-8, without the byte order mark if the file has one. */
+  /** {@return {@link #bytes()} decoded as UTF-8, without the byte order mark if the file has one} */
   public String text() {
     return document.text();
   }
 
   /**
-   * Returns the foreign members, in file order: top-level members kept verbatim because their key is
-   * not a valid name or their value does not match the entry schema (unmodifiable).
+   * {@return the foreign members, in file order: top-level members kept verbatim because their key is
+   * not a valid name or their value does not match the entry schema (unmodifiable)}
    */
   public List<Foreign> foreign() {
     return document.foreign();
   }
 
-  /** Returns every entry, in file order (unmodifiable). Foreign members are not entries. */
+  /** {@return every entry, in file order (unmodifiable)} Foreign members are not entries. */
   public Map<ExtensionName, LockfileEntry> entries() {
     return document.entries();
   }
 
-  /** Returns the names, in file order (unmodifiable). */
+  /** {@return the names, in file order (unmodifiable)} */
   public Set<ExtensionName> names() {
     return document.entries().keySet();
   }
 
-  /** Returns the entry of {@code name}, if present. */
+  /**
+   * {@return the entry of {@code name}, if present}
+   *
+   * @param name the entry's name
+   */
   public Optional<LockfileEntry> entry(ExtensionName name) {
     java.util.Objects.requireNonNull(name, "name");
     return Optional.ofNullable(document.entry(name));
@@ -120,27 +126,33 @@ public final class Lockfile {
     return document.isForeign(name);
   }
 
-  /** Returns whether {@code name} has an entry. */
+  /**
+   * {@return whether {@code name} has an entry}
+   *
+   * @param name the name to look up
+   */
   public boolean contains(ExtensionName name) {
     java.util.Objects.requireNonNull(name, "name");
     return document.entry(name) != null;
   }
 
-  /** Returns the number of entries. */
+  /** {@return the number of entries} */
   public int size() {
     return document.entries().size();
   }
 
-  /** Returns whether there are no entries (there may still be foreign members). */
+  /** {@return whether there are no entries (there may still be foreign members)} */
   public boolean isEmpty() {
     return document.isEmpty();
   }
 
   /**
-   * Returns this lockfile with {@code name} mapped to {@code entry}: in place when the name exists
+   * {@return this lockfile with {@code name} mapped to {@code entry}: in place when the name exists
    * (only the value's bytes rewritten), appended after the last member when it is new; this
-   * lockfile, bytes unchanged, when the name already has an equal entry.
+   * lockfile, bytes unchanged, when the name already has an equal entry}
    *
+   * @param name the entry's name
+   * @param entry the entry it gets
    * @throws ForeignEntryException if {@code name} is the key of a foreign member
    */
   public Lockfile with(ExtensionName name, LockfileEntry entry) {
@@ -151,10 +163,11 @@ public final class Lockfile {
   }
 
   /**
-   * Returns this lockfile without {@code name}: its member and one separating comma removed, every
+   * {@return this lockfile without {@code name}: its member and one separating comma removed, every
    * other byte kept (an object left without members is written {@code {}}); this lockfile when it has
-   * no such entry.
+   * no such entry}
    *
+   * @param name the entry to remove
    * @throws ForeignEntryException if {@code name} is the key of a foreign member
    */
   public Lockfile without(ExtensionName name) {
@@ -164,9 +177,11 @@ public final class Lockfile {
   }
 
   /**
-   * Returns a lockfile holding only the entries of {@code keep} that this lockfile has, in this
-   * lockfile's order. It is a new lockfile, as {@link #of} builds: it has no source bytes and no
+   * {@return a lockfile holding only the entries of {@code keep} that this lockfile has, in this
+   * lockfile's order} It is a new lockfile, as {@link #of} builds: it has no source bytes and no
    * foreign members.
+   *
+   * @param keep the names to keep
    */
   public Lockfile restrictedTo(Set<ExtensionName> keep) {
     java.util.Objects.requireNonNull(keep, "keep");

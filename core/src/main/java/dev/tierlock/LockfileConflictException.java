@@ -32,17 +32,17 @@ public final class LockfileConflictException extends TierlockException {
       this.theirs = theirs;
     }
 
-    /** Returns the entry's name. */
+    /** {@return the entry's name} */
     public ExtensionName name() {
       return name;
     }
 
-    /** Returns what this transaction set the entry to, or empty when it removed it. */
+    /** {@return what this transaction set the entry to, or empty when it removed it} */
     public Optional<LockfileEntry> ours() {
       return Optional.ofNullable(ours);
     }
 
-    /** Returns what the other checkout published, or empty when it removed the entry. */
+    /** {@return what the other checkout published, or empty when it removed the entry} */
     public Optional<LockfileEntry> theirs() {
       return Optional.ofNullable(theirs);
     }
@@ -62,6 +62,7 @@ public final class LockfileConflictException extends TierlockException {
   }
 
   private final transient List<Conflict> conflicts;
+  /** What else the run reports, one sentence each. */
   private final List<String> warnings;
 
   /**
@@ -96,7 +97,7 @@ public final class LockfileConflictException extends TierlockException {
     return warnings;
   }
 
-  /** Returns the conflicting entries. */
+  /** {@return the conflicting entries} */
   public List<Conflict> conflicts() {
     return conflicts;
   }

@@ -29,6 +29,8 @@ public record LockfileDelta(Map<ExtensionName, LockfileEntry> upserts, SortedSet
   /**
    * Validates and copies the parts.
    *
+   * @param upserts names mapped to the entry they get
+   * @param removals names removed
    * @throws IllegalArgumentException if a name is both upserted and removed
    */
   public LockfileDelta {
@@ -42,28 +44,42 @@ public record LockfileDelta(Map<ExtensionName, LockfileEntry> upserts, SortedSet
   }
 
   /**
-   * Returns the change made of {@code upserts} and {@code removals}.
+   * {@return the change made of {@code upserts} and {@code removals}}
    *
+   * @param upserts names mapped to the entry they get
+   * @param removals names removed
    * @throws IllegalArgumentException if a name is in both
    */
   public static LockfileDelta of(Map<ExtensionName, LockfileEntry> upserts, Collection<ExtensionName> removals) {
     return new LockfileDelta(upserts, new TreeSet<>(removals));
   }
 
-  /** Returns the change that sets one entry. */
+  /**
+   * {@return the change that sets one entry}
+   *
+   * @param name the entry's name
+   * @param entry the entry it gets
+   */
   public static LockfileDelta upsert(ExtensionName name, LockfileEntry entry) {
     return new LockfileDelta(Map.of(name, entry), new TreeSet<>());
   }
 
-  /** Returns the change that removes one name. */
+  /**
+   * {@return the change that removes one name}
+   *
+   * @param name the name to remove
+   */
   public static LockfileDelta removal(ExtensionName name) {
     return new LockfileDelta(Map.of(), new TreeSet<>(Set.of(name)));
   }
 
   /**
-   * Returns the change that turns {@code before} into {@code after}: names {@code after} lacks are
+   * {@return the change that turns {@code before} into {@code after}: names {@code after} lacks are
    * removed, names whose entry is new or differs in canonical JSON are upserted (in {@code
-   * after}'s order). Member order inside an entry and entry order are not changes.
+   * after}'s order)} Member order inside an entry and entry order are not changes.
+   *
+   * @param before the lockfile the change starts from
+   * @param after the lockfile the change leads to
    */
   public static LockfileDelta diff(Lockfile before, Lockfile after) {
     Map<ExtensionName, LockfileEntry> upserts = new LinkedHashMap<>();
@@ -81,27 +97,33 @@ public record LockfileDelta(Map<ExtensionName, LockfileEntry> upserts, SortedSet
     return new LockfileDelta(upserts, removals);
   }
 
-  /** Returns whether this change changes nothing. */
+  /** {@return whether this change changes nothing} */
   public boolean isEmpty() {
     return upserts.isEmpty() && removals.isEmpty();
   }
 
-  /** Returns every name this change touches: upserts in order, then removals (unmodifiable). */
+  /** {@return every name this change touches: upserts in order, then removals (unmodifiable)} */
   public Set<ExtensionName> names() {
     Set<ExtensionName> names = new LinkedHashSet<>(upserts.keySet());
     names.addAll(removals);
     return Collections.unmodifiableSet(names);
   }
 
-  /** Returns whether this change touches {@code name}. */
+  /**
+   * {@return whether this change touches {@code name}}
+   *
+   * @param name the name to look up
+   */
   public boolean touches(ExtensionName name) {
     java.util.Objects.requireNonNull(name, "name");
     return upserts.containsKey(name) || removals.contains(name);
   }
 
   /**
-   * Returns what this change leaves at {@code name}: the upserted entry, or empty when the name is
-   * removed or not touched (see {@link #touches}).
+   * {@return what this change leaves at {@code name}: the upserted entry, or empty when the name is
+   * removed or not touched (see {@link #touches})}
+   *
+   * @param name the name to look up
    */
   public Optional<LockfileEntry> target(ExtensionName name) {
     java.util.Objects.requireNonNull(name, "name");
@@ -109,9 +131,11 @@ public record LockfileDelta(Map<ExtensionName, LockfileEntry> upserts, SortedSet
   }
 
   /**
-   * Returns {@code lockfile} with this change applied: removals first, then upserts. Only the
+   * {@return {@code lockfile} with this change applied: removals first, then upserts} Only the
    * members of the names it touches are read or written ({@link Lockfile#with}, {@link
    * Lockfile#without}): nothing is parsed, and every other member keeps its bytes.
+   *
+   * @param lockfile the lockfile to change
    */
   public Lockfile applyTo(Lockfile lockfile) {
     java.util.Objects.requireNonNull(lockfile, "lockfile");
@@ -126,8 +150,10 @@ public record LockfileDelta(Map<ExtensionName, LockfileEntry> upserts, SortedSet
   }
 
   /**
-   * Returns this change followed by {@code later}: for each name the later change wins, and names
-   * only this change touches keep this change's effect.
+   * {@return this change followed by {@code later}: for each name the later change wins, and names
+   * only this change touches keep this change's effect}
+   *
+   * @param later the change that follows this one
    */
   public LockfileDelta then(LockfileDelta later) {
     java.util.Objects.requireNonNull(later, "later");
@@ -144,7 +170,11 @@ public record LockfileDelta(Map<ExtensionName, LockfileEntry> upserts, SortedSet
     return new LockfileDelta(upserts, removals);
   }
 
-  /** Returns this change without any effect on the names in {@code drop}. */
+  /**
+   * {@return this change without any effect on the names in {@code drop}}
+   *
+   * @param drop the names to leave alone
+   */
   public LockfileDelta without(Collection<ExtensionName> drop) {
     java.util.Objects.requireNonNull(drop, "drop");
     Map<ExtensionName, LockfileEntry> upserts = new LinkedHashMap<>(this.upserts);
@@ -156,7 +186,11 @@ public record LockfileDelta(Map<ExtensionName, LockfileEntry> upserts, SortedSet
     return new LockfileDelta(upserts, removals);
   }
 
-  /** Returns this change restricted to the names in {@code keep}. */
+  /**
+   * {@return this change restricted to the names in {@code keep}}
+   *
+   * @param keep the names to keep
+   */
   public LockfileDelta restrictedTo(Collection<ExtensionName> keep) {
     java.util.Objects.requireNonNull(keep, "keep");
     Set<ExtensionName> dropped = new LinkedHashSet<>(names());

@@ -77,6 +77,7 @@ public final class LockfileEntry {
    *
    * @param version the version installed or pinned, not blank
    * @param pulledAt when it was written, ISO-8601 text, not blank
+   * @return a builder holding these two fields
    * @throws IllegalArgumentException if either is blank
    */
   public static Builder builder(String version, String pulledAt) {
@@ -87,13 +88,16 @@ public final class LockfileEntry {
    * Starts an entry written at {@code pulledAt}, formatted as JavaScript's {@code toISOString()}
    * does ({@code 2026-01-01T00:00:00.000Z}).
    *
+   * @param version the version installed or pinned, not blank
+   * @param pulledAt when it was written
+   * @return a builder holding these two fields
    * @throws IllegalArgumentException if {@code version} is blank
    */
   public static Builder builder(String version, Instant pulledAt) {
     return new Builder(version, ISO_MILLIS.format(pulledAt));
   }
 
-  /** Returns a builder holding every field of this entry, to derive a changed copy. */
+  /** {@return a builder holding every field of this entry, to derive a changed copy} */
   public Builder toBuilder() {
     Builder b = new Builder(version, pulledAt).files(files).include(include);
     b.checksum = checksum;
@@ -104,49 +108,49 @@ public final class LockfileEntry {
     return b;
   }
 
-  /** Returns the version installed, or the constraint pinned. */
+  /** {@return the version installed, or the constraint pinned} */
   public String version() {
     return version;
   }
 
-  /** Returns when the entry was written, as ISO-8601 text. */
+  /** {@return when the entry was written, as ISO-8601 text} */
   public String pulledAt() {
     return pulledAt;
   }
 
-  /** Returns the files the install wrote, sorted; empty when absent. */
+  /** {@return the files the install wrote, sorted; empty when absent} */
   public List<String> files() {
     return files;
   }
 
-  /** Returns the include list; empty when absent. */
+  /** {@return the include list; empty when absent} */
   public List<String> include() {
     return include;
   }
 
-  /** Returns the SHA-256 of the archive, lowercase hex, if recorded. */
+  /** {@return the SHA-256 of the archive, lowercase hex, if recorded} */
   public Optional<String> checksum() {
     return Optional.ofNullable(checksum);
   }
 
-  /** Returns the digest of the extracted files, lowercase hex, if recorded. */
+  /** {@return the digest of the extracted files, lowercase hex, if recorded} */
   public Optional<String> filesChecksum() {
     return Optional.ofNullable(filesChecksum);
   }
 
-  /** Returns the registry the extension came from, if not the default. */
+  /** {@return the registry the extension came from, if not the default} */
   public Optional<String> serverUrl() {
     return Optional.ofNullable(serverUrl);
   }
 
-  /** Returns the release channel, if not the default ({@code stable}). */
+  /** {@return the release channel, if not the default ({@code stable})} */
   public Optional<String> channel() {
     return Optional.ofNullable(channel);
   }
 
   /**
-   * Returns the fields this version does not know, in their order: name to the field's value as
-   * compact JSON text (member order and number literals as read).
+   * {@return the fields this version does not know, in their order: name to the field's value as
+   * compact JSON text (member order and number literals as read)}
    */
   public Map<String, String> unknownFields() {
     Map<String, String> out = new LinkedHashMap<>();
@@ -159,7 +163,7 @@ public final class LockfileEntry {
     return unknown;
   }
 
-  /** Returns the entry as compact JSON with object members sorted by name: its identity. */
+  /** {@return the entry as compact JSON with object members sorted by name: its identity} */
   public String canonicalJson() {
     String c = canonical;
     if (c == null) {
@@ -237,6 +241,8 @@ public final class LockfileEntry {
     /**
      * Sets the version (an exact version or a constraint pin).
      *
+     * @param value the version, not blank
+     * @return this builder
      * @throws IllegalArgumentException if it is blank
      */
     public Builder version(String value) {
@@ -247,6 +253,8 @@ public final class LockfileEntry {
     /**
      * Sets when the extension was pulled, ISO-8601, kept verbatim.
      *
+     * @param value the time, ISO-8601 text, not blank
+     * @return this builder
      * @throws IllegalArgumentException if it is blank
      */
     public Builder pulledAt(String value) {
@@ -254,7 +262,12 @@ public final class LockfileEntry {
       return this;
     }
 
-    /** Sets when the extension was pulled, formatted as {@link LockfileEntry#builder(String, Instant)} does. */
+    /**
+     * Sets when the extension was pulled, formatted as {@link LockfileEntry#builder(String, Instant)} does.
+     *
+     * @param value the time
+     * @return this builder
+     */
     public Builder pulledAt(Instant value) {
       this.pulledAt = ISO_MILLIS.format(value);
       return this;
@@ -267,13 +280,23 @@ public final class LockfileEntry {
       return value;
     }
 
-    /** Sets the files the install wrote (sorted when built); empty means absent. */
+    /**
+     * Sets the files the install wrote (sorted when built); empty means absent.
+     *
+     * @param value the files' paths
+     * @return this builder
+     */
     public Builder files(Collection<String> value) {
       this.files = List.copyOf(value);
       return this;
     }
 
-    /** Sets the include list; empty means absent. */
+    /**
+     * Sets the include list; empty means absent.
+     *
+     * @param value the include list
+     * @return this builder
+     */
     public Builder include(Collection<String> value) {
       this.include = List.copyOf(value);
       return this;
@@ -282,6 +305,8 @@ public final class LockfileEntry {
     /**
      * Sets the archive's SHA-256.
      *
+     * @param value the SHA-256, 64 lowercase hex digits
+     * @return this builder
      * @throws IllegalArgumentException unless it is exactly 64 lowercase hex digits
      */
     public Builder checksum(String value) {
@@ -292,6 +317,8 @@ public final class LockfileEntry {
     /**
      * Sets the extracted files' digest.
      *
+     * @param value the digest, 64 lowercase hex digits
+     * @return this builder
      * @throws IllegalArgumentException unless it is exactly 64 lowercase hex digits
      */
     public Builder filesChecksum(String value) {
@@ -299,13 +326,23 @@ public final class LockfileEntry {
       return this;
     }
 
-    /** Sets the registry the extension came from; blank means absent. */
+    /**
+     * Sets the registry the extension came from; blank means absent.
+     *
+     * @param value the registry's address, or blank for none
+     * @return this builder
+     */
     public Builder serverUrl(String value) {
       this.serverUrl = value.isBlank() ? null : value;
       return this;
     }
 
-    /** Sets the release channel; blank means absent. */
+    /**
+     * Sets the release channel; blank means absent.
+     *
+     * @param value the channel, or blank for none
+     * @return this builder
+     */
     public Builder channel(String value) {
       this.channel = value.isBlank() ? null : value;
       return this;
@@ -317,6 +354,7 @@ public final class LockfileEntry {
      *
      * @param name the field's name, not one of {@link #KNOWN_FIELDS}
      * @param json the field's value as exactly one JSON value
+     * @return this builder
      * @throws IllegalArgumentException if the name is a known field or the text is not one JSON value
      */
     public Builder unknownField(String name, String json) {
@@ -331,13 +369,22 @@ public final class LockfileEntry {
       return this;
     }
 
-    /** Removes a field this version does not know, if set. */
+    /**
+     * Removes a field this version does not know, if set.
+     *
+     * @param name the field's name
+     * @return this builder
+     */
     public Builder withoutUnknownField(String name) {
       unknown.remove(name);
       return this;
     }
 
-    /** Builds the entry. */
+    /**
+     * Builds the entry.
+     *
+     * @return the entry
+     */
     public LockfileEntry build() {
       return new LockfileEntry(this);
     }

@@ -17,8 +17,11 @@ public final class LockfileFormatException extends TierlockException {
   /** The stable code. */
   public static final String CODE = "lockfile_format";
 
+  /** The file or object the bytes came from. */
   private final String source;
+  /** The 1-based line of the problem, or 0 when it has no position. */
   private final int line;
+  /** The 1-based column of the problem, or 0 when it has no position. */
   private final int column;
 
   /**
@@ -38,12 +41,12 @@ public final class LockfileFormatException extends TierlockException {
     this.column = column;
   }
 
-  /** Returns the file or object the bytes came from. */
+  /** {@return the file or object the bytes came from} */
   public String source() {
     return source;
   }
 
-  /** Returns the {@code line:column} of the problem, or empty when it has no position. */
+  /** {@return the {@code line:column} of the problem, or empty when it has no position} */
   public Optional<String> position() {
     return line > 0 ? Optional.of(line + ":" + column) : Optional.empty();
   }

@@ -31,6 +31,7 @@ public final class LockfileOutcomeUnknownException extends TierlockException {
   public static final String CODE = "lockfile_outcome_unknown";
 
   private final transient PendingChange pending;
+  /** What else the run reports, one sentence each. */
   private final List<String> warnings;
 
   /**

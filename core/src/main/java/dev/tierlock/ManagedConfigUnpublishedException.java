@@ -20,7 +20,9 @@ public final class ManagedConfigUnpublishedException extends TierlockException {
   public static final String CODE = "managed_config_unpublished";
 
   private final transient LockfileDelta delta;
+  /** The pending-change record that keeps the change. */
   private final Path record;
+  /** What else the run reports, one sentence each. */
   private final List<String> warnings;
 
   /**

@@ -25,8 +25,9 @@ public final class Namespace {
   }
 
   /**
-   * Returns the namespace {@code name}, or {@link #NONE} for the empty string.
+   * {@return the namespace {@code name}, or {@link #NONE} for the empty string}
    *
+   * @param name the namespace's name, or the empty string
    * @throws IllegalArgumentException if the name does not match {@link #PATTERN}
    */
   public static Namespace of(String name) {
@@ -39,24 +40,37 @@ public final class Namespace {
     return new Namespace(name);
   }
 
-  /** Returns the name, or empty for {@link #NONE}. */
+  /** {@return the name, or empty for {@link #NONE}} */
   public Optional<String> name() {
     return name.isEmpty() ? Optional.empty() : Optional.of(name);
   }
 
-  /** Returns the datastore key of a tier path under this namespace. */
+  /**
+   * {@return the datastore key of a tier path under this namespace}
+   *
+   * @param path the tier path
+   */
   public ObjectKey key(TierPath path) {
     java.util.Objects.requireNonNull(path, "path");
     return ObjectKey.of(name.isEmpty() ? path.value() : name + "/" + path.value());
   }
 
-  /** Returns the key of a root-level object ({@code .datastore.lock}) under this namespace. */
+  /**
+   * {@return the key of a root-level object ({@code .datastore.lock}) under this namespace}
+   *
+   * @param objectName the object's name
+   */
   public ObjectKey rootKey(String objectName) {
     java.util.Objects.requireNonNull(objectName, "objectName");
     return ObjectKey.of(name.isEmpty() ? objectName : name + "/" + objectName);
   }
 
-  /** Returns the local file of a tier path in a cache root laid out like the datastore. */
+  /**
+   * {@return the local file of a tier path in a cache root laid out like the datastore}
+   *
+   * @param cacheRoot the cache root
+   * @param path the tier path
+   */
   public Path localPath(Path cacheRoot, TierPath path) {
     java.util.Objects.requireNonNull(path, "path");
     Path base = name.isEmpty() ? cacheRoot : cacheRoot.resolve(name);

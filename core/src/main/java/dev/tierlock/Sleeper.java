@@ -19,6 +19,7 @@ public interface Sleeper {
   /**
    * Waits for {@code duration}; returns at once for a zero or negative duration.
    *
+   * @param duration how long to wait
    * @throws InterruptedException if the thread is interrupted while waiting
    */
   void sleep(Duration duration) throws InterruptedException;

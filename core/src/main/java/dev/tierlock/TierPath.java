@@ -18,6 +18,7 @@ public record TierPath(String value) implements Comparable<TierPath> {
   /**
    * Validates the path.
    *
+   * @param value the path text, segments joined by {@code /}
    * @throws IllegalArgumentException if it is not a valid key under {@code config/}, or names an
    *     internal file
    */
@@ -34,6 +35,8 @@ public record TierPath(String value) implements Comparable<TierPath> {
   /**
    * Parses a tier path.
    *
+   * @param value the path text
+   * @return the tier path
    * @throws IllegalArgumentException if it breaks a rule
    */
   public static TierPath of(String value) {
@@ -61,7 +64,12 @@ public record TierPath(String value) implements Comparable<TierPath> {
     return null;
   }
 
-  /** Returns whether a datastore-relative or cache-relative path names an internal file. */
+  /**
+   * {@return whether a datastore-relative or cache-relative path names an internal file}
+   *
+   * @param relativePath a path relative to the datastore root or the cache root, {@code
+   *     /}-separated
+   */
   public static boolean isInternal(String relativePath) {
     return internalReason(relativePath) != null;
   }

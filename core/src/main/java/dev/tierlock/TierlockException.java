@@ -44,6 +44,7 @@ public abstract class TierlockException extends RuntimeException {
 
   private static final long serialVersionUID = 1L;
 
+  /** The stable code, lowercase with underscores. */
   private final String code;
 
   /**
@@ -68,7 +69,7 @@ public abstract class TierlockException extends RuntimeException {
     this(code, message, null);
   }
 
-  /** Returns the stable code of this failure, such as {@code lock_timeout}. */
+  /** {@return the stable code of this failure, such as {@code lock_timeout}} */
   public String code() {
     return code;
   }

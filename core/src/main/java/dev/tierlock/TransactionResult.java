@@ -18,6 +18,12 @@ public record TransactionResult(TransactionStatus status, LockfileDelta delta, i
   /**
    * Validates and copies the values.
    *
+   * @param status what happened
+   * @param delta the change published ({@link TransactionStatus#PUBLISHED}), kept pending ({@link
+   *     TransactionStatus#DEFERRED}) or none
+   * @param attempts the lockfile writes attempted
+   * @param warnings what was dropped, kept or left behind, one sentence each (also logged)
+   * @param lockfile the shared lockfile as the transaction left it: as published, or as fetched
    * @throws IllegalArgumentException if {@code attempts} is negative
    */
   public TransactionResult {

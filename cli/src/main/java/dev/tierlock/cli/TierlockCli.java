@@ -92,7 +92,11 @@ public final class TierlockCli {
     this.err = err;
   }
 
-  /** Runs the command line and exits with its code. */
+  /**
+   * Runs the command line and exits with its code.
+   *
+   * @param args the command line: a command, its arguments and options
+   */
   public static void main(String[] args) {
     // Warnings (a lost lease, a dropped replay) reach the operator on stderr; chatter does not.
     System.setProperty("org.slf4j.simpleLogger.defaultLogLevel",

@@ -39,7 +39,15 @@ public record ArchiveChange(ExtensionArchiveKey key, Outcome outcome, List<TierP
     KEPT
   }
 
-  /** Copies the path list. */
+  /**
+   * Copies the path list.
+   *
+   * @param key the archive's key
+   * @param outcome what happened
+   * @param paths the tier paths that now hold these bytes (a store) or no longer hold them (a
+   *     delete that removed the object); empty when the tier did not change and holds nothing for
+   *     the key. The caller publishes or records exactly these paths, never a walk of the cache.
+   */
   public ArchiveChange {
     paths = List.copyOf(paths);
   }

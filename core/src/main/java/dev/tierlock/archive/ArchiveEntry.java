@@ -7,7 +7,7 @@ package dev.tierlock.archive;
  */
 public sealed interface ArchiveEntry {
 
-  /** Returns the entry's normalised path, relative to the archive root. */
+  /** {@return the entry's normalised path, relative to the archive root} */
   String path();
 
   /**
@@ -22,6 +22,9 @@ public sealed interface ArchiveEntry {
     /**
      * Validates the values.
      *
+     * @param path the normalised path
+     * @param size the length in bytes
+     * @param mode the permission bits from the archive ({@code 0777} mask)
      * @throws IllegalArgumentException if the path is empty or the size negative
      */
     public File {
@@ -43,6 +46,8 @@ public sealed interface ArchiveEntry {
     /**
      * Validates the path.
      *
+     * @param path the normalised path
+     * @param mode the permission bits from the archive ({@code 0777} mask)
      * @throws IllegalArgumentException if the path is empty
      */
     public Directory {
@@ -61,6 +66,8 @@ public sealed interface ArchiveEntry {
     /**
      * Validates the values.
      *
+     * @param path the normalised path of the link
+     * @param target the target exactly as the archive holds it, relative to the link's directory
      * @throws IllegalArgumentException if the path or target is empty
      */
     public SymbolicLink {
@@ -82,6 +89,8 @@ public sealed interface ArchiveEntry {
     /**
      * Validates the values.
      *
+     * @param path the normalised path of the link
+     * @param target the normalised path of the file it links to
      * @throws IllegalArgumentException if the path or target is empty
      */
     public HardLink {

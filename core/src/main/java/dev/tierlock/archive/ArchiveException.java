@@ -14,6 +14,7 @@ public abstract sealed class ArchiveException extends TierlockException
 
   private static final long serialVersionUID = 1L;
 
+  /** What the archive was: its key ({@code <name>@<sha256>}) or its file. */
   private final String source;
 
   ArchiveException(String code, String source, String message, @Nullable Throwable cause) {
@@ -21,7 +22,7 @@ public abstract sealed class ArchiveException extends TierlockException
     this.source = source;
   }
 
-  /** Returns what the archive was: its key ({@code <name>@<sha256>}) or its file. */
+  /** {@return what the archive was: its key ({@code <name>@<sha256>}) or its file} */
   public String source() {
     return source;
   }

@@ -25,6 +25,10 @@ public record ArchiveFile(ExtensionArchiveKey key, Path path, long size, Origin 
   /**
    * Validates the size.
    *
+   * @param key the archive's key
+   * @param path the verified file in the local cache
+   * @param size the file's length in bytes
+   * @param origin where the bytes came from on this read
    * @throws IllegalArgumentException if {@code size} is negative
    */
   public ArchiveFile {

@@ -30,12 +30,12 @@ public enum ArchiveLimit {
     this.unit = unit;
   }
 
-  /** Returns what is measured, for messages ("its decompressed size"). */
+  /** {@return what is measured, for messages ("its decompressed size")} */
   public String what() {
     return what;
   }
 
-  /** Returns the unit of the measure ("bytes"). */
+  /** {@return the unit of the measure ("bytes")} */
   public String unit() {
     return unit;
   }

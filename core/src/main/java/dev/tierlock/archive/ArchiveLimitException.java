@@ -12,8 +12,11 @@ public final class ArchiveLimitException extends ArchiveException {
   /** The stable code. */
   public static final String CODE = "archive_limit";
 
+  /** The cap that was exceeded. */
   private final ArchiveLimit limit;
+  /** The cap's value. */
   private final long max;
+  /** The value seen (for streamed measures, the count when the cap was crossed). */
   private final long observed;
 
   /**
@@ -32,17 +35,17 @@ public final class ArchiveLimitException extends ArchiveException {
     this.observed = observed;
   }
 
-  /** Returns the cap that was exceeded. */
+  /** {@return the cap that was exceeded} */
   public ArchiveLimit limit() {
     return limit;
   }
 
-  /** Returns the cap's value. */
+  /** {@return the cap's value} */
   public long max() {
     return max;
   }
 
-  /** Returns the value seen when the archive was refused. */
+  /** {@return the value seen when the archive was refused} */
   public long observed() {
     return observed;
   }

@@ -39,6 +39,14 @@ public record ArchiveLimits(long maxCompressedBytes, long maxDecompressedBytes, 
   /**
    * Validates the caps.
    *
+   * @param maxCompressedBytes the largest archive file, in bytes (default {@value
+   *     #DEFAULT_MAX_COMPRESSED_BYTES}, 50 MiB)
+   * @param maxDecompressedBytes the most bytes one pass may decompress (default {@value
+   *     #DEFAULT_MAX_DECOMPRESSED_BYTES}, 500 MiB)
+   * @param maxEntries the most entries, including implied directories (default {@value
+   *     #DEFAULT_MAX_ENTRIES})
+   * @param maxPathLength the longest entry name or link target, in characters (default {@value
+   *     #DEFAULT_MAX_PATH_LENGTH})
    * @throws IllegalArgumentException if a cap is not positive
    */
   public ArchiveLimits {
@@ -48,14 +56,15 @@ public record ArchiveLimits(long maxCompressedBytes, long maxDecompressedBytes, 
     }
   }
 
-  /** Returns the defaults, {@link #DEFAULTS}. */
+  /** {@return the defaults, {@link #DEFAULTS}} */
   public static ArchiveLimits defaults() {
     return DEFAULTS;
   }
 
   /**
-   * Returns these limits with another compressed cap.
+   * {@return these limits with another compressed cap}
    *
+   * @param bytes the largest archive file, in bytes
    * @throws IllegalArgumentException if {@code bytes} is not positive
    */
   public ArchiveLimits withMaxCompressedBytes(long bytes) {
@@ -63,8 +72,9 @@ public record ArchiveLimits(long maxCompressedBytes, long maxDecompressedBytes, 
   }
 
   /**
-   * Returns these limits with another decompressed cap.
+   * {@return these limits with another decompressed cap}
    *
+   * @param bytes the most bytes one pass may decompress
    * @throws IllegalArgumentException if {@code bytes} is not positive
    */
   public ArchiveLimits withMaxDecompressedBytes(long bytes) {
@@ -72,8 +82,9 @@ public record ArchiveLimits(long maxCompressedBytes, long maxDecompressedBytes, 
   }
 
   /**
-   * Returns these limits with another entry cap.
+   * {@return these limits with another entry cap}
    *
+   * @param entries the most entries, including implied directories
    * @throws IllegalArgumentException if {@code entries} is not positive
    */
   public ArchiveLimits withMaxEntries(int entries) {
@@ -81,8 +92,9 @@ public record ArchiveLimits(long maxCompressedBytes, long maxDecompressedBytes, 
   }
 
   /**
-   * Returns these limits with another path length cap.
+   * {@return these limits with another path length cap}
    *
+   * @param length the longest entry name or link target, in characters
    * @throws IllegalArgumentException if {@code length} is not positive
    */
   public ArchiveLimits withMaxPathLength(int length) {

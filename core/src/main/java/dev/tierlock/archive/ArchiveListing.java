@@ -16,6 +16,11 @@ public record ArchiveListing(List<ArchiveEntry> entries, int skipped, long decom
   /**
    * Copies the entry list.
    *
+   * @param entries the accepted entries in archive order (AppleDouble {@code ._*} files and the
+   *     root directory entry left out)
+   * @param skipped how many AppleDouble {@code ._*} files were skipped
+   * @param decompressedBytes how many bytes gzip yielded in the pass (tar headers and padding
+   *     included)
    * @throws IllegalArgumentException if a count is negative
    */
   public ArchiveListing {
@@ -25,7 +30,7 @@ public record ArchiveListing(List<ArchiveEntry> entries, int skipped, long decom
     }
   }
 
-  /** Returns the paths of the accepted entries, in archive order. */
+  /** {@return the paths of the accepted entries, in archive order} */
   public List<String> paths() {
     return entries.stream().map(ArchiveEntry::path).toList();
   }

@@ -12,7 +12,9 @@ public final class ArchiveRejectedException extends ArchiveException {
   /** The stable code. */
   public static final String CODE = "archive_rejected";
 
+  /** The entry's name as the archive holds it. */
   private final String entry;
+  /** The rule it broke. */
   private final ArchiveRule rule;
 
   /**
@@ -30,12 +32,12 @@ public final class ArchiveRejectedException extends ArchiveException {
     this.rule = rule;
   }
 
-  /** Returns the entry's name as the archive holds it (possibly holding control characters). */
+  /** {@return the entry's name as the archive holds it (possibly holding control characters)} */
   public String entry() {
     return entry;
   }
 
-  /** Returns the rule the entry broke. */
+  /** {@return the rule the entry broke} */
   public ArchiveRule rule() {
     return rule;
   }

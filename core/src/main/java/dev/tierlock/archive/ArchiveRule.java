@@ -45,7 +45,7 @@ public enum ArchiveRule {
     this.description = description;
   }
 
-  /** Returns the rule in words, for messages. */
+  /** {@return the rule in words, for messages} */
   public String description() {
     return description;
   }

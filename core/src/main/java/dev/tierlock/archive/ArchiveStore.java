@@ -30,8 +30,9 @@ public interface ArchiveStore {
   Duration DEFAULT_READ_TIMEOUT = Duration.ofMinutes(5);
 
   /**
-   * Returns a verified local copy of an archive, with {@link #DEFAULT_READ_TIMEOUT}.
+   * {@return a verified local copy of an archive, with {@link #DEFAULT_READ_TIMEOUT}}
    *
+   * @param key the archive to read
    * @see #read(ExtensionArchiveKey, Duration)
    */
   default Optional<ArchiveFile> read(ExtensionArchiveKey key) {
@@ -93,6 +94,9 @@ public interface ArchiveStore {
    * Stores an archive read from {@code in} (read to its end, not closed), as {@link
    * #store(ExtensionArchiveKey, Path)} does.
    *
+   * @param key the archive's key, which names the SHA-256 its bytes must have
+   * @param in the archive's bytes
+   * @return what happened, as {@link #store(ExtensionArchiveKey, Path)} returns it
    * @throws ArchiveTamperedException if the bytes do not match the key (nothing cached or written)
    * @throws ArchiveLimitException if the stream yields more than the compressed cap
    * @throws ArchiveCancelledException if the thread was interrupted
@@ -108,6 +112,7 @@ public interface ArchiveStore {
    * <p>The caller guarantees that the published shared lockfile no longer references the archive:
    * delete only after that lockfile publish succeeded.
    *
+   * @param key the archive to delete
    * @return {@link ArchiveChange.Outcome#DELETED} with the tier path, or {@link
    *     ArchiveChange.Outcome#ABSENT} / {@link ArchiveChange.Outcome#KEPT} with no path
    * @throws ArchiveIoException if the cached file cannot be removed

@@ -13,7 +13,9 @@ public final class ArchiveTamperedException extends ArchiveException {
   /** The stable code. */
   public static final String CODE = "archive_tampered";
 
+  /** The archive's key, which holds the expected digest. */
   private final ExtensionArchiveKey key;
+  /** The SHA-256 of the bytes seen. */
   private final String actual;
 
   /**
@@ -31,17 +33,17 @@ public final class ArchiveTamperedException extends ArchiveException {
     this.actual = actual;
   }
 
-  /** Returns the archive's key. */
+  /** {@return the archive's key} */
   public ExtensionArchiveKey key() {
     return key;
   }
 
-  /** Returns the expected SHA-256, the key's. */
+  /** {@return the expected SHA-256, the key's} */
   public String expected() {
     return key.sha256();
   }
 
-  /** Returns the SHA-256 of the bytes seen. */
+  /** {@return the SHA-256 of the bytes seen} */
   public String actual() {
     return actual;
   }

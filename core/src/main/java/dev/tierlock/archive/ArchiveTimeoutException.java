@@ -13,6 +13,7 @@ public final class ArchiveTimeoutException extends ArchiveException {
   /** The stable code. */
   public static final String CODE = "archive_timeout";
 
+  /** The deadline the read was given. */
   private final Duration timeout;
 
   /**
@@ -27,7 +28,7 @@ public final class ArchiveTimeoutException extends ArchiveException {
     this.timeout = timeout;
   }
 
-  /** Returns the deadline the read was given. */
+  /** {@return the deadline the read was given} */
   public Duration timeout() {
     return timeout;
   }

@@ -78,9 +78,10 @@ public final class ArchiveTransactions {
   }
 
   /**
-   * Returns the archives of {@code tierlock} with {@link ArchiveLimits#DEFAULTS}, timing reads on
-   * the system clock.
+   * {@return the archives of {@code tierlock} with {@link ArchiveLimits#DEFAULTS}, timing reads on
+   * the system clock}
    *
+   * @param tierlock the Tierlock instance whose datastore, namespace and cache the archives use
    * @see #of(Tierlock, ArchiveLimits, Clock)
    */
   public static ArchiveTransactions of(Tierlock tierlock) {
@@ -88,9 +89,10 @@ public final class ArchiveTransactions {
   }
 
   /**
-   * Returns the archives of {@code tierlock}: a store over its datastore and namespace, caching in
-   * its cache directory (beside the cached lockfile, laid out like the tier).
+   * {@return the archives of {@code tierlock}: a store over its datastore and namespace, caching in
+   * its cache directory (beside the cached lockfile, laid out like the tier)}
    *
+   * @param tierlock the Tierlock instance whose datastore, namespace and cache the archives use
    * @param limits the caps every verify, write, read and extraction applies
    * @param clock the clock read deadlines are measured on
    */
@@ -101,12 +103,12 @@ public final class ArchiveTransactions {
     return new ArchiveTransactions(store, tierlock);
   }
 
-  /** Returns the archive store underneath, for reads and for writes outside a transaction. */
+  /** {@return the archive store underneath, for reads and for writes outside a transaction} */
   public ArchiveStore store() {
     return store;
   }
 
-  /** Returns the caps applied. */
+  /** {@return the caps applied} */
   public ArchiveLimits limits() {
     return store.limits();
   }
@@ -212,6 +214,8 @@ public final class ArchiveTransactions {
    * ({@link Tierlock#snapshot()}: no lock, nothing written), then restores its entry as {@link
    * #restore(ExtensionName, LockfileEntry, Path)} does.
    *
+   * @param name the extension to restore
+   * @param staging where to extract: a directory that does not exist (its parent must) or is empty
    * @return what was extracted; empty when the shared lockfile has no entry for {@code name}
    * @throws ArchiveMissingException if the entry pins no archive or the tier lacks it
    * @throws ArchiveTamperedException if the tier's bytes do not match the entry's checksum

@@ -28,6 +28,8 @@ public record ExtensionArchiveKey(ExtensionName name, String sha256) implements 
   /**
    * Validates the digest.
    *
+   * @param name the extension the archive belongs to
+   * @param sha256 the SHA-256 of the archive's bytes, 64 lowercase hex characters
    * @throws InvalidArchiveKeyException if {@code sha256} is not exactly 64 lowercase hex characters
    */
   public ExtensionArchiveKey {
@@ -41,6 +43,7 @@ public record ExtensionArchiveKey(ExtensionName name, String sha256) implements 
    *
    * @param name the scoped extension name, such as {@code @scope/name}
    * @param sha256 the archive's SHA-256, 64 lowercase hex characters
+   * @return the key
    * @throws InvalidArchiveKeyException if either part breaks its rule; the cause of a bad name is
    *     the {@link InvalidNameException}
    */
@@ -57,22 +60,31 @@ public record ExtensionArchiveKey(ExtensionName name, String sha256) implements 
   }
 
   /**
-   * Returns the key of an already validated name.
+   * {@return the key of an already validated name}
    *
+   * @param name the extension the archive belongs to
+   * @param sha256 the archive's SHA-256, 64 lowercase hex characters
    * @throws InvalidArchiveKeyException if {@code sha256} breaks its rule
    */
   public static ExtensionArchiveKey of(ExtensionName name, String sha256) {
     return new ExtensionArchiveKey(name, sha256);
   }
 
-  /** Returns whether {@code name} and {@code sha256} form a valid key; never throws. */
+  /**
+   * {@return whether {@code name} and {@code sha256} form a valid key; never throws}
+   *
+   * @param name the scoped extension name text
+   * @param sha256 the digest text
+   */
   public static boolean isValid(String name, String sha256) {
     return ExtensionName.isValid(name) && isDigest(sha256);
   }
 
   /**
-   * Returns the key whose tier path is {@code path}, or empty when {@code path} is not exactly the
-   * tier path of a valid key (used when listing the archive directory).
+   * {@return the key whose tier path is {@code path}, or empty when {@code path} is not exactly the
+   * tier path of a valid key (used when listing the archive directory)}
+   *
+   * @param path the tier path to read a key from
    */
   public static Optional<ExtensionArchiveKey> fromTierPath(TierPath path) {
     String value = path.value();
@@ -92,10 +104,10 @@ public record ExtensionArchiveKey(ExtensionName name, String sha256) implements 
   }
 
   /**
-   * Returns this archive's tier path, {@code config/pulled-archives/<name>/<sha256>.tar.gz}, built
+   * {@return this archive's tier path, {@code config/pulled-archives/<name>/<sha256>.tar.gz}, built
    * from the validated parts and checked to stay inside the archive directory: no {@code .} or
    * {@code ..} segment, no empty segment, no leading {@code /}, no backslash or control character,
-   * and exactly the segments of the name plus one file name.
+   * and exactly the segments of the name plus one file name}
    */
   public TierPath tierPath() {
     String fileName = sha256 + SUFFIX;
@@ -104,7 +116,7 @@ public record ExtensionArchiveKey(ExtensionName name, String sha256) implements 
     return TierPath.of(value);
   }
 
-  /** Returns the archive's file name, {@code <sha256>.tar.gz}. */
+  /** {@return the archive's file name, {@code <sha256>.tar.gz}} */
   public String fileName() {
     return sha256 + SUFFIX;
   }

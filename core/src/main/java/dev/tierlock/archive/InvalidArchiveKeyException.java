@@ -14,7 +14,9 @@ public final class InvalidArchiveKeyException extends TierlockException {
   /** The stable code. */
   public static final String CODE = "invalid_archive_key";
 
+  /** The rejected extension name text. */
   private final String name;
+  /** The rejected digest text. */
   private final String sha256;
 
   /**
@@ -32,12 +34,12 @@ public final class InvalidArchiveKeyException extends TierlockException {
     this.sha256 = sha256;
   }
 
-  /** Returns the rejected extension name text, unchanged. */
+  /** {@return the rejected extension name text, unchanged} */
   public String name() {
     return name;
   }
 
-  /** Returns the rejected digest text, unchanged. */
+  /** {@return the rejected digest text, unchanged} */
   public String sha256() {
     return sha256;
   }

@@ -46,12 +46,16 @@ public final class TarGzReader {
     this.limits = limits;
   }
 
-  /** Returns a reader that applies {@code limits}. */
+  /**
+   * {@return a reader that applies {@code limits}}
+   *
+   * @param limits the caps the reader applies
+   */
   public static TarGzReader of(ArchiveLimits limits) {
     return new TarGzReader(limits);
   }
 
-  /** Returns the limits this reader applies. */
+  /** {@return the limits this reader applies} */
   public ArchiveLimits limits() {
     return limits;
   }
@@ -88,6 +92,8 @@ public final class TarGzReader {
    * Extracts an archive file into {@code staging}, which must not exist (its parent must) or be an
    * empty directory.
    *
+   * @param archive the archive file ({@code .tar.gz})
+   * @param staging the directory to extract into
    * @return the entries written
    * @throws ArchiveException if the archive is refused or a read or write fails; nothing written
    *     is left behind

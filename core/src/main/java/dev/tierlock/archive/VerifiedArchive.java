@@ -22,22 +22,22 @@ public final class VerifiedArchive {
     this.listing = listing;
   }
 
-  /** Returns the archive's key. */
+  /** {@return the archive's key} */
   public ExtensionArchiveKey key() {
     return key;
   }
 
-  /** Returns the verified copy in the archive store's cache; read it, never modify or move it. */
+  /** {@return the verified copy in the archive store's cache; read it, never modify or move it} */
   public Path path() {
     return path;
   }
 
-  /** Returns the archive's size in bytes. */
+  /** {@return the archive's size in bytes} */
   public long size() {
     return size;
   }
 
-  /** Returns the entries the archive holds, as the verifying pass listed them. */
+  /** {@return the entries the archive holds, as the verifying pass listed them} */
   public ArchiveListing listing() {
     return listing;
   }

@@ -32,7 +32,26 @@ public record ConvergeReport(ConvergeOutcome outcome, List<ExtensionName> restor
     List<String> warnings, boolean newWarnings, long requests, long bytes, Optional<String> lockfileVersion,
     Optional<String> lockfileSha256, long restoreGeneration) {
 
-  /** Copies the lists. */
+  /**
+   * Copies the lists.
+   *
+   * @param outcome how the pass ended as a whole
+   * @param restored entries whose files were swapped in from the tier
+   * @param removed extensions the lockfile no longer has whose files were swapped out
+   * @param verified entries whose files were checked and match the entry
+   * @param skipped entries not looked at: a retry not yet due, or unrestorable and unchanged
+   * @param pending entries whose restore failed for a passing reason, each with its next attempt
+   * @param unrestorable entries that cannot be restored until their entry changes, each with why
+   * @param warnings what the caller should know (local edits kept, state not saved, ...), sorted
+   * @param newWarnings whether {@code warnings} differ from what the last pass warned of (warn once)
+   * @param requests the datastore requests the pass made
+   * @param bytes the body bytes those requests downloaded
+   * @param lockfileVersion the store's version of the lockfile converged to, empty when none was read
+   * @param lockfileSha256 the SHA-256 (hex) of the lockfile converged to (this checkout's pending change
+   *     included), empty when none was read
+   * @param restoreGeneration the count of passes and recoveries that changed files on this checkout;
+   *     moves only once those changes are complete and recorded
+   */
   public ConvergeReport {
     Objects.requireNonNull(outcome, "outcome");
     restored = List.copyOf(restored);
@@ -60,7 +79,14 @@ public record ConvergeReport(ConvergeOutcome outcome, List<ExtensionName> restor
    * @param reason the last failure
    */
   public record Pending(ExtensionName name, int attempts, Instant nextAttempt, String reason) {
-    /** Validates it. */
+    /**
+     * Validates it.
+     *
+     * @param name the extension
+     * @param attempts how many passes failed it in a row
+     * @param nextAttempt when the next pass tries it again (1 minute after the first failure, doubling up to 1 hour, jittered)
+     * @param reason the last failure
+     */
     public Pending {
       Objects.requireNonNull(name, "name");
       Objects.requireNonNull(nextAttempt, "nextAttempt");
@@ -79,7 +105,13 @@ public record ConvergeReport(ConvergeOutcome outcome, List<ExtensionName> restor
    * @param detail why, in words
    */
   public record Unrestorable(ExtensionName name, UnrestorableReason reason, String detail) {
-    /** Validates it. */
+    /**
+     * Validates it.
+     *
+     * @param name the extension
+     * @param reason why, as a kind
+     * @param detail why, in words
+     */
     public Unrestorable {
       Objects.requireNonNull(name, "name");
       Objects.requireNonNull(reason, "reason");

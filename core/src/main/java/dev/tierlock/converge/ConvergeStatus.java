@@ -45,7 +45,16 @@ public record ConvergeStatus(ExtensionName name, Optional<String> pinned, Option
     NOT_PINNED
   }
 
-  /** Validates it. */
+  /**
+   * Validates it.
+   *
+   * @param name the extension
+   * @param pinned the version the lockfile pins, empty when it no longer has the extension
+   * @param installed the version on disk, empty when it is not installed
+   * @param state where it stands
+   * @param nextAttempt when the next pass retries it ({@link State#PENDING} only)
+   * @param reason why it is pending or unrestorable, or what differs
+   */
   public ConvergeStatus {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(pinned, "pinned");

@@ -15,7 +15,15 @@ import java.util.Objects;
  */
 public record BundleRoot(String archivePrefix, Path live) {
 
-  /** Validates the prefix and the path. */
+  /**
+   * Validates the prefix and the path.
+   *
+   * @param archivePrefix the archive directory whose content becomes this root ({@code
+   *     bundles/models}, relative, {@code /}-separated, no {@code .} or {@code ..}); those files do
+   *     not go into the extension root
+   * @param live the directory the content lives in, absolute, at least two levels below the file
+   *     system root; its staging is a sibling, so it shares its file system
+   */
   public BundleRoot {
     Objects.requireNonNull(archivePrefix, "archivePrefix");
     Objects.requireNonNull(live, "live");

@@ -12,7 +12,12 @@ import java.util.List;
  */
 public record CatalogUpdate(List<ExtensionManifest> installed, List<ExtensionName> removed) {
 
-  /** Copies the lists. */
+  /**
+   * Copies the lists.
+   *
+   * @param installed the extensions swapped in, the requested one first, then its dependencies
+   * @param removed the extensions removed
+   */
   public CatalogUpdate {
     installed = List.copyOf(installed);
     removed = List.copyOf(removed);

@@ -18,18 +18,20 @@ import java.util.List;
  */
 public interface ExtensionLayout {
 
-  /** Returns the directory every extension root lives under: absolute, and the same every call. */
+  /** {@return the directory every extension root lives under: absolute, and the same every call} */
   Path pulledRoot();
 
   /**
-   * Returns the roots of {@code name} outside its extension root, each filled from its own archive
-   * directory. By default none.
+   * {@return the roots of {@code name} outside its extension root, each filled from its own archive
+   * directory} By default none.
+   *
+   * @param name the extension
    */
   default List<BundleRoot> bundleRoots(ExtensionName name) {
     return List.of();
   }
 
-  /** Returns the manifest's path relative to an extension root, {@code /}-separated: by default {@code manifest.json}. */
+  /** {@return the manifest's path relative to an extension root, {@code /}-separated: by default {@code manifest.json}} */
   default String manifestPath() {
     return "manifest.json";
   }
@@ -44,8 +46,10 @@ public interface ExtensionLayout {
   ExtensionManifest readManifest(Path file);
 
   /**
-   * Returns whether a path of an extension root (relative, {@code /}-separated) is a skill: a file
-   * another tool may add or rewrite, so excluded from every digest and drift check. By default none.
+   * {@return whether a path of an extension root (relative, {@code /}-separated) is a skill: a file
+   * another tool may add or rewrite, so excluded from every digest and drift check} By default none.
+   *
+   * @param relativePath a path inside the extension root, relative and {@code /}-separated
    */
   default boolean isSkill(String relativePath) {
     return false;

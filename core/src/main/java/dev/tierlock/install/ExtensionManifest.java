@@ -13,7 +13,13 @@ import java.util.Objects;
  */
 public record ExtensionManifest(ExtensionName name, String version, Map<ExtensionName, VersionConstraint> dependencies) {
 
-  /** Copies the dependencies; the version must not be blank. */
+  /**
+   * Copies the dependencies; the version must not be blank.
+   *
+   * @param name the extension's scoped name
+   * @param version its version
+   * @param dependencies the extensions it needs, each with its version constraint
+   */
   public ExtensionManifest {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(version, "version");

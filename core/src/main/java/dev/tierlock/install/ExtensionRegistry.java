@@ -16,6 +16,8 @@ public interface ExtensionRegistry {
   /**
    * Resolves {@code name} and {@code constraint} to one release.
    *
+   * @param name the extension
+   * @param constraint the versions acceptable
    * @return the release, with the checksum the registry states, if any
    * @throws RegistryNotFoundException if no release matches
    * @throws RegistryUnavailableException if the registry cannot answer now
@@ -26,6 +28,8 @@ public interface ExtensionRegistry {
    * Opens the archive ({@code .tar.gz}) of {@code release}; the caller closes the stream. The engine
    * reads it once, within the archive limits, and verifies it against the stated checksum.
    *
+   * @param release a release this registry resolved
+   * @return the archive's bytes, to read once and close
    * @throws RegistryNotFoundException if the release has no archive
    * @throws RegistryUnavailableException if the registry cannot serve it now (a stream that breaks
    *     mid-read may throw {@link java.io.UncheckedIOException}, which is treated the same)

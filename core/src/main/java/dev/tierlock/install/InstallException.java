@@ -11,6 +11,7 @@ public abstract class InstallException extends TierlockException {
 
   private static final long serialVersionUID = 1L;
 
+  /** The extension the failure is about, as its scoped name (or what was given for one). */
   private final String extension;
 
   InstallException(String code, String extension, String message, @Nullable Throwable cause) {
@@ -18,7 +19,7 @@ public abstract class InstallException extends TierlockException {
     this.extension = extension;
   }
 
-  /** Returns the extension the failure is about, as its scoped name (or what was given for one). */
+  /** {@return the extension the failure is about, as its scoped name (or what was given for one)} */
   public String extension() {
     return extension;
   }

@@ -32,7 +32,7 @@ public final class InstallJournalException extends InstallException {
     this.journal = journal;
   }
 
-  /** Returns the journal file left in place. */
+  /** {@return the journal file left in place} */
   public Path journal() {
     return journal;
   }

@@ -12,14 +12,25 @@ import java.util.Objects;
  */
 public record InstallRequest(ExtensionName name, VersionConstraint constraint, RecordPolicy policy) {
 
-  /** Checks for nulls. */
+  /**
+   * Checks for nulls.
+   *
+   * @param name the extension
+   * @param constraint the versions acceptable ({@link VersionConstraint#LATEST} for any)
+   * @param policy whether the lockfile entry and the tier archive are written
+   */
   public InstallRequest {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(constraint, "constraint");
     Objects.requireNonNull(policy, "policy");
   }
 
-  /** Returns a request for {@code name} at {@code constraint}, recorded always. */
+  /**
+   * {@return a request for {@code name} at {@code constraint}, recorded always}
+   *
+   * @param name the extension
+   * @param constraint the versions acceptable
+   */
   public static InstallRequest of(ExtensionName name, VersionConstraint constraint) {
     return new InstallRequest(name, constraint, RecordPolicy.ALWAYS);
   }
@@ -28,6 +39,8 @@ public record InstallRequest(ExtensionName name, VersionConstraint constraint, R
    * Parses {@code NAME[@CONSTRAINT]}, such as {@code @acme/tool@^1.2} ({@link
    * VersionConstraint#LOCKED} when no constraint is given), recorded always.
    *
+   * @param spec the request's text, {@code NAME[@CONSTRAINT]}
+   * @return the request
    * @throws dev.tierlock.InvalidNameException if the name is not a scoped extension name
    * @throws IllegalArgumentException if the constraint is not one
    */
@@ -39,7 +52,11 @@ public record InstallRequest(ExtensionName name, VersionConstraint constraint, R
     return of(ExtensionName.of(spec.substring(0, at)), VersionConstraint.of(spec.substring(at + 1)));
   }
 
-  /** Returns this request with {@code value} as its record policy. */
+  /**
+   * {@return this request with {@code value} as its record policy}
+   *
+   * @param value the record policy
+   */
   public InstallRequest withPolicy(RecordPolicy value) {
     return new InstallRequest(name, constraint, value);
   }

@@ -19,7 +19,17 @@ import java.util.Map;
 public record InstallResult(List<ExtensionManifest> installed, Map<ExtensionName, InstallSource> sources,
     boolean recorded, TransactionResult transaction) {
 
-  /** Copies the collections. */
+  /**
+   * Copies the collections.
+   *
+   * @param installed the manifests swapped in: the requested extension first, then each dependency
+   *     installed with it
+   * @param sources where each installed extension's archive came from
+   * @param recorded whether the requested extension's entry was written (the record policy may
+   *     leave it as it was)
+   * @param transaction how the transaction that wrote the entries ended (published, or deferred
+   *     under {@link dev.tierlock.PublishFailurePolicy#DEFER}, with its warnings)
+   */
   public InstallResult {
     installed = List.copyOf(installed);
     sources = Map.copyOf(sources);

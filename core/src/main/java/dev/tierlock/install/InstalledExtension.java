@@ -34,7 +34,15 @@ public record InstalledExtension(ExtensionName name, Optional<String> installedV
     UNRECORDED
   }
 
-  /** Checks for nulls. */
+  /**
+   * Checks for nulls.
+   *
+   * @param name the extension
+   * @param installedVersion the version its live manifest names, or empty when it is not on disk
+   *     (or its manifest cannot be read)
+   * @param entry its entry in the shared lockfile, if any
+   * @param state how the two compare
+   */
   public InstalledExtension {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(installedVersion, "installedVersion");

@@ -532,25 +532,45 @@ public final class Installer {
       this.layout = Objects.requireNonNull(layout, "layout");
     }
 
-    /** Sets the registry releases come from when the tier lacks them; by default none (the tier only). */
+    /**
+     * Sets the registry releases come from when the tier lacks them; by default none (the tier only).
+     *
+     * @param value the registry
+     * @return this builder
+     */
     public Builder registry(ExtensionRegistry value) {
       this.registry = Objects.requireNonNull(value, "registry");
       return this;
     }
 
-    /** Sets the safety analysis run on every staged extension; by default none. */
+    /**
+     * Sets the safety analysis run on every staged extension; by default none.
+     *
+     * @param value the safety analysis
+     * @return this builder
+     */
     public Builder safetyAnalyzer(SafetyAnalyzer value) {
       this.safety = Objects.requireNonNull(value, "safetyAnalyzer");
       return this;
     }
 
-    /** Sets the archive caps; by default {@link ArchiveLimits#DEFAULTS}. */
+    /**
+     * Sets the archive caps; by default {@link ArchiveLimits#DEFAULTS}.
+     *
+     * @param value the archive caps
+     * @return this builder
+     */
     public Builder archiveLimits(ArchiveLimits value) {
       this.limits = Objects.requireNonNull(value, "archiveLimits");
       return this;
     }
 
-    /** Sets the clock of pulledAt and of the staging sweep (an hour); by default the system UTC clock. */
+    /**
+     * Sets the clock of pulledAt and of the staging sweep (an hour); by default the system UTC clock.
+     *
+     * @param value the clock
+     * @return this builder
+     */
     public Builder clock(Clock value) {
       this.clock = Objects.requireNonNull(value, "clock");
       return this;
@@ -575,6 +595,8 @@ public final class Installer {
      * no registry is ever called (one may not be set), no lockfile entry or archive is ever written
      * (a runtime guard refuses the change if one were), and removals are refused. Skill paths are
      * excluded from its digests as always. The mode convergence runs in.
+     *
+     * @return this builder
      */
     public Builder convergeMode() {
       this.converge = true;
@@ -584,6 +606,7 @@ public final class Installer {
     /**
      * Builds the installer.
      *
+     * @return the installer
      * @throws IllegalStateException if converge mode is set together with a registry
      */
     public Installer build() {

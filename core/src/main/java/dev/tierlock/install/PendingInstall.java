@@ -33,16 +33,16 @@ import java.util.Optional;
  */
 public interface PendingInstall {
 
-  /** Returns the extension installed. */
+  /** {@return the extension installed} */
   ExtensionName name();
 
-  /** Returns the manifests swapped in: this extension first, then each dependency installed with it. */
+  /** {@return the manifests swapped in: this extension first, then each dependency installed with it} */
   List<ExtensionManifest> installed();
 
-  /** Returns the lockfile entry before the install, if there was one. */
+  /** {@return the lockfile entry before the install, if there was one} */
   Optional<LockfileEntry> previous();
 
-  /** Returns the entry written into the transaction, or empty when the record policy wrote none. */
+  /** {@return the entry written into the transaction, or empty when the record policy wrote none} */
   Optional<LockfileEntry> written();
 
   /**

@@ -10,18 +10,22 @@ import java.util.List;
  */
 public record PinnedInstallResult(List<PinnedOutcome> outcomes) {
 
-  /** Copies the list. */
+  /**
+   * Copies the list.
+   *
+   * @param outcomes what was done with each entry, sorted by name
+   */
   public PinnedInstallResult {
     outcomes = List.copyOf(outcomes);
   }
 
-  /** Returns the extensions whose archive this run stored in the tier ({@link PinnedOutcome.Backfill#STORED}). */
+  /** {@return the extensions whose archive this run stored in the tier ({@link PinnedOutcome.Backfill#STORED})} */
   public List<ExtensionName> backfilled() {
     return outcomes.stream().filter(o -> o.backfill() == PinnedOutcome.Backfill.STORED).map(PinnedOutcome::name)
         .toList();
   }
 
-  /** Returns the outcomes whose install or backfill failed. */
+  /** {@return the outcomes whose install or backfill failed} */
   public List<PinnedOutcome> failures() {
     return outcomes.stream().filter(PinnedOutcome::failed).toList();
   }

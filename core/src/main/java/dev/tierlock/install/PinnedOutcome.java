@@ -63,6 +63,17 @@ public record PinnedOutcome(ExtensionName name, LockfileEntry entry, Install ins
    * Checks for nulls, and that each optional is present exactly when its step says so.
    *
    * @throws IllegalArgumentException if an optional disagrees with its step
+   *
+   * @param name the extension
+   * @param entry its entry as the run read the lockfile
+   * @param install what was done with its files
+   * @param installed how its install ended; present exactly when {@code install} is {@link
+   *     Install#INSTALLED}
+   * @param installFailure why its install failed; present exactly when {@code install} is {@link
+   *     Install#FAILED}
+   * @param backfill what was done with its archive in the tier
+   * @param backfillFailure why its backfill failed; present exactly when {@code backfill} is {@link
+   *     Backfill#FAILED}
    */
   public PinnedOutcome {
     Objects.requireNonNull(name, "name");
@@ -81,12 +92,12 @@ public record PinnedOutcome(ExtensionName name, LockfileEntry entry, Install ins
     }
   }
 
-  /** Returns where the installed archive came from; empty unless {@link Install#INSTALLED}. */
+  /** {@return where the installed archive came from; empty unless {@link Install#INSTALLED}} */
   public Optional<InstallSource> source() {
     return installed.map(r -> r.sources().get(name));
   }
 
-  /** Returns whether its install or its backfill failed. */
+  /** {@return whether its install or its backfill failed} */
   public boolean failed() {
     return install == Install.FAILED || backfill == Backfill.FAILED;
   }

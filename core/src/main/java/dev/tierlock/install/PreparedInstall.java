@@ -38,42 +38,42 @@ public final class PreparedInstall implements AutoCloseable {
     this.dependencies = List.copyOf(dependencies);
   }
 
-  /** Returns the extension. */
+  /** {@return the extension} */
   public ExtensionName name() {
     return request.name();
   }
 
-  /** Returns what was asked for. */
+  /** {@return what was asked for} */
   public InstallRequest request() {
     return request;
   }
 
-  /** Returns the version staged (the manifest's). */
+  /** {@return the version staged (the manifest's)} */
   public String version() {
     return manifest.version();
   }
 
-  /** Returns the staged manifest. */
+  /** {@return the staged manifest} */
   public ExtensionManifest manifest() {
     return manifest;
   }
 
-  /** Returns the SHA-256 of the archive staged (64 lowercase hex). */
+  /** {@return the SHA-256 of the archive staged (64 lowercase hex)} */
   public String checksum() {
     return checksum;
   }
 
-  /** Returns where the archive came from. */
+  /** {@return where the archive came from} */
   public InstallSource source() {
     return source;
   }
 
-  /** Returns the registry's release, when the archive came from the registry. */
+  /** {@return the registry's release, when the archive came from the registry} */
   public Optional<RegistryRelease> release() {
     return Optional.ofNullable(release);
   }
 
-  /** Returns the dependencies prepared with it (those the lockfile and the disk did not already satisfy). */
+  /** {@return the dependencies prepared with it (those the lockfile and the disk did not already satisfy)} */
   public List<PreparedInstall> dependencies() {
     return dependencies;
   }

@@ -18,7 +18,16 @@ public record RecoveryReport(List<ExtensionName> rolledForward, List<ExtensionNa
   /** The report of a pass that found nothing. */
   public static final RecoveryReport NOTHING = new RecoveryReport(List.of(), List.of(), List.of(), List.of());
 
-  /** Copies the lists. */
+  /**
+   * Copies the lists.
+   *
+   * @param rolledForward extensions whose swap had finished and the lockfile pins: the new version
+   *     stays, the old files were deleted
+   * @param rolledBack extensions put back as they were before their interrupted install or removal
+   * @param swept staging directories without a journal, older than an hour, deleted
+   * @param left journals that could not be judged: left as they are, with why; their extensions are
+   *     refused until an operator looks
+   */
   public RecoveryReport {
     rolledForward = List.copyOf(rolledForward);
     rolledBack = List.copyOf(rolledBack);
@@ -26,7 +35,7 @@ public record RecoveryReport(List<ExtensionName> rolledForward, List<ExtensionNa
     left = List.copyOf(left);
   }
 
-  /** Returns whether the pass found nothing to do. */
+  /** {@return whether the pass found nothing to do} */
   public boolean isEmpty() {
     return rolledForward.isEmpty() && rolledBack.isEmpty() && swept.isEmpty() && left.isEmpty();
   }

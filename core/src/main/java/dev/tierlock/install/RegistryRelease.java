@@ -20,6 +20,12 @@ public record RegistryRelease(ExtensionName name, String version, Optional<Strin
   /**
    * Validates the release.
    *
+   * @param name the extension
+   * @param version the version the constraint resolved to
+   * @param checksum the SHA-256 of the release's archive as the registry states it (64 lowercase
+   *     hex), or empty when the registry states none; only an archive whose bytes match a stated
+   *     checksum is ever stored in the tier
+   * @param serverUrl the registry's address to record in the lockfile entry, if any
    * @throws IllegalArgumentException if the version is blank or the checksum is not 64 lowercase hex
    */
   public RegistryRelease {

@@ -32,6 +32,7 @@ public record VersionConstraint(String text) {
   /**
    * Validates the constraint.
    *
+   * @param text the constraint as given, trimmed
    * @throws IllegalArgumentException if it is blank, longer than 128 characters or holds a character
    *     no version constraint uses
    */
@@ -55,7 +56,11 @@ public record VersionConstraint(String text) {
     return new VersionConstraint(text);
   }
 
-  /** Returns the constraint that pins exactly {@code version}. */
+  /**
+   * {@return the constraint that pins exactly {@code version}}
+   *
+   * @param version the exact version
+   */
   public static VersionConstraint exactly(String version) {
     VersionConstraint constraint = new VersionConstraint(version);
     if (constraint.exactVersion().isEmpty()) {
@@ -64,18 +69,18 @@ public record VersionConstraint(String text) {
     return constraint;
   }
 
-  /** Returns the one version this constraint pins, without a leading {@code =} or {@code v}; empty for a range. */
+  /** {@return the one version this constraint pins, without a leading {@code =} or {@code v}; empty for a range} */
   public Optional<String> exactVersion() {
     var m = EXACT.matcher(text);
     return m.matches() ? Optional.of(m.group(1)) : Optional.empty();
   }
 
-  /** Returns whether this is {@link #LOCKED}. */
+  /** {@return whether this is {@link #LOCKED}} */
   public boolean isLocked() {
     return text.equals(LOCKED.text);
   }
 
-  /** Returns whether this constraint pins one exact version. */
+  /** {@return whether this constraint pins one exact version} */
   public boolean isExact() {
     return exactVersion().isPresent();
   }

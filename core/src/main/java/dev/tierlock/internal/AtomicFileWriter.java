@@ -26,6 +26,8 @@ public final class AtomicFileWriter {
   /**
    * Replaces {@code target} with {@code bytes}, creating parent directories.
    *
+   * @param target the file to replace
+   * @param bytes its new content
    * @throws IOException if any step fails; the target is then unchanged
    */
   public static void write(Path target, byte[] bytes) throws IOException {
@@ -48,6 +50,8 @@ public final class AtomicFileWriter {
    * Replaces {@code target} with everything {@code in} yields, streaming (constant memory),
    * creating parent directories. The stream is not closed.
    *
+   * @param target the file to replace
+   * @param in its new content, read to its end
    * @return the number of bytes written
    * @throws IOException if reading or any write step fails; the target is then unchanged
    */
@@ -73,6 +77,8 @@ public final class AtomicFileWriter {
    * rename), named {@code .<target name>.<uuid>.tmp}; the caller fills it, then calls {@link
    * #moveInto}.
    *
+   * @param target the file the temp file will replace
+   * @return the temp file, empty
    * @throws IOException if the directory or file cannot be created
    */
   public static Path newTemp(Path target) throws IOException {
@@ -87,6 +93,8 @@ public final class AtomicFileWriter {
    * Moves a finished temp file (already forced to disk) over {@code target} atomically, then forces
    * the directory so the rename itself survives a crash.
    *
+   * @param temp the finished temp file, beside {@code target}
+   * @param target the file to replace
    * @throws IOException if the move fails; the target is then unchanged
    */
   public static void moveInto(Path temp, Path target) throws IOException {
@@ -101,6 +109,7 @@ public final class AtomicFileWriter {
   /**
    * Forces a directory's entries to disk where the platform allows it (POSIX); elsewhere a no-op.
    *
+   * @param dir the directory
    * @throws IOException if forcing fails on a platform that supports it
    */
   public static void forceDirectory(Path dir) throws IOException {

@@ -24,6 +24,8 @@ public interface ChannelOpener {
   /**
    * Opens {@code file} (canonical, in an existing directory) for reading and writing, creating it.
    *
+   * @param file the lock file
+   * @return the open channel
    * @throws IOException if it cannot be opened
    * @throws UnsupportedOperationException if its file system provider cannot open such a channel
    *     (the registry then locks in this JVM only)

@@ -83,7 +83,11 @@ public final class CodecTally implements AutoCloseable {
     }
   }
 
-  /** Counts one lockfile's bytes assembled from its members' bytes, {@code length} bytes in all. */
+  /**
+   * Counts one lockfile's bytes assembled from its members' bytes, {@code length} bytes in all.
+   *
+   * @param length the lockfile's length in bytes
+   */
   public static void assembled(int length) {
     CodecTally tally = current();
     if (tally != null) {

@@ -25,25 +25,25 @@ public final class HeldFileLock {
     this.excludesProcesses = excludesProcesses;
   }
 
-  /** Returns the canonical lock file. */
+  /** {@return the canonical lock file} */
   public Path lockFile() {
     return slot.file();
   }
 
-  /** Returns who holds it, as written into the lock file. */
+  /** {@return who holds it, as written into the lock file} */
   public LockHolder holder() {
     return holder;
   }
 
   /**
-   * Returns whether the lock also excludes other processes: false when the file system provider
-   * cannot lock files, so that only this JVM's turn was taken.
+   * {@return whether the lock also excludes other processes: false when the file system provider
+   * cannot lock files, so that only this JVM's turn was taken}
    */
   public boolean excludesProcesses() {
     return excludesProcesses;
   }
 
-  /** Returns whether {@link #release()} was called. */
+  /** {@return whether {@link #release()} was called} */
   public synchronized boolean isReleased() {
     return released;
   }

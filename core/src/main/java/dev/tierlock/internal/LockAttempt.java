@@ -27,12 +27,12 @@ public sealed interface LockAttempt permits LockAttempt.Acquired, LockAttempt.Bu
       this.waited = waited;
     }
 
-    /** Returns the holder as the lock file (or this JVM's holder) told it, if known. */
+    /** {@return the holder as the lock file (or this JVM's holder) told it, if known} */
     public Optional<LockHolder> holder() {
       return Optional.ofNullable(holder);
     }
 
-    /** Returns how long the caller waited, on its clock. */
+    /** {@return how long the caller waited, on its clock} */
     public Duration waited() {
       return waited;
     }

@@ -37,61 +37,71 @@ public final class LockHolder {
   }
 
   /**
-   * Returns a holder with these values; line breaks in the texts become spaces.
+   * {@return a holder with these values; line breaks in the texts become spaces}
    *
+   * @param name who holds the lock
+   * @param host the holder's host name
+   * @param pid the holder's process id
    * @param processStart when the holder's process started, if known
+   * @param acquiredAt when the holder acquired the lock
+   * @param guards what the lock guards
    */
   public static LockHolder of(String name, String host, long pid, @Nullable Instant processStart, Instant acquiredAt,
       String guards) {
     return new LockHolder(name, host, pid, processStart, acquiredAt, guards);
   }
 
-  /** Returns the current thread of this process as the holder of a lock that guards {@code guards}. */
+  /**
+   * {@return the current thread of this process as the holder of a lock that guards {@code guards}}
+   *
+   * @param guards what the lock guards
+   * @param acquiredAt when the holder acquired the lock
+   */
   public static LockHolder current(String guards, Instant acquiredAt) {
     return new LockHolder(ThisProcess.IDENTITY.holder() + ", thread " + Thread.currentThread().getName(),
         ThisProcess.IDENTITY.hostname(), ThisProcess.IDENTITY.pid(), ThisProcess.START, acquiredAt, guards);
   }
 
-  /** Returns the holder's name: {@code user@host, thread <name>}. */
+  /** {@return the holder's name: {@code user@host, thread <name>}} */
   public String name() {
     return name;
   }
 
-  /** Returns the holder's host name. */
+  /** {@return the holder's host name} */
   public String host() {
     return host;
   }
 
-  /** Returns the holder's process id. */
+  /** {@return the holder's process id} */
   public long pid() {
     return pid;
   }
 
-  /** Returns when the holder's process started, if known. */
+  /** {@return when the holder's process started, if known} */
   public Optional<Instant> processStart() {
     return Optional.ofNullable(processStart);
   }
 
-  /** Returns when the holder acquired the lock, on its own clock. */
+  /** {@return when the holder acquired the lock, on its own clock} */
   public Instant acquiredAt() {
     return acquiredAt;
   }
 
-  /** Returns what the lock guards, as the holder put it. */
+  /** {@return what the lock guards, as the holder put it} */
   public String guards() {
     return guards;
   }
 
   /**
-   * Returns the holder for messages: {@code pid 4242 on host h since <acquired>; started <process
-   * start> (<name>; guards <what>)}.
+   * {@return the holder for messages: {@code pid 4242 on host h since <acquired>; started <process
+   * start> (<name>; guards <what>)}}
    */
   public String describe() {
     return "pid " + pid + " on host " + host + " since " + acquiredAt + "; started "
         + (processStart == null ? "at an unknown time" : processStart.toString()) + " (" + name + "; guards " + guards + ")";
   }
 
-  /** Returns the lock file content that {@link #parse} reads back. */
+  /** {@return the lock file content that {@link #parse} reads back} */
   public String encode() {
     return HEADER + "\nholder: " + name + "\nhost: " + host + "\npid: " + pid + "\nstarted: "
         + (processStart == null ? "unknown" : processStart.toString()) + "\nacquired: " + acquiredAt + "\nguards: " + guards
@@ -102,6 +112,9 @@ public final class LockHolder {
    * Reads a lock file's content. Lenient: unknown lines are ignored, and a content without host,
    * pid and acquired-at (an empty file, a holder caught half-way through writing, another tool's
    * content) is empty.
+   *
+   * @param content the lock file's text
+   * @return the holder the content names, or empty when it names none
    */
   public static Optional<LockHolder> parse(String content) {
     Map<String, String> fields = new HashMap<>();

@@ -66,15 +66,17 @@ public final class OsLockRegistry {
     this.opener = opener;
   }
 
-  /** Returns the registry of this class loader, which every lock of Tierlock uses. */
+  /** {@return the registry of this class loader, which every lock of Tierlock uses} */
   public static OsLockRegistry shared() {
     return SHARED;
   }
 
   /**
-   * Returns a registry of its own that opens channels through {@code opener}, for tests that inject
-   * failures. It shares nothing with {@link #shared()}: towards it, it behaves like the registry of
+   * {@return a registry of its own that opens channels through {@code opener}, for tests that inject
+   * failures} It shares nothing with {@link #shared()}: towards it, it behaves like the registry of
    * another class loader.
+   *
+   * @param opener what opens the lock files' channels
    */
   public static OsLockRegistry using(ChannelOpener opener) {
     return new OsLockRegistry(opener);
@@ -85,7 +87,9 @@ public final class OsLockRegistry {
    * OS lock, until {@code wait}'s deadline (one attempt when it has passed), then writes the holder
    * into the file.
    *
+   * @param lockFile the lock file
    * @param guards what the lock guards, written into the file for waiters' messages
+   * @param wait the deadline, the pauses between attempts and what runs when queued
    * @return the held lock, {@link LockAttempt.Busy} when another holder kept it past the deadline,
    *     or {@link LockAttempt.Reentered} when the calling thread has it already
    * @throws IOException if the lock file's directory cannot be created or resolved, or the file
@@ -132,6 +136,8 @@ public final class OsLockRegistry {
    * Takes the lock of {@code lockFile} if nobody in this JVM has or awaits it and the OS lock is
    * free now, without waiting.
    *
+   * @param lockFile the lock file
+   * @param guards what the lock guards, written into the file for waiters' messages
    * @param clock stamps the holder's acquired-at
    * @return the held lock, {@link LockAttempt.Busy} (having waited zero), or {@link
    *     LockAttempt.Reentered}
@@ -166,6 +172,7 @@ public final class OsLockRegistry {
    * Returns who holds the lock of {@code lockFile}: the holder in this registry if there is one,
    * else what the file says, read through the registry's channel.
    *
+   * @param lockFile the lock file
    * @return the holder, or empty when the lock file is missing or names nobody
    * @throws IOException if the lock file's directory cannot be resolved
    */
@@ -188,7 +195,11 @@ public final class OsLockRegistry {
     }
   }
 
-  /** Returns whether any thread holds, awaits or reads the lock of {@code lockFile} through this registry. */
+  /**
+   * {@return whether any thread holds, awaits or reads the lock of {@code lockFile} through this registry}
+   *
+   * @param lockFile the lock file
+   */
   public boolean inUse(Path lockFile) {
     LockSlot slot = slotOf(lockFile);
     synchronized (slots) {
@@ -196,7 +207,11 @@ public final class OsLockRegistry {
     }
   }
 
-  /** Returns how many threads are queued for the lock of {@code lockFile}, behind the one whose turn it is. */
+  /**
+   * {@return how many threads are queued for the lock of {@code lockFile}, behind the one whose turn it is}
+   *
+   * @param lockFile the lock file
+   */
   public int queued(Path lockFile) {
     LockSlot slot = slotOf(lockFile);
     return slot == null ? 0 : slot.turns().queued();

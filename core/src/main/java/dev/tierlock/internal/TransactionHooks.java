@@ -34,16 +34,16 @@ public interface TransactionHooks {
   void requireStored(TierPath path, Runnable store);
 
   /**
-   * Returns whether the running change holds the checkout's pulled-extensions lock (inside {@link
-   * TransactionContext#withPulledExtensionsLock}).
+   * {@return whether the running change holds the checkout's pulled-extensions lock (inside {@link
+   * TransactionContext#withPulledExtensionsLock})}
    *
    * @throws IllegalStateException if called outside the running change or from another thread
    */
   boolean holdsPulledExtensionsLock();
 
   /**
-   * Returns whether the change this context belongs to is still running (it has not returned or
-   * thrown). Never throws: callable from any thread, at any time.
+   * {@return whether the change this context belongs to is still running (it has not returned or
+   * thrown)} Never throws: callable from any thread, at any time.
    */
   boolean isRunning();
 

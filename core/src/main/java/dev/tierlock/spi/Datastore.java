@@ -106,11 +106,16 @@ public interface Datastore extends AutoCloseable {
    * Opens a streaming download of one object, for large objects; the size is known before any byte
    * is read, so a caller can refuse an oversize object without downloading it.
    *
+   * @param key the object's key
    * @return the open download, or empty when no object exists at the key
    */
   Optional<ObjectStream> openStream(ObjectKey key);
 
-  /** Returns what the store knows of one object without its bytes, or empty when it is absent. */
+  /**
+   * {@return what the store knows of one object without its bytes, or empty when it is absent}
+   *
+   * @param key the object's key
+   */
   Optional<StoredObject> stat(ObjectKey key);
 
   /**
@@ -129,6 +134,8 @@ public interface Datastore extends AutoCloseable {
    * Deletes one object under a precondition; {@link WriteCondition#mustNotExist()} is not a valid
    * delete condition.
    *
+   * @param key the object's key
+   * @param condition {@link WriteCondition#none()} or {@link WriteCondition#mustMatch}
    * @return what happened
    * @throws IllegalArgumentException for {@link WriteCondition#mustNotExist()}
    */
@@ -137,6 +144,9 @@ public interface Datastore extends AutoCloseable {
   /**
    * Lists every object whose key starts with {@code prefix} (text prefix, see {@link
    * ObjectKey#validatePrefix}), sorted by key, following every page.
+   *
+   * @param prefix the key prefix; empty for every object
+   * @return the objects, sorted by key
    */
   List<StoredObject> list(String prefix);
 

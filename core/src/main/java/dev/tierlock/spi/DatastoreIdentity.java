@@ -24,6 +24,11 @@ public record DatastoreIdentity(String scheme, String endpoint, String container
   /**
    * Validates the parts.
    *
+   * @param scheme the kind of store, lowercase ({@code s3}, {@code gs}, {@code file}, ...)
+   * @param endpoint the endpoint the store is reached at (a URL, a host, a device and inode); may
+   *     be empty only when the store has none
+   * @param container the bucket or equivalent; empty when the store has none
+   * @param prefix the key prefix within the container (or the root path); empty for none
    * @throws IllegalArgumentException if the scheme is not lowercase letters, digits, {@code +},
    *     {@code -} or {@code .}, or a part holds a control character
    */

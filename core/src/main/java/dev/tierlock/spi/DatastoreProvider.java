@@ -9,12 +9,14 @@ import java.net.URI;
  */
 public interface DatastoreProvider {
 
-  /** Returns the URI scheme this provider opens, lowercase ({@code s3}, {@code gs}, {@code file}). */
+  /** {@return the URI scheme this provider opens, lowercase ({@code s3}, {@code gs}, {@code file})} */
   String scheme();
 
   /**
    * Opens the datastore a URI names.
    *
+   * @param uri the datastore's URI, of a scheme this provider accepts
+   * @return the open datastore; the caller closes it
    * @throws IllegalArgumentException if the URI is not one this provider accepts; the message
    *     says what is wrong
    */

@@ -15,7 +15,7 @@ public abstract class ForwardingDatastore implements Datastore {
   /** Creates the decorator; {@link #delegate()} supplies the target. */
   protected ForwardingDatastore() {}
 
-  /** Returns the datastore every call goes to. */
+  /** {@return the datastore every call goes to} */
   protected abstract Datastore delegate();
 
   @Override

@@ -12,17 +12,22 @@ import java.nio.file.Path;
  */
 public interface ObjectBody {
 
-  /** Returns the length in bytes. */
+  /** {@return the length in bytes} */
   long size();
 
   /**
    * Opens a fresh stream over the bytes; the caller closes it.
    *
+   * @return a new stream positioned at the first byte
    * @throws IOException if the bytes cannot be read
    */
   InputStream open() throws IOException;
 
-  /** Returns a body over a copy of {@code bytes}. */
+  /**
+   * {@return a body over a copy of {@code bytes}}
+   *
+   * @param bytes the body's bytes
+   */
   static ObjectBody of(byte[] bytes) {
     byte[] copy = bytes.clone();
     return new ObjectBody() {
@@ -39,9 +44,10 @@ public interface ObjectBody {
   }
 
   /**
-   * Returns a body over a file, whose size is read now; the file must not change until the write
-   * is over.
+   * {@return a body over a file, whose size is read now; the file must not change until the write
+   * is over}
    *
+   * @param file the file holding the body's bytes
    * @throws IOException if the file's size cannot be read
    */
   static ObjectBody of(Path file) throws IOException {
@@ -62,6 +68,7 @@ public interface ObjectBody {
   /**
    * Reads the whole body into memory.
    *
+   * @return the body's bytes, a new array
    * @throws IOException if the bytes cannot be read
    */
   default byte[] readAllBytes() throws IOException {

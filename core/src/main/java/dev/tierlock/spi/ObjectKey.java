@@ -20,6 +20,7 @@ public record ObjectKey(String value) implements Comparable<ObjectKey> {
   /**
    * Validates the key.
    *
+   * @param value the key text
    * @throws IllegalArgumentException if the key breaks a rule; the message names the rule
    */
   public ObjectKey {
@@ -32,13 +33,19 @@ public record ObjectKey(String value) implements Comparable<ObjectKey> {
   /**
    * Parses a key.
    *
+   * @param value the key text
+   * @return the key
    * @throws IllegalArgumentException if the key breaks a rule
    */
   public static ObjectKey of(String value) {
     return new ObjectKey(value);
   }
 
-  /** Returns whether {@code value} is a valid key. */
+  /**
+   * {@return whether {@code value} is a valid key}
+   *
+   * @param value the text to check
+   */
   public static boolean isValid(String value) {
     return problemWith(value) == null;
   }
@@ -47,6 +54,7 @@ public record ObjectKey(String value) implements Comparable<ObjectKey> {
    * Validates a listing prefix: empty (the whole datastore) or any text that a key may start with
    * (so {@code config/} and {@code config/pull} are both accepted).
    *
+   * @param prefix the prefix to check
    * @return the prefix
    * @throws IllegalArgumentException if no valid key could start with it
    */
@@ -62,17 +70,25 @@ public record ObjectKey(String value) implements Comparable<ObjectKey> {
     return prefix;
   }
 
-  /** Returns the key of a child: this key, a {@code /} and {@code relative}. */
+  /**
+   * {@return the key of a child: this key, a {@code /} and {@code relative}}
+   *
+   * @param relative the child's path below this key
+   */
   public ObjectKey resolve(String relative) {
     return new ObjectKey(value + "/" + relative);
   }
 
-  /** Returns whether this key equals {@code other} or lies below it. */
+  /**
+   * {@return whether this key equals {@code other} or lies below it}
+   *
+   * @param other the key that may contain this one
+   */
   public boolean isWithin(ObjectKey other) {
     return value.equals(other.value) || value.startsWith(other.value + "/");
   }
 
-  /** Returns the last segment. */
+  /** {@return the last segment} */
   public String name() {
     int slash = value.lastIndexOf('/');
     return slash < 0 ? value : value.substring(slash + 1);

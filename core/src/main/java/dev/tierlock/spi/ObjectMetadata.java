@@ -32,6 +32,7 @@ public record ObjectMetadata(Map<String, String> values) {
   /**
    * Validates and copies the entries.
    *
+   * @param values the entries, sorted by name
    * @throws IllegalArgumentException if a name or value breaks a rule
    */
   public ObjectMetadata {
@@ -62,14 +63,21 @@ public record ObjectMetadata(Map<String, String> values) {
     values = Collections.unmodifiableMap(copy);
   }
 
-  /** Returns metadata with one entry. */
+  /**
+   * {@return metadata with one entry}
+   *
+   * @param name the entry's name
+   * @param value the entry's value
+   */
   public static ObjectMetadata of(String name, String value) {
     return new ObjectMetadata(Map.of(name, value));
   }
 
   /**
-   * Returns metadata read from a store, whose names some stores report in other cases; names are
-   * lowercased and entries that break the rules are dropped.
+   * {@return metadata read from a store, whose names some stores report in other cases; names are
+   * lowercased and entries that break the rules are dropped}
+   *
+   * @param raw the names and values as the store reported them
    */
   public static ObjectMetadata lenient(Map<String, String> raw) {
     TreeMap<String, String> kept = new TreeMap<>();
@@ -103,7 +111,11 @@ public record ObjectMetadata(Map<String, String> values) {
     return value.chars().allMatch(c -> c >= 0x20 && c < 0x7f);
   }
 
-  /** Returns the value of {@code name}, if present. */
+  /**
+   * {@return the value of {@code name}, if present}
+   *
+   * @param name the entry's name
+   */
   public Optional<String> get(String name) {
     return Optional.ofNullable(values.get(name));
   }

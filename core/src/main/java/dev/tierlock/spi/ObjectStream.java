@@ -10,10 +10,10 @@ import java.io.InputStream;
  */
 public interface ObjectStream extends AutoCloseable {
 
-  /** Returns what the store said of the object when the download started. */
+  /** {@return what the store said of the object when the download started} */
   StoredObject object();
 
-  /** Returns the object's bytes; reading it may throw {@link IOException} on a network fault. */
+  /** {@return the object's bytes; reading it may throw {@link IOException} on a network fault} */
   InputStream stream();
 
   /** Aborts or finishes the download and frees its connection. */

@@ -17,7 +17,9 @@ public final class ObjectTooLargeException extends DatastoreException {
   /** The stable code. */
   public static final String CODE = "object_too_large";
 
+  /** Its size in bytes, or -1 when the store did not say before the bytes ran over. */
   private final long size;
+  /** The most the caller would read. */
   private final long limit;
 
   /**

@@ -13,6 +13,7 @@ public record ObjectVersion(String value) {
   /**
    * Validates the version.
    *
+   * @param value the version text, never empty
    * @throws IllegalArgumentException if {@code value} is empty or blank
    */
   public ObjectVersion {
@@ -21,7 +22,11 @@ public record ObjectVersion(String value) {
     }
   }
 
-  /** Returns the version with this text. */
+  /**
+   * {@return the version with this text}
+   *
+   * @param value the version text, never empty
+   */
   public static ObjectVersion of(String value) {
     return new ObjectVersion(value);
   }

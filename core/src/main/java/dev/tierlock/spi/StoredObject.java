@@ -13,6 +13,10 @@ public record StoredObject(ObjectKey key, ObjectVersion version, long size, Obje
   /**
    * Validates the values.
    *
+   * @param key the object's key
+   * @param version the object's current version
+   * @param size the object's length in bytes
+   * @param metadata the object's user metadata
    * @throws IllegalArgumentException if {@code size} is negative
    */
   public StoredObject {

@@ -6,17 +6,30 @@ package dev.tierlock.spi;
  */
 public sealed interface WriteCondition {
 
-  /** No precondition: last writer wins. Never used by Tierlock for shared state. */
+  /**
+   * No precondition: last writer wins. Never used by Tierlock for shared state.
+   *
+   * @return the condition
+   */
   static WriteCondition none() {
     return None.INSTANCE;
   }
 
-  /** Holds only when no object exists at the key ({@code If-None-Match: *}, {@code ifGenerationMatch=0}). */
+  /**
+   * Holds only when no object exists at the key ({@code If-None-Match: *}, {@code ifGenerationMatch=0}).
+   *
+   * @return the condition
+   */
   static WriteCondition mustNotExist() {
     return MustNotExist.INSTANCE;
   }
 
-  /** Holds only when the object exists with exactly this version ({@code If-Match}, {@code ifGenerationMatch=N}). */
+  /**
+   * Holds only when the object exists with exactly this version ({@code If-Match}, {@code ifGenerationMatch=N}).
+   *
+   * @param version the version the object must have
+   * @return the condition
+   */
   static WriteCondition mustMatch(ObjectVersion version) {
     return new MustMatch(version);
   }

@@ -45,7 +45,7 @@ public abstract class ArchiveStoreContract {
   protected ArchiveStoreContract() {}
 
   /**
-   * Returns a fresh, empty datastore; called before each test and closed after it.
+   * {@return a fresh, empty datastore; called before each test and closed after it}
    *
    * @throws Exception if the store cannot be created (the test then fails)
    */
@@ -70,55 +70,91 @@ public abstract class ArchiveStoreContract {
 
   // Storing an archive (ArchiveStoreScenarios)
 
-  /** A new archive is written create-only, with its SHA-256 in the metadata, and its verified bytes are cached. */
+  /**
+   * A new archive is written create-only, with its SHA-256 in the metadata, and its verified bytes are cached.
+   *
+   * @throws IOException if a file the test uses cannot be read or written
+   */
   @Test
   public final void store_newArchive_writesCreateOnlyAndCachesVerifiedBytes() throws IOException {
     stores().store_newArchive_writesCreateOnlyAndCachesVerifiedBytes();
   }
 
-  /** contains is one stat of the datastore: it answers for the tier, whatever the cache holds. */
+  /**
+   * contains is one stat of the datastore: it answers for the tier, whatever the cache holds.
+   *
+   * @throws IOException if a file the test uses cannot be read or written
+   */
   @Test
   public final void contains_isOneStatOfTheDatastore_neverTheCache() throws IOException {
     stores().contains_isOneStatOfTheDatastore_neverTheCache();
   }
 
-  /** A second store of an archive already present writes nothing. */
+  /**
+   * A second store of an archive already present writes nothing.
+   *
+   * @throws IOException if a file the test uses cannot be read or written
+   */
   @Test
   public final void store_twice_secondChangesNothing() throws IOException {
     stores().store_twice_secondChangesNothing();
   }
 
-  /** Bytes whose SHA-256 is not the key's are refused before any call, with nothing cached. */
+  /**
+   * Bytes whose SHA-256 is not the key's are refused before any call, with nothing cached.
+   *
+   * @throws IOException if a file the test uses cannot be read or written
+   */
   @Test
   public final void store_bytesNotMatchingTheKey_refusedWithNothingCachedOrWritten() throws IOException {
     stores().store_bytesNotMatchingTheKey_refusedWithNothingCachedOrWritten();
   }
 
-  /** An archive over the compressed cap is refused before any call, with nothing cached. */
+  /**
+   * An archive over the compressed cap is refused before any call, with nothing cached.
+   *
+   * @throws IOException if a file the test uses cannot be read or written
+   */
   @Test
   public final void store_overTheCompressedCap_refusedWithNothingCachedOrWritten() throws IOException {
     stores().store_overTheCompressedCap_refusedWithNothingCachedOrWritten();
   }
 
-  /** Two checkouts storing one archive at once both succeed, and the datastore holds one object. */
+  /**
+   * Two checkouts storing one archive at once both succeed, and the datastore holds one object.
+   *
+   * @throws Exception if a store cannot be created, or a thread of the test fails or is interrupted
+   */
   @Test
   public final void store_concurrentlyFromTwoCheckouts_bothSucceedWithOneObject() throws Exception {
     stores().store_concurrentlyFromTwoCheckouts_bothSucceedWithOneObject();
   }
 
-  /** A store whose write answer is lost finds its object by a stat and writes nothing again. */
+  /**
+   * A store whose write answer is lost finds its object by a stat and writes nothing again.
+   *
+   * @throws IOException if a file the test uses cannot be read or written
+   */
   @Test
   public final void store_whenTheWriteAnswerIsLost_resolvesByStat() throws IOException {
     stores().store_whenTheWriteAnswerIsLost_resolvesByStat();
   }
 
-  /** An object of another size under the key is replaced by a write conditional on its version. */
+  /**
+   * An object of another size under the key is replaced by a write conditional on its version.
+   *
+   * @throws IOException if a file the test uses cannot be read or written
+   */
   @Test
   public final void store_overAnObjectOfAnotherSize_replacesItConditionally() throws IOException {
     stores().store_overAnObjectOfAnotherSize_replacesItConditionally();
   }
 
-  /** A namespace prefixes the archive's key and cache path once, and only that namespace's store finds it. */
+  /**
+   * A namespace prefixes the archive's key and cache path once, and only that namespace's store finds it.
+   *
+   * @throws IOException if a file the test uses cannot be read or written
+   */
   @Test
   public final void store_underANamespace_bindsItOnceInKeyAndCache() throws IOException {
     stores().store_underANamespace_bindsItOnceInKeyAndCache();
@@ -126,7 +162,11 @@ public abstract class ArchiveStoreContract {
 
   // Reading and verifying an archive (ArchiveReadScenarios)
 
-  /** An archive one checkout stored is read by another with one download, then from its cache. */
+  /**
+   * An archive one checkout stored is read by another with one download, then from its cache.
+   *
+   * @throws IOException if a file the test uses cannot be read or written
+   */
   @Test
   public final void read_archiveAPeerStored_restoresTheSameBytesFromTheDatastoreAlone() throws IOException {
     reads().read_archiveAPeerStored_restoresTheSameBytesFromTheDatastoreAlone();
@@ -138,19 +178,31 @@ public abstract class ArchiveStoreContract {
     reads().read_absentArchive_returnsEmptyAndCachesNothing();
   }
 
-  /** Other bytes planted under the key fail the read as tampered, with nothing cached; storing again repairs it. */
+  /**
+   * Other bytes planted under the key fail the read as tampered, with nothing cached; storing again repairs it.
+   *
+   * @throws IOException if a file the test uses cannot be read or written
+   */
   @Test
   public final void read_tamperedObjectInTheDatastore_failsAndCachesNothing() throws IOException {
     reads().read_tamperedObjectInTheDatastore_failsAndCachesNothing();
   }
 
-  /** Bytes corrupted in flight fail the read as tampered, with nothing cached. */
+  /**
+   * Bytes corrupted in flight fail the read as tampered, with nothing cached.
+   *
+   * @throws IOException if a file the test uses cannot be read or written
+   */
   @Test
   public final void read_bytesCorruptedInFlight_failsAndCachesNothing() throws IOException {
     reads().read_bytesCorruptedInFlight_failsAndCachesNothing();
   }
 
-  /** A cached file that no longer matches its key is fetched again from the datastore. */
+  /**
+   * A cached file that no longer matches its key is fetched again from the datastore.
+   *
+   * @throws IOException if a file the test uses cannot be read or written
+   */
   @Test
   public final void read_badCachedFile_isRemovedAndFetchedAgain() throws IOException {
     reads().read_badCachedFile_isRemovedAndFetchedAgain();
@@ -162,19 +214,31 @@ public abstract class ArchiveStoreContract {
     reads().read_oversizeObject_refusedBeforeAnyBodyByteIsRead();
   }
 
-  /** A download breaking off midway fails as unavailable, with nothing cached. */
+  /**
+   * A download breaking off midway fails as unavailable, with nothing cached.
+   *
+   * @throws IOException if a file the test uses cannot be read or written
+   */
   @Test
   public final void read_downloadBreakingMidway_failsAsUnavailableAndCachesNothing() throws IOException {
     reads().read_downloadBreakingMidway_failsAsUnavailableAndCachesNothing();
   }
 
-  /** A read past its deadline fails with a timeout, with nothing cached. */
+  /**
+   * A read past its deadline fails with a timeout, with nothing cached.
+   *
+   * @throws IOException if a file the test uses cannot be read or written
+   */
   @Test
   public final void read_pastItsDeadline_failsAndCachesNothing() throws IOException {
     reads().read_pastItsDeadline_failsAndCachesNothing();
   }
 
-  /** An interrupted read fails as cancelled, keeps the thread's flag and caches nothing. */
+  /**
+   * An interrupted read fails as cancelled, keeps the thread's flag and caches nothing.
+   *
+   * @throws IOException if a file the test uses cannot be read or written
+   */
   @Test
   public final void read_interrupted_failsKeepsTheFlagAndCachesNothing() throws IOException {
     reads().read_interrupted_failsKeepsTheFlagAndCachesNothing();
@@ -182,37 +246,61 @@ public abstract class ArchiveStoreContract {
 
   // With the lockfile (ArchiveTransactionScenarios)
 
-  /** An install writes the archive before the lockfile, and a peer restores the same bytes from the tier alone. */
+  /**
+   * An install writes the archive before the lockfile, and a peer restores the same bytes from the tier alone.
+   *
+   * @throws IOException if a file the test uses cannot be read or written
+   */
   @Test
   public final void install_thenPeerRestore_restoresTheSameBytesFromTheTierAlone() throws IOException {
     transactions().install_thenPeerRestore_restoresTheSameBytesFromTheTierAlone();
   }
 
-  /** An install whose archive write fails publishes no entry and keeps nothing pending. */
+  /**
+   * An install whose archive write fails publishes no entry and keeps nothing pending.
+   *
+   * @throws IOException if a file the test uses cannot be read or written
+   */
   @Test
   public final void install_whenTheArchiveWriteFails_publishesNoEntry() throws IOException {
     transactions().install_whenTheArchiveWriteFails_publishesNoEntry();
   }
 
-  /** An install whose lockfile publish fails keeps the archive, and the next run publishes the entry. */
+  /**
+   * An install whose lockfile publish fails keeps the archive, and the next run publishes the entry.
+   *
+   * @throws IOException if a file the test uses cannot be read or written
+   */
   @Test
   public final void install_whenTheLockfilePublishFails_keepsTheArchive_andTheReplayPublishesTheEntry() throws IOException {
     transactions().install_whenTheLockfilePublishFails_keepsTheArchive_andTheReplayPublishesTheEntry();
   }
 
-  /** Two checkouts installing one archive at once both succeed, with one object written. */
+  /**
+   * Two checkouts installing one archive at once both succeed, with one object written.
+   *
+   * @throws Exception if a store cannot be created, or a thread of the test fails or is interrupted
+   */
   @Test
   public final void install_sameArchiveFromTwoCheckoutsAtOnce_bothSucceedWithOneObject() throws Exception {
     transactions().install_sameArchiveFromTwoCheckoutsAtOnce_bothSucceedWithOneObject();
   }
 
-  /** A restore of a tampered archive fails with nothing extracted and nothing cached. */
+  /**
+   * A restore of a tampered archive fails with nothing extracted and nothing cached.
+   *
+   * @throws IOException if a file the test uses cannot be read or written
+   */
   @Test
   public final void restore_tamperedArchiveInTheTier_failsWithNothingExtractedAndNothingCached() throws IOException {
     transactions().restore_tamperedArchiveInTheTier_failsWithNothingExtractedAndNothingCached();
   }
 
-  /** A staged copy replaced by a symbolic link is refused, and neither archive nor lockfile is written. */
+  /**
+   * A staged copy replaced by a symbolic link is refused, and neither archive nor lockfile is written.
+   *
+   * @throws IOException if a file the test uses cannot be read or written
+   */
   @Test
   public final void install_stagedCopyTurnedIntoALink_isRefusedAndNothingTravels() throws IOException {
     transactions().install_stagedCopyTurnedIntoALink_isRefusedAndNothingTravels();
@@ -221,6 +309,8 @@ public abstract class ArchiveStoreContract {
   /**
    * Two checkouts on the datastore itself, with nothing in between, install, update, remove and
    * restore through one tier.
+   *
+   * @throws IOException if a file the test uses cannot be read or written
    */
   @Test
   public final void installUpdateRemoveAndRestore_checkoutsOnTheUnwrappedDatastore_shareOneTier() throws IOException {
@@ -229,37 +319,61 @@ public abstract class ArchiveStoreContract {
 
   // Archives leaving the tier (ArchiveDeletionScenarios)
 
-  /** A delete is conditional on the version a stat saw, and removes the cached copy too. */
+  /**
+   * A delete is conditional on the version a stat saw, and removes the cached copy too.
+   *
+   * @throws IOException if a file the test uses cannot be read or written
+   */
   @Test
   public final void delete_storedArchive_deletesConditionallyOnTheVersionSeen() throws IOException {
     deletions().delete_storedArchive_deletesConditionallyOnTheVersionSeen();
   }
 
-  /** An object written again between the stat and the delete is kept. */
+  /**
+   * An object written again between the stat and the delete is kept.
+   *
+   * @throws IOException if a file the test uses cannot be read or written
+   */
   @Test
   public final void delete_whenReplacedMeanwhile_keepsTheObject() throws IOException {
     deletions().delete_whenReplacedMeanwhile_keepsTheObject();
   }
 
-  /** An update deletes the superseded archive only after the lockfile publish. */
+  /**
+   * An update deletes the superseded archive only after the lockfile publish.
+   *
+   * @throws IOException if a file the test uses cannot be read or written
+   */
   @Test
   public final void update_deletesTheSupersededArchiveOnlyAfterTheLockfilePublish() throws IOException {
     deletions().update_deletesTheSupersededArchiveOnlyAfterTheLockfilePublish();
   }
 
-  /** A remove deletes the archive only after the lockfile publish. */
+  /**
+   * A remove deletes the archive only after the lockfile publish.
+   *
+   * @throws IOException if a file the test uses cannot be read or written
+   */
   @Test
   public final void remove_deletesTheArchiveOnlyAfterTheLockfilePublish() throws IOException {
     deletions().remove_deletesTheArchiveOnlyAfterTheLockfilePublish();
   }
 
-  /** A remove whose publish fails keeps the archive until the replay publishes. */
+  /**
+   * A remove whose publish fails keeps the archive until the replay publishes.
+   *
+   * @throws IOException if a file the test uses cannot be read or written
+   */
   @Test
   public final void remove_whenTheLockfilePublishFails_keepsTheArchiveUntilTheReplayPublishes() throws IOException {
     deletions().remove_whenTheLockfilePublishFails_keepsTheArchiveUntilTheReplayPublishes();
   }
 
-  /** A superseded archive that a peer pins again meanwhile is kept. */
+  /**
+   * A superseded archive that a peer pins again meanwhile is kept.
+   *
+   * @throws IOException if a file the test uses cannot be read or written
+   */
   @Test
   public final void update_whenAPeerPinsTheSupersededArchiveAgain_keepsIt() throws IOException {
     deletions().update_whenAPeerPinsTheSupersededArchiveAgain_keepsIt();

@@ -96,7 +96,7 @@ public final class ChildLockHolder implements AutoCloseable {
     return child;
   }
 
-  /** Returns the child's process id. */
+  /** {@return the child's process id} */
   public long pid() {
     return process.pid();
   }

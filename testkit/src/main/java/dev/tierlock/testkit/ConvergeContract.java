@@ -42,6 +42,7 @@ public abstract class ConvergeContract {
   /**
    * Returns a fresh, empty datastore; called before each test and closed after it.
    *
+   * @return the datastore
    * @throws Exception if the store cannot be created (the test then fails)
    */
   protected abstract Datastore createDatastore() throws Exception;
@@ -115,13 +116,21 @@ public abstract class ConvergeContract {
     failures().aTamperedTierArchive_isUnrestorable_andNothingIsSwapped();
   }
 
-  /** A same-version local edit is kept with a warning; the same version with another checksum is restored. */
+  /**
+   * A same-version local edit is kept with a warning; the same version with another checksum is restored.
+   *
+   * @throws Exception if the test cannot set up its checkouts, files or child processes
+   */
   @Test
   public final void aSameVersionLocalEdit_survivesWithAWarning_butAChangedChecksumIsRestored() throws Exception {
     scenarios().aSameVersionLocalEdit_survivesWithAWarning_butAChangedChecksumIsRestored();
   }
 
-  /** Skill files edited or added on a peer never make it restore, and are never rewritten. */
+  /**
+   * Skill files edited or added on a peer never make it restore, and are never rewritten.
+   *
+   * @throws Exception if the test cannot set up its checkouts, files or child processes
+   */
   @Test
   public final void skillFiles_editedOrAddedOnAPeer_neverTriggerARestore() throws Exception {
     scenarios().skillFiles_editedOrAddedOnAPeer_neverTriggerARestore();
@@ -145,13 +154,21 @@ public abstract class ConvergeContract {
     scenarios().convergence_neverCallsTheRegistry_andNeverWritesTheLockfileOrTheTier();
   }
 
-  /** A pass while an install holds the pulled-extensions lock is BUSY at once, swaps nothing; the next converges. */
+  /**
+   * A pass while an install holds the pulled-extensions lock is BUSY at once, swaps nothing; the next converges.
+   *
+   * @throws Exception if the test cannot set up its checkouts, files or child processes
+   */
   @Test
   public final void aPassWhileTheCheckoutIsBusy_isBusyAtOnce_swapsNothing_andTheNextPassConverges() throws Exception {
     failures().aPassWhileTheCheckoutIsBusy_isBusyAtOnce_swapsNothing_andTheNextPassConverges();
   }
 
-  /** An extension the lockfile dropped is removed, unless edited locally: then it is kept with a warning. */
+  /**
+   * An extension the lockfile dropped is removed, unless edited locally: then it is kept with a warning.
+   *
+   * @throws Exception if the test cannot set up its checkouts, files or child processes
+   */
   @Test
   public final void anExtensionDroppedFromTheLockfile_isRemoved_unlessEditedLocally_thenKeptWithAWarning()
       throws Exception {

@@ -38,7 +38,12 @@ public final class CountingDatastore extends ForwardingDatastore {
     }
   }
 
-  /** Wraps {@code delegate} with every count at zero; closing the wrapper closes it. */
+  /**
+   * Wraps {@code delegate} with every count at zero; closing the wrapper closes it.
+   *
+   * @param delegate the datastore whose calls are counted
+   * @return the wrapper
+   */
   public static CountingDatastore wrap(Datastore delegate) {
     return new CountingDatastore(delegate);
   }
@@ -49,17 +54,21 @@ public final class CountingDatastore extends ForwardingDatastore {
     return delegate;
   }
 
-  /** Returns how many calls of {@code operation} were made since creation or {@link #reset()}. */
+  /**
+   * {@return how many calls of {@code operation} were made since creation or {@link #reset()}}
+   *
+   * @param operation the operation
+   */
   public long count(DatastoreOperation operation) {
     return counts.get(operation).sum();
   }
 
-  /** Returns how many calls were made in all. */
+  /** {@return how many calls were made in all} */
   public long total() {
     return counts.values().stream().mapToLong(LongAdder::sum).sum();
   }
 
-  /** Returns every operation's count, zeros included, in {@link DatastoreOperation} order (a snapshot). */
+  /** {@return every operation's count, zeros included, in {@link DatastoreOperation} order (a snapshot)} */
   public Map<DatastoreOperation, Long> counts() {
     Map<DatastoreOperation, Long> snapshot = new EnumMap<>(DatastoreOperation.class);
     counts.forEach((operation, count) -> snapshot.put(operation, count.sum()));

@@ -44,8 +44,8 @@ public abstract class DatastoreContract {
   protected DatastoreContract() {}
 
   /**
-   * Returns a fresh, empty datastore (a new bucket, prefix or directory); called before each test
-   * and closed after it. The identity test calls it a second time within one test: each call must
+   * {@return a fresh, empty datastore (a new bucket, prefix or directory); called before each test
+   * and closed after it} The identity test calls it a second time within one test: each call must
    * return a store of its own (another bucket, prefix or directory), never a second instance over
    * the first one's objects.
    *
@@ -54,7 +54,7 @@ public abstract class DatastoreContract {
   protected abstract Datastore createDatastore() throws Exception;
 
   /**
-   * Returns the optional features the datastore under test has (called once per test). Declare
+   * {@return the optional features the datastore under test has (called once per test)} Declare
    * exactly what the store does: a declared feature is tested in full, an absent one for its
    * documented fallback, so declaring too few fails as surely as declaring too many.
    */
@@ -108,7 +108,11 @@ public abstract class DatastoreContract {
     reads().read_ifNoneMatchOnDeletedKey_reportsAbsent();
   }
 
-  /** A 3 MiB download knows its size before the first byte and yields the bytes written. */
+  /**
+   * A 3 MiB download knows its size before the first byte and yields the bytes written.
+   *
+   * @throws IOException if a file the test uses cannot be read or written
+   */
   @Test
   public final void openStream_largeObject_knowsSizeFirstAndYieldsSameBytes() throws IOException {
     reads().openStream_largeObject_knowsSizeFirstAndYieldsSameBytes();
@@ -120,7 +124,11 @@ public abstract class DatastoreContract {
     reads().openStream_absentKey_returnsEmpty();
   }
 
-  /** A download after a replace yields the new version and bytes. */
+  /**
+   * A download after a replace yields the new version and bytes.
+   *
+   * @throws IOException if a file the test uses cannot be read or written
+   */
   @Test
   public final void openStream_afterReplace_yieldsTheNewVersion() throws IOException {
     reads().openStream_afterReplace_yieldsTheNewVersion();
@@ -272,7 +280,11 @@ public abstract class DatastoreContract {
 
   // User metadata (DatastoreMetadataScenarios)
 
-  /** User metadata comes back from read, stat, listing and download, or (fallback) is refused. */
+  /**
+   * User metadata comes back from read, stat, listing and download, or (fallback) is refused.
+   *
+   * @throws IOException if a file the test uses cannot be read or written
+   */
   @Test
   public final void write_withMetadata_roundTripsEverywhere() throws IOException {
     metadata().write_withMetadata_roundTripsEverywhere();
@@ -304,7 +316,11 @@ public abstract class DatastoreContract {
     limits().write_metadataOverTheStoreCapacity_isRefusedAndChangesNothing();
   }
 
-  /** Metadata of exactly {@link Datastore#maxMetadataBytes()} round-trips. */
+  /**
+   * Metadata of exactly {@link Datastore#maxMetadataBytes()} round-trips.
+   *
+   * @throws IOException if a file the test uses cannot be read or written
+   */
   @Test
   public final void write_metadataOfExactlyTheStoreCapacity_roundTrips() throws IOException {
     limits().write_metadataOfExactlyTheStoreCapacity_roundTrips();
@@ -318,7 +334,11 @@ public abstract class DatastoreContract {
     identity().describe_namesTheStoreAsAUri();
   }
 
-  /** The identity is stable across calls and writes, and differs between two fresh stores. */
+  /**
+   * The identity is stable across calls and writes, and differs between two fresh stores.
+   *
+   * @throws Exception if a store cannot be created, or a thread of the test fails or is interrupted
+   */
   @Test
   public final void identity_isStableAndDiffersBetweenTwoFreshStores() throws Exception {
     identity().identity_isStableAndDiffersBetweenTwoFreshStores(this::createDatastore);

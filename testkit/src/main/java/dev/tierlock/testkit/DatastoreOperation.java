@@ -15,7 +15,7 @@ public enum DatastoreOperation {
   /** {@link dev.tierlock.spi.Datastore#list}. */
   LIST;
 
-  /** Returns whether this operation may change the store (a write or a delete). */
+  /** {@return whether this operation may change the store (a write or a delete)} */
   public boolean changes() {
     return this == WRITE || this == DELETE;
   }

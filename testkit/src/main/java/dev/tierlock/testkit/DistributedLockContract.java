@@ -46,8 +46,8 @@ public abstract class DistributedLockContract {
   protected DistributedLockContract() {}
 
   /**
-   * Returns a fresh, empty datastore (a new bucket, prefix or directory); called before each test
-   * and closed after it.
+   * {@return a fresh, empty datastore (a new bucket, prefix or directory); called before each test
+   * and closed after it}
    *
    * @throws Exception if the store cannot be created (the test then fails)
    */
@@ -122,13 +122,21 @@ public abstract class DistributedLockContract {
     lease().lockKey_neverLeavesTheNamespace();
   }
 
-  /** Taking the global lock inside the pulled-extensions lock breaks the lock order and is refused before any call. */
+  /**
+   * Taking the global lock inside the pulled-extensions lock breaks the lock order and is refused before any call.
+   *
+   * @throws IOException if a file the test uses cannot be read or written
+   */
   @Test
   public final void acquire_whileHoldingAnInnerLock_isRejectedBeforeAnyCall() throws IOException {
     lease().acquire_whileHoldingAnInnerLock_isRejectedBeforeAnyCall();
   }
 
-  /** Four threads in real time, 25 rounds each, are never inside the lock together. */
+  /**
+   * Four threads in real time, 25 rounds each, are never inside the lock together.
+   *
+   * @throws Exception if a store cannot be created, or a thread of the test fails or is interrupted
+   */
   @Test
   public final void acquireRelease_fourThreads_areMutuallyExclusive() throws Exception {
     lease().acquireRelease_fourThreads_areMutuallyExclusive();

@@ -109,6 +109,9 @@ public final class FakeRegistry implements ExtensionRegistry {
    * Publishes {@code archive} as {@code name@version} stating no checksum: it installs, but is never
    * stored in the tier.
    *
+   * @param name the extension's scoped name
+   * @param version the release's version
+   * @param archive the release's archive ({@code .tar.gz} bytes)
    * @return the release as {@link #resolve} returns it
    * @throws IllegalArgumentException as {@link #publish} does
    */
@@ -120,6 +123,9 @@ public final class FakeRegistry implements ExtensionRegistry {
    * Publishes {@code archive} as {@code name@version} stating a checksum its bytes do not match (the
    * SHA-256 of other bytes): what a tampered or corrupted download looks like.
    *
+   * @param name the extension's scoped name
+   * @param version the release's version
+   * @param archive the release's archive ({@code .tar.gz} bytes)
    * @return the release as {@link #resolve} returns it, with the wrong checksum
    * @throws IllegalArgumentException as {@link #publish} does
    */

@@ -107,6 +107,7 @@ public final class FakeRemote extends ForwardingDatastore implements AutoCloseab
    * Creates a fake remote in a fresh temp directory, deleted by {@link #close()}, with {@link
    * Versions#GENERATIONS} and {@value #DEFAULT_MAX_METADATA_BYTES} bytes of metadata.
    *
+   * @return the fake remote
    * @throws DatastoreUnavailableException if the directory cannot be created
    */
   public static FakeRemote create() {
@@ -118,6 +119,8 @@ public final class FakeRemote extends ForwardingDatastore implements AutoCloseab
    * missing, left in place by {@link #close()}); objects an earlier instance left there are loaded,
    * so a test can "restart" the remote (with a new {@link #identity()}).
    *
+   * @param directory the directory that holds the objects
+   * @return the fake remote
    * @throws IllegalStateException if another open fake remote owns the directory
    * @throws DatastoreUnavailableException if the directory cannot be prepared or read
    */
@@ -125,29 +128,30 @@ public final class FakeRemote extends ForwardingDatastore implements AutoCloseab
     return builder().directory(directory).build();
   }
 
-  /** Returns a builder with the defaults: a temp directory, {@link Versions#GENERATIONS}, 2048 bytes of metadata. */
+  /** {@return a builder with the defaults: a temp directory, {@link Versions#GENERATIONS}, 2048 bytes of metadata} */
   public static Builder builder() {
     return new Builder();
   }
 
-  /** Returns the fault controls of this remote's {@link Datastore} methods. */
+  /** {@return the fault controls of this remote's {@link Datastore} methods} */
   public Faults faults() {
     return faulty.faults();
   }
 
-  /** Returns the log of this remote's {@link Datastore} calls. */
+  /** {@return the log of this remote's {@link Datastore} calls} */
   public OperationLog log() {
     return faulty.log();
   }
 
-  /** Returns the directory that holds the objects. */
+  /** {@return the directory that holds the objects} */
   public Path directory() {
     return store.root();
   }
 
   /**
-   * Returns the current bytes at {@code key}, or empty when absent; not logged, never faulted.
+   * {@return the current bytes at {@code key}, or empty when absent; not logged, never faulted}
    *
+   * @param key the object's key
    * @throws IllegalStateException if the remote is closed
    */
   public Optional<byte[]> peek(ObjectKey key) {
@@ -156,9 +160,10 @@ public final class FakeRemote extends ForwardingDatastore implements AutoCloseab
   }
 
   /**
-   * Returns what the remote holds at {@code key} (version, size, metadata), or empty when absent;
-   * not logged, never faulted.
+   * {@return what the remote holds at {@code key} (version, size, metadata), or empty when absent;
+   * not logged, never faulted}
    *
+   * @param key the object's key
    * @throws IllegalStateException if the remote is closed
    */
   public Optional<StoredObject> peekObject(ObjectKey key) {
@@ -170,6 +175,8 @@ public final class FakeRemote extends ForwardingDatastore implements AutoCloseab
    * a peer would); not logged, never faulted. The object is versioned as any write ({@link
    * Versions}).
    *
+   * @param key the object's key
+   * @param bytes the object's new bytes
    * @throws IllegalStateException if the remote is closed
    */
   public void plant(ObjectKey key, byte[] bytes) {
@@ -180,6 +187,9 @@ public final class FakeRemote extends ForwardingDatastore implements AutoCloseab
    * Writes {@code bytes} with {@code metadata} at {@code key} unconditionally, behind everyone's
    * back; not logged, never faulted.
    *
+   * @param key the object's key
+   * @param bytes the object's new bytes
+   * @param metadata the object's new metadata
    * @throws IllegalStateException if the remote is closed
    * @throws IllegalArgumentException if the metadata is larger than {@link #maxMetadataBytes()}, as
    *     a peer's write would be refused
@@ -191,6 +201,7 @@ public final class FakeRemote extends ForwardingDatastore implements AutoCloseab
   /**
    * Deletes the object at {@code key}, if any, behind everyone's back; not logged, never faulted.
    *
+   * @param key the object's key
    * @throws IllegalStateException if the remote is closed
    */
   public void erase(ObjectKey key) {
@@ -198,7 +209,7 @@ public final class FakeRemote extends ForwardingDatastore implements AutoCloseab
   }
 
   /**
-   * Returns every key the remote holds, sorted (an immutable snapshot).
+   * {@return every key the remote holds, sorted (an immutable snapshot)}
    *
    * @throws IllegalStateException if the remote is closed
    */
@@ -216,7 +227,7 @@ public final class FakeRemote extends ForwardingDatastore implements AutoCloseab
     store.ignorePreconditions();
   }
 
-  /** Returns the keys of the downloads opened through this remote and not closed yet, in order. */
+  /** {@return the keys of the downloads opened through this remote and not closed yet, in order} */
   public List<ObjectKey> openStreams() {
     return store.openStreamKeys();
   }
@@ -285,6 +296,7 @@ public final class FakeRemote extends ForwardingDatastore implements AutoCloseab
      * Sets {@link FakeRemote#minWriteInterval()}, what the remote says it sustains between two
      * writes of one object (default zero), as a GCS bucket says one second; it refuses nothing.
      *
+     * @param value the interval, not negative
      * @return this
      * @throws IllegalArgumentException if it is negative
      */
@@ -301,6 +313,7 @@ public final class FakeRemote extends ForwardingDatastore implements AutoCloseab
      * place by {@link FakeRemote#close()}, its objects loaded when it holds some. Default: a fresh
      * temp directory that closing deletes.
      *
+     * @param directory the directory that holds the objects
      * @return this
      */
     public Builder directory(Path directory) {
@@ -312,6 +325,7 @@ public final class FakeRemote extends ForwardingDatastore implements AutoCloseab
      * Sets how new writes are versioned (default {@link Versions#GENERATIONS}). Objects loaded from
      * a directory keep the versions they were written with.
      *
+     * @param versions how new writes are versioned
      * @return this
      */
     public Builder versions(Versions versions) {
@@ -323,6 +337,7 @@ public final class FakeRemote extends ForwardingDatastore implements AutoCloseab
      * Sets {@link FakeRemote#maxMetadataBytes()}, the most bytes of metadata names and values one
      * write may carry (default {@value FakeRemote#DEFAULT_MAX_METADATA_BYTES}).
      *
+     * @param maxMetadataBytes the most bytes of metadata per write
      * @return this
      * @throws IllegalArgumentException if it is negative or more than {@link ObjectMetadata#MAX_BYTES}
      */

@@ -33,12 +33,20 @@ public final class FakeRemoteExtension implements ParameterResolver, AfterEachCa
   /** Creates the extension; JUnit calls this through {@code @ExtendWith(FakeRemoteExtension.class)}. */
   public FakeRemoteExtension() {}
 
-  /** Returns the fake remote of the test (or class) {@code context} belongs to, creating it on first use. */
+  /**
+   * {@return the fake remote of the test (or class) {@code context} belongs to, creating it on first use}
+   *
+   * @param context the JUnit context of the test or class
+   */
   public static FakeRemote remote(ExtensionContext context) {
     return resources(context).remote();
   }
 
-  /** Returns the test clock of the test (or class) {@code context} belongs to, creating it on first use. */
+  /**
+   * {@return the test clock of the test (or class) {@code context} belongs to, creating it on first use}
+   *
+   * @param context the JUnit context of the test or class
+   */
   public static TestClock clock(ExtensionContext context) {
     return resources(context).clock();
   }

@@ -48,6 +48,9 @@ public final class Faults {
   /**
    * Makes the next {@code times} calls of {@code operation} fail with {@code fault}.
    *
+   * @param operation the operation whose calls fail
+   * @param times how many calls fail, positive
+   * @param fault how they fail
    * @return this
    * @throws IllegalArgumentException if {@code times} is not positive
    */
@@ -59,6 +62,10 @@ public final class Faults {
    * Makes the next {@code times} calls of {@code operation} whose key matches {@code which} fail
    * with {@code fault}; other calls pass. Never matches a listing.
    *
+   * @param operation the operation whose calls fail
+   * @param which selects the calls by key
+   * @param times how many calls fail, positive
+   * @param fault how they fail
    * @return this
    * @throws IllegalArgumentException if {@code times} is not positive
    */
@@ -66,13 +73,21 @@ public final class Faults {
     return add(operation, which, times, fault);
   }
 
-  /** Makes every call fail as unavailable ({@code FAULT:OFFLINE}) until {@link #online()}. Returns this. */
+  /**
+   * Makes every call fail as unavailable ({@code FAULT:OFFLINE}) until {@link #online()}. Returns this.
+   *
+   * @return this
+   */
   public synchronized Faults offline() {
     offline = true;
     return this;
   }
 
-  /** Ends {@link #offline()}; pending one-shot faults and hooks stay. Returns this. */
+  /**
+   * Ends {@link #offline()}; pending one-shot faults and hooks stay. Returns this.
+   *
+   * @return this
+   */
   public synchronized Faults online() {
     offline = false;
     return this;
@@ -87,6 +102,9 @@ public final class Faults {
    * the call, which then does not reach the store. Hooks for the same call fire one per call, in
    * registration order. {@link FakeRemoteExtension} fails a test that leaves a hook unconsumed.
    *
+   * @param operation the operation whose next call runs the hook
+   * @param which selects the calls by key
+   * @param hook what runs just before the call goes on
    * @return this
    */
   public synchronized Faults beforeNext(DatastoreOperation operation, Predicate<ObjectKey> which, Runnable hook) {
@@ -106,6 +124,9 @@ public final class Faults {
    * hooks for the same call fire one per call, in registration order. {@link FakeRemoteExtension}
    * fails a test that leaves one unconsumed.
    *
+   * @param operation the operation whose next call runs the hook
+   * @param which selects the calls by key
+   * @param hook what runs once the store has answered
    * @return this
    */
   public synchronized Faults afterNext(DatastoreOperation operation, Predicate<ObjectKey> which, Runnable hook) {
@@ -119,6 +140,9 @@ public final class Faults {
    * {@code callTimeout} the call then fails as {@link Fault#TIMEOUT_BEFORE_APPLY}. Replaces any
    * earlier latency.
    *
+   * @param perCall how long each call sleeps first, not negative
+   * @param sleeper what spends the sleeps
+   * @param callTimeout the deadline a call fails past, not negative
    * @return this
    * @throws IllegalArgumentException if a duration is negative
    */
@@ -136,6 +160,8 @@ public final class Faults {
    * which} open normally and then break: its stream yields the first {@code afterBytes} bytes and
    * then throws {@link java.io.IOException}, as a connection reset midway would.
    *
+   * @param which selects the download by key
+   * @param afterBytes how many bytes the stream yields before it breaks, not negative
    * @return this
    * @throws IllegalArgumentException if {@code afterBytes} is negative
    */
@@ -153,6 +179,7 @@ public final class Faults {
    * length, same version), as a corrupting proxy would. A read of an empty object neither uses nor
    * consumes it.
    *
+   * @param which selects the read by key
    * @return this
    */
   public synchronized Faults corruptNextRead(Predicate<ObjectKey> which) {
@@ -171,12 +198,12 @@ public final class Faults {
     offline = false;
   }
 
-  /** Returns how many {@link #beforeNext} and {@link #afterNext} hooks have not run yet. */
+  /** {@return how many {@link #beforeNext} and {@link #afterNext} hooks have not run yet} */
   public synchronized int pendingHooks() {
     return hooks.size() + afterHooks.size();
   }
 
-  /** Returns a description of every one-shot fault, hook, stream break and corruption not consumed yet. */
+  /** {@return a description of every one-shot fault, hook, stream break and corruption not consumed yet} */
   public synchronized List<String> pending() {
     List<String> out = new ArrayList<>();
     faults.forEach(f -> out.add("failNext(" + f.operation + ", " + f.remaining + " x " + f.fault + ")"));

@@ -45,17 +45,22 @@ public final class FaultyDatastore extends ForwardingDatastore {
     this.delegate = delegate;
   }
 
-  /** Wraps {@code delegate}, with no fault pending and an empty log; closing the wrapper closes it. */
+  /**
+   * Wraps {@code delegate}, with no fault pending and an empty log; closing the wrapper closes it.
+   *
+   * @param delegate the datastore the faults are injected in front of
+   * @return the wrapper
+   */
   public static FaultyDatastore wrap(Datastore delegate) {
     return new FaultyDatastore(delegate);
   }
 
-  /** Returns the fault controls. */
+  /** {@return the fault controls} */
   public Faults faults() {
     return faults;
   }
 
-  /** Returns the log of every call made through this wrapper. */
+  /** {@return the log of every call made through this wrapper} */
   public OperationLog log() {
     return log;
   }

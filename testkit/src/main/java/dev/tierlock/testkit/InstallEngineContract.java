@@ -41,7 +41,7 @@ public abstract class InstallEngineContract {
   protected InstallEngineContract() {}
 
   /**
-   * Returns a fresh, empty datastore; called before each test and closed after it.
+   * {@return a fresh, empty datastore; called before each test and closed after it}
    *
    * @throws Exception if the store cannot be created (the test then fails)
    */
@@ -116,7 +116,11 @@ public abstract class InstallEngineContract {
     scenarios().remove_takesTheCatalogThenTheEntryThenTheFiles_andTheArchiveAfterThePublish();
   }
 
-  /** A tier archive whose bytes no longer match the pinned checksum is refused; nothing is swapped. */
+  /**
+   * A tier archive whose bytes no longer match the pinned checksum is refused; nothing is swapped.
+   *
+   * @throws Exception if a store cannot be created, or a thread of the test fails or is interrupted
+   */
   @Test
   public final void restore_ofATamperedTierArchive_isRefused_andNothingIsSwapped() throws Exception {
     scenarios().restore_ofATamperedTierArchive_isRefused_andNothingIsSwapped();
@@ -146,7 +150,11 @@ public abstract class InstallEngineContract {
     scenarios().aNestedExtension_isSwappedWithoutTheOuter_andLeavesTheOutersDigestUnchanged();
   }
 
-  /** Two checkouts installing different extensions at once both land, and each is whole. */
+  /**
+   * Two checkouts installing different extensions at once both land, and each is whole.
+   *
+   * @throws Exception if a store cannot be created, or a thread of the test fails or is interrupted
+   */
   @Test
   public final void twoCheckouts_installingAtOnce_bothLand_andNothingIsTorn() throws Exception {
     scenarios().twoCheckouts_installingAtOnce_bothLand_andNothingIsTorn();
@@ -158,7 +166,11 @@ public abstract class InstallEngineContract {
     scenarios().aReleaseWithoutAStatedChecksum_isInstalled_butNeverStored_norPinned();
   }
 
-  /** The installed listing tells matches, edited, missing and unrecorded apart. */
+  /**
+   * The installed listing tells matches, edited, missing and unrecorded apart.
+   *
+   * @throws Exception if a store cannot be created, or a thread of the test fails or is interrupted
+   */
   @Test
   public final void installed_tellsMatchesEditedOtherVersionMissingAndUnrecorded() throws Exception {
     scenarios().installed_tellsMatchesEditedOtherVersionMissingAndUnrecorded();
@@ -184,14 +196,22 @@ public abstract class InstallEngineContract {
 
   // Everything the lockfile pins, and the backfill of the tier's archives (InstallPinnedScenarios)
 
-  /** installPinned restores from the tier with no registry call, else the registry, and stores the archive the tier lacked. */
+  /**
+   * installPinned restores from the tier with no registry call, else the registry, and stores the archive the tier lacked.
+   *
+   * @throws IOException if a file the test uses cannot be read or written
+   */
   @Test
   public final void installPinned_restoresFromTheTierFirst_thenTheRegistry_andBackfillsTheArchiveTheTierLacks()
       throws IOException {
     pinned().installPinned_restoresFromTheTierFirst_thenTheRegistry_andBackfillsTheArchiveTheTierLacks();
   }
 
-  /** The backfill of a constraint pin (^1) asks the registry for the installed version exactly. */
+  /**
+   * The backfill of a constraint pin (^1) asks the registry for the installed version exactly.
+   *
+   * @throws IOException if a file the test uses cannot be read or written
+   */
   @Test
   public final void installPinned_backfillsAConstraintPin_atTheInstalledVersionExactly() throws IOException {
     pinned().installPinned_backfillsAConstraintPin_atTheInstalledVersionExactly();
@@ -209,7 +229,11 @@ public abstract class InstallEngineContract {
     pinned().installPinned_withoutARegistry_restoresFromTheTier_andReportsTheBackfillSkipped();
   }
 
-  /** installPinned leaves an edited extension as it is, and an entry without a checksum gains one with its archive. */
+  /**
+   * installPinned leaves an edited extension as it is, and an entry without a checksum gains one with its archive.
+   *
+   * @throws IOException if a file the test uses cannot be read or written
+   */
   @Test
   public final void installPinned_leavesAnEditedExtension_andGivesAnEntryWithoutAChecksumOne() throws IOException {
     pinned().installPinned_leavesAnEditedExtension_andGivesAnEntryWithoutAChecksumOne();

@@ -226,19 +226,31 @@ public abstract class LockfileTransactionContract {
     pending().aStaleReplayedChange_droppedByARunThatThenFails_isToldInItsException();
   }
 
-  /** Finding 7: a record of a newer format is refused, never overwritten, until discarded. */
+  /**
+   * Finding 7: a record of a newer format is refused, never overwritten, until discarded.
+   *
+   * @throws Exception if a store cannot be created, or a thread of the test fails or is interrupted
+   */
   @Test
   public final void anUnknownNewerPendingRecordVersion_isRefused_andKeptByteIdenticalUntilDiscarded() throws Exception {
     pending().anUnknownNewerPendingRecordVersion_isRefused_andKeptByteIdenticalUntilDiscarded();
   }
 
-  /** A damaged record blocks every run until discarded, and nothing is guessed from it. */
+  /**
+   * A damaged record blocks every run until discarded, and nothing is guessed from it.
+   *
+   * @throws Exception if a store cannot be created, or a thread of the test fails or is interrupted
+   */
   @Test
   public final void aDamagedPendingRecord_blocksEveryRun_untilDiscarded_andResurrectsNothing() throws Exception {
     pending().aDamagedPendingRecord_blocksEveryRun_untilDiscarded_andResurrectsNothing();
   }
 
-  /** An older tool's record, which does not say what it was made on, never reverts a peer. */
+  /**
+   * An older tool's record, which does not say what it was made on, never reverts a peer.
+   *
+   * @throws Exception if a store cannot be created, or a thread of the test fails or is interrupted
+   */
   @Test
   public final void aPendingRecordWithoutABase_neverRevertsAPeersNewerValue() throws Exception {
     pending().aPendingRecordWithoutABase_neverRevertsAPeersNewerValue();
@@ -338,25 +350,41 @@ public abstract class LockfileTransactionContract {
     recovery().aFailedRecordCleanupAfterASuccessfulPublish_isAWarning_andTheNextRunSettlesTheRecord();
   }
 
-  /** A process that dies before the archive its change installs landed leaves no entry to replay. */
+  /**
+   * A process that dies before the archive its change installs landed leaves no entry to replay.
+   *
+   * @throws Exception if a store cannot be created, or a thread of the test fails or is interrupted
+   */
   @Test
   public final void aCrashBeforeItsArchiveLanded_leavesNoEntryToReplay() throws Exception {
     recovery().aCrashBeforeItsArchiveLanded_leavesNoEntryToReplay();
   }
 
-  /** A process that dies after its archive landed: the restarted checkout publishes the entry that pins it. */
+  /**
+   * A process that dies after its archive landed: the restarted checkout publishes the entry that pins it.
+   *
+   * @throws Exception if a store cannot be created, or a thread of the test fails or is interrupted
+   */
   @Test
   public final void aCrashAfterItsArchiveLanded_publishesTheEntryThatPinsIt() throws Exception {
     recovery().aCrashAfterItsArchiveLanded_publishesTheEntryThatPinsIt();
   }
 
-  /** Two instances on one checkout never interleave, even when one stalled past its lease and the other took it. */
+  /**
+   * Two instances on one checkout never interleave, even when one stalled past its lease and the other took it.
+   *
+   * @throws Exception if a store cannot be created, or a thread of the test fails or is interrupted
+   */
   @Test
   public final void twoInstancesOnOneCheckout_serialiseTheirRuns_evenWhenOneStallsPastItsLease() throws Exception {
     recovery().twoInstancesOnOneCheckout_serialiseTheirRuns_evenWhenOneStallsPastItsLease();
   }
 
-  /** Another process holding the checkout: the run times out naming that process. */
+  /**
+   * Another process holding the checkout: the run times out naming that process.
+   *
+   * @throws Exception if a store cannot be created, or a thread of the test fails or is interrupted
+   */
   @Test
   public final void aCheckoutLockedByAnotherProcess_timesTheRunOutNamingTheLock() throws Exception {
     recovery().aCheckoutLockedByAnotherProcess_timesTheRunOutNamingTheLock();
@@ -426,13 +454,21 @@ public abstract class LockfileTransactionContract {
     boundaries().theContext_refusesEveryUseAfterItsChangeReturned();
   }
 
-  /** Finding 5: a context used from another thread is refused; another thread's run publishes only its own change. */
+  /**
+   * Finding 5: a context used from another thread is refused; another thread's run publishes only its own change.
+   *
+   * @throws Exception if a store cannot be created, or a thread of the test fails or is interrupted
+   */
   @Test
   public final void theContext_usedFromAnotherThreadDuringARun_isRefused_andNothingIsSweptIntoTheRun() throws Exception {
     boundaries().theContext_usedFromAnotherThreadDuringARun_isRefused_andNothingIsSweptIntoTheRun();
   }
 
-  /** Nothing internal travels, checked on the operation log and on what the store holds. */
+  /**
+   * Nothing internal travels, checked on the operation log and on what the store holds.
+   *
+   * @throws Exception if a store cannot be created, or a thread of the test fails or is interrupted
+   */
   @Test
   public final void onlyTheLockfile_theGlobalLockAndTheSelfCheck_areEverWritten() throws Exception {
     boundaries().onlyTheLockfile_theGlobalLockAndTheSelfCheck_areEverWritten();

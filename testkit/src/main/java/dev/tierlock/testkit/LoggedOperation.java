@@ -21,6 +21,10 @@ public record LoggedOperation(DatastoreOperation operation, String target, Strin
   /**
    * Validates the values.
    *
+   * @param operation the operation
+   * @param target the key, or the prefix for {@link DatastoreOperation#LIST} (possibly empty)
+   * @param condition the condition, as described above
+   * @param outcome the outcome, as described above
    * @throws IllegalArgumentException if {@code condition} or {@code outcome} is blank
    */
   public LoggedOperation {
@@ -30,7 +34,7 @@ public record LoggedOperation(DatastoreOperation operation, String target, Strin
     }
   }
 
-  /** Returns whether an injected fault decided this call's outcome. */
+  /** {@return whether an injected fault decided this call's outcome} */
   public boolean faulted() {
     return outcome.startsWith("FAULT:");
   }

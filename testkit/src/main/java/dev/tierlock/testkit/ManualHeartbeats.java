@@ -16,7 +16,7 @@ public final class ManualHeartbeats implements Heartbeats {
 
   private ManualHeartbeats() {}
 
-  /** Returns heartbeats with nothing scheduled. */
+  /** {@return heartbeats with nothing scheduled} */
   public static ManualHeartbeats create() {
     return new ManualHeartbeats();
   }
@@ -54,14 +54,14 @@ public final class ManualHeartbeats implements Heartbeats {
     return now.size();
   }
 
-  /** Returns how many heartbeats are scheduled (not yet cancelled). */
+  /** {@return how many heartbeats are scheduled (not yet cancelled)} */
   public int running() {
     synchronized (scheduled) {
       return scheduled.size();
     }
   }
 
-  /** Returns the intervals of the scheduled heartbeats, in the order they were scheduled. */
+  /** {@return the intervals of the scheduled heartbeats, in the order they were scheduled} */
   public List<Duration> intervals() {
     synchronized (scheduled) {
       return scheduled.stream().map(Entry::interval).toList();

@@ -16,20 +16,24 @@ public final class OperationLog {
 
   OperationLog() {}
 
-  /** Returns every logged call, in the order the calls finished. */
+  /** {@return every logged call, in the order the calls finished} */
   public synchronized List<LoggedOperation> entries() {
     return lines.stream().map(Line::operation).toList();
   }
 
-  /** Returns the logged calls of one operation, in the order they finished. */
+  /**
+   * {@return the logged calls of one operation, in the order they finished}
+   *
+   * @param operation the operation
+   */
   public synchronized List<LoggedOperation> entries(DatastoreOperation operation) {
     return lines.stream().map(Line::operation).filter(o -> o.operation() == operation).toList();
   }
 
   /**
-   * Returns the keys of the writes that landed, in order: every write whose outcome is {@code
+   * {@return the keys of the writes that landed, in order: every write whose outcome is {@code
    * WRITTEN}, and every write that landed although an injected {@link Fault#LOSE_RESPONSE} hid its
-   * answer from the caller.
+   * answer from the caller}
    */
   public synchronized List<ObjectKey> writtenKeys() {
     List<ObjectKey> keys = new ArrayList<>();
@@ -41,12 +45,16 @@ public final class OperationLog {
     return List.copyOf(keys);
   }
 
-  /** Returns how many calls of {@code operation} were logged. */
+  /**
+   * {@return how many calls of {@code operation} were logged}
+   *
+   * @param operation the operation
+   */
   public synchronized long count(DatastoreOperation operation) {
     return lines.stream().filter(l -> l.operation().operation() == operation).count();
   }
 
-  /** Returns how many calls were logged in all. */
+  /** {@return how many calls were logged in all} */
   public synchronized long size() {
     return lines.size();
   }

@@ -112,7 +112,11 @@ public abstract class SyncPortContract {
     port().aFetchOfAnAbsentLockfile_isEmpty_andForgetsTheCache();
   }
 
-  /** A cached copy or record changed behind Tierlock's back is never believed: a full read. */
+  /**
+   * A cached copy or record changed behind Tierlock's back is never believed: a full read.
+   *
+   * @throws Exception if a store cannot be created, or a thread of the test fails or is interrupted
+   */
   @Test
   public final void aDamagedCache_isNeverBelieved_butReadInFull() throws Exception {
     port().aDamagedCache_isNeverBelieved_butReadInFull();

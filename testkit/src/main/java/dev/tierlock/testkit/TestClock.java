@@ -30,12 +30,16 @@ public final class TestClock extends Clock {
     this.zone = zone;
   }
 
-  /** Returns a clock in UTC standing at {@code start}. */
+  /**
+   * {@return a clock in UTC standing at {@code start}}
+   *
+   * @param start the clock's first instant
+   */
   public static TestClock at(Instant start) {
     return new TestClock(new AtomicReference<>(start), new ArrayList<>(), ZoneOffset.UTC);
   }
 
-  /** Returns a clock in UTC standing at {@link #DEFAULT_START}. */
+  /** {@return a clock in UTC standing at {@link #DEFAULT_START}} */
   public static TestClock create() {
     return at(DEFAULT_START);
   }
@@ -43,6 +47,7 @@ public final class TestClock extends Clock {
   /**
    * Moves the clock forward.
    *
+   * @param duration how far to move it, not negative
    * @throws IllegalArgumentException if {@code duration} is negative
    */
   public void advance(Duration duration) {
@@ -52,13 +57,17 @@ public final class TestClock extends Clock {
     now.updateAndGet(t -> t.plus(duration));
   }
 
-  /** Sets the clock to {@code instant}, which may lie in the past (to test a clock that jumps back). */
+  /**
+   * Sets the clock to {@code instant}, which may lie in the past (to test a clock that jumps back).
+   *
+   * @param instant the clock's new instant
+   */
   public void set(Instant instant) {
     now.set(instant);
   }
 
   /**
-   * Returns a sleeper that, instead of sleeping, records the duration and advances this clock by it.
+   * {@return a sleeper that, instead of sleeping, records the duration and advances this clock by it}
    * A zero or negative duration returns at once and is not recorded; an interrupted thread gets
    * {@link InterruptedException} (its flag cleared) and the clock does not move.
    */
@@ -77,14 +86,14 @@ public final class TestClock extends Clock {
     };
   }
 
-  /** Returns every duration {@link #sleeper()} slept, in order (an immutable snapshot). */
+  /** {@return every duration {@link #sleeper()} slept, in order (an immutable snapshot)} */
   public List<Duration> sleeps() {
     synchronized (sleeps) {
       return List.copyOf(sleeps);
     }
   }
 
-  /** Returns the sum of every duration {@link #sleeper()} slept. */
+  /** {@return the sum of every duration {@link #sleeper()} slept} */
   public Duration slept() {
     return sleeps().stream().reduce(Duration.ZERO, Duration::plus);
   }

@@ -141,6 +141,7 @@ public final class FileSystemDatastore implements Datastore {
    * and only temp files whose writer is provably gone are deleted (best effort).
    *
    * @param root an absolute path to a directory, on any file system provider
+   * @return the open datastore
    * @throws IllegalArgumentException if {@code root} is relative or exists and is not a directory
    * @throws dev.tierlock.spi.DatastoreAccessDeniedException if a missing root cannot be created for
    *     want of permission, or the root cannot be read
@@ -156,6 +157,7 @@ public final class FileSystemDatastore implements Datastore {
    *
    * @param root an absolute path to a directory, on any file system provider
    * @param options the lock timeout, clock and sleeper
+   * @return the open datastore
    */
   public static FileSystemDatastore open(Path root, FileSystemDatastoreOptions options) {
     return open(root, options, FileIo.STANDARD);
@@ -183,12 +185,12 @@ public final class FileSystemDatastore implements Datastore {
     }
   }
 
-  /** Returns the root directory (its real path, links resolved). */
+  /** {@return the root directory (its real path, links resolved)} */
   public Path root() {
     return layout.root();
   }
 
-  /** Returns the options this datastore was opened with. */
+  /** {@return the options this datastore was opened with} */
   public FileSystemDatastoreOptions options() {
     return options;
   }

@@ -22,6 +22,10 @@ public record FileSystemDatastoreOptions(Duration lockTimeout, Clock clock, Slee
   /**
    * Validates the settings.
    *
+   * @param lockTimeout how long a write or delete waits for the key's lock; past it the call throws
+   *     {@link dev.tierlock.spi.DatastoreBusyException} naming the holder and changes nothing
+   * @param clock measures the wait, and spaces the sweeps of stale temp files
+   * @param sleeper spends the pauses between lock attempts
    * @throws IllegalArgumentException if {@code lockTimeout} is negative
    */
   public FileSystemDatastoreOptions {
@@ -31,26 +35,35 @@ public record FileSystemDatastoreOptions(Duration lockTimeout, Clock clock, Slee
     }
   }
 
-  /** Returns the defaults: a 10 second lock timeout, the system clock (UTC) and real sleeping. */
+  /** {@return the defaults: a 10 second lock timeout, the system clock (UTC) and real sleeping} */
   public static FileSystemDatastoreOptions defaults() {
     return new FileSystemDatastoreOptions(DEFAULT_LOCK_TIMEOUT, Clock.systemUTC(), Sleeper.SYSTEM);
   }
 
   /**
-   * Returns these settings with another lock timeout; zero means a single attempt.
+   * {@return these settings with another lock timeout; zero means a single attempt}
    *
+   * @param value the lock timeout, not negative
    * @throws IllegalArgumentException if {@code value} is negative
    */
   public FileSystemDatastoreOptions withLockTimeout(Duration value) {
     return new FileSystemDatastoreOptions(value, clock, sleeper);
   }
 
-  /** Returns these settings with another clock. */
+  /**
+   * {@return these settings with another clock}
+   *
+   * @param value the clock
+   */
   public FileSystemDatastoreOptions withClock(Clock value) {
     return new FileSystemDatastoreOptions(lockTimeout, value, sleeper);
   }
 
-  /** Returns these settings with another sleeper. */
+  /**
+   * {@return these settings with another sleeper}
+   *
+   * @param value the sleeper
+   */
   public FileSystemDatastoreOptions withSleeper(Sleeper value) {
     return new FileSystemDatastoreOptions(lockTimeout, clock, value);
   }

@@ -119,8 +119,8 @@ public final class GcsDatastore implements Datastore {
   }
 
   /**
-   * Returns a datastore on {@code gs://bucket/prefix} that uses the options of {@code storage} with
-   * the {@linkplain #DEFAULT_CALL_TIMEOUT default call timeout}.
+   * {@return a datastore on {@code gs://bucket/prefix} that uses the options of {@code storage} with
+   * the {@linkplain #DEFAULT_CALL_TIMEOUT default call timeout}}
    *
    * @param storage the caller's client; its options are reused, it is never closed
    * @param bucket the bucket name
@@ -133,7 +133,7 @@ public final class GcsDatastore implements Datastore {
   }
 
   /**
-   * Returns a datastore on {@code gs://bucket/prefix} that uses the options of {@code storage}.
+   * {@return a datastore on {@code gs://bucket/prefix} that uses the options of {@code storage}}
    *
    * @param storage the caller's client; its options are reused, it is never closed
    * @param bucket the bucket name
@@ -154,7 +154,7 @@ public final class GcsDatastore implements Datastore {
     return new GcsDatastore(location, clients, callTimeout, clients.host());
   }
 
-  /** Returns the bound of every request this datastore makes. */
+  /** {@return the bound of every request this datastore makes} */
   public Duration callTimeout() {
     return callTimeout;
   }

@@ -95,7 +95,7 @@ public final class S3Datastore implements Datastore {
   }
 
   /**
-   * Returns a datastore over a caller's client. The client stays the caller's: {@link #close()} does
+   * {@return a datastore over a caller's client} The client stays the caller's: {@link #close()} does
    * not close it, and it must outlive the datastore. The client's endpoint, region, credentials,
    * path-style setting and HTTP client are used as they are; this datastore adds its deadlines and,
    * for conditional changes, its retry rule to each request.
@@ -118,7 +118,7 @@ public final class S3Datastore implements Datastore {
     return new S3Datastore(client, config, Ownership.DATASTORE);
   }
 
-  /** Returns this datastore's configuration. */
+  /** {@return this datastore's configuration} */
   public S3DatastoreConfig config() {
     return config;
   }

@@ -50,6 +50,15 @@ public record S3DatastoreConfig(
   /**
    * Validates the configuration and normalises the prefix.
    *
+   * @param bucket the bucket, following the S3 general-purpose bucket naming rules
+   * @param prefix the key prefix every object key is placed under: {@code ""} for the bucket root,
+   *     otherwise segments ending with exactly one {@code /} (normalised by the constructor: a
+   *     leading {@code /} is dropped and a trailing one added)
+   * @param apiCallTimeout the deadline of a whole call, positive
+   * @param apiCallAttemptTimeout the deadline of one attempt, positive, at most {@code
+   *     apiCallTimeout}
+   * @param conditionalWriteRetries who retries a conditional write or delete
+   * @param listPageSize the number of keys asked for per listing page, 1 to 1000
    * @throws IllegalArgumentException if the bucket name breaks a rule, the prefix has an empty,
    *     {@code .} or {@code ..} segment, a deadline is not positive, the attempt deadline is longer
    *     than the call deadline, or the page size is out of range; the message names the value
@@ -74,7 +83,7 @@ public record S3DatastoreConfig(
   }
 
   /**
-   * Returns the configuration of a bucket and prefix with every default.
+   * {@return the configuration of a bucket and prefix with every default}
    *
    * @param bucket the bucket name
    * @param prefix the key prefix, {@code ""} for the bucket root
@@ -84,12 +93,16 @@ public record S3DatastoreConfig(
     return builder(bucket).prefix(prefix).build();
   }
 
-  /** Returns a builder for a bucket, with the bucket root as prefix and every default. */
+  /**
+   * {@return a builder for a bucket, with the bucket root as prefix and every default}
+   *
+   * @param bucket the bucket
+   */
   public static Builder builder(String bucket) {
     return new Builder(bucket);
   }
 
-  /** Returns a builder holding this configuration's values. */
+  /** {@return a builder holding this configuration's values} */
   public Builder toBuilder() {
     return new Builder(bucket)
         .prefix(prefix)
@@ -120,31 +133,56 @@ public record S3DatastoreConfig(
       this.bucket = bucket;
     }
 
-    /** Sets the key prefix (default: the bucket root). */
+    /**
+     * Sets the key prefix (default: the bucket root).
+     *
+     * @param prefix the key prefix, normalised as the configuration's constructor does
+     * @return this builder
+     */
     public Builder prefix(String prefix) {
       this.prefix = prefix;
       return this;
     }
 
-    /** Sets the deadline of a whole call (default {@value S3DatastoreConfig#DEFAULT_CALL_SECONDS} s). */
+    /**
+     * Sets the deadline of a whole call (default {@value S3DatastoreConfig#DEFAULT_CALL_SECONDS} s).
+     *
+     * @param apiCallTimeout the deadline of a whole call, positive
+     * @return this builder
+     */
     public Builder apiCallTimeout(Duration apiCallTimeout) {
       this.apiCallTimeout = apiCallTimeout;
       return this;
     }
 
-    /** Sets the deadline of one attempt (default {@value S3DatastoreConfig#DEFAULT_ATTEMPT_SECONDS} s). */
+    /**
+     * Sets the deadline of one attempt (default {@value S3DatastoreConfig#DEFAULT_ATTEMPT_SECONDS} s).
+     *
+     * @param apiCallAttemptTimeout the deadline of one attempt, positive, at most the call's
+     * @return this builder
+     */
     public Builder apiCallAttemptTimeout(Duration apiCallAttemptTimeout) {
       this.apiCallAttemptTimeout = apiCallAttemptTimeout;
       return this;
     }
 
-    /** Sets who retries conditional writes and deletes (default {@link ConditionalWriteRetries#CALLER}). */
+    /**
+     * Sets who retries conditional writes and deletes (default {@link ConditionalWriteRetries#CALLER}).
+     *
+     * @param conditionalWriteRetries who retries
+     * @return this builder
+     */
     public Builder conditionalWriteRetries(ConditionalWriteRetries conditionalWriteRetries) {
       this.conditionalWriteRetries = conditionalWriteRetries;
       return this;
     }
 
-    /** Sets the number of keys asked for per listing page (default {@value S3DatastoreConfig#MAX_LIST_PAGE_SIZE}). */
+    /**
+     * Sets the number of keys asked for per listing page (default {@value S3DatastoreConfig#MAX_LIST_PAGE_SIZE}).
+     *
+     * @param listPageSize the page size, 1 to 1000
+     * @return this builder
+     */
     public Builder listPageSize(int listPageSize) {
       this.listPageSize = listPageSize;
       return this;
@@ -153,6 +191,7 @@ public record S3DatastoreConfig(
     /**
      * Builds the configuration.
      *
+     * @return the configuration
      * @throws IllegalArgumentException if a value breaks a rule
      */
     public S3DatastoreConfig build() {

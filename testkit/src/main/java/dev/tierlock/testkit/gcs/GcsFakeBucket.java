@@ -11,7 +11,7 @@ import java.net.URI;
  */
 public record GcsFakeBucket(GcsFakeServer server, String name) {
 
-  /** Returns the server's endpoint, to give a client as its host. */
+  /** {@return the server's endpoint, to give a client as its host} */
   public URI endpoint() {
     return server.endpoint();
   }

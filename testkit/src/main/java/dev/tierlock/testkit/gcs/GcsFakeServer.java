@@ -84,6 +84,7 @@ public final class GcsFakeServer implements AutoCloseable {
   /**
    * Starts a server on 127.0.0.1 and a free port, with the system clock for object times.
    *
+   * @return the running server; closing it stops it
    * @throws IOException if no port can be bound
    */
   public static GcsFakeServer start() throws IOException {
@@ -94,6 +95,7 @@ public final class GcsFakeServer implements AutoCloseable {
    * Starts a server on 127.0.0.1 and a free port.
    *
    * @param clock the clock for object times and the first generation
+   * @return the running server; closing it stops it
    * @throws IOException if no port can be bound
    */
   public static GcsFakeServer start(Clock clock) throws IOException {
@@ -110,7 +112,7 @@ public final class GcsFakeServer implements AutoCloseable {
     return new GcsFakeServer(http, executor, clock);
   }
 
-  /** Returns the server's base URI, {@code http://127.0.0.1:<port>}, to give a client as its host. */
+  /** {@return the server's base URI, {@code http://127.0.0.1:<port>}, to give a client as its host} */
   public URI endpoint() {
     return endpoint;
   }
@@ -129,7 +131,11 @@ public final class GcsFakeServer implements AutoCloseable {
     }
   }
 
-  /** Creates a bucket with a fresh name ({@code fake-bucket-<n>}) and returns the name. */
+  /**
+   * Creates a bucket with a fresh name ({@code fake-bucket-<n>}) and returns the name.
+   *
+   * @return the new bucket's name
+   */
   public String newBucket() {
     String name = "fake-bucket-" + bucketIds.incrementAndGet();
     createBucket(name);
@@ -140,6 +146,8 @@ public final class GcsFakeServer implements AutoCloseable {
    * Sets whether a bucket honours preconditions; {@link PreconditionMode#IGNORED} makes it a
    * broken store that applies every write and delete whatever its preconditions say.
    *
+   * @param bucket the bucket's name
+   * @param mode whether it honours preconditions
    * @throws IllegalArgumentException if the bucket does not exist
    */
   public void preconditions(String bucket, PreconditionMode mode) {
@@ -149,6 +157,8 @@ public final class GcsFakeServer implements AutoCloseable {
   /**
    * Returns a copy of an object's live bytes, without a request (not logged, no faults).
    *
+   * @param bucket the bucket's name
+   * @param object the object's name
    * @return the bytes, or empty when no live object has the name
    * @throws IllegalArgumentException if the bucket does not exist
    */
@@ -158,8 +168,10 @@ public final class GcsFakeServer implements AutoCloseable {
   }
 
   /**
-   * Returns an object's live generation, without a request.
+   * {@return an object's live generation, without a request}
    *
+   * @param bucket the bucket's name
+   * @param object the object's name
    * @throws IllegalArgumentException if the bucket does not exist
    */
   public OptionalLong generation(String bucket, String object) {
@@ -168,8 +180,9 @@ public final class GcsFakeServer implements AutoCloseable {
   }
 
   /**
-   * Returns the names of a bucket's live objects in listing order, without a request.
+   * {@return the names of a bucket's live objects in listing order, without a request}
    *
+   * @param bucket the bucket's name
    * @throws IllegalArgumentException if the bucket does not exist
    */
   public List<String> objectNames(String bucket) {
@@ -180,6 +193,9 @@ public final class GcsFakeServer implements AutoCloseable {
    * Writes an object unconditionally behind every client's back (a peer's write), without a
    * request: not logged, no faults.
    *
+   * @param bucket the bucket's name
+   * @param object the object's name
+   * @param bytes the object's new bytes
    * @return the new generation
    * @throws IllegalArgumentException if the bucket does not exist or the name is invalid
    */
@@ -192,12 +208,12 @@ public final class GcsFakeServer implements AutoCloseable {
     }
   }
 
-  /** Returns the fault controls. */
+  /** {@return the fault controls} */
   public GcsFaults faults() {
     return faults;
   }
 
-  /** Returns every request received since start or the last {@link #clearRequests()}, in arrival order. */
+  /** {@return every request received since start or the last {@link #clearRequests()}, in arrival order} */
   public List<GcsRequest> requests() {
     synchronized (requests) {
       return List.copyOf(requests);

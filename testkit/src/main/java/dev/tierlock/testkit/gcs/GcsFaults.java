@@ -62,6 +62,7 @@ public final class GcsFaults {
   /**
    * Fails the next {@code times} requests, whatever they are, with {@code status}.
    *
+   * @param times how many requests fail, not negative
    * @param status an HTTP error status, 400 to 599
    * @return this
    * @throws IllegalArgumentException if {@code times} is negative or {@code status} is not an error
@@ -75,6 +76,7 @@ public final class GcsFaults {
    * applying them.
    *
    * @param which selects the requests, e.g. {@code r -> r.operation() == GcsOperation.UPLOAD}
+   * @param times how many requests fail, not negative
    * @param status an HTTP error status, 400 to 599
    * @return this
    * @throws IllegalArgumentException if {@code times} is negative or {@code status} is not an error
@@ -91,6 +93,8 @@ public final class GcsFaults {
    * connections without an answer, as when a response is lost in the network after the change
    * landed. The client sees an I/O error and may retry.
    *
+   * @param which selects the requests
+   * @param times how many responses are lost, not negative
    * @return this
    * @throws IllegalArgumentException if {@code times} is negative
    */
@@ -102,6 +106,9 @@ public final class GcsFaults {
    * Answers the next {@code times} writes (uploads, patches, deletes) to one object with 429
    * {@code rateLimitExceeded}, as GCS does past about one write per second to the same name.
    *
+   * @param bucket the bucket's name
+   * @param object the object's name
+   * @param times how many writes are throttled, not negative
    * @return this
    * @throws IllegalArgumentException if {@code times} is negative
    */
@@ -138,6 +145,8 @@ public final class GcsFaults {
    * exact point, for example to replace an object between a client's metadata read and its
    * download.
    *
+   * @param which selects the request
+   * @param hook what runs before it is served
    * @return this
    */
   public GcsFaults beforeNext(Predicate<GcsRequest> which, Runnable hook) {
@@ -149,6 +158,8 @@ public final class GcsFaults {
    * test clock's sleeper makes this free; a sleeper that waits on a latch holds requests until the
    * test releases them.
    *
+   * @param perRequest how long each request waits, not negative
+   * @param sleeper what spends the waits
    * @return this
    * @throws IllegalArgumentException if {@code perRequest} is negative
    */
@@ -167,7 +178,7 @@ public final class GcsFaults {
     latency = new Latency(Duration.ZERO, Sleeper.SYSTEM);
   }
 
-  /** Returns the number of one-shot faults not yet consumed. */
+  /** {@return the number of one-shot faults not yet consumed} */
   public synchronized int pending() {
     return rules.stream().mapToInt(rule -> rule.remaining).sum();
   }

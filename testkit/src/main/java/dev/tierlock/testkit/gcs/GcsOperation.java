@@ -25,7 +25,7 @@ public enum GcsOperation {
   /** A request the fake server does not emulate; it answers 501. */
   OTHER;
 
-  /** Returns whether this operation changes an object (upload, patch or delete). */
+  /** {@return whether this operation changes an object (upload, patch or delete)} */
   public boolean isWrite() {
     return this == UPLOAD || this == PATCH || this == DELETE_OBJECT;
   }

@@ -12,12 +12,17 @@ package dev.tierlock.testkit.gcs;
  */
 public record GcsRequest(GcsOperation operation, String method, String bucket, String object) {
 
-  /** Returns whether this request changes an object (upload, patch or delete). */
+  /** {@return whether this request changes an object (upload, patch or delete)} */
   public boolean isWrite() {
     return operation.isWrite();
   }
 
-  /** Returns whether this request names the given object of the given bucket. */
+  /**
+   * {@return whether this request names the given object of the given bucket}
+   *
+   * @param bucketName the bucket's name
+   * @param objectName the object's name
+   */
   public boolean targets(String bucketName, String objectName) {
     return bucket.equals(bucketName) && object.equals(objectName);
   }
