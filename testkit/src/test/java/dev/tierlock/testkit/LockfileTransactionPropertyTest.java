@@ -198,11 +198,6 @@ class LockfileTransactionPropertyTest {
   }
 
   /**
-   * A lost answer whose read-backs all fail, then more peer commits than the short lineage holds:
-   * the change is in doubt, blocks its checkout, and is re-applied at the end without reverting
-   * the peer's change to the same name.
-   */
-  /**
    * A run that died left a record noting that it dropped an earlier edit of {@code @s/k1} (its
    * newer edit superseded it); re-applying the record then meets a conflict on the newer edit. Both
    * are told: the notice and the conflict name one name, two different edits.
