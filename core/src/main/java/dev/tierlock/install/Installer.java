@@ -588,7 +588,6 @@ public final class Installer {
       return this;
     }
 
-    /** Builds the installer. */
     /**
      * Makes an installer in converge mode: it only restores what the shared lockfile pins, from the
      * tier: every request runs with {@link RecordPolicy#NEVER} and {@link VersionConstraint#LOCKED},

@@ -76,7 +76,6 @@ final class ChildJvm implements AutoCloseable {
     stdin.flush();
   }
 
-  /** Returns the child's process id. */
   /** Stops the child as an operator's {@code kill} does (SIGTERM: shutdown hooks run) and waits for it. */
   int terminate() throws InterruptedException {
     process.destroy();
