@@ -5,7 +5,6 @@ import dev.tierlock.spi.DatastoreUnsafeException;
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.DatastoreProvider;
 import java.net.URI;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.ServiceLoader;
@@ -31,8 +30,8 @@ final class Datastores {
    */
   static Datastore open(URI uri) {
     String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-    List<DatastoreProvider> providers = providers();
-    for (DatastoreProvider provider : providers) {
+    // lazily, in order, stopping at the first match: the providers after it are never instantiated
+    for (DatastoreProvider provider : providers()) {
       if (provider.scheme().equals(scheme)) {
         return provider.open(uri);
       }
@@ -48,13 +47,10 @@ final class Datastores {
     return List.copyOf(schemes);
   }
 
-  private static List<DatastoreProvider> providers() {
+  private static ServiceLoader<DatastoreProvider> providers() {
     ClassLoader loader = Thread.currentThread().getContextClassLoader();
-    ServiceLoader<DatastoreProvider> found = loader == null
+    return loader == null
         ? ServiceLoader.load(DatastoreProvider.class, Datastores.class.getClassLoader())
         : ServiceLoader.load(DatastoreProvider.class, loader);
-    List<DatastoreProvider> out = new ArrayList<>();
-    found.forEach(out::add);
-    return out;
   }
 }

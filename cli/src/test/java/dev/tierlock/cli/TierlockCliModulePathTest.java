@@ -82,6 +82,46 @@ class TierlockCliModulePathTest {
   }
 
   @Test
+  void aFilesystemCall_withEveryDatastoreBesideIt_loadsNoClassOfACloudSdk() throws Exception {
+    // providers are looked up by scheme: the first that matches is the only one opened, and asking
+    // any provider its scheme loads nothing of its SDK, so even an unknown scheme loads none of it
+    ModulePathLayout layout = ModulePathLayout.resolving(ModulePathLayout.runtimeEntries(), "dev.tierlock.cli",
+        "dev.tierlock.datastore.fs", "dev.tierlock.datastore.s3", "dev.tierlock.datastore.gcs", "org.slf4j.simple");
+    Path datastore = temp.resolve("datastore");
+    Path checkout = Files.createDirectories(temp.resolve("checkout"));
+    String[] where = {"--datastore", datastore.toString(), "--checkout", checkout.toString()};
+    assertThat(cli(layout, List.of(), concat(where, "init")).code()).isZero();
+    assertThat(cli(layout, List.of(), concat(where, "entries", "put", "@demo/hello", "1.0.0")).code()).isZero();
+
+    Path listed = temp.resolve("list-classes.txt");
+    Run list = cli(layout, List.of("-Xlog:class+load=info:file=" + listed), concat(where, "entries", "list"));
+    Path unknown = temp.resolve("unknown-classes.txt");
+    Run foreign = cli(layout, List.of("-Xlog:class+load=info:file=" + unknown),
+        "--datastore", "foo://bucket/prefix", "--checkout", checkout.toString(), "entries", "list");
+
+    assertThat(list.code()).as(list.err()).isZero();
+    assertThat(list.out()).startsWith("@demo/hello\t1.0.0\t");
+    assertThat(foreign.code()).isEqualTo(2);
+    assertThat(foreign.err()).contains("known schemes: file, gs, s3").endsWith("[unknown_scheme]\n");
+    for (Path log : List.of(listed, unknown)) {
+      List<String> loaded = Files.readAllLines(log);
+      assertThat(loaded).as("the log records class loading").anyMatch(line -> line.contains(" dev.tierlock.cli.TierlockCli "));
+      assertThat(loaded).as(log.getFileName().toString())
+          .noneMatch(line -> line.contains(" software.amazon.") || line.contains(" com.google.")
+              || line.contains(" io.grpc.") || line.contains(" io.netty."));
+    }
+    assertThat(Files.readAllLines(unknown)).as("every provider was asked its scheme")
+        .anyMatch(line -> line.contains(" dev.tierlock.datastore.s3.S3DatastoreProvider "))
+        .anyMatch(line -> line.contains(" dev.tierlock.datastore.gcs.GcsDatastoreProvider "));
+  }
+
+  private static String[] concat(String[] first, String... then) {
+    String[] all = java.util.Arrays.copyOf(first, first.length + then.length);
+    System.arraycopy(then, 0, all, first.length, then.length);
+    return all;
+  }
+
+  @Test
   void s3AndGcsDatastoresOnTheModulePath_resolveAndOpen() throws Exception {
     // Google's jars that split packages stay on the class path; the four the GCS module requires do not
     ModulePathLayout layout = ModulePathLayout.resolving(ModulePathLayout.runtimeEntries(), "dev.tierlock.cli",

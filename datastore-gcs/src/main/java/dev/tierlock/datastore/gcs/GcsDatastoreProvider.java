@@ -65,7 +65,6 @@ public final class GcsDatastoreProvider implements DatastoreProvider {
     Map<String, String> query = query(uri);
     GcsLocation location = GcsLocation.of(bucket, uri.getPath() == null ? "" : uri.getPath());
     Duration timeout = timeout(uri, query.get("timeout"));
-    StorageOptions.Builder options = StorageOptions.http();
     String endpoint = query.get("endpoint");
     if (endpoint != null) {
       URI parsed = URI.create(endpoint);
@@ -73,12 +72,28 @@ public final class GcsDatastoreProvider implements DatastoreProvider {
         throw new IllegalArgumentException("Cannot open " + uri + ": endpoint " + endpoint
             + " is not an http or https URL");
       }
-      options.setHost(endpoint).setCredentials(NoCredentials.getInstance());
-      options.setProjectId(query.getOrDefault("project", "test"));
-    } else if (query.containsKey("project")) {
-      options.setProjectId(query.get("project"));
     }
-    return GcsDatastore.fromOptions(options.build(), location, timeout);
+    return GcsDatastore.fromOptions(Client.options(endpoint, query.get("project")), location, timeout);
+  }
+
+  /**
+   * Builds the client options. A class of its own, so that loading, verifying and asking the
+   * provider its scheme touches no class of google-cloud-storage: a call that opens another scheme
+   * loads none of it.
+   */
+  private static final class Client {
+    private Client() {}
+
+    static StorageOptions options(@Nullable String endpoint, @Nullable String project) {
+      StorageOptions.Builder options = StorageOptions.http();
+      if (endpoint != null) {
+        options.setHost(endpoint).setCredentials(NoCredentials.getInstance());
+        options.setProjectId(project == null ? "test" : project);
+      } else if (project != null) {
+        options.setProjectId(project);
+      }
+      return options.build();
+    }
   }
 
   private static Duration timeout(URI uri, @Nullable String text) {

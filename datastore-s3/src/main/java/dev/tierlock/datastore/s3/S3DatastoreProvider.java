@@ -93,27 +93,35 @@ public final class S3DatastoreProvider implements DatastoreProvider {
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("Cannot open " + shown + ": " + e.getMessage(), e);
     }
-    return S3Datastore.owning(client(parameters, shown), built);
+    return S3Datastore.owning(Client.build(parameters, shown), built);
   }
 
-  private static S3Client client(Map<String, String> parameters, String shown) {
-    // no credentials provider is set: the client then uses, and closes, the SDK's default chain
-    S3ClientBuilder builder = S3Client.builder().forcePathStyle(pathStyle(parameters, shown));
-    if (parameters.containsKey("region")) {
-      String region = parameters.get("region");
-      if (!region.matches("[a-z0-9-]{1,64}")) {
-        throw invalid(shown, "region \"" + region + "\" is not a region name");
+  /**
+   * Builds the client. A class of its own, so that loading, verifying and asking the provider its
+   * scheme touches no class of the AWS SDK: a call that opens another scheme loads none of it.
+   */
+  private static final class Client {
+    private Client() {}
+
+    static S3Client build(Map<String, String> parameters, String shown) {
+      // no credentials provider is set: the client then uses, and closes, the SDK's default chain
+      S3ClientBuilder builder = S3Client.builder().forcePathStyle(pathStyle(parameters, shown));
+      if (parameters.containsKey("region")) {
+        String region = parameters.get("region");
+        if (!region.matches("[a-z0-9-]{1,64}")) {
+          throw invalid(shown, "region \"" + region + "\" is not a region name");
+        }
+        builder.region(Region.of(region));
       }
-      builder.region(Region.of(region));
-    }
-    if (parameters.containsKey("endpoint")) {
-      builder.endpointOverride(endpoint(parameters.get("endpoint"), shown));
-    }
-    try {
-      return builder.build();
-    } catch (SdkClientException e) {
-      throw new IllegalArgumentException("Cannot open " + shown + ": the S3 client cannot be built ("
-          + e.getMessage() + "); add ?region=... or set AWS_REGION", e);
+      if (parameters.containsKey("endpoint")) {
+        builder.endpointOverride(endpoint(parameters.get("endpoint"), shown));
+      }
+      try {
+        return builder.build();
+      } catch (SdkClientException e) {
+        throw new IllegalArgumentException("Cannot open " + shown + ": the S3 client cannot be built ("
+            + e.getMessage() + "); add ?region=... or set AWS_REGION", e);
+      }
     }
   }
 
