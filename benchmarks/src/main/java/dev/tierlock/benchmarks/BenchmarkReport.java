@@ -14,13 +14,13 @@ import java.util.stream.Collectors;
 /**
  * The benchmark: runs every part of the performance report and writes it. Run it as {@code java
  * -jar benchmarks/target/benchmarks.jar [--quick] [--only PART,...] [--out DIR]}; the parts are
- * {@code calls, fake, long, s3, gcs, fs, codec, put, local}. By default the report is written into
+ * {@code calls, fake, long, s3, gcs, fs, codec, put, local, start}. By default the report is written into
  * the module's directory (beside {@code target/}), with {@code --quick} into {@code
  * target/quick-report/}.
  */
 public final class BenchmarkReport {
 
-  private static final List<String> PARTS = List.of("calls", "fake", "long", "s3", "gcs", "fs", "codec", "put", "local");
+  private static final List<String> PARTS = List.of("calls", "fake", "long", "s3", "gcs", "fs", "codec", "put", "local", "start");
   private static final Duration LATENCY = Duration.ofMillis(10);
   private static final List<Protocol> LOCAL = List.of(Protocol.LOCKED, Protocol.OPTIMISTIC, Protocol.SHARED_GROUP,
       Protocol.SHARED_SERIAL, Protocol.BASELINE, Protocol.NO_LOCK);
@@ -117,8 +117,13 @@ public final class BenchmarkReport {
         progress.say("5. local bytes per put");
         local = LocalWrites.measure(List.of(1, Plan.LARGE));
       }
+      Optional<StartupSection.Result> startup = Optional.empty();
+      if (parts.contains("start")) {
+        progress.say("6. start-up of the command line");
+        startup = Optional.of(new StartupSection(work.resolve("start"), plan.startRounds()).measure(moduleDirectory()));
+      }
       return new Measurements(machine, plan, calls, fake, longRun, s3, gcs, gcsSelfCheck, fs, codec, large.length, identical, puts,
-          local, progress.elapsedSeconds());
+          local, startup, progress.elapsedSeconds());
     } finally {
       WorkDirectory.delete(work);
     }

@@ -22,12 +22,13 @@ import java.util.Optional;
  * @param jacksonIdentical whether Jackson's write gave exactly Tierlock's bytes
  * @param puts section 5: the end-to-end puts
  * @param local section 5: local bytes per put
+ * @param startup section 6: the start-up of the command line
  * @param seconds how long the run took
  */
 record Measurements(Machine machine, Plan plan, Map<CallCounts.Case, List<CallCounts.Count>> calls,
     Optional<StoreRuns> fake, Optional<RunResult> longRun, Optional<StoreRuns> s3, Optional<StoreRuns> gcs, Optional<String> gcsSelfCheck,
     Optional<StoreRuns> fs, List<JmhScore> codec, int codecBytes, boolean jacksonIdentical, List<JmhScore> puts,
-    List<LocalWrites.Measurement> local, long seconds) {
+    List<LocalWrites.Measurement> local, Optional<StartupSection.Result> startup, long seconds) {
 
   /** Returns the score of {@code method} whose parameters include every one of {@code params}. */
   static Optional<JmhScore> score(List<JmhScore> scores, String method, Map<String, String> params) {

@@ -17,10 +17,11 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * @param gcs each run on GCS (longer: a write a second per object)
  * @param fs each run on the filesystem datastore
  * @param jmh each JMH benchmark
+ * @param startRounds how many times each start-up case runs
  */
 record Plan(String name, List<Integer> writers, ContendedRun.Timing fake, Duration longWindow,
     List<Integer> cloudWriters, ContendedRun.Timing s3, ContendedRun.Timing gcs, ContendedRun.Timing fs,
-    JmhSection.Timing jmh) {
+    JmhSection.Timing jmh, int startRounds) {
 
   /** The lockfile size of the codec and put benchmarks. */
   static final int LARGE = 5000;
@@ -32,7 +33,7 @@ record Plan(String name, List<Integer> writers, ContendedRun.Timing fake, Durati
     return new Plan("full", List.of(1, 2, 4, 8, 16),
         timing(500, 2000), Duration.ofSeconds(60),
         List.of(1, 16), timing(500, 2000), timing(500, 4000), timing(300, 1500),
-        new JmhSection.Timing(3, 3, TimeValue.seconds(1)));
+        new JmhSection.Timing(3, 3, TimeValue.seconds(1)), 21);
   }
 
   /** Returns the short plan of {@code --quick}. */
@@ -40,7 +41,7 @@ record Plan(String name, List<Integer> writers, ContendedRun.Timing fake, Durati
     return new Plan("quick", List.of(1, 4, 16),
         timing(200, 1000), Duration.ofSeconds(5),
         List.of(1, 16), timing(200, 1000), timing(500, 2000), timing(200, 1000),
-        new JmhSection.Timing(1, 2, TimeValue.milliseconds(500)));
+        new JmhSection.Timing(1, 2, TimeValue.milliseconds(500)), 5);
   }
 
   private static ContendedRun.Timing timing(long warmupMillis, long windowMillis) {

@@ -16,7 +16,8 @@ import java.util.stream.Collectors;
 final class ReportDocument {
 
   static final String COMMAND =
-      "mvn -B -ntp -pl benchmarks -am package -Dmaven.test.skip=true && java -jar benchmarks/target/benchmarks.jar";
+      "mvn -B -ntp -pl benchmarks -am package -Dmaven.test.skip=true -Dmaven.javadoc.skip=true -Dmaven.source.skip=true"
+          + " && java -jar benchmarks/target/benchmarks.jar";
 
   private final Measurements m;
   private final Path directory;
@@ -42,6 +43,7 @@ final class ReportDocument {
         out.append(RunTables.section(fs, charts, "report", m.plan().writers())).append('\n');
       });
       codec();
+      m.startup().ifPresent(startup -> out.append(StartupSection.render(startup)));
       Notes.append(out);
       Path readme = directory.resolve("README.md");
       Files.writeString(readme, out.toString(), StandardCharsets.UTF_8);

@@ -32,7 +32,18 @@ final class Targets {
     t.calls();
     t.contention();
     t.local();
+    t.startup();
     return t.rows;
+  }
+
+  private void startup() {
+    m.startup().ifPresent(s -> {
+      double ratio = s.list().wallMillis() / s.hello().wallMillis();
+      rows.add(new Row("`entries list` on the embedded default within 3x a Java hello-world start (wall)",
+          MarkdownTable.ratio(ratio) + " (" + MarkdownTable.number(s.list().wallMillis()) + " vs "
+              + MarkdownTable.number(s.hello().wallMillis()) + " ms; CPU " + MarkdownTable.number(s.list().cpuMillis())
+              + " vs " + MarkdownTable.number(s.hello().cpuMillis()) + " ms)", verdict(ratio <= 3)));
+    });
   }
 
   private void calls() {

@@ -10,7 +10,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -25,10 +28,6 @@ import picocli.CommandLine.ScopeType;
     mixinStandardHelpOptions = true,
     versionProvider = TierlockCli.Version.class,
     description = "Reads and changes the shared extension lockfile of a Tierlock datastore, safely against every peer.",
-    subcommands = {InitCommand.class, EntriesCommand.class, ExtensionsCommands.Install.class,
-        ExtensionsCommands.Remove.class, ExtensionsCommands.Installed.class, ConvergeCommands.Converge.class,
-        ConvergeCommands.Status.class, ConvergeCommands.Watch.class, LockCommand.class, PendingCommand.class,
-        DoctorCommand.class, HelpCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
       "0:success",
@@ -41,6 +40,19 @@ import picocli.CommandLine.ScopeType;
           + " still to be settled: run it again"
     })
 public final class TierlockCli {
+
+  /**
+   * The commands, in the order the help lists them. Only the one a call names is modelled (a
+   * model of every command costs a fifth of a second at each start); the help, a call naming no
+   * command and an unknown name get them all, so that the listing and the suggestions are whole.
+   */
+  static final List<Class<?>> COMMANDS = List.of(InitCommand.class, EntriesCommand.class,
+      ExtensionsCommands.Install.class, ExtensionsCommands.Remove.class, ExtensionsCommands.Installed.class,
+      ConvergeCommands.Converge.class, ConvergeCommands.Status.class, ConvergeCommands.Watch.class,
+      LockCommand.class, PendingCommand.class, DoctorCommand.class, HelpCommand.class);
+
+  /** The global options that take a value, which the search for the command's name skips. */
+  private static final Set<String> VALUED = Set.of("--datastore", "--checkout", "--namespace", "--timeout");
 
   /** The environment variable that sets the default home of the embedded filesystem datastore. */
   static final String HOME_VARIABLE = "TIERLOCK_HOME";
@@ -130,6 +142,7 @@ public final class TierlockCli {
       System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "info");
     }
     CommandLine line = new CommandLine(new TierlockCli(environment, clock, err));
+    invoked(args).ifPresentOrElse(line::addSubcommand, () -> COMMANDS.forEach(line::addSubcommand));
     line.setOut(out);
     line.setErr(err);
     line.setExecutionExceptionHandler((ex, cmd, parsed) -> {
@@ -148,6 +161,33 @@ public final class TierlockCli {
       return ExitCodes.USAGE;
     });
     return line.execute(args);
+  }
+
+  /**
+   * Returns the command {@code args} names, if it is one of {@link #COMMANDS} other than the help:
+   * the first argument that is neither an option nor a global option's value.
+   */
+  static Optional<Class<?>> invoked(String[] args) {
+    for (int i = 0; i < args.length; i++) {
+      String arg = args[i];
+      if (arg.equals("--")) {
+        return Optional.empty();
+      }
+      if (arg.startsWith("-")) {
+        if (VALUED.contains(arg)) {
+          i++;
+        }
+        continue;
+      }
+      for (Class<?> command : COMMANDS) {
+        Command annotation = command.getAnnotation(Command.class);
+        if (!annotation.helpCommand() && (annotation.name().equals(arg) || List.of(annotation.aliases()).contains(arg))) {
+          return Optional.of(command);
+        }
+      }
+      return Optional.empty();
+    }
+    return Optional.empty();
   }
 
   /** Whether a command writes to the datastore: only a write may create the embedded default. */

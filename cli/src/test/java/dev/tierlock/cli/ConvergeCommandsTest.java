@@ -241,6 +241,7 @@ class ConvergeCommandsTest {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     CommandLine line = new CommandLine(new TierlockCli(environment(), CLOCK, new PrintWriter(err, true)));
+    TierlockCli.COMMANDS.forEach(line::addSubcommand);
     line.setOut(new PrintWriter(out, true));
     line.setErr(new PrintWriter(err, true));
     ConvergeCommands.Watch watch = line.getSubcommands().get("watch").getCommand();

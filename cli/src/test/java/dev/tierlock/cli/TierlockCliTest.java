@@ -397,8 +397,32 @@ class TierlockCliTest {
   @Test
   void help_listsCommandsAndExitCodes() {
     Run help = run("--help");
+    Run bare = run();
 
     assertThat(help.code()).isZero();
     assertThat(help.out()).contains("entries").contains("lock").contains("75");
+    // only the command a call names is modelled: the listing still names every command
+    for (Class<?> command : TierlockCli.COMMANDS) {
+      String name = command.getAnnotation(picocli.CommandLine.Command.class).name();
+      assertThat(help.out()).as(name).containsPattern("(?m)^  " + name + "\\b");
+    }
+    assertThat(bare.code()).isEqualTo(2);
+    assertThat(bare.err()).contains("Missing required subcommand");
+  }
+
+  @Test
+  void theCommandACallNames_isFoundPastTheGlobalOptionsAndTheirValues() {
+    assertThat(TierlockCli.invoked(new String[] {"--datastore", "entries", "--checkout", "lock", "-v", "entries", "list"}))
+        .contains(EntriesCommand.class);
+    assertThat(TierlockCli.invoked(new String[] {"--timeout=30s", "doctor", "--json"})).contains(DoctorCommand.class);
+    assertThat(TierlockCli.invoked(new String[] {"status"})).contains(ConvergeCommands.Status.class);
+    assertThat(TierlockCli.invoked(new String[] {"help", "entries"})).as("the help needs them all").isEmpty();
+    assertThat(TierlockCli.invoked(new String[] {"entris", "list"})).as("a typo gets them all, to suggest").isEmpty();
+    assertThat(TierlockCli.invoked(new String[] {"--version"})).isEmpty();
+    assertThat(TierlockCli.invoked(new String[] {"--", "entries"})).isEmpty();
+    // every command modelled alone parses as it does beside the others
+    Run list = run("--namespace", "team", "-v", "entries", "list", "--json");
+    assertThat(list.code()).as(list.err()).isEqualTo(2);
+    assertThat(list.err()).as("parsed, then refused for the datastore, not the options").endsWith("[datastore_missing]\n");
   }
 }
