@@ -33,6 +33,12 @@ final class Notes {
         - **Local bytes** per put: Linux's per-thread `wchar` (bytes passed to `write`/`pwrite`) of the putting \
         thread, every datastore call moved to another thread (`OffThreadDatastore`); it counts files written and \
         then deleted (the pending record, temp files) too, which walking the directory afterwards would miss.
+        - **Start-up** (`StartupSection`): wall time around the process, CPU time from the shell's `times`. The \
+        launcher's class-data-sharing archive holds every class the command line loads except picocli's: its jar is \
+        built as Java 5 class files, which class-data sharing does not archive, so they are parsed at each start; \
+        a picocli command with one option alone takes about 5x the hello-world here. The class path also names \
+        every jar of the distribution, the S3 and GCS SDKs' included, though a filesystem call loads no class of \
+        them.
         - **JMH** (1.37): one fork per benchmark, average time; the forks run on this jar's class path.
 
         ## This module

@@ -76,7 +76,7 @@ final class StartupSection {
     Map<String, List<String>> commands = new LinkedHashMap<>();
     commands.put("Java hello-world (`java -Xshare:auto -cp . Hello`)", List.of(java, "-Xshare:auto", "-cp", hello.toString(), "Hello"));
     commands.put("`bin/tierlock entries list`, the embedded default, 1 entry", List.of("sh", launcher, "entries", "list"));
-    commands.put("`bin/tierlock --version` (the JVM, the archive and the option parser alone)", List.of("sh", launcher, "--version"));
+    commands.put("`bin/tierlock --version` (every command modelled, no datastore opened)", List.of("sh", launcher, "--version"));
     commands.put("`java -jar tierlock-cli.jar entries list` (no archive of its own)", List.of(java, "-jar", jar, "entries", "list"));
 
     run(checkout, List.of("sh", launcher, "entries", "put", "@bench/hello", "1.0.0"));
