@@ -165,13 +165,17 @@ public final class TierlockCli {
 
   /**
    * Returns the command {@code args} names, if it is one of {@link #COMMANDS} other than the help:
-   * the first argument that is neither an option nor a global option's value.
+   * the first argument that is neither an option nor a global option's value, unless the root's
+   * help or version is asked for before it.
    */
   static Optional<Class<?>> invoked(String[] args) {
     for (int i = 0; i < args.length; i++) {
       String arg = args[i];
       if (arg.equals("--")) {
         return Optional.empty();
+      }
+      if (arg.equals("-h") || arg.equals("--help") || arg.equals("-V") || arg.equals("--version")) {
+        return Optional.empty(); // the root's own help or version, which lists every command
       }
       if (arg.startsWith("-")) {
         if (VALUED.contains(arg)) {

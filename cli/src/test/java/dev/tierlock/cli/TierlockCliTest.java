@@ -419,6 +419,11 @@ class TierlockCliTest {
     assertThat(TierlockCli.invoked(new String[] {"help", "entries"})).as("the help needs them all").isEmpty();
     assertThat(TierlockCli.invoked(new String[] {"entris", "list"})).as("a typo gets them all, to suggest").isEmpty();
     assertThat(TierlockCli.invoked(new String[] {"--version"})).isEmpty();
+    assertThat(TierlockCli.invoked(new String[] {"--help", "entries"})).as("the root's help lists them all").isEmpty();
+    assertThat(TierlockCli.invoked(new String[] {"entries", "--help"})).contains(EntriesCommand.class);
+    Run rootHelp = run("--help", "entries");
+    assertThat(rootHelp.code()).isZero();
+    assertThat(rootHelp.out()).startsWith("Usage: tierlock ").containsPattern("(?m)^  doctor\\b");
     assertThat(TierlockCli.invoked(new String[] {"--", "entries"})).isEmpty();
     // every command modelled alone parses as it does beside the others
     Run list = run("--namespace", "team", "-v", "entries", "list", "--json");
