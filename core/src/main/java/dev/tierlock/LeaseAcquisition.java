@@ -128,7 +128,7 @@ final class LeaseAcquisition {
           if (holder != null) {
             if (lastHolder == null) {
               LOG.info("Waiting up to {} s for {}, held by {} on {} (pid {}, nonce {}) since {}",
-                  Math.max(0, Duration.between(now, deadline).toSeconds()), lock.describe(), holder.holder(),
+                  secondsLeft(now, deadline), lock.describe(), holder.holder(),
                   holder.hostname(), holder.pid(), holder.nonce(), holder.acquiredAt());
             } else if (turnedOver) {
               LOG.debug("Still waiting for {}, now held by {} (nonce {})", lock.describe(), holder.holder(), holder.nonce());
@@ -235,7 +235,7 @@ final class LeaseAcquisition {
           lock.sawContention(now);
           if (!other.reserver().nonce().equals(heldBackBy)) {
             heldBackBy = other.reserver().nonce();
-            LOG.info("Holding back from {}: {} on {} (pid {}, nonce {}) has waited longest and reserved the next turn",
+            LOG.debug("Holding back from {}: {} on {} (pid {}, nonce {}) has waited longest and reserved the next turn",
                 lock.describe(), other.reserver().holder(), other.reserver().hostname(), other.reserver().pid(),
                 other.reserver().nonce());
           }
@@ -332,7 +332,7 @@ final class LeaseAcquisition {
       if (claimed.isPresent()) {
         reserved = claimed.get();
         reservedAt = now;
-        LOG.info("Reserved the next turn of {} after waiting {} ms (nonce {})", lock.describe(),
+        LOG.debug("Reserved the next turn of {} after waiting {} ms (nonce {})", lock.describe(),
             Duration.between(start, now).toMillis(), nonce);
       }
     } catch (DatastoreUnavailableException | DatastoreBusyException e) {
@@ -358,8 +358,14 @@ final class LeaseAcquisition {
       reservedAt = now;
     } else {
       reserved = null;
-      LOG.info("Lost the reservation of the next turn of {} (nonce {}): it expired and was removed", lock.describe(), nonce);
+      LOG.debug("Lost the reservation of the next turn of {} (nonce {}): it expired and was removed", lock.describe(), nonce);
     }
+  }
+
+  /** {@return the whole seconds from {@code now} to {@code deadline}, rounded up: a wait of 0.9 s is 1 s} */
+  static long secondsLeft(Instant now, Instant deadline) {
+    long millis = Math.max(0, Duration.between(now, deadline).toMillis());
+    return (millis + 999) / 1000;
   }
 
   private void sleep(Duration duration) {

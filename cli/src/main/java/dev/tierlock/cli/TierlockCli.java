@@ -140,6 +140,8 @@ public final class TierlockCli {
     if (java.util.Arrays.asList(args).contains("--verbose") || java.util.Arrays.asList(args).contains("-v")) {
       // read by the logger once, when it first logs: set before anything is opened
       System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "info");
+      // and how a wait on the global lock goes: turns reserved, held back, given up
+      System.setProperty("org.slf4j.simpleLogger.log.dev.tierlock.LeaseLock", "debug");
     }
     CommandLine line = new CommandLine(new TierlockCli(environment, clock, err));
     invoked(args).ifPresentOrElse(line::addSubcommand, () -> COMMANDS.forEach(line::addSubcommand));

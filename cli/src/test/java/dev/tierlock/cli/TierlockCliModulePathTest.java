@@ -82,6 +82,46 @@ class TierlockCliModulePathTest {
   }
 
   @Test
+  void aWriteWaitingOnAHeldLock_saysOnceWhoHoldsItSinceWhenAndHowLong_thenTimesOutAsTemporary() throws Exception {
+    ModulePathLayout layout = ModulePathLayout.resolving(ModulePathLayout.runtimeEntries(),
+        "dev.tierlock.cli", "dev.tierlock.datastore.fs", "org.slf4j.simple");
+    Path datastore = temp.resolve("datastore");
+    Path checkout = Files.createDirectories(temp.resolve("checkout"));
+    assertThat(cli(layout, List.of(), "--datastore", datastore.toString(), "--checkout", checkout.toString(), "init")
+        .code()).isZero();
+    assertThat(cli(layout, List.of(), "--datastore", datastore.toString(), "--checkout", checkout.toString(),
+        "entries", "put", "@demo/first", "1.0.0").code()).isZero();
+    byte[] before = Files.readAllBytes(datastore.resolve(SHARED_LOCKFILE));
+
+    try (dev.tierlock.Tierlock holder = dev.tierlock.Tierlock.builder().datastore(datastore.toUri())
+        .checkout(Files.createDirectories(temp.resolve("holder"))).build()) {
+      dev.tierlock.LockLease lease = holder.globalLock().acquire();
+      dev.tierlock.LockInfo held = lease.info();
+      Run put = cli(layout, List.of(), "--datastore", datastore.toString(), "--checkout", checkout.toString(),
+          "--timeout", "1s", "entries", "put", "@demo/late", "1.0.0");
+      Run verbose = cli(layout, List.of(), "--datastore", datastore.toString(), "--checkout", checkout.toString(),
+          "--timeout", "1s", "-v", "entries", "put", "@demo/late", "1.0.0");
+      Run status = cli(layout, List.of(), "--datastore", datastore.toString(), "--checkout", checkout.toString(),
+          "lock", "status");
+      lease.release();
+
+      assertThat(verbose.code()).isEqualTo(ExitCodes.TEMPORARY);
+      assertThat(verbose.err().lines()).as("--verbose says how the wait goes, and still names the holder once")
+          .hasSizeGreaterThan(2).filteredOn(line -> line.contains("Waiting up to")).hasSize(1);
+
+      assertThat(put.code()).as(put.err()).isEqualTo(ExitCodes.TEMPORARY);
+      List<String> lines = put.err().lines().toList();
+      assertThat(lines).as(put.err()).hasSize(2);
+      assertThat(lines.get(0)).startsWith("[INFO] Waiting up to 1 s for ").contains(".datastore.lock")
+          .contains("held by " + held.holder() + " on " + held.hostname() + " (pid " + held.pid() + ", nonce "
+              + held.nonce() + ") since " + held.acquiredAt());
+      assertThat(lines.get(1)).startsWith("tierlock: ").endsWith("[lock_timeout]");
+      assertThat(status.out()).contains(held.nonce()).contains("its process is alive: wait for it");
+    }
+    assertThat(Files.readAllBytes(datastore.resolve(SHARED_LOCKFILE))).as("nothing published").isEqualTo(before);
+  }
+
+  @Test
   void aFilesystemCall_withEveryDatastoreBesideIt_loadsNoClassOfACloudSdk() throws Exception {
     // providers are looked up by scheme: the first that matches is the only one opened, and asking
     // any provider its scheme loads nothing of its SDK, so even an unknown scheme loads none of it
