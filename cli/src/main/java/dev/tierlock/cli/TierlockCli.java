@@ -241,10 +241,35 @@ public final class TierlockCli {
   /** Returns the datastore's URI: the argument, or the embedded default in $TIERLOCK_HOME/datastore. */
   URI datastoreUri() {
     if (datastore != null) {
-      return datastoreUri(datastore);
+      return boundedByTimeout(datastoreUri(datastore));
     }
     Path home = Path.of(environment.getOrDefault(HOME_VARIABLE, ".tierlock")).toAbsolutePath().normalize();
     return home.resolve("datastore").toUri();
+  }
+
+  /**
+   * Returns {@code uri} with {@code --timeout} as the call timeout of an S3 or GCS datastore
+   * ({@code apiCallTimeout}, {@code timeout}), unless the URI sets its own: a datastore that cannot be
+   * reached then fails within the time the operator gave, not its client's default.
+   */
+  URI boundedByTimeout(URI uri) {
+    if (timeout == null || uri.getScheme() == null || uri.getRawFragment() != null || uri.isOpaque()) {
+      return uri;
+    }
+    String parameter = switch (uri.getScheme().toLowerCase(java.util.Locale.ROOT)) {
+      case "s3" -> "apiCallTimeout";
+      case "gs" -> "timeout";
+      default -> null;
+    };
+    if (parameter == null) {
+      return uri;
+    }
+    String query = uri.getRawQuery();
+    if (query != null && List.of(query.split("&")).stream().anyMatch(pair -> pair.startsWith(parameter + "="))) {
+      return uri;
+    }
+    String bound = parameter + "=" + Inputs.duration("--timeout", timeout);
+    return URI.create(uri.toString() + (query == null || query.isEmpty() ? (query == null ? "?" : "") : "&") + bound);
   }
 
   /** Reads a datastore argument: a URI with a scheme, or else a directory path. */

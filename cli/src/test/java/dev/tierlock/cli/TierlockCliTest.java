@@ -10,6 +10,7 @@ import dev.tierlock.Namespace;
 import dev.tierlock.Tierlock;
 import dev.tierlock.datastore.fs.FileSystemDatastore;
 import java.io.IOException;
+import java.net.URI;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
@@ -408,6 +409,34 @@ class TierlockCliTest {
     }
     assertThat(bare.code()).isEqualTo(2);
     assertThat(bare.err()).contains("Missing required subcommand");
+  }
+
+  @Test
+  void timeout_boundsEachCallOfAnS3OrGcsDatastore_unlessItsUriSetsItsOwn() {
+    TierlockCli cli = new TierlockCli(Map.of(), CLOCK, new PrintWriter(new StringWriter()));
+    cli.timeout = "3s";
+    assertThat(cli.boundedByTimeout(URI.create("gs://b/p"))).hasToString("gs://b/p?timeout=PT3S");
+    assertThat(cli.boundedByTimeout(URI.create("gs://b/p?endpoint=http://h:1"))).hasToString("gs://b/p?endpoint=http://h:1&timeout=PT3S");
+    assertThat(cli.boundedByTimeout(URI.create("gs://b/p?timeout=PT9S"))).hasToString("gs://b/p?timeout=PT9S");
+    assertThat(cli.boundedByTimeout(URI.create("S3://b/p?region=eu-west-1"))).hasToString("S3://b/p?region=eu-west-1&apiCallTimeout=PT3S");
+    assertThat(cli.boundedByTimeout(URI.create("s3://b/p?apiCallTimeout=PT1S"))).hasToString("s3://b/p?apiCallTimeout=PT1S");
+    assertThat(cli.boundedByTimeout(URI.create("file:///srv/tier"))).hasToString("file:///srv/tier");
+    cli.timeout = null;
+    assertThat(cli.boundedByTimeout(URI.create("gs://b/p"))).hasToString("gs://b/p");
+  }
+
+  @Test
+  void anUnreachableGcsDatastore_failsWithinTheTimeout_withItsCode() throws IOException {
+    int port;
+    try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      port = socket.getLocalPort();
+    }
+    Run list = run("--datastore", "gs://bucket/x?endpoint=http://127.0.0.1:" + port, "--timeout", "1s", "entries", "list");
+
+    assertThat(list.code()).as(list.err()).isEqualTo(ExitCodes.UNAVAILABLE);
+    // the provider took the added parameter (an unknown one is refused), and the call gave up after 1 s, not 30
+    assertThat(list.err()).contains("GCS cannot be reached").doesNotContain("unknown query parameter")
+        .endsWith("[managed_lockfile_unavailable]\n");
   }
 
   @Test
