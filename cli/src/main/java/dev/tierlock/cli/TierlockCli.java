@@ -265,11 +265,11 @@ public final class TierlockCli {
       return uri;
     }
     String query = uri.getRawQuery();
-    if (query != null && List.of(query.split("&")).stream().anyMatch(pair -> pair.startsWith(parameter + "="))) {
+    if (query != null && java.util.Arrays.stream(query.split("&")).anyMatch(pair -> pair.startsWith(parameter + "="))) {
       return uri;
     }
-    String bound = parameter + "=" + Inputs.duration("--timeout", timeout);
-    return URI.create(uri.toString() + (query == null || query.isEmpty() ? (query == null ? "?" : "") : "&") + bound);
+    String separator = query == null ? "?" : query.isEmpty() ? "" : "&";
+    return URI.create(uri + separator + parameter + "=" + Inputs.duration("--timeout", timeout));
   }
 
   /** Reads a datastore argument: a URI with a scheme, or else a directory path. */

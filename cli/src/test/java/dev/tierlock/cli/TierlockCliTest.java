@@ -10,9 +10,9 @@ import dev.tierlock.Namespace;
 import dev.tierlock.Tierlock;
 import dev.tierlock.datastore.fs.FileSystemDatastore;
 import java.io.IOException;
-import java.net.URI;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -416,6 +416,7 @@ class TierlockCliTest {
     TierlockCli cli = new TierlockCli(Map.of(), CLOCK, new PrintWriter(new StringWriter()));
     cli.timeout = "3s";
     assertThat(cli.boundedByTimeout(URI.create("gs://b/p"))).hasToString("gs://b/p?timeout=PT3S");
+    assertThat(cli.boundedByTimeout(URI.create("gs://b/p?"))).hasToString("gs://b/p?timeout=PT3S");
     assertThat(cli.boundedByTimeout(URI.create("gs://b/p?endpoint=http://h:1"))).hasToString("gs://b/p?endpoint=http://h:1&timeout=PT3S");
     assertThat(cli.boundedByTimeout(URI.create("gs://b/p?timeout=PT9S"))).hasToString("gs://b/p?timeout=PT9S");
     assertThat(cli.boundedByTimeout(URI.create("S3://b/p?region=eu-west-1"))).hasToString("S3://b/p?region=eu-west-1&apiCallTimeout=PT3S");
