@@ -1,6 +1,5 @@
 package dev.tierlock;
 
-import dev.tierlock.internal.TransactionHooks;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -20,7 +19,7 @@ import org.jspecify.annotations.Nullable;
  * value already there, or a put undone by a later remove, is no change at all. Confined to the
  * thread that runs the change, and only while it runs.
  */
-final class ChangeEditor implements TransactionContext, TransactionHooks {
+final class ChangeEditor implements TransactionContext {
 
   private final Lockfile start;
   private final PulledExtensionsLock pulledExtensions;

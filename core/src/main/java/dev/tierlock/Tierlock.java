@@ -1,11 +1,5 @@
 package dev.tierlock;
 
-import dev.tierlock.spi.DatastoreException;
-import dev.tierlock.spi.DatastoreUnsafeException;
-
-import dev.tierlock.internal.LockfileRead;
-import dev.tierlock.internal.ReadOnlyChange;
-import dev.tierlock.internal.TierlockAccess;
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.DatastoreBusyException;
 import dev.tierlock.spi.DatastoreUnavailableException;
@@ -17,6 +11,7 @@ import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.Optional;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
@@ -51,48 +46,6 @@ public final class Tierlock implements AutoCloseable {
   /** The default cache directory, relative to the state directory. */
   public static final String DEFAULT_CACHE_DIRECTORY = "tier-cache";
 
-  static {
-    TierlockAccess.register(new TierlockAccess.Accessor() {
-      @Override
-      public Datastore datastore(Tierlock tierlock) {
-        return tierlock.datastore;
-      }
-
-      @Override
-      public Path cacheDirectory(Tierlock tierlock) {
-        return tierlock.cacheDirectory;
-      }
-
-      @Override
-      public Clock clock(Tierlock tierlock) {
-        return tierlock.clock;
-      }
-
-      @Override
-      public Path pendingRecord(Tierlock tierlock) {
-        return tierlock.transaction.pendingRecord();
-      }
-
-      @Override
-      public LockfileRead readLockfile(Tierlock tierlock) {
-        SyncPort.Fetched fetched = tierlock.port.refreshCache();
-        return new LockfileRead(java.util.Optional.ofNullable(fetched.head()).map(h -> h.version().value()),
-            fetched.lockfile());
-      }
-
-      @Override
-      public java.util.Optional<String> cachedVersion(Tierlock tierlock) {
-        return tierlock.port.cache().current().map(e -> e.head().version().value());
-      }
-
-      @Override
-      public java.util.Optional<ReadOnlyChange> tryReadOnly(Tierlock tierlock, Lockfile view) {
-        return tierlock.pulledExtensions.tryAcquire().map(section -> new ConvergeContext(view, section));
-      }
-    });
-  }
-
-  private final Datastore datastore;
   private final boolean ownsDatastore;
   private final Namespace namespace;
   private final Path checkout;
@@ -100,6 +53,7 @@ public final class Tierlock implements AutoCloseable {
   private final Path cacheDirectory;
   private final Clock clock;
   private final SelfCheckedDatastore guard;
+  private final Datastore tier;
   private final DistributedLock globalLock;
   private final SyncPort port;
   private final LockfileTransaction transaction;
@@ -124,7 +78,7 @@ public final class Tierlock implements AutoCloseable {
           + ": " + e.getMessage(), e);
     }
     this.guard = new SelfCheckedDatastore(datastore, namespace, new SelfCheckMarker(stateDirectory), b.clock);
-    this.datastore = guard;
+    this.tier = new ReservedKeys(guard);
     this.port = new SyncPort(guard, namespace, cacheDirectory, stateDirectory);
     LeaseLocks.Builder lock = LeaseLocks.builder(guard, LeaseLocks.globalKey(namespace))
         .options(b.lockOptions).clock(b.clock).sleeper(b.sleeper).random(b.random).heartbeats(b.heartbeats);
@@ -175,6 +129,86 @@ public final class Tierlock implements AutoCloseable {
     } catch (DatastoreUnavailableException | DatastoreBusyException e) {
       throw new ManagedLockfileUnavailableException("Cannot read the shared lockfile from " + port.describe(), e);
     }
+  }
+
+  /**
+   * Reads the shared lockfile by one conditional read (on the version this checkout last read or
+   * published: not-modified costs no download) and keeps what it read in the checkout's cache, so
+   * the next read is conditional on it. No lock is taken and nothing is written to the datastore.
+   * A change of this checkout that is still pending is not in it ({@link
+   * LockfileTransaction#pending()}).
+   *
+   * @return the shared lockfile and its version; an empty version when it does not exist
+   * @throws ManagedLockfileUnavailableException if the datastore could not be read for a passing reason
+   * @throws LockfileFormatException if the shared lockfile does not parse
+   * @throws dev.tierlock.spi.DatastoreException if the datastore refused otherwise (access denied, too large)
+   */
+  public LockfileRead read() {
+    try {
+      return asRead(port.refreshCache());
+    } catch (DatastoreUnavailableException | DatastoreBusyException e) {
+      throw new ManagedLockfileUnavailableException("Cannot read the shared lockfile from " + port.describe(), e);
+    }
+  }
+
+  /**
+   * Returns the shared lockfile as this checkout last read or published it, from its cache, with no
+   * request: what {@link #read()} would compare with. A cache that is missing, damaged or bound to
+   * another lockfile is no answer.
+   *
+   * @return the cached lockfile and its version, or empty when nothing trustworthy is cached
+   */
+  public Optional<LockfileRead> cached() {
+    return port.cache().current().map(e -> new LockfileRead(Optional.of(e.head().version().value()), e.lockfile()));
+  }
+
+  private static LockfileRead asRead(SyncPort.Fetched fetched) {
+    return new LockfileRead(Optional.ofNullable(fetched.head()).map(h -> h.version().value()), fetched.lockfile());
+  }
+
+  /**
+   * Runs {@code action} holding this checkout's pulled-extensions lock (the lock that serialises
+   * local install work on one checkout across threads and processes) if nobody else holds it, and
+   * releases it when {@code action} returns or throws; never waits. For local work on installed
+   * extensions that changes no lockfile (convergence); work that changes the lockfile takes the
+   * lock inside a transaction ({@link TransactionContext#withPulledExtensionsLock}).
+   *
+   * @param action what to run under the lock; must not return null
+   * @param <T> what it returns
+   * @return what {@code action} returned, or empty when another thread or process holds the lock
+   * @throws IllegalStateException if this thread holds an inner lock already (lock order), or
+   *     {@code action} returned null
+   */
+  public <T> Optional<T> tryWithPulledExtensionsLock(Supplier<T> action) {
+    Optional<PulledExtensionsLock.Section> taken = pulledExtensions.tryAcquire();
+    if (taken.isEmpty()) {
+      return Optional.empty();
+    }
+    try (PulledExtensionsLock.Section section = taken.get()) {
+      T value = action.get();
+      if (value == null) {
+        throw new IllegalStateException("Cannot run under the pulled-extensions lock of " + checkout
+            + ": the action returned null");
+      }
+      return Optional.of(value);
+    }
+  }
+
+  /**
+   * Returns the datastore this checkout shares, behind the precondition self-check (its first write
+   * proves the store honours preconditions). For the objects beside the shared lockfile (the
+   * archive store writes archives through it): a write or delete of any namespace's shared lockfile
+   * or global lock is refused, since only a transaction and the lock change them.
+   *
+   * @return the datastore, owned by this instance (closing it is {@link #close()}'s job)
+   */
+  public Datastore datastore() {
+    return tier;
+  }
+
+  /** {@return the cache directory of the config tier (absolute); never synced} */
+  public Path cacheDirectory() {
+    return cacheDirectory;
   }
 
   /** {@return the namespace} */

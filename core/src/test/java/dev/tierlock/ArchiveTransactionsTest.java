@@ -192,7 +192,7 @@ class ArchiveTransactionsTest {
       assertThatThrownBy(() -> b.transaction().run(tx -> archivesOfB.install(tx, verifiedByA, entry("1"))))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessage("Cannot install archive " + key(one) + ": it was verified at " + verifiedByA.path()
-              + ", not by this archive store (" + dev.tierlock.internal.TierlockAccess.of().cacheDirectory(b).resolve("team").resolve(key(one).tierPath().value())
+              + ", not by this archive store (" + b.cacheDirectory().resolve("team").resolve(key(one).tierPath().value())
               + ")");
 
       assertThat(memory.writes()).noneMatch(w -> w.contains("config/"));
@@ -387,10 +387,10 @@ class ArchiveTransactionsTest {
   }
 
   private static List<String> cachedArchives(Tierlock tierlock) throws IOException {
-    if (!Files.exists(dev.tierlock.internal.TierlockAccess.of().cacheDirectory(tierlock))) {
+    if (!Files.exists(tierlock.cacheDirectory())) {
       return List.of();
     }
-    try (Stream<Path> files = Files.walk(dev.tierlock.internal.TierlockAccess.of().cacheDirectory(tierlock))) {
+    try (Stream<Path> files = Files.walk(tierlock.cacheDirectory())) {
       return files.filter(Files::isRegularFile).map(Path::toString).filter(p -> p.contains("pulled-archives")).toList();
     }
   }

@@ -3,7 +3,6 @@ package dev.tierlock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tierlock.internal.TierlockAccess;
 import dev.tierlock.spi.DatastoreUnsafeException;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
@@ -63,7 +62,7 @@ class TierlockTest {
     try (Tierlock tierlock = builder(new MemoryDatastore()).build()) {
       assertThat(tierlock.checkoutDirectory()).isEqualTo(dir.toAbsolutePath());
       assertThat(tierlock.stateDirectory()).isEqualTo(dir.resolve(".swamp")).isDirectory();
-      assertThat(TierlockAccess.of().cacheDirectory(tierlock)).isEqualTo(dir.resolve(".swamp").resolve("tier-cache"));
+      assertThat(tierlock.cacheDirectory()).isEqualTo(dir.resolve(".swamp").resolve("tier-cache"));
       assertThat(tierlock.namespace()).isEqualTo(TEAM);
       assertThat(tierlock.transaction().describe()).endsWith(" team/config/upstream_extensions.json");
     }
@@ -118,7 +117,7 @@ class TierlockTest {
     try (Tierlock tierlock = builder(memory).build()) {
       tierlock.transaction().run(tx -> tx.put(NAME, entry("1")));
       byte[] before = sharedBytes(memory);
-      Path cache = TierlockAccess.of().cacheDirectory(tierlock).resolve("team").resolve(TierPath.LOCKFILE.value());
+      Path cache = tierlock.cacheDirectory().resolve("team").resolve(TierPath.LOCKFILE.value());
       byte[] cached = Files.readAllBytes(cache);
       IllegalStateException boom = new IllegalStateException("boom");
 
@@ -283,6 +282,83 @@ class TierlockTest {
       assertThat(first).matches("[0-9a-f]{16}");
       assertThat(second).matches("[0-9a-f]{16}").isNotEqualTo(first);
       assertThat(memory.stat(KEY).orElseThrow().metadata().get(LockfileHead.HISTORY)).contains(first);
+    }
+  }
+
+  @Test
+  void read_returnsTheVersion_keepsItCached_andSaysWhetherItChanged() {
+    MemoryDatastore memory = new MemoryDatastore();
+    try (Tierlock tierlock = builder(memory).build()) {
+      LockfileRead none = tierlock.read();
+      assertThat(none.version()).isEmpty();
+      assertThat(none.lockfile()).isEqualTo(Lockfile.EMPTY);
+      assertThat(tierlock.cached()).isEmpty();
+
+      tierlock.transaction().run(tx -> tx.put(NAME, entry("1")));
+      String published = memory.stat(KEY).orElseThrow().version().value();
+      assertThat(tierlock.cached()).map(LockfileRead::version).contains(java.util.Optional.of(published));
+
+      LockfileRead first = tierlock.read();
+      assertThat(first.version()).contains(published);
+      assertThat(first.lockfile().entry(NAME)).contains(entry("1"));
+      assertThat(first.changedSince(none.version())).isTrue();
+      assertThat(first.changedSince(first.version())).isFalse();
+      assertThat(tierlock.cached()).contains(first);
+    }
+  }
+
+  @Test
+  void tryWithPulledExtensionsLock_runsHoldingIt_andGivesUpAtOnceWhileAnotherHoldsIt() throws Exception {
+    try (Tierlock tierlock = builder(new MemoryDatastore()).build();
+        Tierlock other = builder(new MemoryDatastore()).build()) {
+      java.util.concurrent.CountDownLatch inside = new java.util.concurrent.CountDownLatch(1);
+      java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+      java.util.concurrent.CompletableFuture<java.util.Optional<String>> holder =
+          java.util.concurrent.CompletableFuture.supplyAsync(() -> tierlock.tryWithPulledExtensionsLock(() -> {
+            inside.countDown();
+            try {
+              release.await();
+            } catch (InterruptedException e) {
+              throw new IllegalStateException(e);
+            }
+            return "held";
+          }));
+      assertThat(inside.await(30, java.util.concurrent.TimeUnit.SECONDS)).as("the holder runs").isTrue();
+
+      assertThat(other.tryWithPulledExtensionsLock(() -> "second")).as("held by the other instance").isEmpty();
+      assertThat(tierlock.tryWithPulledExtensionsLock(() -> "third")).as("held by another thread").isEmpty();
+
+      release.countDown();
+      assertThat(holder.get(30, java.util.concurrent.TimeUnit.SECONDS)).contains("held");
+      assertThat(other.tryWithPulledExtensionsLock(() -> "after")).as("released on return").contains("after");
+      assertThatThrownBy(() -> tierlock.tryWithPulledExtensionsLock(() -> null))
+          .isInstanceOf(IllegalStateException.class).hasMessageContaining("the action returned null");
+      assertThat(other.tryWithPulledExtensionsLock(() -> "again")).as("released after a failure").contains("again");
+    }
+  }
+
+  @Test
+  void datastore_refusesWritesToAnyLockfileOrLock_andCannotBeClosedByItsUser() {
+    MemoryDatastore memory = new MemoryDatastore();
+    try (Tierlock tierlock = builder(memory).build()) {
+      dev.tierlock.spi.Datastore tier = tierlock.datastore();
+      for (String key : List.of("team/config/upstream_extensions.json", "config/upstream_extensions.json",
+          "other/config/upstream_extensions.json", "team/.datastore.lock", ".datastore.lock")) {
+        assertThatThrownBy(() -> tier.write(ObjectKey.of(key), ObjectBody.of(new byte[] {1}),
+            dev.tierlock.spi.WriteCondition.none(), ObjectMetadata.EMPTY))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageStartingWith("Cannot write " + key + " through Tierlock.datastore()");
+        assertThatThrownBy(() -> tier.delete(ObjectKey.of(key), dev.tierlock.spi.WriteCondition.none()))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageStartingWith("Cannot delete " + key + " through Tierlock.datastore()");
+      }
+      assertThat(memory.stat(ObjectKey.of("team/.datastore.lock"))).isEmpty();
+
+      ObjectKey archive = ObjectKey.of("team/config/pulled-archives/@acme/tool/" + "a".repeat(64) + ".tar.gz");
+      assertThat(tier.write(archive, ObjectBody.of(new byte[] {1}), dev.tierlock.spi.WriteCondition.mustNotExist(),
+          ObjectMetadata.EMPTY)).isInstanceOf(dev.tierlock.spi.WriteResult.Written.class);
+      tier.close();
+      assertThat(tier.stat(archive)).as("still open: the Tierlock owns the store").isPresent();
     }
   }
 }

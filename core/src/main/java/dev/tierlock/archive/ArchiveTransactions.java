@@ -4,8 +4,6 @@ import dev.tierlock.ExtensionName;
 import dev.tierlock.LockfileEntry;
 import dev.tierlock.Tierlock;
 import dev.tierlock.TransactionContext;
-import dev.tierlock.internal.TierlockAccess;
-import dev.tierlock.internal.TransactionHooks;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -97,9 +95,8 @@ public final class ArchiveTransactions {
    * @param clock the clock read deadlines are measured on
    */
   public static ArchiveTransactions of(Tierlock tierlock, ArchiveLimits limits, Clock clock) {
-    TierlockAccess.Accessor parts = TierlockAccess.of();
-    DatastoreArchiveStore store = new DatastoreArchiveStore(parts.datastore(tierlock), tierlock.namespace(),
-        parts.cacheDirectory(tierlock), limits, clock);
+    DatastoreArchiveStore store = new DatastoreArchiveStore(tierlock.datastore(), tierlock.namespace(),
+        tierlock.cacheDirectory(), limits, clock);
     return new ArchiveTransactions(store, tierlock);
   }
 
@@ -173,16 +170,15 @@ public final class ArchiveTransactions {
           + ", not by this archive store (" + store.cachePath(key) + ")");
     }
     AtomicReference<ArchiveChange> stored = new AtomicReference<>();
-    TransactionHooks hooks = TransactionHooks.of(tx);
     tx.run(inner -> {
       Optional<ExtensionArchiveKey> superseded = inner.entry(key.name())
           .flatMap(LockfileEntry::checksum)
           .filter(previous -> !previous.equals(key.sha256()))
           .map(previous -> ExtensionArchiveKey.of(key.name(), previous));
       stored.set(store.storeStaged(key));
-      hooks.requireStored(key.tierPath(), () -> store.storeStaged(key));
+      inner.requireStored(key.tierPath(), () -> store.storeStaged(key));
       inner.put(key.name(), pinned);
-      superseded.ifPresent(old -> hooks.deleteAfterPublish(old.tierPath()));
+      superseded.ifPresent(old -> inner.deleteAfterPublish(old.tierPath()));
     });
     return stored.get();
   }
@@ -199,11 +195,10 @@ public final class ArchiveTransactions {
    * @throws dev.tierlock.TierlockException as {@link TransactionContext#remove} does
    */
   public Optional<ExtensionArchiveKey> remove(TransactionContext tx, ExtensionName name) {
-    TransactionHooks hooks = TransactionHooks.of(tx);
     AtomicReference<Optional<ExtensionArchiveKey>> removed = new AtomicReference<>(Optional.empty());
     tx.run(inner -> inner.remove(name).ifPresent(entry -> {
       Optional<ExtensionArchiveKey> key = entry.checksum().map(checksum -> ExtensionArchiveKey.of(name, checksum));
-      key.ifPresent(k -> hooks.deleteAfterPublish(k.tierPath()));
+      key.ifPresent(k -> inner.deleteAfterPublish(k.tierPath()));
       removed.set(key);
     }));
     return removed.get();

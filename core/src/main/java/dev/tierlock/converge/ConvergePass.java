@@ -4,6 +4,7 @@ import dev.tierlock.ExtensionName;
 import dev.tierlock.Lockfile;
 import dev.tierlock.LockfileEntry;
 import dev.tierlock.LockfileFormatException;
+import dev.tierlock.LockfileRead;
 import dev.tierlock.PendingChange;
 import dev.tierlock.Tierlock;
 import dev.tierlock.archive.ArchiveCancelledException;
@@ -21,9 +22,6 @@ import dev.tierlock.install.RegistryUnavailableException;
 import dev.tierlock.install.UnsafeExtensionException;
 import dev.tierlock.install.VersionConstraint;
 import dev.tierlock.internal.ConvergeSteps;
-import dev.tierlock.internal.LockfileRead;
-import dev.tierlock.internal.ReadOnlyChange;
-import dev.tierlock.internal.TierlockAccess;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -112,7 +110,7 @@ final class ConvergePass {
     }
     LockfileRead read;
     try {
-      read = TierlockAccess.of().readLockfile(tierlock);
+      read = tierlock.read();
     } catch (LockfileFormatException e) {
       warnings.add("the shared lockfile does not parse, so nothing was converged: " + e.getMessage());
       return end(ConvergeOutcome.LOCKFILE_UNREADABLE, null, null, false);
@@ -322,20 +320,35 @@ final class ConvergePass {
   private Optional<Result> underLock(Lockfile shared, Lockfile view, Optional<String> readVersion,
       Map<ExtensionName, Step> plan,
       Map<ExtensionName, PreparedInstall> prepared) {
-    Optional<ReadOnlyChange> opened = TierlockAccess.of().tryReadOnly(tierlock, view);
-    if (opened.isEmpty()) {
+    Optional<Boolean> swapped = tierlock.tryWithPulledExtensionsLock(() -> swap(shared, view, readVersion, plan,
+        prepared));
+    if (swapped.isEmpty()) {
       warnings.add("another install, removal or convergence of this checkout is running: nothing was swapped");
       return Optional.of(busy());
     }
+    if (!swapped.get()) {
+      warnings.add("the lockfile changed during the pass (an install on this checkout): nothing was swapped");
+      return Optional.of(busy());
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Swaps under the pulled-extensions lock: recovers, restores, removes, then commits what it
+   * applied once the change has ended.
+   *
+   * @return false when the lockfile changed since it was read (nothing was swapped), else true
+   */
+  private boolean swap(Lockfile shared, Lockfile view, Optional<String> readVersion, Map<ExtensionName, Step> plan,
+      Map<ExtensionName, PreparedInstall> prepared) {
+    if (!tierlock.cached().flatMap(LockfileRead::version).equals(readVersion) || pendingUnreadable()
+        || !view.equals(withPending(shared))) {
+      return false;
+    }
     List<PendingInstall> applied = new ArrayList<>();
     List<Runnable> removals = new ArrayList<>();
-    try (ReadOnlyChange change = opened.get()) {
-      if (!TierlockAccess.of().cachedVersion(tierlock).equals(readVersion) || pendingUnreadable()
-          || !view.equals(withPending(shared))) {
-        warnings.add("the lockfile changed during the pass (an install on this checkout): nothing was swapped");
-        return Optional.of(busy());
-      }
-      RecoveryReport recovered = steps.recover(change.context());
+    try (ConvergeContext change = new ConvergeContext(view)) {
+      RecoveryReport recovered = steps.recover(change);
       if (!recovered.rolledForward().isEmpty() || !recovered.rolledBack().isEmpty()) {
         generation++;
         Map<ExtensionName, Step> again = replan(view, prepared);
@@ -367,7 +380,7 @@ final class ConvergePass {
           continue;
         }
         try {
-          applied.add(steps.apply(change.context(), e.getValue()));
+          applied.add(steps.apply(change, e.getValue()));
           restored.add(name);
         } catch (InstallJournalException failure) {
           block(name, identity(entry), UnrestorableReason.JOURNAL, failure.getMessage());
@@ -380,7 +393,7 @@ final class ConvergePass {
           records.remove(e.getKey());
         } else if (e.getValue() == Step.REMOVE) {
           try {
-            steps.removeFiles(change.context(), e.getKey()).ifPresent(removals::add);
+            steps.removeFiles(change, e.getKey()).ifPresent(removals::add);
             removed.add(e.getKey());
             records.remove(e.getKey());
           } catch (RuntimeException failure) {
@@ -415,7 +428,7 @@ final class ConvergePass {
         generation++;
       }
     }
-    return Optional.empty();
+    return true;
   }
 
   private void block(ExtensionName name, String identity, UnrestorableReason reason, String detail) {

@@ -5,7 +5,6 @@ import dev.tierlock.Lockfile;
 import dev.tierlock.LockfileEntry;
 import dev.tierlock.Tierlock;
 import dev.tierlock.internal.ConvergeSteps;
-import dev.tierlock.internal.TierlockAccess;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -65,7 +64,7 @@ public record ConvergeStatus(ExtensionName name, Optional<String> pinned, Option
   }
 
   static List<ConvergeStatus> of(Converger converger, ConvergeSteps steps, Tierlock tierlock) {
-    Lockfile shared = TierlockAccess.of().readLockfile(tierlock).lockfile();
+    Lockfile shared = tierlock.read().lockfile();
     Lockfile view = tierlock.transaction().pending().map(p -> p.delta().applyTo(shared)).orElse(shared);
     ConvergenceState state = converger.loadState(new ArrayList<>())
         .filter(s -> s.base().equals(converger.base())).orElse(ConvergenceState.fresh(converger.base(), 0));

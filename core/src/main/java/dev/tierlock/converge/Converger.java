@@ -8,7 +8,6 @@ import dev.tierlock.install.SafetyAnalyzer;
 import dev.tierlock.internal.ConvergeSteps;
 import dev.tierlock.internal.InstallAccess;
 import dev.tierlock.internal.RequestMeter;
-import dev.tierlock.internal.TierlockAccess;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -103,7 +102,7 @@ public final class Converger {
     }
     this.steps = InstallAccess.steps(installer.build());
     this.stateFile = b.tierlock.stateDirectory().resolve(StateCodec.FILE);
-    this.base = TierlockAccess.of().datastore(b.tierlock).identity() + " namespace " + b.tierlock.namespace();
+    this.base = b.tierlock.datastore().identity() + " namespace " + b.tierlock.namespace();
   }
 
   /**

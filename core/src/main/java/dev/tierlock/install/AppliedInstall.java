@@ -5,7 +5,6 @@ import dev.tierlock.LockfileEntry;
 import dev.tierlock.TransactionContext;
 import dev.tierlock.archive.ExtensionArchiveKey;
 import dev.tierlock.archive.VerifiedArchive;
-import dev.tierlock.internal.TransactionHooks;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -68,7 +67,7 @@ final class AppliedInstall {
         } else {
           tx.put(name, entry);
           previous.flatMap(LockfileEntry::checksum).filter(old -> !entry.checksum().equals(Optional.of(old)))
-              .ifPresent(old -> TransactionHooks.of(tx).deleteAfterPublish(ExtensionArchiveKey.of(name, old).tierPath()));
+              .ifPresent(old -> tx.deleteAfterPublish(ExtensionArchiveKey.of(name, old).tierPath()));
         }
         written = Optional.of(entry);
       }

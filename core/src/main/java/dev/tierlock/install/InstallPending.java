@@ -3,7 +3,6 @@ package dev.tierlock.install;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.LockfileEntry;
 import dev.tierlock.TransactionContext;
-import dev.tierlock.internal.TransactionHooks;
 import java.util.List;
 import java.util.Optional;
 
@@ -41,7 +40,7 @@ final class InstallPending implements PendingInstall {
 
   @Override
   public void commit() {
-    if (TransactionHooks.of(tx).isRunning()) {
+    if (tx.isRunning()) {
       throw new IllegalStateException("Cannot commit the install of " + name() + " while its transaction's change runs:"
           + " commit once run(...) has returned (or thrown with the change kept), so the old files are deleted only"
           + " after a lockfile that no longer names them is published or pending");
@@ -67,7 +66,7 @@ final class InstallPending implements PendingInstall {
 
   @Override
   public void rollback() {
-    if (!TransactionHooks.of(tx).isRunning()) {
+    if (!tx.isRunning()) {
       throw new IllegalStateException("Cannot roll back the install of " + name() + ": its transaction's change has"
           + " ended; roll back inside it, before it returns");
     }

@@ -10,8 +10,6 @@ import dev.tierlock.TransactionResult;
 import dev.tierlock.archive.ArchiveLimits;
 import dev.tierlock.archive.ArchiveTransactions;
 import dev.tierlock.internal.InstallAccess;
-import dev.tierlock.internal.TierlockAccess;
-import dev.tierlock.internal.TransactionHooks;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -93,7 +91,7 @@ public final class Installer {
     this.boundaries = builder.boundaries;
     this.archives = ArchiveTransactions.of(tierlock, builder.limits, builder.clock);
     this.preparer = new Preparer(layout, builder.registry, builder.safety, archives, builder.limits, ids);
-    this.lockfilePath = tierlock.namespace().localPath(TierlockAccess.of().cacheDirectory(tierlock), TierPath.LOCKFILE);
+    this.lockfilePath = tierlock.namespace().localPath(tierlock.cacheDirectory(), TierPath.LOCKFILE);
     this.owners = OwnerIds.locked(new OwnerLocks(tierlock.stateDirectory().resolve(OWNERS), clock));
   }
 
@@ -457,7 +455,7 @@ public final class Installer {
   }
 
   private static void requireSection(TransactionContext tx, String what) {
-    if (!TransactionHooks.of(tx).holdsPulledExtensionsLock()) {
+    if (!tx.holdsPulledExtensionsLock()) {
       throw new IllegalStateException("Cannot " + what + ": call it inside tx.withPulledExtensionsLock(...), which"
           + " holds the checkout's pulled-extensions lock until the install is committed or rolled back");
     }

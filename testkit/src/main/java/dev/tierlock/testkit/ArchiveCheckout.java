@@ -7,7 +7,6 @@ import dev.tierlock.LockfileEntry;
 import dev.tierlock.PublishFailurePolicy;
 import dev.tierlock.Sleeper;
 import dev.tierlock.Tierlock;
-import dev.tierlock.internal.TierlockAccess;
 import dev.tierlock.TransactionResult;
 import dev.tierlock.archive.ArchiveChange;
 import dev.tierlock.archive.ArchiveLimits;
@@ -93,7 +92,7 @@ final class ArchiveCheckout implements AutoCloseable {
 
   /** Returns the archive files in the checkout's cache, relative to it, sorted. */
   List<String> cachedArchives() {
-    Path root = TierlockAccess.of().cacheDirectory(tierlock);
+    Path root = tierlock.cacheDirectory();
     if (!Files.exists(root)) {
       return List.of();
     }

@@ -3,7 +3,6 @@ package dev.tierlock.testkit;
 import dev.tierlock.CommitMode;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.Heartbeats;
-import dev.tierlock.internal.TierlockAccess;
 import dev.tierlock.Lockfile;
 import dev.tierlock.LockfileEntry;
 import dev.tierlock.LockfileTransaction;
@@ -160,12 +159,14 @@ public final class TestCheckout implements AutoCloseable {
    * exists (one per namespace: {@code <state>/[namespaces/<ns>/]managed-config-lockfile-unpublished})}
    */
   public Path pendingRecordPath() {
-    return TierlockAccess.of().pendingRecord(tierlock);
+    Path state = tierlock.stateDirectory();
+    return tierlock.namespace().name().map(n -> state.resolve("namespaces").resolve(n)).orElse(state)
+        .resolve("managed-config-lockfile-unpublished");
   }
 
   /** {@return the file of the checkout's cached copy of the shared lockfile} */
   public Path cachePath() {
-    return tierlock.namespace().localPath(TierlockAccess.of().cacheDirectory(tierlock), TierPath.LOCKFILE);
+    return tierlock.namespace().localPath(tierlock.cacheDirectory(), TierPath.LOCKFILE);
   }
 
   /**
@@ -176,7 +177,7 @@ public final class TestCheckout implements AutoCloseable {
    * @throws dev.tierlock.LockfileFormatException if it does not decode
    */
   public Lockfile shared() {
-    return sharedLockfile(TierlockAccess.of().datastore(tierlock), tierlock.namespace());
+    return sharedLockfile(tierlock.datastore(), tierlock.namespace());
   }
 
   /**

@@ -16,7 +16,6 @@ import dev.tierlock.converge.ConvergeReport;
 import dev.tierlock.converge.UnrestorableReason;
 import dev.tierlock.install.Catalog;
 import dev.tierlock.install.InstallRequest;
-import dev.tierlock.internal.TierlockAccess;
 import dev.tierlock.spi.ObjectKey;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -97,7 +96,7 @@ class ConvergeAttackTest {
     installPendingUpgrade(b);
     TreeMap<String, String> mine = tree(b.root(ALPHA));
     assertThat(b.converge().restored()).as("the pending change is seen").isEmpty();
-    Path record = TierlockAccess.of().pendingRecord(b.checkout().tierlock());
+    Path record = b.checkout().tierlock().transaction().pending().orElseThrow().record();
     assertThat(record).exists();
     Files.writeString(record, "{ torn", StandardCharsets.UTF_8);  // a torn or corrupt record
 

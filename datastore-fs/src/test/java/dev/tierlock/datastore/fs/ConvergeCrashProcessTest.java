@@ -4,6 +4,7 @@ import static dev.tierlock.datastore.fs.ConvergeCrashChild.RECORD;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tierlock.ExtensionName;
+import dev.tierlock.LockfileRead;
 import dev.tierlock.Tierlock;
 import dev.tierlock.converge.ConvergeOutcome;
 import dev.tierlock.converge.ConvergeReport;
@@ -12,7 +13,6 @@ import dev.tierlock.install.Catalog;
 import dev.tierlock.install.InstallRequest;
 import dev.tierlock.install.Installer;
 import dev.tierlock.internal.ConvergeAccess;
-import dev.tierlock.internal.TierlockAccess;
 import dev.tierlock.testkit.FakeRegistry;
 import dev.tierlock.testkit.TestArchives;
 import java.io.IOException;
@@ -341,7 +341,7 @@ class ConvergeCrashProcessTest {
       installer.install(InstallRequest.parse(TOOL + "@2.0.0"), Catalog.NONE);
       installer.remove(ExtensionName.of(OTHER), Catalog.NONE);
       v2 = tree(a, TOOL);
-      version = TierlockAccess.of().cachedVersion(tierlock).orElseThrow();
+      version = tierlock.cached().flatMap(LockfileRead::version).orElseThrow();
     }
     assertThat(v1.isEmpty() || v2.isEmpty() || other.isEmpty() || v1.equals(v2)).isFalse();
     template = new Template(datastore, b, v1, v2, other, version);

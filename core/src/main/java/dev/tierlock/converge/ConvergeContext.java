@@ -1,42 +1,42 @@
-package dev.tierlock;
+package dev.tierlock.converge;
 
-import dev.tierlock.internal.ReadOnlyChange;
-import dev.tierlock.internal.TransactionHooks;
+import dev.tierlock.ExtensionName;
+import dev.tierlock.Lockfile;
+import dev.tierlock.LockfileEntry;
+import dev.tierlock.TierPath;
+import dev.tierlock.TransactionContext;
 import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * The {@link ReadOnlyChange} of a convergence pass: a view of a lockfile that refuses every edit
- * (convergence never writes the lockfile, whatever the code running in it tries), holding the
- * pulled-extensions lock it was given. Confined to the thread that opened it.
+ * The change a convergence pass swaps files in: a view of a lockfile that refuses every edit
+ * (convergence never writes the lockfile or the tier, whatever the code running in it tries),
+ * opened only while the pass holds the checkout's pulled-extensions lock ({@link
+ * dev.tierlock.Tierlock#tryWithPulledExtensionsLock}). {@link #finish()} ends the change, so what
+ * was applied in it may be committed while the lock is still held. Confined to the thread that
+ * opened it.
  */
-final class ConvergeContext implements TransactionContext, TransactionHooks, ReadOnlyChange {
+final class ConvergeContext implements TransactionContext, AutoCloseable {
 
   private final Lockfile view;
-  private final PulledExtensionsLock.Section section;
   private final Thread owner = Thread.currentThread();
   private volatile boolean running = true;
 
-  ConvergeContext(Lockfile view, PulledExtensionsLock.Section section) {
+  /** Opens the change; the caller holds the pulled-extensions lock until it is closed. */
+  ConvergeContext(Lockfile view) {
     this.view = view;
-    this.section = section;
   }
 
-  @Override
-  public TransactionContext context() {
-    return this;
-  }
-
-  @Override
-  public void finish() {
+  /** Ends the change; every later call but {@link #isRunning()} is refused. Idempotent. */
+  void finish() {
     running = false;
   }
 
+  /** Same as {@link #finish()}. */
   @Override
   public void close() {
-    running = false;
-    section.close();
+    finish();
   }
 
   @Override
@@ -90,7 +90,7 @@ final class ConvergeContext implements TransactionContext, TransactionHooks, Rea
   @Override
   public boolean holdsPulledExtensionsLock() {
     requireOpen("ask for the pulled-extensions lock");
-    return section.isOpen();
+    return true;  // opened only under it, and ended before it is released
   }
 
   @Override
