@@ -1,6 +1,9 @@
 package dev.tierlock;
 
 import dev.tierlock.internal.Deadline;
+import dev.tierlock.spi.DatastoreBusyException;
+import dev.tierlock.spi.DatastoreUnavailableException;
+import dev.tierlock.spi.OutcomeUnknownException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -12,228 +15,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One batch of runs, under the locks its mode takes: read the pending record, fetch (or, warm and
- * optimistic, start from the cached lockfile), settle the pending change, run each change in queue
- * order on its caller's thread against the lockfile as the changes before it left it, publish the
- * whole in one {@link PublishLoop}, and give every caller its own outcome. A change that throws
+ * One batch of runs under the locks its mode takes: read the pending record, fetch (or, warm and
+ * optimistic, start from the cached lockfile), replay the pending commit, run each change in queue
+ * order on its caller's thread against the lockfile as the changes before it left it, hand the
+ * whole to one {@link CommitLoop}, and give every caller its own outcome. A change that throws
  * fails only its caller; a conflict fails only the callers whose own change wrote that name; a
- * publish that fails, or a write left in doubt, fails (or defers) every caller whose change is in
- * it, and the record keeps all of it. Not thread-safe: one per batch, on the leader's thread.
+ * commit that does not land fails (or defers) every caller whose change is in it, and the record
+ * keeps all of it. Not thread-safe: one per batch, on the leader's thread.
  */
 final class CommitRun {
 
   private static final Logger LOG = LoggerFactory.getLogger(CommitRun.class);
-
-  /**
-   * What a batch that must take the lease first carries over: the changes as they ran, made on
-   * {@code start} (the fetched lockfile with the pending change replayed).
-   */
-  record Carried(Lockfile start, boolean warm) {}
-
-  private final TransactionSettings settings;
-  private final PendingReplay replays;
-  private final String description;
-
-  CommitRun(TransactionSettings settings, String description) {
-    this.settings = settings;
-    this.replays = new PendingReplay(settings, description);
-    this.description = description;
-  }
-
-  /**
-   * Runs {@code batch} under {@code lease} (or {@link #NO_LEASE}, optimistic).
-   *
-   * @param carried the changes of an optimistic batch that ran before it had to take the lease, or
-   *     null to run the changes now
-   * @return what the batch must carry over to a run under the lease (optimistic, no lease, and a
-   *     change pins or deletes an archive); else null, every request of the batch ended
-   */
-  @Nullable Carried run(List<RunRequest> taken, GroupCommit.Turns turns, LockfileTransaction.Resolution resolution,
-      Instant deadline, LockLease lease, @Nullable Carried carried) {
-    List<RunRequest> batch = new ArrayList<>(taken);
-    List<String> warnings = new ArrayList<>();
-    settings.pending().unboundNotice().ifPresent(notice -> warn(warnings, notice));
-    PendingRecord.Stored stored = settings.pending().read();
-    if (stored instanceof PendingRecord.Change earlier) {
-      // an earlier run dropped these and died (or its write went unanswered) before its caller heard
-      earlier.notices().forEach(notice -> warn(warnings, notice));
-    }
-    if (stored instanceof PendingRecord.Unreadable
-        || stored instanceof PendingRecord.Change c && c.unknown() != null
-            && resolution != LockfileTransaction.Resolution.REAPPLY) {
-      replays.forgetNotices(warnings);
-      for (RunRequest request : batch) {
-        request.fail(replays.blocked(stored, null, warnings));
-      }
-      return null;
-    }
-    boolean optimistic = lease == NO_LEASE;
-    // optimistic with nothing pending: the lockfile this checkout last saw, without a call
-    Optional<SyncPort.Fetched> cached = optimistic && stored instanceof PendingRecord.None
-        ? settings.port().cached() : Optional.empty();
-    SyncPort.Fetched fetched = cached.orElseGet(this::fetch);
-    PendingReplay.Replay replay = replays.replay(stored, fetched, resolution, warnings);
-    Lockfile start = replay.delta().applyTo(fetched.lockfile());
-    List<LockfileConflictException.Conflict> carriedConflicts = new ArrayList<>();
-    boolean warm;
-    if (carried == null) {
-      warm = cached.isPresent();
-      // callers that queued while this batch took its locks and fetched join it now
-      batch.addAll(turns.more());
-      Lockfile from = start;
-      for (RunRequest request : batch) {
-        turns.apply(request, from);
-        if (!request.failIfThrown()) {
-          from = request.own().applyTo(from);
-        }
-      }
-      if (optimistic && needsLease(live(batch), fetched.lockfile(), from, deletionsOf(replay, batch), replay)) {
-        LOG.debug("An optimistic run on {} pins or deletes an archive: it publishes under the global lease",
-            description);
-        return new Carried(start, warm);
-      }
-    } else {
-      warm = carried.warm();
-      // the changes ran without the lease: an archive they pin anew must still be there now that
-      // it is held (no peer deletes one without it); a change whose archive is gone fails
-      refuseMissingArchives(live(batch), carried.start());
-    }
-    List<RunRequest> applied = live(batch);
-    if (applied.isEmpty()) {
-      // every change threw: nothing of them is published, and a pending change waits for the next run
-      return null;
-    }
-    Lockfile made = carried == null ? start : carried.start();
-    Lockfile changed = targetOf(made, applied);
-    Set<ExtensionName> own = new LinkedHashSet<>();
-    Set<ExtensionName> wanted = new LinkedHashSet<>();
-    applied.forEach(r -> {
-      own.addAll(r.own().names());
-      wanted.addAll(r.wanted().names());
-    });
-    // a change made on a lockfile that may be stale (the cached one) also wants the names it set to
-    // the value it found there: they are checked like the rest, never dropped unseen
-    LockfileDelta fence = warm ? fenceOf(wanted, own, changed) : LockfileDelta.EMPTY;
-    Lockfile target;
-    if (carried == null) {
-      target = changed;
-    } else {
-      // the changes ran on an earlier fetch: rebased name by name, never reverting a peer
-      Rebase rebase = Rebase.of(ChangeEditor.deltaOf(made, changed, own).then(fence), made, start);
-      carriedConflicts.addAll(rebase.conflicts());
-      target = rebase.kept().applyTo(start);
-      fence = LockfileDelta.EMPTY;
-    }
-    List<TierPath> deletions = deletionsOf(replay, applied);
-    Set<ExtensionName> live = new LinkedHashSet<>(replay.live());
-    live.addAll(wanted);
-    Set<ExtensionName> names = new LinkedHashSet<>(replay.delta().names());
-    names.addAll(own);
-    LockfileDelta delta = ChangeEditor.deltaOf(fetched.lockfile(), target, names);
-    if (delta.isEmpty() && !fence.isEmpty() && deletions.isEmpty() && replay.priors().isEmpty()) {
-      // nothing to write on the cached lockfile: whether it is still current decides
-      SyncPort.Fetched fresh = fetch();
-      Rebase check = Rebase.of(fence, fetched.lockfile(), fresh.lockfile());
-      carriedConflicts.addAll(check.conflicts());
-      fetched = fresh;
-      delta = check.kept();
-      fence = LockfileDelta.EMPTY;
-    }
-    Set<ExtensionName> checkOnly = new LinkedHashSet<>(fence.without(delta.names()).names());
-    delta = delta.then(fence.without(delta.names()));
-    // a name an earlier write in doubt carried is always written as this run wants it, even where
-    // that is its value now: if the earlier write lands first, this one is refused and rebased from
-    // what it carried, and if this one lands first, the earlier one can never land after it
-    delta = delta.then(PublishLoop.Priors.fence(replay.priors(), delta, target));
-    if (delta.isEmpty() && deletions.isEmpty() && replay.priors().isEmpty()) {
-      if (!(stored instanceof PendingRecord.None)) {
-        replays.clearQuietly(warnings);
-      }
-      List<LockfileConflictException.Conflict> conflicts = new ArrayList<>(replay.conflicts());
-      conflicts.addAll(carriedConflicts);
-      Ending ending = new Ending(TransactionStatus.NO_CHANGE, 0, fetched.lockfile(), conflicts, warnings, applied);
-      applied.forEach(r -> ending.give(r, LockfileDelta.EMPTY, description));
-      return null;
-    }
-    if (!optimistic && !lease.isHeld()) {
-      warn(warnings, "The global lock " + settings.globalLock().describe() + " was lost during the transaction;"
-          + " publishing stays safe: it is conditional on the version fetched");
-    }
-    Set<ExtensionName> earlier = stored instanceof PendingRecord.Change c ? c.delta().names() : Set.of();
-    PublishLoop loop = new PublishLoop(settings, new Deadline(settings.clock(), deadline), warnings, delta, fetched,
-        live, deletions, earlier, replay.conflicts().stream().map(LockfileTransaction::dropNotice).toList(),
-        replay.priors());
-    loop.deleteOnlyWhile(lease::isHeld);
-    loop.checkOnly(checkOnly);
-    loop.raceBackoff(optimistic);
-    PublishLoop.Ending ending = loop.run();
-    List<LockfileConflictException.Conflict> conflicts = new ArrayList<>(replay.conflicts());
-    conflicts.addAll(carriedConflicts);
-    conflicts.addAll(loop.conflicts());
-    conclude(applied, ending, loop, conflicts, fetched, warnings);
-    return null;
-  }
-
-  /** Returns the requests whose change ran without throwing and that no check failed since. */
-  private static List<RunRequest> live(List<RunRequest> batch) {
-    return batch.stream().filter(r -> r.applied() && !r.isDone()).toList();
-  }
-
-  /** Returns {@code from} with each request's change applied in queue order. */
-  private static Lockfile targetOf(Lockfile from, List<RunRequest> requests) {
-    Lockfile target = from;
-    for (RunRequest r : requests) {
-      target = r.own().applyTo(target);
-    }
-    return target;
-  }
-
-  /** Returns, for each wanted name no change altered, its value in {@code target} (a removal when absent). */
-  private static LockfileDelta fenceOf(Set<ExtensionName> wanted, Set<ExtensionName> own, Lockfile target) {
-    LockfileDelta out = LockfileDelta.EMPTY;
-    for (ExtensionName name : wanted) {
-      if (!own.contains(name)) {
-        out = out.then(target.entry(name).map(e -> LockfileDelta.upsert(name, e))
-            .orElseGet(() -> LockfileDelta.removal(name)));
-      }
-    }
-    return out;
-  }
-
-  /** Returns the archives to delete after the publish: the replayed change's, then each request's, once each. */
-  private static List<TierPath> deletionsOf(PendingReplay.Replay replay, List<RunRequest> requests) {
-    List<TierPath> out = new ArrayList<>(replay.deletions());
-    for (RunRequest r : requests) {
-      if (r.applied()) {
-        r.deletions().stream().filter(p -> !out.contains(p)).forEach(out::add);
-      }
-    }
-    return out;
-  }
-
-  /**
-   * Makes sure every archive a request's change stored is still in the tier, storing it again when
-   * a peer deleted it as superseded while the change ran without the lease; a request whose
-   * archive cannot be stored again fails, and nothing of it is published. Run under the lease, so
-   * no deletion can follow the check before the publish.
-   */
-  private void refuseMissingArchives(List<RunRequest> requests, Lockfile start) {
-    for (RunRequest r : requests) {
-      for (var required : r.required().entrySet()) {
-        try {
-          if (!settings.port().holds(required.getKey())) {
-            LOG.info("{} was deleted from {} while a change that pins it ran without the lease; storing it again",
-                required.getKey(), description);
-            required.getValue().run();
-          }
-        } catch (RuntimeException e) {
-          r.fail(e);
-          r.discard();
-          break;
-        }
-      }
-    }
-  }
 
   /** The lease an optimistic run holds: none. */
   static final LockLease NO_LEASE = new LockLease() {
@@ -252,81 +44,335 @@ final class CommitRun {
   };
 
   /**
-   * Returns whether an optimistic batch must publish under the lease: it deletes an archive, or
-   * pins one the shared lockfile as fetched ({@code start}) did not pin for that name (a peer
-   * deleting that archive as superseded must not interleave with it); a replayed pending change
-   * counts as the batch's own.
+   * What a batch that must take the lease first carries over: the changes as they ran, made on
+   * {@code start} (the fetched lockfile with the pending commit replayed).
    */
-  private static boolean needsLease(List<RunRequest> batch, Lockfile start, Lockfile target, List<TierPath> deletions,
-      PendingReplay.Replay replay) {
-    // batch: the requests whose change ran without throwing
-    if (!deletions.isEmpty() || batch.stream().anyMatch(r -> !r.required().isEmpty())) {
-      return true;
-    }
-    Set<ExtensionName> names = new LinkedHashSet<>(replay.delta().names());
-    batch.forEach(r -> names.addAll(r.own().names()));
-    for (ExtensionName name : names) {
-      Optional<String> pinned = target.entry(name).flatMap(LockfileEntry::checksum);
-      if (pinned.isPresent() && !pinned.equals(start.entry(name).flatMap(LockfileEntry::checksum))) {
-        return true;
-      }
-    }
-    return false;
+  record Carried(Lockfile start, boolean warm) {}
+
+  /**
+   * What the pending record contributes to a run.
+   *
+   * @param delta what is left of the recorded commit, rebased onto the fetched lockfile
+   * @param deletions the archives it asked to delete once published
+   * @param live its names, when the caller re-applies it (a conflict on them then fails the run)
+   * @param conflicts the names a re-applied commit could not keep
+   * @param priors its writes that may still land
+   */
+  private record Replay(LockfileDelta delta, List<TierPath> deletions, Set<ExtensionName> live,
+      List<LockfileConflictException.Conflict> conflicts, List<Commit.Prior> priors) {
+    static final Replay NONE = new Replay(LockfileDelta.EMPTY, List.of(), Set.of(), List.of(), List.of());
   }
 
-  /** Gives each applied request its outcome from how the publish ended. */
-  private void conclude(List<RunRequest> applied, PublishLoop.Ending ending, PublishLoop loop,
-      List<LockfileConflictException.Conflict> conflicts, SyncPort.Fetched fetched, List<String> warnings) {
-    if (ending instanceof PublishLoop.Ending.Published published) {
-      Ending end = new Ending(TransactionStatus.PUBLISHED, loop.attempts(), published.lockfile(), conflicts, warnings,
-          applied);
-      applied.forEach(r -> end.give(r, applied.size() == 1 ? loop.published() : r.own(), description));
+  /**
+   * The commit a batch hands to the loop.
+   *
+   * @param delta what to write (checked names included)
+   * @param base the lockfile it is made on
+   * @param checkOnly names carried only to have them checked
+   * @param deletions archives to delete once published
+   * @param live names the callers touched
+   * @param conflicts found before the loop, on names the changes carried over from a stale view
+   */
+  private record Plan(LockfileDelta delta, LockfileStore.Fetched base, Set<ExtensionName> checkOnly,
+      List<TierPath> deletions, Set<ExtensionName> live, List<LockfileConflictException.Conflict> conflicts) {}
+
+  private final TransactionSettings settings;
+  private final LockfileStore store;
+  private final String description;
+
+  CommitRun(TransactionSettings settings, String description) {
+    this.settings = settings;
+    this.store = settings.store();
+    this.description = description;
+  }
+
+  /**
+   * Runs {@code taken} under {@code lease} (or {@link #NO_LEASE}, optimistic).
+   *
+   * @param carried the changes of an optimistic batch that ran before it had to take the lease, or
+   *     null to run the changes now
+   * @return what the batch must carry over to a run under the lease (optimistic, no lease, and a
+   *     change pins or deletes an archive); else null, every request of the batch ended
+   */
+  @Nullable Carried run(List<RunRequest> taken, GroupCommit.Turns turns, LockfileTransaction.Resolution resolution,
+      Instant deadline, LockLease lease, @Nullable Carried carried) {
+    List<RunRequest> batch = new ArrayList<>(taken);
+    List<String> warnings = new ArrayList<>();
+    PendingRecord.Stored stored = readPending(warnings);
+    if (stored instanceof PendingRecord.Unreadable || stored instanceof PendingRecord.Recorded r
+        && r.commit().unknown() != null && resolution != LockfileTransaction.Resolution.REAPPLY) {
+      forgetNotices(warnings);
+      batch.forEach(request -> request.fail(blocked(stored, null, warnings)));
+      return null;
+    }
+    boolean optimistic = lease == NO_LEASE;
+    // optimistic with nothing pending: the lockfile this checkout last saw, without a call
+    Optional<LockfileStore.Fetched> cached = optimistic && stored instanceof PendingRecord.None
+        ? store.cached() : Optional.empty();
+    LockfileStore.Fetched fetched = cached.orElseGet(this::fetch);
+    Replay replay = replay(stored, fetched, resolution, warnings);
+    Lockfile start = replay.delta().applyTo(fetched.lockfile());
+    boolean warm = carried == null ? cached.isPresent() : carried.warm();
+    if (carried == null) {
+      runChanges(batch, turns, start);
+      if (optimistic && needsLease(live(batch), fetched.lockfile(), replay)) {
+        LOG.debug("An optimistic run on {} pins or deletes an archive: it publishes under the global lease",
+            description);
+        return new Carried(start, warm);
+      }
+    } else {
+      // the changes ran without the lease: an archive they pin anew must still be there now that
+      // it is held (no peer deletes one without it); a change whose archive is gone fails
+      refuseMissingArchives(live(batch), carried.start());
+    }
+    List<RunRequest> applied = live(batch);
+    if (applied.isEmpty()) {
+      // every change threw: nothing of them is published, and a pending commit waits for the next run
+      return null;
+    }
+    Plan plan = plan(applied, replay, fetched, start, warm, carried);
+    if (plan.delta().isEmpty() && plan.deletions().isEmpty() && replay.priors().isEmpty()) {
+      noChange(stored, applied, replay, plan, warnings);
+      return null;
+    }
+    publish(stored, applied, replay, plan, lease, deadline, warnings);
+    return null;
+  }
+
+  /** Reads the pending record, telling what an earlier run dropped and could not tell its caller. */
+  private PendingRecord.Stored readPending(List<String> warnings) {
+    settings.pending().unboundNotice().ifPresent(notice -> warn(warnings, notice));
+    PendingRecord.Stored stored = settings.pending().read();
+    if (stored instanceof PendingRecord.Recorded earlier) {
+      // an earlier run dropped these and died (or its write went unanswered) before its caller heard
+      earlier.commit().notices().forEach(notice -> warn(warnings, notice));
+    }
+    return stored;
+  }
+
+  /**
+   * Replays a pending commit against the fetched lockfile: its writes that may have landed are
+   * judged by the lineage (landed: nothing to re-apply; unprovable: the record says so and the run
+   * stops, unless the caller re-applies); the rest is rebased, dropping names a peer changed since.
+   *
+   * @throws LockfileOutcomeUnknownException if a write of the commit cannot be proven either way
+   */
+  private Replay replay(PendingRecord.Stored stored, LockfileStore.Fetched fetched,
+      LockfileTransaction.Resolution resolution, List<String> warnings) {
+    if (!(stored instanceof PendingRecord.Recorded recorded)) {
+      return Replay.NONE;
+    }
+    Commit change = recorded.commit();
+    boolean reapply = resolution == LockfileTransaction.Resolution.REAPPLY;
+    LockfileHead now = fetched.head();
+    Commit.Judgement judged = store.judge(change.attempt(), change.priors(), now);
+    if (judged.attempt() instanceof Landing.Landed) {
+      LOG.debug("The pending commit's write to {} landed", description);
+      return new Replay(LockfileDelta.EMPTY, change.deletions(), Set.of(), List.of(), List.of());
+    }
+    Lockfile base = change.base();
+    List<Commit.Prior> priors = new ArrayList<>(judged.open());
+    Commit.Attempt unknown = judged.unprovable();
+    LockfileDelta priorLanded = judged.priorLanded();
+    if (priorLanded != null) {
+      // an earlier write of the commit landed (so the latest did not): rebase from what it carried
+      base = base == null ? null : priorLanded.applyTo(base);
+    } else if (change.attempt() != null) {
+      LOG.debug("The pending commit's write {} to {}: {}", change.attempt().commitId(), description, judged.attempt());
+      if (judged.attempt() instanceof Landing.Unknown) {
+        unknown = change.attempt();
+      } else if (judged.attempt() instanceof Landing.NotYet) {
+        // it may still arrive: kept in doubt beside the write this run sends
+        priors.add(new Commit.Prior(new Commit.Attempt(change.attempt().commitId(), now), change.delta()));
+      }
+    }
+    if (unknown != null && !reapply) {
+      Commit marked = change.unknown("its write (commit " + unknown.commitId() + ") went unanswered and the shared"
+          + " lockfile has moved on (now " + (now == null ? "absent" : "version " + now.version().value())
+          + ") without a lineage that shows whether it landed");
+      settings.pending().record(marked);
+      throw blocked(new PendingRecord.Recorded(marked), null, warnings);
+    }
+    Rebase rebase = Rebase.of(judged.rest(change.delta()), base, fetched.lockfile());
+    if (!reapply) {
+      for (LockfileConflictException.Conflict dropped : rebase.conflicts()) {
+        warn(warnings, LockfileTransaction.DROPPED + dropped.describe() + (change.base() == null
+            ? ": the pending record does not say what it was made on (an older tool's record), so it could revert"
+                + " another checkout's change"
+            : ": another checkout changed it since"));
+      }
+    }
+    return new Replay(rebase.kept(), change.deletions(), reapply ? change.delta().names() : Set.of(),
+        reapply ? rebase.conflicts() : List.of(), priors);
+  }
+
+  /**
+   * Runs each change of the batch on its caller's thread, in queue order, against the lockfile as
+   * the changes before it left it; callers that queued while the batch took its locks and fetched
+   * join it first.
+   */
+  private static void runChanges(List<RunRequest> batch, GroupCommit.Turns turns, Lockfile start) {
+    batch.addAll(turns.more());
+    Lockfile from = start;
+    for (RunRequest request : batch) {
+      turns.apply(request, from);
+      if (!request.failIfThrown()) {
+        from = request.own().applyTo(from);
+      }
+    }
+  }
+
+  /**
+   * Makes the commit of the applied changes: what they changed against the lockfile fetched, the
+   * names a change made on a cached (maybe stale) view must have checked, a carried change rebased
+   * onto the lockfile fetched under the lease, and what earlier writes in doubt ask a write to carry.
+   */
+  private Plan plan(List<RunRequest> applied, Replay replay, LockfileStore.Fetched fetched, Lockfile start,
+      boolean warm, @Nullable Carried carried) {
+    Lockfile made = carried == null ? start : carried.start();
+    Lockfile changed = made;
+    Set<ExtensionName> own = new LinkedHashSet<>();
+    Set<ExtensionName> wanted = new LinkedHashSet<>();
+    for (RunRequest r : applied) {
+      changed = r.own().applyTo(changed);
+      own.addAll(r.own().names());
+      wanted.addAll(r.wanted().names());
+    }
+    List<LockfileConflictException.Conflict> conflicts = new ArrayList<>();
+    // a change made on a lockfile that may be stale (the cached one) also wants the names it set to
+    // the value it found there: they are checked like the rest, never dropped unseen
+    LockfileDelta fence = warm ? fenceOf(wanted, own, changed) : LockfileDelta.EMPTY;
+    Lockfile target = changed;
+    if (carried != null) {
+      // the changes ran on an earlier fetch: rebased name by name, never reverting a peer
+      Rebase rebase = Rebase.of(ChangeEditor.deltaOf(made, changed, own).then(fence), made, start);
+      conflicts.addAll(rebase.conflicts());
+      target = rebase.kept().applyTo(start);
+      fence = LockfileDelta.EMPTY;
+    }
+    List<TierPath> deletions = deletionsOf(replay, applied);
+    Set<ExtensionName> names = new LinkedHashSet<>(replay.delta().names());
+    names.addAll(own);
+    LockfileDelta delta = ChangeEditor.deltaOf(fetched.lockfile(), target, names);
+    LockfileStore.Fetched base = fetched;
+    if (delta.isEmpty() && !fence.isEmpty() && deletions.isEmpty() && replay.priors().isEmpty()) {
+      // nothing to write on the cached lockfile: whether it is still current decides
+      base = fetch();
+      Rebase check = Rebase.of(fence, fetched.lockfile(), base.lockfile());
+      conflicts.addAll(check.conflicts());
+      delta = check.kept();
+      fence = LockfileDelta.EMPTY;
+    }
+    Set<ExtensionName> checkOnly = new LinkedHashSet<>(fence.without(delta.names()).names());
+    delta = delta.then(fence.without(delta.names()));
+    // a name an earlier write in doubt carried is always written as this run wants it, even where
+    // that is its value now: if the earlier write lands first, this one is refused and rebased from
+    // what it carried, and if this one lands first, the earlier one can never land after it
+    delta = delta.then(Commit.fence(replay.priors(), delta, target));
+    Set<ExtensionName> live = new LinkedHashSet<>(replay.live());
+    live.addAll(wanted);
+    return new Plan(delta, base, checkOnly, deletions, live, conflicts);
+  }
+
+  /** Ends a batch that has nothing to write: the record (if any) is settled, each caller told. */
+  private void noChange(PendingRecord.Stored stored, List<RunRequest> applied, Replay replay, Plan plan,
+      List<String> warnings) {
+    if (!(stored instanceof PendingRecord.None)) {
+      try {
+        settings.pending().settle();
+      } catch (LocalFileException e) {
+        warn(warnings, e.getMessage() + "; it holds nothing left to publish");
+      }
+    }
+    List<LockfileConflictException.Conflict> conflicts = new ArrayList<>(replay.conflicts());
+    conflicts.addAll(plan.conflicts());
+    Results results = new Results(TransactionStatus.NO_CHANGE, 0, plan.base().lockfile(), conflicts, warnings,
+        applied);
+    applied.forEach(r -> results.give(r, LockfileDelta.EMPTY, description));
+  }
+
+  /** Hands the plan to the commit loop and gives each caller its outcome. */
+  private void publish(PendingRecord.Stored stored, List<RunRequest> applied, Replay replay, Plan plan,
+      LockLease lease, Instant deadline, List<String> warnings) {
+    if (lease != NO_LEASE && !lease.isHeld()) {
+      warn(warnings, "The global lock " + settings.globalLock().describe() + " was lost during the transaction;"
+          + " publishing stays safe: it is conditional on the version fetched");
+    }
+    Set<ExtensionName> earlier = stored instanceof PendingRecord.Recorded r ? r.commit().delta().names() : Set.of();
+    Commit commit = new Commit(plan.delta(), plan.base().lockfile(), plan.deletions(), null, null,
+        replay.conflicts().stream().map(LockfileTransaction::dropNotice).toList(), replay.priors());
+    CommitLoop loop = new CommitLoop(settings, new Deadline(settings.clock(), deadline), warnings, lease, commit,
+        plan.base(), new CommitLoop.Names(plan.live(), earlier, plan.checkOnly()));
+    Landing landing = loop.run();
+    List<LockfileConflictException.Conflict> conflicts = new ArrayList<>(replay.conflicts());
+    conflicts.addAll(plan.conflicts());
+    conflicts.addAll(loop.conflicts());
+    conclude(applied, landing, loop, conflicts, plan.base().lockfile(), warnings);
+  }
+
+  /** Gives each applied request its outcome from how the commit ended. */
+  private void conclude(List<RunRequest> applied, Landing landing, CommitLoop loop,
+      List<LockfileConflictException.Conflict> conflicts, Lockfile fetched, List<String> warnings) {
+    if (landing instanceof Landing.Landed) {
+      Results results = new Results(TransactionStatus.PUBLISHED, loop.attempts(), loop.lockfile(), conflicts,
+          warnings, applied);
+      applied.forEach(r -> results.give(r, applied.size() == 1 ? loop.published() : r.own(), description));
       return;
     }
-    replays.forgetNotices(warnings);
+    forgetNotices(warnings);
     for (LockfileConflictException.Conflict conflict : conflicts) {
       // the worse outcome is the exception; the conflicts travel in its message
       warn(warnings, "Kept another checkout's value of " + conflict.describe() + " (" + LockfileConflictException.CODE
           + ")");
     }
-    if (ending instanceof PublishLoop.Ending.Unpublished unpublished) {
-      for (RunRequest r : applied) {
-        if (settings.policy() == PublishFailurePolicy.THROW) {
-          r.fail(withConflicts(new ManagedConfigUnpublishedException(description, loop.left(),
-              settings.pending().path(), loop.attempts(), unpublished.cause(), warnings), conflicts, r, applied));
-        } else {
-          List<String> told = new ArrayList<>(warnings);
-          told.add(new ManagedConfigUnpublishedException(description, loop.left(), settings.pending().path(),
-              loop.attempts(), unpublished.cause()).getMessage());
-          new Ending(TransactionStatus.DEFERRED, loop.attempts(), fetched.lockfile(), conflicts, told, applied)
-              .give(r, applied.size() == 1 ? loop.left() : r.own().restrictedTo(loop.left().names()), description);
-        }
-      }
-      if (settings.policy() == PublishFailurePolicy.DEFER) {
-        LOG.warn(new ManagedConfigUnpublishedException(description, loop.left(), settings.pending().path(),
-            loop.attempts(), unpublished.cause()).getMessage());
-      }
+    if (landing instanceof Landing.NotLanded notLanded) {
+      unpublished(applied, notLanded.cause(), loop, conflicts, fetched, warnings);
       return;
     }
-    Throwable cause = ending instanceof PublishLoop.Ending.InFlight inFlight ? inFlight.cause() : null;
+    Throwable cause = landing instanceof Landing.NotYet notYet ? notYet.cause() : null;
     PendingRecord.Stored now = settings.pending().read();
     for (RunRequest r : applied) {
-      r.fail(withConflicts(replays.blocked(now, cause, warnings), conflicts, r, applied));
+      r.fail(withConflicts(blocked(now, cause, warnings), conflicts, r, applied));
+    }
+  }
+
+  /** Gives each applied request its outcome when nothing landed: it fails, or is deferred by policy. */
+  private void unpublished(List<RunRequest> applied, @Nullable RuntimeException cause, CommitLoop loop,
+      List<LockfileConflictException.Conflict> conflicts, Lockfile fetched, List<String> warnings) {
+    LockfileDelta left = loop.recorded();
+    for (RunRequest r : applied) {
+      if (settings.policy() == PublishFailurePolicy.THROW) {
+        r.fail(withConflicts(new ManagedConfigUnpublishedException(description, left, settings.pending().path(),
+            loop.attempts(), cause, warnings), conflicts, r, applied));
+      } else {
+        List<String> told = new ArrayList<>(warnings);
+        told.add(new ManagedConfigUnpublishedException(description, left, settings.pending().path(),
+            loop.attempts(), cause).getMessage());
+        new Results(TransactionStatus.DEFERRED, loop.attempts(), fetched, conflicts, told, applied)
+            .give(r, applied.size() == 1 ? left : r.own().restrictedTo(left.names()), description);
+      }
+    }
+    if (settings.policy() == PublishFailurePolicy.DEFER) {
+      LOG.warn(new ManagedConfigUnpublishedException(description, left, settings.pending().path(), loop.attempts(),
+          cause).getMessage());
     }
   }
 
   /** Adds the conflicts on {@code request}'s names to {@code failure}, as suppressed. */
   private RuntimeException withConflicts(RuntimeException failure, List<LockfileConflictException.Conflict> conflicts,
       RunRequest request, List<RunRequest> applied) {
-    List<LockfileConflictException.Conflict> its = Ending.conflictsOf(request, conflicts, applied);
+    List<LockfileConflictException.Conflict> its = Results.conflictsOf(request, conflicts, applied);
     if (!its.isEmpty()) {
       failure.addSuppressed(new LockfileConflictException(description, its, List.of()));
     }
     return failure;
   }
 
-  /** How a batch ended, given to each request in it by what its own change wrote. */
-  private record Ending(TransactionStatus status, int attempts, Lockfile lockfile,
+  /**
+   * What each caller of a batch is told when the commit published, had nothing to do, or was
+   * deferred: the conflicts on its own names fail it; otherwise it gets the result.
+   */
+  private record Results(TransactionStatus status, int attempts, Lockfile lockfile,
       List<LockfileConflictException.Conflict> conflicts, List<String> warnings, List<RunRequest> applied) {
 
     /**
@@ -356,8 +402,123 @@ final class CommitRun {
     }
   }
 
-  private SyncPort.Fetched fetch() {
-    return PendingReplay.fetch(settings.port()::hydrate, description);
+  /** Returns the requests whose change ran without throwing and that no check failed since. */
+  private static List<RunRequest> live(List<RunRequest> batch) {
+    return batch.stream().filter(r -> r.applied() && !r.isDone()).toList();
+  }
+
+  /** Returns, for each wanted name no change altered, its value in {@code target} (a removal when absent). */
+  private static LockfileDelta fenceOf(Set<ExtensionName> wanted, Set<ExtensionName> own, Lockfile target) {
+    LockfileDelta out = LockfileDelta.EMPTY;
+    for (ExtensionName name : wanted) {
+      if (!own.contains(name)) {
+        out = out.then(target.entry(name).map(e -> LockfileDelta.upsert(name, e))
+            .orElseGet(() -> LockfileDelta.removal(name)));
+      }
+    }
+    return out;
+  }
+
+  /** Returns the archives to delete after the publish: the replayed commit's, then each request's, once each. */
+  private static List<TierPath> deletionsOf(Replay replay, List<RunRequest> requests) {
+    List<TierPath> out = new ArrayList<>(replay.deletions());
+    for (RunRequest r : requests) {
+      if (r.applied()) {
+        r.deletions().stream().filter(p -> !out.contains(p)).forEach(out::add);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Makes sure every archive a request's change stored is still in the tier, storing it again when
+   * a peer deleted it as superseded while the change ran without the lease; a request whose
+   * archive cannot be stored again fails, and nothing of it is published. Run under the lease, so
+   * no deletion can follow the check before the publish.
+   */
+  private void refuseMissingArchives(List<RunRequest> requests, Lockfile start) {
+    for (RunRequest r : requests) {
+      for (var required : r.required().entrySet()) {
+        try {
+          if (!store.holds(required.getKey())) {
+            LOG.info("{} was deleted from {} while a change that pins it ran without the lease; storing it again",
+                required.getKey(), description);
+            required.getValue().run();
+          }
+        } catch (RuntimeException e) {
+          r.fail(e);
+          r.discard();
+          break;
+        }
+      }
+    }
+  }
+
+  /**
+   * Returns whether an optimistic batch must publish under the lease: it deletes an archive, or
+   * pins one the shared lockfile as fetched ({@code fetched}) did not pin for that name (a peer
+   * deleting that archive as superseded must not interleave with it); a replayed pending commit
+   * counts as the batch's own.
+   *
+   * @param batch the requests whose change ran without throwing
+   */
+  private static boolean needsLease(List<RunRequest> batch, Lockfile fetched, Replay replay) {
+    if (!deletionsOf(replay, batch).isEmpty() || batch.stream().anyMatch(r -> !r.required().isEmpty())) {
+      return true;
+    }
+    Lockfile target = replay.delta().applyTo(fetched);
+    Set<ExtensionName> names = new LinkedHashSet<>(replay.delta().names());
+    for (RunRequest r : batch) {
+      target = r.own().applyTo(target);
+      names.addAll(r.own().names());
+    }
+    for (ExtensionName name : names) {
+      Optional<String> pinned = target.entry(name).flatMap(LockfileEntry::checksum);
+      if (pinned.isPresent() && !pinned.equals(fetched.entry(name).flatMap(LockfileEntry::checksum))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Rewrites the record without its notices once this run is about to tell its caller (a record
+   * that stays behind would otherwise tell the next run again); best effort: failing to, the next
+   * run tells them again.
+   */
+  private void forgetNotices(List<String> warnings) {
+    try {
+      if (settings.pending().read() instanceof PendingRecord.Recorded r && !r.commit().notices().isEmpty()) {
+        settings.pending().record(r.commit().withoutNotices());
+      }
+    } catch (LocalFileException e) {
+      warn(warnings, e.getMessage() + "; what it notes is told again by the next transaction");
+    }
+  }
+
+  /** Returns the failure that says {@code stored} blocks this checkout. */
+  private LockfileOutcomeUnknownException blocked(PendingRecord.Stored stored, @Nullable Throwable cause,
+      List<String> warnings) {
+    PendingChange view = settings.pending().view(stored).orElseThrow(() -> new IllegalStateException(
+        "Cannot describe a pending change of " + description + ": none is recorded"));
+    return new LockfileOutcomeUnknownException(description, view, cause, warnings);
+  }
+
+  private LockfileStore.Fetched fetch() {
+    return fetch(store, LockfileStore.Fetch.EXACT, description);
+  }
+
+  /**
+   * Fetches the shared lockfile {@code how}.
+   *
+   * @throws ManagedLockfileUnavailableException if the store failed for a passing reason
+   */
+  static LockfileStore.Fetched fetch(LockfileStore store, LockfileStore.Fetch how, String description) {
+    try {
+      return store.fetch(how);
+    } catch (DatastoreUnavailableException | DatastoreBusyException | OutcomeUnknownException e) {
+      throw new ManagedLockfileUnavailableException("Cannot fetch the shared lockfile from " + description, e);
+    }
   }
 
   private static void warn(List<String> warnings, String message) {

@@ -4,9 +4,9 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Whether a lockfile write whose answer was lost (or whose process died) landed, judged from the
- * shared lockfile as it is now, read with its real metadata (never a cached head a not-modified
- * answer stood for). Only a proof counts. Stateless.
+ * Whether a commit landed in the shared lockfile: the one vocabulary in which the engine states how
+ * a write ended ({@link LockfileStore#write}), how a write whose answer was lost is judged from the
+ * lineage ({@link #of}), and how a commit loop ended ({@link CommitLoop#run}). Only a proof counts.
  *
  * <p>The proofs rest on one fact: a write conditioned on version P lands only while P is current,
  * so it becomes P's successor in the chain of commit lineages ({@link LockfileHead}), or nothing.
@@ -26,29 +26,50 @@ import org.jspecify.annotations.Nullable;
  * content, as a rebase would, but after the change was published again; a peer that removed it in
  * between loses that removal. No conditional write on such a store can fence it.
  */
-enum Landing {
+sealed interface Landing {
 
-  /** The write landed: its commit is the current version or one the current version was built on. */
-  LANDED,
+  /** Landed, with nothing more known: a lineage proved it. */
+  Landing LANDED = new Landed(null);
 
-  /**
-   * The write has not landed, and still can: the version it was conditioned on is current. Send it
-   * again with the same commit id (never a new one), or keep judging it.
-   */
-  NOT_YET,
+  /** Did not land, with nothing more known. */
+  Landing NOT_LANDED = new NotLanded(null);
 
   /**
-   * The write did not land, and will not: its parent has another successor (on a store whose
-   * versions repeat, short of the one case the class comment names).
+   * The commit landed: its id is the current version's or one the current version was built on.
+   *
+   * @param head the version the write produced, when its own answer said so (null when a later
+   *     version's lineage proved it)
    */
-  NOT_LANDED,
+  record Landed(@Nullable LockfileHead head) implements Landing {}
+
+  /**
+   * The commit did not land and never will: its precondition refused it, or its parent has another
+   * successor (on a store whose versions repeat, short of the one case the class comment names).
+   * Nothing of it changed the shared lockfile.
+   *
+   * @param cause the last failure of a commit loop that gave up, if any
+   */
+  record NotLanded(@Nullable RuntimeException cause) implements Landing {}
+
+  /**
+   * The commit has not landed, and still can: its answer was lost and the version it was
+   * conditioned on is current. Send it again with the same commit id (never a new one), or keep
+   * judging it.
+   *
+   * @param now the shared lockfile's head as read back ({@code null} when it does not exist)
+   * @param cause the last failure of a commit loop that ended with it in flight, if any
+   */
+  record NotYet(@Nullable LockfileHead now, @Nullable RuntimeException cause) implements Landing {}
 
   /**
    * Neither can be proven: the shared lockfile moved on and its lineage (which reaches only so far,
    * and breaks at a write by another tool) does not show the parent's successor. Re-applying the
-   * write could revert a peer's change, so its names must not be re-applied without the caller's say.
+   * commit could revert a peer's change, so its names must not be re-applied without the caller's
+   * say.
+   *
+   * @param now the shared lockfile's head as read back ({@code null} when it does not exist)
    */
-  UNKNOWN;
+  record Unknown(@Nullable LockfileHead now) implements Landing {}
 
   /**
    * Judges commit {@code commitId}, written conditional on {@code parent}, against {@code now}.
@@ -58,25 +79,27 @@ enum Landing {
    *     does not exist
    * @param versionsRepeat whether the store's versions can repeat ({@link
    *     dev.tierlock.spi.Datastore#versionsRepeat()})
+   * @return {@link #LANDED}, {@link NotYet} (with {@code now}), {@link #NOT_LANDED} or {@link
+   *     Unknown} (with {@code now})
    */
   static Landing of(String commitId, @Nullable LockfileHead parent, @Nullable LockfileHead now, boolean versionsRepeat) {
     if (now != null && now.includes(commitId)) {
       return LANDED;
     }
     if (parent == null) {
-      return now == null ? NOT_YET : UNKNOWN;
+      return now == null ? new NotYet(null, null) : new Unknown(now);
     }
     if (now == null) {
-      return UNKNOWN;
+      return new Unknown(null);
     }
     Optional<String> parentCommit = parent.commitId();
     boolean succeeded = parentCommit.isPresent() && now.lineage().indexOf(parentCommit.get()) > 0;
     if (now.version().equals(parent.version())) {
       if (!versionsRepeat || parentCommit.isPresent() && now.commitId().equals(parentCommit) || succeeded) {
-        return NOT_YET;
+        return new NotYet(now, null);
       }
-      return UNKNOWN;
+      return new Unknown(now);
     }
-    return succeeded ? NOT_LANDED : UNKNOWN;
+    return succeeded ? NOT_LANDED : new Unknown(now);
   }
 }

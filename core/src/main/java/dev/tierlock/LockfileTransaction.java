@@ -1,22 +1,15 @@
 package dev.tierlock;
 
-import dev.tierlock.internal.Deadline;
 import dev.tierlock.spi.DatastoreAccessDeniedException;
-import dev.tierlock.spi.DatastoreBusyException;
-import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.spi.DatastoreUnsafeException;
-import dev.tierlock.spi.OutcomeUnknownException;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,7 +31,7 @@ import org.slf4j.LoggerFactory;
  *       not land is rebased onto the fetched lockfile, never reverting a peer's newer change;
  *   <li>run the change against a {@link TransactionContext}, which records a {@link
  *       LockfileDelta}; if it throws, nothing of it is published or kept, and it is rethrown;
- *   <li>publish the delta ({@link PublishLoop}): recorded durably first, written conditional on the
+ *   <li>publish the delta ({@link CommitLoop}): recorded durably first, written conditional on the
  *       version fetched with a fresh commit id and the lineage in metadata, rebased per name and
  *       retried on a newer lockfile, settled by the lineage when an answer is lost;
  *   <li>release the locks in reverse order.
@@ -60,12 +53,12 @@ public final class LockfileTransaction {
 
   LockfileTransaction(TransactionSettings settings) {
     this.settings = settings;
-    this.group = new GroupCommit(settings.clock(), settings.port().describe(), settings.pulledExtensions());
+    this.group = new GroupCommit(settings.clock(), settings.store().describe(), settings.pulledExtensions());
   }
 
   /** {@return a description for messages: the datastore and the lockfile's key} */
   public String describe() {
-    return settings.port().describe();
+    return settings.store().describe();
   }
 
   /**
@@ -115,11 +108,11 @@ public final class LockfileTransaction {
     try (CheckoutLock.Held held = settings.checkoutLock().acquire(deadline(), describe())) {
       List<String> warnings = new ArrayList<>();
       settings.pending().unboundNotice().ifPresent(notice -> warn(warnings, notice));
-      Optional.ofNullable(settings.pending().view(settings.pending().read())).ifPresent(p -> warn(warnings,
+      settings.pending().view(settings.pending().read()).ifPresent(p -> warn(warnings,
           "A change of this checkout is pending (" + p.describe() + "); " + (p.blocksTransactions()
               ? "every transaction on this checkout fails until it is re-applied or discarded"
               : "the next transaction settles it")));
-      SyncPort.Fetched fetched = fetch(settings.port()::refreshCache);
+      LockfileStore.Fetched fetched = CommitRun.fetch(settings.store(), LockfileStore.Fetch.KEEP, describe());
       return new TransactionResult(TransactionStatus.NO_CHANGE, LockfileDelta.EMPTY, 0, warnings, fetched.lockfile());
     } finally {
       running.remove(self);
@@ -133,7 +126,7 @@ public final class LockfileTransaction {
    * @return the pending change, or empty
    */
   public Optional<PendingChange> pending() {
-    return Optional.ofNullable(settings.pending().view(settings.pending().read()));
+    return settings.pending().view(settings.pending().read());
   }
 
   /**
@@ -169,10 +162,9 @@ public final class LockfileTransaction {
    */
   public Optional<PendingChange> discardPending() {
     try (CheckoutLock.Held held = settings.checkoutLock().acquire(deadline(), describe())) {
-      PendingRecord.Stored stored = settings.pending().read();
-      Optional<PendingChange> view = Optional.ofNullable(settings.pending().view(stored));
+      Optional<PendingChange> view = settings.pending().view(settings.pending().read());
       if (view.isPresent()) {
-        settings.pending().clear();
+        settings.pending().discard();
         LOG.warn("Discarded the pending lockfile change of {}: {}", describe(), view.get().describe());
       }
       return view;
@@ -243,10 +235,6 @@ public final class LockfileTransaction {
     } catch (RuntimeException e) {
       throw new ManagedLockfileUnavailableException("Cannot acquire " + settings.globalLock().describe(), e);
     }
-  }
-
-  private SyncPort.Fetched fetch(Supplier<SyncPort.Fetched> how) {
-    return PendingReplay.fetch(how, describe());
   }
 
   /** The start of every warning that says a pending change was dropped for a peer's newer value. */

@@ -55,7 +55,7 @@ public final class Tierlock implements AutoCloseable {
   private final SelfCheckedDatastore guard;
   private final Datastore tier;
   private final DistributedLock globalLock;
-  private final SyncPort port;
+  private final LockfileStore store;
   private final LockfileTransaction transaction;
   private final PulledExtensionsLock pulledExtensions;
 
@@ -79,7 +79,7 @@ public final class Tierlock implements AutoCloseable {
     }
     this.guard = new SelfCheckedDatastore(datastore, namespace, new SelfCheckMarker(stateDirectory), b.clock);
     this.tier = new ReservedKeys(guard);
-    this.port = new SyncPort(guard, namespace, cacheDirectory, stateDirectory);
+    this.store = new LockfileStore(guard, namespace, cacheDirectory, stateDirectory);
     LeaseLocks.Builder lock = LeaseLocks.builder(guard, LeaseLocks.globalKey(namespace))
         .options(b.lockOptions).clock(b.clock).sleeper(b.sleeper).random(b.random).heartbeats(b.heartbeats);
     if (b.identity != null) {
@@ -88,7 +88,7 @@ public final class Tierlock implements AutoCloseable {
     this.globalLock = lock.build();
     this.pulledExtensions = PulledExtensionsLock.builder(checkout).stateDirectory(stateDirectory)
         .clock(b.clock).sleeper(b.sleeper).build();
-    this.transaction = new LockfileTransaction(new TransactionSettings(port, new PendingRecord(stateDirectory, namespace, datastore.identity()),
+    this.transaction = new LockfileTransaction(new TransactionSettings(store, new PendingRecord(stateDirectory, namespace, datastore.identity()),
         globalLock, pulledExtensions, CheckoutLock.in(stateDirectory, b.clock, b.sleeper), b.clock, b.sleeper, b.random,
         b.policy, b.deadline, b.maxAttempts, b.firstBackoff, b.maxBackoff, b.commitIds, b.mode, b.grouped));
   }
@@ -125,9 +125,9 @@ public final class Tierlock implements AutoCloseable {
    */
   public Lockfile snapshot() {
     try {
-      return port.read().lockfile();
+      return store.fetch(LockfileStore.Fetch.PEEK).lockfile();
     } catch (DatastoreUnavailableException | DatastoreBusyException e) {
-      throw new ManagedLockfileUnavailableException("Cannot read the shared lockfile from " + port.describe(), e);
+      throw new ManagedLockfileUnavailableException("Cannot read the shared lockfile from " + store.describe(), e);
     }
   }
 
@@ -145,9 +145,9 @@ public final class Tierlock implements AutoCloseable {
    */
   public LockfileRead read() {
     try {
-      return asRead(port.refreshCache());
+      return asRead(store.fetch(LockfileStore.Fetch.KEEP));
     } catch (DatastoreUnavailableException | DatastoreBusyException e) {
-      throw new ManagedLockfileUnavailableException("Cannot read the shared lockfile from " + port.describe(), e);
+      throw new ManagedLockfileUnavailableException("Cannot read the shared lockfile from " + store.describe(), e);
     }
   }
 
@@ -159,10 +159,10 @@ public final class Tierlock implements AutoCloseable {
    * @return the cached lockfile and its version, or empty when nothing trustworthy is cached
    */
   public Optional<LockfileRead> cached() {
-    return port.cache().current().map(e -> new LockfileRead(Optional.of(e.head().version().value()), e.lockfile()));
+    return store.cache().current().map(e -> new LockfileRead(Optional.of(e.head().version().value()), e.lockfile()));
   }
 
-  private static LockfileRead asRead(SyncPort.Fetched fetched) {
+  private static LockfileRead asRead(LockfileStore.Fetched fetched) {
     return new LockfileRead(Optional.ofNullable(fetched.head()).map(h -> h.version().value()), fetched.lockfile());
   }
 
@@ -250,7 +250,7 @@ public final class Tierlock implements AutoCloseable {
 
   @Override
   public String toString() {
-    return "Tierlock[" + port.describe() + ", checkout " + checkout + "]";
+    return "Tierlock[" + store.describe() + ", checkout " + checkout + "]";
   }
 
   /**

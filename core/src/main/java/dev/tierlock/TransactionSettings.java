@@ -8,7 +8,7 @@ import java.util.random.RandomGenerator;
 /**
  * Everything a {@link LockfileTransaction} runs with. Immutable.
  *
- * @param port the sync port of the checkout's shared lockfile
+ * @param store the checkout's shared lockfile in the datastore
  * @param pending the checkout's pending-change record
  * @param globalLock the datastore global lock
  * @param pulledExtensions the checkout's pulled-extensions lock
@@ -26,7 +26,7 @@ import java.util.random.RandomGenerator;
  * @param grouped whether runs queued on this checkout are merged into one publish
  */
 record TransactionSettings(
-    SyncPort port,
+    LockfileStore store,
     PendingRecord pending,
     DistributedLock globalLock,
     PulledExtensionsLock pulledExtensions,

@@ -82,13 +82,13 @@ class LandingPropertyTest {
     Landing verdict = Landing.of("ours", parent, chain.get(judged).head(), story.repeatable());
 
     boolean inChain = ours >= 0 && ours <= judged;
-    if (verdict == Landing.LANDED) {
+    if (verdict instanceof Landing.Landed) {
       assertThat(inChain).as("judged landed, so it must be in the chain").isTrue();
     }
-    if (verdict == Landing.NOT_LANDED || verdict == Landing.NOT_YET) {
+    if (verdict instanceof Landing.NotLanded || verdict instanceof Landing.NotYet) {
       assertThat(inChain).as("judged " + verdict + ", so it must not be in the chain").isFalse();
     }
-    if (verdict == Landing.NOT_YET) {
+    if (verdict instanceof Landing.NotYet) {
       assertThat(chain.get(judged).version()).as("judged not landed yet: the parent's version is current")
           .isEqualTo(chain.get(story.parentAt()).version());
     }

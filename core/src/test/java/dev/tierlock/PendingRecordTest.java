@@ -33,7 +33,7 @@ class PendingRecordTest {
   @Test
   void noFile_isNothingPending() {
     assertThat(record().read()).isEqualTo(PendingRecord.None.INSTANCE);
-    assertThat(record().view(record().read())).isNull();
+    assertThat(record().view(record().read())).isEmpty();
   }
 
   @Test
@@ -41,26 +41,26 @@ class PendingRecordTest {
     LockfileDelta delta = LockfileDelta.of(java.util.Map.of(A, TWO), List.of(B));
     Lockfile base = Lockfile.of(java.util.Map.of(A, ONE, B, ONE, ExtensionName.of("@s/untouched"), ONE));
     LockfileHead parent = new LockfileHead(ObjectVersion.of("\"etag 1\""), List.of("c1", "c0"));
-    PendingRecord.Change change = new PendingRecord.Change(delta, base, List.of(TierPath.of("config/pulled-archives/@s/a/" + "a".repeat(64) + ".tar.gz")),
-        new PendingRecord.Attempt("c2", parent), null);
+    Commit change = new Commit(delta, base, List.of(TierPath.of("config/pulled-archives/@s/a/" + "a".repeat(64) + ".tar.gz")),
+        new Commit.Attempt("c2", parent), null);
 
-    record().write(change);
+    record().record(change);
     PendingRecord.Stored read = record().read();
 
-    assertThat(read).isEqualTo(new PendingRecord.Change(delta, base.restrictedTo(delta.names()), change.deletions(),
-        change.attempt(), null));
-    assertThat(record().view(read).state()).isEqualTo(PendingChange.State.IN_FLIGHT);
-    assertThat(record().view(read).commitId()).contains("c2");
+    assertThat(read).isEqualTo(new PendingRecord.Recorded(new Commit(delta, base.restrictedTo(delta.names()),
+        change.deletions(), change.attempt(), null)));
+    assertThat(record().view(read).orElseThrow().state()).isEqualTo(PendingChange.State.IN_FLIGHT);
+    assertThat(record().view(read).orElseThrow().commitId()).contains("c2");
 
-    record().write(change.unknown("it cannot be proven"));
-    PendingChange unknown = record().view(record().read());
+    record().record(change.unknown("it cannot be proven"));
+    PendingChange unknown = record().view(record().read()).orElseThrow();
     assertThat(unknown.state()).isEqualTo(PendingChange.State.OUTCOME_UNKNOWN);
     assertThat(unknown.reason()).contains("it cannot be proven");
     assertThat(unknown.blocksTransactions()).isTrue();
 
-    record().write(change.withAttempt(null));
-    assertThat(record().view(record().read()).state()).isEqualTo(PendingChange.State.UNPUBLISHED);
-    record().clear();
+    record().record(new Commit(change.delta(), change.base(), change.deletions(), null, null));
+    assertThat(record().view(record().read()).orElseThrow().state()).isEqualTo(PendingChange.State.UNPUBLISHED);
+    record().discard();
     assertThat(file()).doesNotExist();
   }
 
@@ -68,7 +68,7 @@ class PendingRecordTest {
   void aRecordOfANewerVersion_isUnreadable_andNamesWhy() throws Exception {
     Files.writeString(file(), "{\"version\":5,\"upserts\":{},\"removals\":[]}");
 
-    PendingChange view = record().view(record().read());
+    PendingChange view = record().view(record().read()).orElseThrow();
 
     assertThat(view.state()).isEqualTo(PendingChange.State.UNREADABLE);
     assertThat(view.reason()).contains("the record has format version 5, written by a newer Tierlock (this one reads up"
@@ -91,14 +91,14 @@ class PendingRecordTest {
   void olderRecords_areRead_anInterruptedOneAsOutcomeUnknown() throws Exception {
     Files.writeString(file(), "{\"version\":1,\"upserts\":{\"@s/a\":{\"version\":\"1\",\"pulledAt\":\"2026-01-01T00:00:00.000Z\"}},"
         + "\"removals\":[\"@s/b\"]}");
-    PendingRecord.Change v1 = (PendingRecord.Change) record().read();
+    Commit v1 = ((PendingRecord.Recorded) record().read()).commit();
     assertThat(v1.delta()).isEqualTo(LockfileDelta.of(java.util.Map.of(A, ONE), List.of(B)));
     assertThat(v1.base()).as("the original tool's record says nothing of its base").isNull();
 
     Files.writeString(file(), "{\"version\":2,\"upserts\":{},\"removals\":[\"@s/b\"],\"incomplete\":true,\"base\":{"
         + "\"@s/b\":{\"version\":\"1\",\"pulledAt\":\"2026-01-01T00:00:00.000Z\"},"
         + "\"@s/other\":{\"version\":\"1\",\"pulledAt\":\"2026-01-01T00:00:00.000Z\"}}}");
-    PendingChange interrupted = record().view(record().read());
+    PendingChange interrupted = record().view(record().read()).orElseThrow();
     assertThat(interrupted.state()).isEqualTo(PendingChange.State.OUTCOME_UNKNOWN);
     assertThat(interrupted.delta()).isEqualTo(LockfileDelta.removal(B));
     assertThat(interrupted.reason()).hasValueSatisfying(r -> assertThat(r).contains("interrupted"));
@@ -106,8 +106,8 @@ class PendingRecordTest {
 
   @Test
   void aRecordIsBoundToItsLockfileAndDatastore_andNamespacesKeepOneEach() {
-    PendingRecord.Change change = new PendingRecord.Change(LockfileDelta.removal(B), Lockfile.EMPTY, List.of(), null, null);
-    record().write(change);
+    Commit change = new Commit(LockfileDelta.removal(B), Lockfile.EMPTY, List.of(), null, null);
+    record().record(change);
 
     PendingRecord elsewhere = new PendingRecord(dir, Namespace.NONE, new dev.tierlock.spi.DatastoreIdentity("fake", "two", "", ""));
     assertThat(elsewhere.read()).as("the same checkout pointed at another datastore")
@@ -117,9 +117,9 @@ class PendingRecordTest {
     PendingRecord team = new PendingRecord(dir, Namespace.of("team"), STORE);
     assertThat(team.read()).as("another namespace has its own record").isEqualTo(PendingRecord.None.INSTANCE);
     assertThat(team.path()).isEqualTo(dir.resolve("namespaces").resolve("team").resolve(PendingRecord.FILE_NAME));
-    team.write(change);
-    assertThat(team.read()).isEqualTo(change);
-    assertThat(record().read()).isEqualTo(change);
+    team.record(change);
+    assertThat(team.read()).isEqualTo(new PendingRecord.Recorded(change));
+    assertThat(record().read()).isEqualTo(new PendingRecord.Recorded(change));
   }
 
   @Test

@@ -14,16 +14,16 @@ class RaceWaitTest {
   void raceWait_isAFullJitterDrawUpToTheRoundTrip_doublingWithEachRaceLost() {
     Duration rtt = Duration.ofMillis(10);
 
-    assertThat(PublishLoop.raceWait(rtt, 1, MAX, 0.0)).isEqualTo(Duration.ZERO);
-    assertThat(PublishLoop.raceWait(rtt, 1, MAX, 0.5)).isEqualTo(Duration.ofMillis(5));
-    assertThat(PublishLoop.raceWait(rtt, 2, MAX, 0.5)).isEqualTo(Duration.ofMillis(10));
-    assertThat(PublishLoop.raceWait(rtt, 4, MAX, 0.5)).isEqualTo(Duration.ofMillis(40));
+    assertThat(CommitLoop.raceWait(rtt, 1, MAX, 0.0)).isEqualTo(Duration.ZERO);
+    assertThat(CommitLoop.raceWait(rtt, 1, MAX, 0.5)).isEqualTo(Duration.ofMillis(5));
+    assertThat(CommitLoop.raceWait(rtt, 2, MAX, 0.5)).isEqualTo(Duration.ofMillis(10));
+    assertThat(CommitLoop.raceWait(rtt, 4, MAX, 0.5)).isEqualTo(Duration.ofMillis(40));
   }
 
   @Test
   void raceWait_neverExceedsTheLongestWait_andAZeroRoundTripStillSpreadsWriters() {
-    assertThat(PublishLoop.raceWait(Duration.ofMillis(10), 40, MAX, 0.999)).isLessThan(MAX);
-    assertThat(PublishLoop.raceWait(Duration.ofMillis(10), 40, MAX, 0.5)).isEqualTo(Duration.ofSeconds(4));
-    assertThat(PublishLoop.raceWait(Duration.ZERO, 1, MAX, 0.5)).isEqualTo(Duration.ofNanos(500_000));
+    assertThat(CommitLoop.raceWait(Duration.ofMillis(10), 40, MAX, 0.999)).isLessThan(MAX);
+    assertThat(CommitLoop.raceWait(Duration.ofMillis(10), 40, MAX, 0.5)).isEqualTo(Duration.ofSeconds(4));
+    assertThat(CommitLoop.raceWait(Duration.ZERO, 1, MAX, 0.5)).isEqualTo(Duration.ofNanos(500_000));
   }
 }

@@ -63,7 +63,7 @@ class WritePacingAttackTest {
 
   /**
    * FINDING (low). A transaction deadline (500 ms) shorter than the store's interval (1 s):
-   * {@code PublishLoop.pace()} sleeps min(wait, time left) and then sends the write anyway, 500 ms
+   * {@code CommitLoop.pace()} sleeps min(wait, time left) and then sends the write anyway, 500 ms
    * after the previous one, a write the store is known to refuse for its rate (a 429 on GCS, then
    * the change is left unpublished). Expected: the write is never sent sooner than the interval
    * (the run fails, or defers, with the change pending, without sending a write the store must
@@ -87,7 +87,7 @@ class WritePacingAttackTest {
 
   /**
    * FINDING (low). Two Tierlock instances on one checkout directory (two processes, or two
-   * instances in one JVM): the last-sent instant lives in each instance's SyncPort, so their
+   * instances in one JVM): the last-sent instant lives in each instance's LockfileStore, so their
    * writes of the one lockfile are not paced against each other: the second goes out at once.
    */
   @Test

@@ -22,32 +22,31 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The seam between one checkout and the shared lockfile in a datastore: {@link #hydrate()} fetches
- * it (a conditional read of exactly its key; not-modified costs no download; on a store whose
- * versions repeat, a stat instead, since only the metadata it reads shows which commit the version
- * now is, then a read when the version changed) into the checkout's cache, {@link #publish} writes a new version conditional on the one it was built on, with a
- * fresh commit id and the parent's lineage in its metadata, and settles a lost answer by reading
- * the lineage back. The same code serves every datastore, the filesystem included, so there is
- * one fenced write path and no mode a wrapper could switch. Every key is bound to the namespace
- * exactly once. Thread-safe; a transaction serialises its own calls under the checkout lock.
+ * The shared lockfile in the datastore, as one checkout reads and writes it. {@link #fetch} reads it
+ * (a conditional read of exactly its key; not-modified costs no download) in one of three {@link
+ * Fetch ways}; {@link #cached()} answers from the checkout's cache with no request; {@link #write}
+ * sends a new version conditional on the one it was built on, with a fresh commit id and the
+ * parent's lineage in its metadata, and settles a lost answer by reading the lineage back ({@link
+ * Landing}). The same code serves every datastore, the filesystem included, so there is one fenced
+ * write path and no mode a wrapper could switch. Every key is bound to the namespace exactly once.
+ * Thread-safe; a transaction serialises its own calls under the checkout lock.
+ *
+ * <p>Process-wide state: when this process last sent a write of each lockfile, by store identity
+ * and key ({@code LAST_SENT}), so that every checkout and instance in the process keeps to a
+ * store's per-object write rate together.
  */
-final class SyncPort {
+final class LockfileStore {
 
-  private static final Logger LOG = LoggerFactory.getLogger(SyncPort.class);
+  private static final Logger LOG = LoggerFactory.getLogger(LockfileStore.class);
 
   private final Datastore datastore;
   private final Namespace namespace;
   private final ObjectKey key;
   private final LockfileCache cache;
-  /**
-   * When this process last sent a write of each lockfile, by store identity and key, for pacing to
-   * the store's per-object rate: every checkout and instance of this process writing one object
-   * keeps to it together.
-   */
   private static final com.github.benmanes.caffeine.cache.Cache<String, java.time.Instant> LAST_SENT =
       com.github.benmanes.caffeine.cache.Caffeine.newBuilder().maximumSize(1024).build();
 
-  SyncPort(Datastore datastore, Namespace namespace, Path cacheRoot, Path stateDirectory) {
+  LockfileStore(Datastore datastore, Namespace namespace, Path cacheRoot, Path stateDirectory) {
     this.datastore = datastore;
     this.namespace = namespace;
     this.key = namespace.key(TierPath.LOCKFILE);
@@ -58,22 +57,21 @@ final class SyncPort {
   /** The shared lockfile as fetched: its version with lineage ({@code null} when absent) and content. */
   record Fetched(@Nullable LockfileHead head, Lockfile lockfile) {}
 
-  /** How a publish ended. */
-  sealed interface Outcome {
-    /** The write landed; {@code head} is the version it produced, or null when only a later lineage proved it. */
-    record Landed(@Nullable LockfileHead head) implements Outcome {}
-
-    /** The write did not land: its precondition failed, or the read-back proved it absent. Nothing changed. */
-    enum Rejected implements Outcome { INSTANCE }
-
+  /** How {@link #fetch} reads. */
+  enum Fetch {
     /**
-     * The answer was lost and the version it was conditioned on is still current ({@code now}, as
-     * read back): it has not landed yet and may still; send it again with the same commit id.
+     * For a commit: the head with the metadata it really has (on a store whose versions repeat, a
+     * stat first, since a not-modified answer would stand for a stale lineage; then a read when the
+     * version changed), kept in the cache.
      */
-    record NotYet(@Nullable LockfileHead now) implements Outcome {}
-
-    /** The answer was lost and the lockfile moved on without proof either way; {@code now} is what was read back. */
-    record Unprovable(@Nullable LockfileHead now) implements Outcome {}
+    EXACT,
+    /**
+     * One conditional read, kept in the cache; on a store whose versions repeat, a not-modified
+     * answer keeps the cached head, whose lineage may be stale: fine for reading, never for judging.
+     */
+    KEEP,
+    /** One conditional read, and nothing written anywhere. */
+    PEEK
   }
 
   /** Returns a description for messages: the datastore and the lockfile's key. */
@@ -92,14 +90,15 @@ final class SyncPort {
   }
 
   /**
-   * Fetches the shared lockfile and makes the cache hold it (best effort: a cache that cannot be
-   * written costs a full read next time, never a wrong answer).
+   * Reads the shared lockfile.
    *
+   * @param how which read, and whether the cache keeps what it read (best effort: a cache that
+   *     cannot be written costs a full read next time, never a wrong answer)
    * @throws LockfileFormatException if the shared lockfile does not parse; nothing local changes
    * @throws DatastoreException if the read fails
    */
-  Fetched hydrate() {
-    return fetch(true, true);
+  Fetched fetch(Fetch how) {
+    return fetch(how != Fetch.PEEK, how == Fetch.EXACT);
   }
 
   /**
@@ -112,30 +111,6 @@ final class SyncPort {
       return Optional.empty();
     }
     return cache.current().map(e -> new Fetched(e.head(), e.lockfile()));
-  }
-
-  /**
-   * Fetches the shared lockfile into the cache by one conditional read, as {@link #hydrate()} does
-   * on a store whose versions never repeat; on one whose versions repeat, a not-modified answer
-   * keeps the cached head, whose lineage may be stale, which is fine for reading and caching (a
-   * transaction's {@link #hydrate()} reads the metadata again before judging or publishing).
-   *
-   * @throws LockfileFormatException if the shared lockfile does not parse; nothing local changes
-   * @throws DatastoreException if the read fails
-   */
-  Fetched refreshCache() {
-    return fetch(true, false);
-  }
-
-  /**
-   * Reads the shared lockfile as it is now, writing nothing anywhere: conditional on the cached
-   * version when the cache is intact.
-   *
-   * @throws LockfileFormatException if the shared lockfile does not parse
-   * @throws DatastoreException if the read fails
-   */
-  Fetched read() {
-    return fetch(false, false);
   }
 
   private Fetched fetch(boolean keep, boolean exactHead) {
@@ -233,23 +208,25 @@ final class SyncPort {
    * Writes {@code content} as the version after {@code parent}: conditional on {@code parent}'s
    * version (create-only when it is null), carrying {@code commitId} and as much of the parent's
    * lineage as the store's metadata holds. An unanswered write is settled by reading the lineage
-   * back ({@link Landing}). Writes nothing local.
+   * back ({@link Landing#of}). Writes nothing local.
    *
-   * @return how it ended
+   * @return how it ended: {@link Landing.Landed} (with the head it made, when its answer came),
+   *     {@link Landing#NOT_LANDED} (refused: a newer lockfile), {@link Landing.NotYet} or {@link
+   *     Landing.Unknown} (the answer was lost; the read-back's head)
    * @throws OutcomeUnknownException if the write went unanswered and reading back failed too
    * @throws DatastoreUnsafeException if the store's metadata cannot hold a commit id; nothing is sent
    * @throws DatastoreException if the store failed before the write could have landed
    */
-  Outcome publish(Lockfile content, @Nullable LockfileHead parent, String commitId) {
+  Landing write(Lockfile content, @Nullable LockfileHead parent, String commitId) {
     byte[] bytes = content.bytes();
     WriteCondition condition = parent == null ? WriteCondition.mustNotExist() : WriteCondition.mustMatch(parent.version());
     ObjectMetadata metadata = commitMetadata(commitId, parent);
     try {
       WriteResult result = datastore.write(key, ObjectBody.of(bytes), condition, metadata);
       if (result instanceof WriteResult.Written written) {
-        return new Outcome.Landed(LockfileHead.of(written.version(), metadata));
+        return new Landing.Landed(LockfileHead.of(written.version(), metadata));
       }
-      return Outcome.Rejected.INSTANCE;
+      return Landing.NOT_LANDED;
     } catch (OutcomeUnknownException unknown) {
       Optional<StoredObject> now;
       try {
@@ -261,12 +238,10 @@ final class SyncPort {
       LockfileHead head = now.map(LockfileHead::of).orElse(null);
       Landing landing = judge(commitId, parent, head);
       LOG.debug("Lockfile write {} to {} went unanswered; read-back shows {}: {}", commitId, describe(), head, landing);
-      return switch (landing) {
-        case LANDED -> new Outcome.Landed(head != null && head.commitId().filter(commitId::equals).isPresent() ? head : null);
-        case NOT_YET -> new Outcome.NotYet(head);
-        case NOT_LANDED -> Outcome.Rejected.INSTANCE;
-        case UNKNOWN -> new Outcome.Unprovable(head);
-      };
+      if (landing instanceof Landing.Landed && head != null && head.commitId().filter(commitId::equals).isPresent()) {
+        return new Landing.Landed(head);
+      }
+      return landing;
     }
   }
 
@@ -293,6 +268,14 @@ final class SyncPort {
    */
   Landing judge(String commitId, @Nullable LockfileHead parent, @Nullable LockfileHead now) {
     return Landing.of(commitId, parent, now, datastore.versionsRepeat());
+  }
+
+  /**
+   * Judges the writes of a commit that may have landed ({@code attempt} and {@code priors}) against
+   * {@code now}, with what this store's versions prove ({@link Commit#judge}).
+   */
+  Commit.Judgement judge(Commit.@Nullable Attempt attempt, List<Commit.Prior> priors, @Nullable LockfileHead now) {
+    return Commit.judge(attempt, priors, now, datastore.versionsRepeat());
   }
 
   /**
