@@ -144,8 +144,12 @@ final class TransactionModel {
    * conflict on one when a peer really changed it since.
    */
   private final List<Map<String, Edit>> checked = new ArrayList<>();
-  /** Names a run that died dropped, per checkout: a later run of that checkout must report them. */
-  private final List<java.util.Set<String>> awaitingReport = new ArrayList<>();
+  /**
+   * Names a run that died dropped, per checkout, each with how many of its edits were dropped: a
+   * later run of that checkout must report each of them (two edits of one name, made by two runs
+   * and dropped for two peers' changes, are two reports).
+   */
+  private final List<Map<String, Integer>> awaitingReport = new ArrayList<>();
   /** Names of superseded edits a dead run may or may not have dropped: a report is allowed, not required. */
   private final List<java.util.Set<String>> lenientReport = new ArrayList<>();
   /** Names whose drop was reported, per checkout: a repeated report of them is allowed. */
@@ -171,7 +175,7 @@ final class TransactionModel {
       outstanding.add(new LinkedHashMap<>());
       superseded.add(new HashMap<>());
       checked.add(new HashMap<>());
-      awaitingReport.add(new java.util.HashSet<>());
+      awaitingReport.add(new HashMap<>());
       lenientReport.add(new java.util.HashSet<>());
       reported.add(new java.util.HashSet<>());
       made.add(new HashMap<>());
@@ -404,7 +408,7 @@ final class TransactionModel {
           .anyMatch(d -> d.name().equals(name) && Objects.equals(d.ours(), latest.target))) {
         // the conflict reports this name's latest edit; the warning is a record's notice of an
         // earlier edit of it, which a run that died dropped and superseded before its caller heard
-        awaitingReport.get(c).remove(name);
+        tell(c, name);
         reported.get(c).add(name);
         continue;
       }
@@ -414,7 +418,7 @@ final class TransactionModel {
       Edit candidate = superseded.get(c).containsKey(name) ? superseded.get(c).get(name) : open.get(name);
       boolean forCandidate = lenientReport.get(c).contains(name) && candidate != null && !keeps(held, candidate)
           && peerChanged(candidate, seen);
-      if (!forCandidate && awaitingReport.get(c).remove(name)) {
+      if (!forCandidate && tell(c, name)) {
         reported.get(c).add(name);
         continue; // told now, by the record a run that died left behind
       }
@@ -470,7 +474,7 @@ final class TransactionModel {
           // the dead run's record no longer holds an edit that landed and a peer then changed: it
           // may have dropped it, not knowing it had landed (a write its record had let go of); the
           // notice it left may tell the next run so, which is allowed, not required
-          awaitingReport.get(c).add(edit.name);
+          await(c, edit.name);
           lenientReport.get(c).add(edit.name);
         }
         continue;
@@ -481,7 +485,7 @@ final class TransactionModel {
       }
       if (ending.crashed() && peerChanged(edit, seen)) {
         unreportedDrops++;
-        awaitingReport.get(c).add(edit.name);
+        await(c, edit.name);
         continue; // dropped for a real conflict by a run that died: the next run of this checkout must tell
       }
       fail("Change %s of c%s was lost: not in its record, never written, never seen in a version it read (%s), not"
@@ -500,7 +504,7 @@ final class TransactionModel {
       // the newer edit of the same name is what the checkout asked for last)
       for (Edit previous : superseded.get(c).values()) {
         if (peerChanged(previous, seen)) {
-          awaitingReport.get(c).add(previous.name);
+          await(c, previous.name);
           lenientReport.get(c).add(previous.name);
         }
       }
@@ -590,9 +594,28 @@ final class TransactionModel {
     return -1;
   }
 
+  /** Notes that a run of checkout {@code c} that died dropped one more edit of {@code name}. */
+  private void await(int c, String name) {
+    awaitingReport.get(c).merge(name, 1, Integer::sum);
+  }
+
+  /** Takes one awaited report of {@code name} by checkout {@code c}; returns whether one was awaited. */
+  private boolean tell(int c, String name) {
+    Integer left = awaitingReport.get(c).get(name);
+    if (left == null) {
+      return false;
+    }
+    if (left == 1) {
+      awaitingReport.get(c).remove(name);
+    } else {
+      awaitingReport.get(c).put(name, left - 1);
+    }
+    return true;
+  }
+
   /** Returns the names checkout {@code c} dropped in runs that died and has not reported since. */
   java.util.Set<String> awaitingReport(int c) {
-    java.util.Set<String> required = new java.util.HashSet<>(awaitingReport.get(c));
+    java.util.Set<String> required = new java.util.HashSet<>(awaitingReport.get(c).keySet());
     required.removeAll(lenientReport.get(c));
     return java.util.Set.copyOf(required);
   }
