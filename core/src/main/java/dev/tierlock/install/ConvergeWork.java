@@ -4,7 +4,6 @@ import dev.tierlock.ExtensionName;
 import dev.tierlock.Lockfile;
 import dev.tierlock.LockfileEntry;
 import dev.tierlock.TransactionContext;
-import dev.tierlock.internal.ConvergeSteps;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -14,8 +13,22 @@ import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
 
-/** The {@link ConvergeSteps} of an installer in converge mode. */
-final class ConvergeWork implements ConvergeSteps {
+/**
+ * What convergence does with the install engine of one checkout: look at an extension's files,
+ * restore one entry alone from the tier, swap out the files of one the lockfile no longer has, and
+ * recover. Over an installer in converge mode.
+ */
+final class ConvergeWork {
+
+  /**
+   * What is on disk for one extension, as convergence judges it.
+   *
+   * @param version the version its live manifest names, empty when there is none (not installed)
+   * @param digest the digest of its own files (skills, bundles and nested extensions' roots left
+   *     out), empty when its root is not a directory
+   * @param missing the files the entry lists under the extension's own root that are not on disk
+   */
+  record LocalFiles(Optional<String> version, Optional<String> digest, List<String> missing) {}
 
   private final Installer installer;
 
@@ -26,8 +39,7 @@ final class ConvergeWork implements ConvergeSteps {
     this.installer = installer;
   }
 
-  @Override
-  public boolean needsRecovery(java.util.Set<String> left) {
+  boolean needsRecovery(java.util.Set<String> left) {
     Path staging = Roots.stagingRoot(installer.layout());
     if (!Files.isDirectory(staging, LinkOption.NOFOLLOW_LINKS)) {
       return false;
@@ -57,13 +69,11 @@ final class ConvergeWork implements ConvergeSteps {
     }
   }
 
-  @Override
-  public RecoveryReport recover(TransactionContext change) {
+  RecoveryReport recover(TransactionContext change) {
     return installer.recover(change);
   }
 
-  @Override
-  public LocalFiles inspect(ExtensionName name, Optional<LockfileEntry> entry, Lockfile lockfile) {
+  LocalFiles inspect(ExtensionName name, Optional<LockfileEntry> entry, Lockfile lockfile) {
     ExtensionLayout layout = installer.layout();
     Path root = Roots.extensionRoot(layout, name);
     Optional<String> version = Optional.empty();
@@ -105,18 +115,15 @@ final class ConvergeWork implements ConvergeSteps {
     return new LocalFiles(version, digest, List.copyOf(missing));
   }
 
-  @Override
-  public PreparedInstall prepare(ExtensionName name, Lockfile lockfile) {
+  PreparedInstall prepare(ExtensionName name, Lockfile lockfile) {
     return installer.prepareRestore(name, lockfile);
   }
 
-  @Override
-  public PendingInstall apply(TransactionContext change, PreparedInstall prepared) {
+  PendingInstall apply(TransactionContext change, PreparedInstall prepared) {
     return installer.apply(change, prepared);
   }
 
-  @Override
-  public Optional<Runnable> removeFiles(TransactionContext change, ExtensionName name) {
+  Optional<Runnable> removeFiles(TransactionContext change, ExtensionName name) {
     if (change.entry(name).isPresent()) {
       throw new IllegalStateException("Cannot remove the files of " + name + " during convergence: the lockfile pins it");
     }

@@ -9,7 +9,6 @@ import dev.tierlock.TransactionContext;
 import dev.tierlock.TransactionResult;
 import dev.tierlock.archive.ArchiveLimits;
 import dev.tierlock.archive.ArchiveTransactions;
-import dev.tierlock.internal.InstallAccess;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -56,20 +55,6 @@ import org.jspecify.annotations.Nullable;
  * the pulled-extensions lock).
  */
 public final class Installer {
-
-  static {
-    InstallAccess.register(new InstallAccess.Accessor() {
-      @Override
-      public void boundaries(Builder builder, java.util.function.Consumer<String> hook) {
-        builder.boundaries(hook::accept);
-      }
-
-      @Override
-      public dev.tierlock.internal.ConvergeSteps steps(Installer installer) {
-        return new ConvergeWork(installer);
-      }
-    });
-  }
 
   private final Tierlock tierlock;
   private final ExtensionLayout layout;
@@ -580,9 +565,24 @@ public final class Installer {
       return this;
     }
 
-    /** Sets the hook told of every swap boundary (crash tests); by default none. */
-    Builder boundaries(SwapBoundary value) {
-      this.boundaries = Objects.requireNonNull(value, "boundaries");
+    /**
+     * Sets the hook told the name of each crash boundary an install, a removal or a recovery passes
+     * (a test seam, as a ticker is for time; by default none). The boundaries are the points between
+     * two durable steps where a crash must leave a state recovery can finish: {@code journal-written},
+     * {@code staging-filled}, {@code moved-out/<i>}, {@code moved-in/<i>}, {@code manifest-in},
+     * {@code journal-swapped}, {@code commit/journal-deleted}, {@code rollback/discarded/<i>}, {@code
+     * rollback/restored/<i>}, {@code rollback/staging-deleted}, {@code installer/applied} (the change
+     * applied and the catalog saved, before the publish) and {@code installer/published} (the
+     * transaction returned, before the commit). The hook runs on the thread doing the step, with
+     * the step's locks held. A hook that throws fails the step after it, as an I/O failure there
+     * would; a hook that never returns holds the step there (a crash test kills the process).
+     *
+     * @param hook told each boundary's name as it is passed
+     * @return this builder
+     */
+    public Builder boundaries(Consumer<String> hook) {
+      Objects.requireNonNull(hook, "boundaries");
+      this.boundaries = hook::accept;
       return this;
     }
 

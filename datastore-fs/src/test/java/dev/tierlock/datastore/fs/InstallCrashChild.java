@@ -7,7 +7,6 @@ import dev.tierlock.install.ExtensionLayout;
 import dev.tierlock.install.ExtensionRegistries;
 import dev.tierlock.install.InstallRequest;
 import dev.tierlock.install.Installer;
-import dev.tierlock.internal.InstallAccess;
 import dev.tierlock.testkit.TempDirLayout;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
@@ -51,7 +50,7 @@ final class InstallCrashChild {
         .checkout(Path.of(args[2])).build()) {
       Installer.Builder builder = Installer.builder(tierlock, layout(Path.of(args[2])))
           .registry(ExtensionRegistries.directory(Path.of(args[3])));
-      InstallAccess.boundaries(builder, boundary -> {
+      builder.boundaries(boundary -> {
         if (target.equals("record")) {
           System.out.println("boundary " + boundary);
           System.out.flush();

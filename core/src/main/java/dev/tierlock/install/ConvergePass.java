@@ -1,4 +1,4 @@
-package dev.tierlock.converge;
+package dev.tierlock.install;
 
 import dev.tierlock.ExtensionName;
 import dev.tierlock.Lockfile;
@@ -13,20 +13,11 @@ import dev.tierlock.archive.ArchiveLimitException;
 import dev.tierlock.archive.ArchiveMissingException;
 import dev.tierlock.archive.ArchiveRejectedException;
 import dev.tierlock.archive.ArchiveTamperedException;
-import dev.tierlock.install.InstallJournalException;
-import dev.tierlock.install.ManifestMismatchException;
-import dev.tierlock.install.PendingInstall;
-import dev.tierlock.install.PreparedInstall;
-import dev.tierlock.install.RecoveryReport;
-import dev.tierlock.install.RegistryUnavailableException;
-import dev.tierlock.install.UnsafeExtensionException;
-import dev.tierlock.install.VersionConstraint;
-import dev.tierlock.internal.ConvergeSteps;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
-import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -61,7 +52,7 @@ final class ConvergePass {
 
   private final Converger converger;
   private final Tierlock tierlock;
-  private final ConvergeSteps steps;
+  private final ConvergeWork steps;
   private final Instant now;
   private final List<ExtensionName> restored = new ArrayList<>();
   private final List<ExtensionName> removed = new ArrayList<>();
@@ -75,7 +66,7 @@ final class ConvergePass {
   private Map<ExtensionName, ConvergenceState.Record> baselineRecords = Map.of();
   private java.util.Set<String> baselineWarnings = java.util.Set.of();
 
-  ConvergePass(Converger converger, Tierlock tierlock, ConvergeSteps steps) {
+  ConvergePass(Converger converger, Tierlock tierlock, ConvergeWork steps) {
     this.converger = converger;
     this.tierlock = tierlock;
     this.steps = steps;
@@ -212,7 +203,7 @@ final class ConvergePass {
   }
 
   /** The restore rule. */
-  private Step decide(ExtensionName name, LockfileEntry entry, ConvergeSteps.LocalFiles files) {
+  private Step decide(ExtensionName name, LockfileEntry entry, ConvergeWork.LocalFiles files) {
     String identity = identity(entry);
     ConvergenceState.Record record = records.get(name);
     boolean sameEntry = record != null && record.entry().equals(identity);
@@ -268,7 +259,7 @@ final class ConvergePass {
    * recorded then. The last covers a checkout whose layout counts other paths as skills than the
    * installing one did: its digest of the same bytes differs from the entry's for good.
    */
-  static boolean matches(LockfileEntry entry, ConvergeSteps.LocalFiles files, ConvergenceState.@Nullable Record record) {
+  static boolean matches(LockfileEntry entry, ConvergeWork.LocalFiles files, ConvergenceState.@Nullable Record record) {
     Optional<String> filesChecksum = entry.filesChecksum();
     if (filesChecksum.isEmpty() || filesChecksum.equals(files.digest())) {
       return true;
@@ -279,7 +270,7 @@ final class ConvergePass {
 
   private Step planRemoval(ExtensionName name, Lockfile view) {
     ConvergenceState.Record record = records.get(name);
-    ConvergeSteps.LocalFiles files = steps.inspect(name, Optional.empty(), view);
+    ConvergeWork.LocalFiles files = steps.inspect(name, Optional.empty(), view);
     if (files.digest().isEmpty() && files.version().isEmpty()) {
       return Step.FORGET;  // nothing on disk
     }
@@ -370,7 +361,7 @@ final class ConvergePass {
       for (Map.Entry<ExtensionName, PreparedInstall> e : prepared.entrySet()) {
         ExtensionName name = e.getKey();
         LockfileEntry entry = view.entry(name).orElseThrow();
-        ConvergeSteps.LocalFiles now = steps.inspect(name, Optional.of(entry), view);
+        ConvergeWork.LocalFiles now = steps.inspect(name, Optional.of(entry), view);
         if (now.version().equals(Optional.of(e.getValue().version())) && now.missing().isEmpty()
             && (entry.filesChecksum().isEmpty() || entry.filesChecksum().equals(now.digest()))) {
           // recovery, or an install finished meanwhile, put it in place
@@ -420,7 +411,7 @@ final class ConvergePass {
       }
       for (ExtensionName name : restored) {
         LockfileEntry entry = view.entry(name).orElseThrow();
-        ConvergeSteps.LocalFiles after = steps.inspect(name, Optional.of(entry), view);
+        ConvergeWork.LocalFiles after = steps.inspect(name, Optional.of(entry), view);
         records.put(name, new ConvergenceState.Record(identity(entry), entry.checksum().orElse(""),
             after.digest().orElse(null), null, null));
       }

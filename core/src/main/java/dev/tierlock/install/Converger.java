@@ -1,12 +1,7 @@
-package dev.tierlock.converge;
+package dev.tierlock.install;
 
 import dev.tierlock.Tierlock;
 import dev.tierlock.archive.ArchiveLimits;
-import dev.tierlock.install.ExtensionLayout;
-import dev.tierlock.install.Installer;
-import dev.tierlock.install.SafetyAnalyzer;
-import dev.tierlock.internal.ConvergeSteps;
-import dev.tierlock.internal.InstallAccess;
 import dev.tierlock.internal.RequestMeter;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -68,10 +63,6 @@ public final class Converger {
 
   private static final Logger LOG = LoggerFactory.getLogger(Converger.class);
 
-  static {
-    dev.tierlock.internal.ConvergeAccess.register((builder, hook) -> builder.boundaries(hook));
-  }
-
   /** The wait before the first retry of a failed restore. */
   public static final Duration FIRST_RETRY = Duration.ofMinutes(1);
 
@@ -82,7 +73,7 @@ public final class Converger {
   private static final ConcurrentHashMap<Path, InFlight> IN_FLIGHT = new ConcurrentHashMap<>();
 
   private final Tierlock tierlock;
-  private final ConvergeSteps steps;
+  private final ConvergeWork steps;
   private final Clock clock;
   private final RandomGenerator random;
   private final Path stateFile;
@@ -98,9 +89,9 @@ public final class Converger {
       installer.safetyAnalyzer(b.safety);
     }
     if (b.boundaries != null) {
-      InstallAccess.boundaries(installer, b.boundaries);
+      installer.boundaries(b.boundaries);
     }
-    this.steps = InstallAccess.steps(installer.build());
+    this.steps = new ConvergeWork(installer.build());
     this.stateFile = b.tierlock.stateDirectory().resolve(StateCodec.FILE);
     this.base = b.tierlock.datastore().identity() + " namespace " + b.tierlock.namespace();
   }
@@ -360,8 +351,19 @@ public final class Converger {
       return this;
     }
 
-    /** Sets the hook told of every swap boundary (crash tests). */
-    Builder boundaries(java.util.function.Consumer<String> hook) {
+    /**
+     * Sets the hook told the name of each crash boundary the restores and removals of a pass, and
+     * its recovery, pass (a test seam, as a ticker is for time; by default none): the swap and
+     * recovery boundaries {@link Installer.Builder#boundaries} lists, such as {@code
+     * journal-written}, {@code moved-in/0}, {@code manifest-in}, {@code journal-swapped} and {@code
+     * commit/journal-deleted}. The hook runs on the pass's thread while it holds the
+     * pulled-extensions lock. A hook that throws fails the step after it, as an I/O failure there
+     * would (the pass reports it); a hook that never returns holds the pass there.
+     *
+     * @param hook told each boundary's name as it is passed
+     * @return this builder
+     */
+    public Builder boundaries(java.util.function.Consumer<String> hook) {
       this.boundaries = Objects.requireNonNull(hook, "boundaries");
       return this;
     }
