@@ -16,7 +16,7 @@ import java.util.stream.Stream;
 /**
  * What convergence does with the install engine of one checkout: look at an extension's files,
  * restore one entry alone from the tier, swap out the files of one the lockfile no longer has, and
- * recover. Over an installer in converge mode.
+ * recover. Over the install engine in converge mode.
  */
 final class ConvergeWork {
 
@@ -30,21 +30,21 @@ final class ConvergeWork {
    */
   record LocalFiles(Optional<String> version, Optional<String> digest, List<String> missing) {}
 
-  private final Installer installer;
+  private final InstallEngine engine;
 
-  ConvergeWork(Installer installer) {
-    if (!installer.converging()) {
-      throw new IllegalArgumentException("Cannot converge with " + installer + ": it is not in converge mode");
+  ConvergeWork(InstallEngine engine) {
+    if (!engine.converging()) {
+      throw new IllegalArgumentException("Cannot converge with " + engine + ": it is not in converge mode");
     }
-    this.installer = installer;
+    this.engine = engine;
   }
 
   boolean needsRecovery(java.util.Set<String> left) {
-    Path staging = Roots.stagingRoot(installer.layout());
+    Path staging = Roots.stagingRoot(engine.layout());
     if (!Files.isDirectory(staging, LinkOption.NOFOLLOW_LINKS)) {
       return false;
     }
-    java.time.Instant sweepBefore = installer.clock().instant().minus(Recovery.SWEEP_AGE);
+    java.time.Instant sweepBefore = engine.clock().instant().minus(Recovery.SWEEP_AGE);
     try (Stream<Path> entries = Files.list(staging)) {
       for (Path entry : (Iterable<Path>) entries::iterator) {
         if (left.contains(entry.getFileName().toString())) {
@@ -53,7 +53,7 @@ final class ConvergeWork {
         Path journal = entry.resolve(StagingPaths.JOURNAL);
         if (Files.exists(journal, LinkOption.NOFOLLOW_LINKS)) {
           try {
-            if (!installer.owners().isActive(InstallJournalCodec.read(journal).ownerId())) {
+            if (!engine.owners().isActive(InstallJournalCodec.read(journal).ownerId())) {
               return true;  // an install that died: recover it
             }
           } catch (IOException | InstallJournalException e) {
@@ -70,11 +70,11 @@ final class ConvergeWork {
   }
 
   RecoveryReport recover(TransactionContext change) {
-    return installer.recover(change);
+    return engine.recover(change);
   }
 
   LocalFiles inspect(ExtensionName name, Optional<LockfileEntry> entry, Lockfile lockfile) {
-    ExtensionLayout layout = installer.layout();
+    ExtensionLayout layout = engine.layout();
     Path root = Roots.extensionRoot(layout, name);
     Optional<String> version = Optional.empty();
     Path manifest = root.resolve(layout.manifestPath());
@@ -97,7 +97,7 @@ final class ConvergeWork {
     }
     List<String> missing = new ArrayList<>();
     if (entry.isPresent()) {
-      String prefix = relative(installer.checkout(), root) + "/";
+      String prefix = relative(engine.checkout(), root) + "/";
       for (String file : entry.get().files()) {
         if (!file.startsWith(prefix)) {
           continue;  // a skill, a bundle or another tool's path: not this root's
@@ -116,18 +116,18 @@ final class ConvergeWork {
   }
 
   PreparedInstall prepare(ExtensionName name, Lockfile lockfile) {
-    return installer.prepareRestore(name, lockfile);
+    return engine.prepareRestore(name, lockfile);
   }
 
   PendingInstall apply(TransactionContext change, PreparedInstall prepared) {
-    return installer.apply(change, prepared);
+    return engine.apply(change, prepared);
   }
 
   Optional<Runnable> removeFiles(TransactionContext change, ExtensionName name) {
     if (change.entry(name).isPresent()) {
       throw new IllegalStateException("Cannot remove the files of " + name + " during convergence: the lockfile pins it");
     }
-    ExtensionLayout layout = installer.layout();
+    ExtensionLayout layout = engine.layout();
     List<SwapRoot> roots = new ArrayList<>();
     roots.add(new SwapRoot(SwapRoot.Role.EXTENSION, Roots.extensionRoot(layout, name), null));
     for (BundleRoot bundle : layout.bundleRoots(name)) {
@@ -137,9 +137,9 @@ final class ConvergeWork {
       return Optional.empty();
     }
     List<String> nested = NestedRoots.of(layout, name, change.lockfile().names());
-    SwapPlan plan = new SwapPlan(name, installer.newId(), installer.newId(), installer.lockfilePath().toString(),
+    SwapPlan plan = new SwapPlan(name, engine.newId(), engine.newId(), engine.lockfilePath().toString(),
         null, roots, layout.manifestPath(), nested);
-    Swap swap = Swap.stage(plan, layout, installer.owners(), installer.boundaries());
+    Swap swap = Swap.stage(plan, layout, engine.owners(), engine.boundaries());
     swap.swap();
     return Optional.of(swap::commit);
   }

@@ -15,6 +15,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.function.Consumer;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -81,17 +82,9 @@ public final class Converger {
 
   private Converger(Builder b) {
     this.tierlock = b.tierlock;
-    this.clock = b.clock;
+    this.clock = b.settings.clock();
     this.random = b.random;
-    Installer.Builder installer = Installer.builder(b.tierlock, b.layout).clock(b.clock).archiveLimits(b.limits)
-        .convergeMode();
-    if (b.safety != null) {
-      installer.safetyAnalyzer(b.safety);
-    }
-    if (b.boundaries != null) {
-      installer.boundaries(b.boundaries);
-    }
-    this.steps = new ConvergeWork(installer.build());
+    this.steps = new ConvergeWork(InstallEngine.converging(b.tierlock, b.layout, b.settings));
     this.stateFile = b.tierlock.stateDirectory().resolve(StateCodec.FILE);
     this.base = b.tierlock.datastore().identity() + " namespace " + b.tierlock.namespace();
   }
@@ -295,11 +288,8 @@ public final class Converger {
   public static final class Builder {
     private final Tierlock tierlock;
     private final ExtensionLayout layout;
-    private ArchiveLimits limits = ArchiveLimits.DEFAULTS;
-    private @Nullable SafetyAnalyzer safety;
-    private Clock clock = Clock.systemUTC();
+    private EngineSettings settings = EngineSettings.DEFAULTS;
     private RandomGenerator random = new SecureRandom();
-    private java.util.function.@Nullable Consumer<String> boundaries;
 
     private Builder(Tierlock tierlock, ExtensionLayout layout) {
       this.tierlock = Objects.requireNonNull(tierlock, "tierlock");
@@ -313,7 +303,7 @@ public final class Converger {
      * @return this builder
      */
     public Builder archiveLimits(ArchiveLimits value) {
-      this.limits = Objects.requireNonNull(value, "archiveLimits");
+      this.settings = settings.withLimits(value);
       return this;
     }
 
@@ -325,7 +315,7 @@ public final class Converger {
      * @return this builder
      */
     public Builder safetyAnalyzer(SafetyAnalyzer value) {
-      this.safety = Objects.requireNonNull(value, "safetyAnalyzer");
+      this.settings = settings.withSafety(value);
       return this;
     }
 
@@ -336,7 +326,7 @@ public final class Converger {
      * @return this builder
      */
     public Builder clock(Clock value) {
-      this.clock = Objects.requireNonNull(value, "clock");
+      this.settings = settings.withClock(value);
       return this;
     }
 
@@ -363,8 +353,9 @@ public final class Converger {
      * @param hook told each boundary's name as it is passed
      * @return this builder
      */
-    public Builder boundaries(java.util.function.Consumer<String> hook) {
-      this.boundaries = Objects.requireNonNull(hook, "boundaries");
+    public Builder boundaries(Consumer<String> hook) {
+      Objects.requireNonNull(hook, "boundaries");
+      this.settings = settings.withBoundaries(hook::accept);
       return this;
     }
 
