@@ -15,11 +15,11 @@
  *       dev.tierlock.archive.ArchiveLimits}.
  * </ul>
  *
- * <p>Every failure is a {@link dev.tierlock.archive.ArchiveException} (codes {@code archive_limit},
- * {@code archive_rejected}, {@code archive_tampered}, {@code archive_corrupt}, {@code archive_io},
- * {@code archive_timeout}, {@code archive_cancelled}, {@code archive_missing}), an {@link
- * dev.tierlock.archive.InvalidArchiveKeyException} ({@code invalid_archive_key}) or, for datastore
- * calls, a {@link dev.tierlock.spi.DatastoreException}.
+ * <p>Every failure is an {@link dev.tierlock.archive.ArchiveException}, whose stable code says
+ * which case it is ({@code archive_limit}, {@code archive_rejected}, {@code archive_tampered},
+ * {@code archive_corrupt}, {@code archive_io}, {@code archive_timeout}, {@code archive_cancelled},
+ * {@code archive_missing}, {@code invalid_archive_key}), or, for datastore calls, a {@link
+ * dev.tierlock.spi.DatastoreException}.
  */
 @NullMarked
 package dev.tierlock.archive;

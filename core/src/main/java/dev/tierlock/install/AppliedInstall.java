@@ -97,11 +97,11 @@ final class AppliedInstall {
     }
     Optional<String> pinned = current.flatMap(LockfileEntry::checksum);
     if (pinned.isPresent() && !pinned.get().equals(prepared.checksum())) {
-      throw new InstallStaleException(prepared.name().value(), "the lockfile now pins sha256 " + pinned.get()
+      throw InstallBusyException.stale(prepared.name().value(), "the lockfile now pins sha256 " + pinned.get()
           + ", not the " + prepared.checksum() + " it was prepared from");
     }
     if (pinned.isEmpty() && prepared.source() == InstallSource.TIER) {
-      throw new InstallStaleException(prepared.name().value(), "the lockfile no longer pins the tier archive "
+      throw InstallBusyException.stale(prepared.name().value(), "the lockfile no longer pins the tier archive "
           + prepared.checksum() + " it was prepared from");
     }
   }
@@ -163,7 +163,7 @@ final class AppliedInstall {
           pruneEmptyParents(tree, source.getParent());
         }
       } catch (IOException e) {
-        throw new InstallFailedException(name.value(), "cannot move the staged bundle " + bundle.archivePrefix()
+        throw InstallException.failed(name.value(), "cannot move the staged bundle " + bundle.archivePrefix()
             + " out of " + tree + " (" + e.getMessage() + ")", e);
       }
       roots.add(new SwapRoot(SwapRoot.Role.BUNDLE, bundle.live(), moved));
@@ -206,7 +206,7 @@ final class AppliedInstall {
     try {
       FilesDigest.of(extensionRoot, nested, engine.layout()).ifPresent(builder::filesChecksum);
     } catch (IOException e) {
-      throw new InstallFailedException(prepared.name().value(), "cannot digest the installed files under "
+      throw InstallException.failed(prepared.name().value(), "cannot digest the installed files under "
           + extensionRoot + " (" + e.getMessage() + ")", e);
     }
     builder.files(InstalledFiles.list(engine.checkout(), roots, nested));

@@ -7,12 +7,7 @@ import dev.tierlock.LockfileFormatException;
 import dev.tierlock.LockfileRead;
 import dev.tierlock.PendingChange;
 import dev.tierlock.Tierlock;
-import dev.tierlock.archive.ArchiveCancelledException;
-import dev.tierlock.archive.ArchiveCorruptException;
-import dev.tierlock.archive.ArchiveLimitException;
-import dev.tierlock.archive.ArchiveMissingException;
-import dev.tierlock.archive.ArchiveRejectedException;
-import dev.tierlock.archive.ArchiveTamperedException;
+import dev.tierlock.archive.ArchiveException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -286,23 +281,42 @@ final class ConvergePass {
     String identity = identity(view.entry(name).orElseThrow());
     try {
       return Optional.of(steps.prepare(name, view));
-    } catch (ArchiveTamperedException e) {
-      block(name, identity, UnrestorableReason.TAMPERED, e.getMessage());
-    } catch (RegistryUnavailableException | ArchiveMissingException e) {
-      block(name, identity, UnrestorableReason.ARCHIVE_MISSING, e.getMessage());
-    } catch (ArchiveLimitException e) {
-      block(name, identity, UnrestorableReason.LIMIT, e.getMessage());
-    } catch (ArchiveRejectedException | ArchiveCorruptException e) {
-      block(name, identity, UnrestorableReason.REJECTED, e.getMessage());
-    } catch (ManifestMismatchException e) {
-      block(name, identity, UnrestorableReason.MANIFEST_MISMATCH, e.getMessage());
-    } catch (UnsafeExtensionException e) {
-      block(name, identity, UnrestorableReason.UNSAFE, e.getMessage());
-    } catch (ArchiveCancelledException e) {
-      retry(name, identity, e);
-      Thread.currentThread().interrupt();
     } catch (RuntimeException e) {
-      retry(name, identity, e);
+      Optional<UnrestorableReason> reason = unrestorable(e);
+      if (reason.isPresent()) {
+        block(name, identity, reason.get(), e.getMessage());
+      } else {
+        retry(name, identity, e);
+      }
+      if (e instanceof ArchiveException a && a.code().equals(ArchiveException.CANCELLED)) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Returns why a restore that failed with {@code failure} cannot succeed until its entry changes,
+   * or empty when it failed for a passing reason (it is retried).
+   */
+  static Optional<UnrestorableReason> unrestorable(RuntimeException failure) {
+    if (failure instanceof ArchiveException archive) {
+      return switch (archive.code()) {
+        case ArchiveException.TAMPERED -> Optional.of(UnrestorableReason.TAMPERED);
+        case ArchiveException.MISSING -> Optional.of(UnrestorableReason.ARCHIVE_MISSING);
+        case ArchiveException.LIMIT -> Optional.of(UnrestorableReason.LIMIT);
+        case ArchiveException.REJECTED, ArchiveException.CORRUPT -> Optional.of(UnrestorableReason.REJECTED);
+        default -> Optional.empty();
+      };
+    }
+    if (failure instanceof InstallException install) {
+      return switch (install.code()) {
+        // converge mode has no registry: the tier lacks the archive
+        case InstallException.REGISTRY_UNAVAILABLE -> Optional.of(UnrestorableReason.ARCHIVE_MISSING);
+        case InstallException.MANIFEST_MISMATCH -> Optional.of(UnrestorableReason.MANIFEST_MISMATCH);
+        case InstallException.UNSAFE -> Optional.of(UnrestorableReason.UNSAFE);
+        default -> Optional.empty();
+      };
     }
     return Optional.empty();
   }
@@ -347,13 +361,13 @@ final class ConvergePass {
         plan.putAll(again);
       }
       left.clear();
-      for (InstallJournalException judged : recovered.left()) {
-        Path dir = judged.journal().getParent();
+      for (InstallException judged : recovered.left()) {
+        Path dir = judged.journal().map(Path::getParent).orElse(null);
         if (dir != null && dir.getFileName() != null) {
           left.add(dir.getFileName().toString());
         }
       }
-      for (InstallJournalException left : recovered.left()) {
+      for (InstallException left : recovered.left()) {
         ExtensionName name = ExtensionName.of(left.extension());
         view.entry(name).ifPresent(e -> block(name, identity(e), UnrestorableReason.JOURNAL, left.getMessage()));
         prepared.remove(name);
@@ -373,10 +387,12 @@ final class ConvergePass {
         try {
           applied.add(steps.apply(change, e.getValue()));
           restored.add(name);
-        } catch (InstallJournalException failure) {
-          block(name, identity(entry), UnrestorableReason.JOURNAL, failure.getMessage());
         } catch (RuntimeException failure) {
-          retry(name, identity(entry), failure);
+          if (failure instanceof InstallException i && i.code().equals(InstallException.JOURNAL_INVALID)) {
+            block(name, identity(entry), UnrestorableReason.JOURNAL, failure.getMessage());
+          } else {
+            retry(name, identity(entry), failure);
+          }
         }
       }
       for (Map.Entry<ExtensionName, Step> e : plan.entrySet()) {

@@ -56,7 +56,7 @@ final class ConvergeWork {
             if (!engine.owners().isActive(InstallJournalCodec.read(journal).ownerId())) {
               return true;  // an install that died: recover it
             }
-          } catch (IOException | InstallJournalException e) {
+          } catch (IOException | InstallException e) {
             return true;  // recovery judges it, and reports it
           }
         } else if (Files.getLastModifiedTime(entry, LinkOption.NOFOLLOW_LINKS).toInstant().isBefore(sweepBefore)) {
@@ -84,7 +84,10 @@ final class ConvergeWork {
         if (read.name().equals(name)) {
           version = Optional.of(read.version());
         }
-      } catch (ManifestMismatchException e) {
+      } catch (InstallException e) {
+        if (!e.code().equals(InstallException.MANIFEST_MISMATCH)) {
+          throw e;
+        }
         // unreadable: not installed, as far as convergence can tell
       }
     }

@@ -48,7 +48,7 @@ public final class ExtensionManifests {
    *
    * @param file the manifest (a regular file, or a link to one)
    * @return what it says
-   * @throws ManifestMismatchException if the file is missing, unreadable, too large or not a valid
+   * @throws InstallException ({@code install_manifest_mismatch}) if the file is missing, unreadable, too large or not a valid
    *     manifest; the message names the file and, when known, the extension
    */
   public static ExtensionManifest readJson(Path file) {
@@ -68,21 +68,21 @@ public final class ExtensionManifests {
   private static byte[] read(Path file) {
     if (!Files.isRegularFile(file)) {
       String what = Files.exists(file, LinkOption.NOFOLLOW_LINKS) ? "is not a regular file" : "does not exist";
-      throw new ManifestMismatchException(UNKNOWN, "manifest " + file + " " + what);
+      throw InstallException.manifestMismatch(UNKNOWN, "manifest " + file + " " + what, null);
     }
     try (InputStream in = Files.newInputStream(file)) {
       byte[] bytes = in.readNBytes(MAX_BYTES + 1);
       if (bytes.length > MAX_BYTES) {
-        throw new ManifestMismatchException(UNKNOWN, "manifest " + file + " is larger than " + MAX_BYTES + " bytes");
+        throw InstallException.manifestMismatch(UNKNOWN, "manifest " + file + " is larger than " + MAX_BYTES + " bytes", null);
       }
       return bytes;
     } catch (IOException e) {
-      throw keeping(e, new ManifestMismatchException(UNKNOWN, "manifest " + file + " cannot be read: " + e));
+      throw keeping(e, InstallException.manifestMismatch(UNKNOWN, "manifest " + file + " cannot be read: " + e, null));
     }
   }
 
   /** Keeps {@code cause} with {@code failure} (whose type takes no cause) as a suppressed exception. */
-  private static ManifestMismatchException keeping(Exception cause, ManifestMismatchException failure) {
+  private static InstallException keeping(Exception cause, InstallException failure) {
     failure.addSuppressed(cause);
     return failure;
   }
@@ -171,8 +171,8 @@ public final class ExtensionManifests {
       return parser.getText();
     }
 
-    ManifestMismatchException refuse(String reason) {
-      return new ManifestMismatchException(name == null ? UNKNOWN : name, "manifest " + file + " " + reason);
+    InstallException refuse(String reason) {
+      return InstallException.manifestMismatch(name == null ? UNKNOWN : name, "manifest " + file + " " + reason, null);
     }
 
     private static String type(@Nullable JsonToken token) {

@@ -35,8 +35,8 @@ public final class ExtensionRegistries {
    * version is not such a version, or not a plain file name, are ignored. Anything else (hyphen
    * ranges, commas, tags other than {@code latest}) is refused.
    *
-   * <p><b>Failures.</b> {@link RegistryNotFoundException} when no file matches; {@link
-   * RegistryUnavailableException} when the directory is missing, a file cannot be read or a checksum
+   * <p><b>Failures.</b> {@link InstallException} {@code registry_not_found} when no file matches;
+   * {@code registry_unavailable} when the directory is missing, a file cannot be read or a checksum
    * file is malformed; {@link IllegalArgumentException} for a range outside the subset.
    *
    * <p>The registry only reads; it is thread-safe, and has no deadline of its own (the file system's).

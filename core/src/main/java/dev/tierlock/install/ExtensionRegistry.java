@@ -19,8 +19,8 @@ public interface ExtensionRegistry {
    * @param name the extension
    * @param constraint the versions acceptable
    * @return the release, with the checksum the registry states, if any
-   * @throws RegistryNotFoundException if no release matches
-   * @throws RegistryUnavailableException if the registry cannot answer now
+   * @throws InstallException {@link InstallException#registryNotFound} if no release matches, {@link
+   *     InstallException#registryUnavailable} if the registry cannot answer now
    */
   RegistryRelease resolve(ExtensionName name, VersionConstraint constraint);
 
@@ -30,8 +30,8 @@ public interface ExtensionRegistry {
    *
    * @param release a release this registry resolved
    * @return the archive's bytes, to read once and close
-   * @throws RegistryNotFoundException if the release has no archive
-   * @throws RegistryUnavailableException if the registry cannot serve it now (a stream that breaks
+   * @throws InstallException {@link InstallException#registryNotFound} if the release has no archive,
+   *     {@link InstallException#registryUnavailable} if the registry cannot serve it now (a stream that breaks
    *     mid-read may throw {@link java.io.UncheckedIOException}, which is treated the same)
    */
   InputStream open(RegistryRelease release);

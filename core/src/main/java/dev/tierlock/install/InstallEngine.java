@@ -262,15 +262,15 @@ final class InstallEngine {
         InstallJournal read;
         try {
           read = InstallJournalCodec.read(journal);
-        } catch (IOException | InstallJournalException e) {
+        } catch (IOException | InstallException e) {
           continue;  // recovery judged it (and refused it, when it could not)
         }
         if (read.extension().equals(name) && owners.isActive(read.ownerId())) {
-          throw new InstallBusyException(name.value(), journal);
+          throw InstallBusyException.inFlight(name.value(), journal);
         }
       }
     } catch (IOException e) {
-      throw new InstallFailedException(name.value(), "cannot list the staging " + staging + " (" + e.getMessage() + ")",
+      throw InstallException.failed(name.value(), "cannot list the staging " + staging + " (" + e.getMessage() + ")",
           e);
     }
   }

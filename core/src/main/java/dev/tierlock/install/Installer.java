@@ -76,10 +76,10 @@ public final class Installer {
    *
    * @param request what to install
    * @return the extension and the dependencies it needs, staged; close it if it is not applied
-   * @throws RegistryNotFoundException if the registry has no such release
-   * @throws RegistryUnavailableException if the registry is needed and unreachable (or absent)
-   * @throws ManifestMismatchException if the archive is another extension or version
-   * @throws UnsafeExtensionException if the safety analysis refused it
+   * @throws InstallException ({@code registry_not_found}) if the registry has no such release
+   * @throws InstallException ({@code registry_unavailable}) if the registry is needed and unreachable (or absent)
+   * @throws InstallException ({@code install_manifest_mismatch}) if the archive is another extension or version
+   * @throws InstallException ({@code install_unsafe}) if the safety analysis refused it
    * @throws dev.tierlock.archive.ArchiveException if the archive is tampered, over a cap or hostile
    * @throws dev.tierlock.TierlockException as {@link Tierlock#snapshot()} does
    */
@@ -100,11 +100,11 @@ public final class Installer {
    *     returned (see {@link PendingInstall})
    * @throws IllegalStateException if {@code tx} does not hold the pulled-extensions lock, or
    *     {@code prepared} was applied or closed already, or (converge mode) the apply would record it
-   * @throws InstallJournalException if an interrupted install of one of these extensions cannot be
+   * @throws InstallException ({@code install_journal_invalid}) if an interrupted install of one of these extensions cannot be
    *     judged (it is left for an operator)
-   * @throws InstallStaleException if a restore was prepared from a pin the lockfile no longer holds
+   * @throws InstallBusyException ({@code install_stale}) if a restore was prepared from a pin the lockfile no longer holds
    * @throws InstallBusyException if another install of one of them is in flight
-   * @throws InstallFailedException if a swap step failed (undone)
+   * @throws InstallException ({@code install_failed}) if a swap step failed (undone)
    * @throws dev.tierlock.TierlockException if storing an archive failed (swaps undone)
    */
   public PendingInstall apply(TransactionContext tx, PreparedInstall prepared) {
@@ -128,7 +128,10 @@ public final class Installer {
     Objects.requireNonNull(catalog, "catalog");
     try {
       return installOnce(request, catalog);
-    } catch (InstallStaleException stale) {
+    } catch (InstallBusyException stale) {
+      if (!stale.code().equals(InstallException.STALE)) {
+        throw stale;
+      }
       // a peer changed the pin between the prepare and the locks: prepare again, once
       return installOnce(request, catalog);
     }
@@ -190,8 +193,8 @@ public final class Installer {
    * @return how the transaction ended ({@link dev.tierlock.TransactionStatus#NO_CHANGE} when neither
    *     an entry nor files existed)
    * @throws IllegalStateException in converge mode (it writes the lockfile)
-   * @throws InstallJournalException if an interrupted install of it cannot be judged
-   * @throws InstallFailedException if the files could not be moved away (put back)
+   * @throws InstallException ({@code install_journal_invalid}) if an interrupted install of it cannot be judged
+   * @throws InstallException ({@code install_failed}) if the files could not be moved away (put back)
    */
   public TransactionResult remove(ExtensionName name, Catalog catalog) {
     Objects.requireNonNull(catalog, "catalog");

@@ -62,9 +62,10 @@ final class PinnedRun {
     Step step;
     try {
       step = install(name, entry, lockfile);
-    } catch (InstallStaleException stale) {
+    } catch (InstallBusyException stale) {
       // a peer changed the entry between the read and the locks: run it again, once, as it is now
-      Optional<Lockfile> fresh = retry ? reread(stale) : Optional.empty();
+      Optional<Lockfile> fresh = retry && stale.code().equals(InstallException.STALE) ? reread(stale)
+          : Optional.empty();
       if (fresh.isPresent() && fresh.get().entry(name).isPresent()) {
         return entry(name, fresh.get(), false);
       }
@@ -115,12 +116,12 @@ final class PinnedRun {
   private static void requireUnchanged(TransactionContext tx, ExtensionName name, LockfileEntry read) {
     Optional<LockfileEntry> now = tx.entry(name);
     if (!now.equals(Optional.of(read))) {
-      throw new InstallStaleException(name.value(), now.isEmpty() ? "the lockfile no longer has the entry it was"
+      throw InstallBusyException.stale(name.value(), now.isEmpty() ? "the lockfile no longer has the entry it was"
           + " prepared from" : "the lockfile's entry changed since it was read");
     }
   }
 
-  private Optional<Lockfile> reread(InstallStaleException stale) {
+  private Optional<Lockfile> reread(InstallException stale) {
     try {
       return Optional.of(snapshots.get());
     } catch (RuntimeException e) {

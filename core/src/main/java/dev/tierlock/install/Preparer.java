@@ -3,11 +3,10 @@ package dev.tierlock.install;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.Lockfile;
 import dev.tierlock.LockfileEntry;
+import dev.tierlock.archive.ArchiveException;
 import dev.tierlock.archive.ArchiveFile;
 import dev.tierlock.archive.ArchiveLimit;
-import dev.tierlock.archive.ArchiveLimitException;
 import dev.tierlock.archive.ArchiveLimits;
-import dev.tierlock.archive.ArchiveTamperedException;
 import dev.tierlock.archive.ArchiveTransactions;
 import dev.tierlock.archive.ExtensionArchiveKey;
 import dev.tierlock.archive.TarGzReader;
@@ -101,15 +100,15 @@ final class Preparer {
    * Prepares {@code request} against {@code lockfile} (the shared lockfile as read now, no lock held).
    *
    * @return the staged extension and its dependencies; close it to discard them
-   * @throws RegistryUnavailableException if the registry is needed and is offline, fails, breaks
+   * @throws InstallException ({@code registry_unavailable}) if the registry is needed and is offline, fails, breaks
    *     mid-stream, or none is configured
-   * @throws RegistryNotFoundException if the registry has no matching release
-   * @throws ManifestMismatchException if the archive's manifest is missing, unreadable, names another
+   * @throws InstallException ({@code registry_not_found}) if the registry has no matching release
+   * @throws InstallException ({@code install_manifest_mismatch}) if the archive's manifest is missing, unreadable, names another
    *     extension, or (for an exact pin or a restore) another version
-   * @throws UnsafeExtensionException if the safety analysis refuses the staged files
-   * @throws InstallFailedException if the staging cannot be written, or the dependencies nest deeper
+   * @throws InstallException ({@code install_unsafe}) if the safety analysis refuses the staged files
+   * @throws InstallException ({@code install_failed}) if the staging cannot be written, or the dependencies nest deeper
    *     than {@value #MAX_DEPTH}
-   * @throws ArchiveTamperedException if the bytes do not match the checksum the tier's key, the
+   * @throws ArchiveException ({@code archive_tampered}) if the bytes do not match the checksum the tier's key, the
    *     lockfile entry or the registry states
    * @throws dev.tierlock.archive.ArchiveException if the archive is over a cap, hostile or corrupt
    * @throws dev.tierlock.spi.DatastoreException if reading the tier fails
@@ -178,7 +177,7 @@ final class Preparer {
         List<ExtensionName> path = new ArrayList<>(chain);
         path.add(dep);
         if (chain.size() > MAX_DEPTH) {
-          throw new InstallFailedException(name.value(), "its dependencies nest deeper than " + MAX_DEPTH + " levels: "
+          throw InstallException.failed(name.value(), "its dependencies nest deeper than " + MAX_DEPTH + " levels: "
               + String.join(" -> ", path.stream().map(ExtensionName::value).toList()), null);
         }
         // its own request: a restore when the lockfile has it, else the manifest's constraint; only
@@ -231,9 +230,9 @@ final class Preparer {
         Files.createDirectories(root);
         Files.createDirectory(directory);
       } catch (FileAlreadyExistsException e) {
-        throw new InstallFailedException(name.value(), "its staging directory " + directory + " already exists", e);
+        throw InstallException.failed(name.value(), "its staging directory " + directory + " already exists", e);
       } catch (IOException e) {
-        throw new InstallFailedException(name.value(), "cannot create its staging directory " + directory + ": " + e, e);
+        throw InstallException.failed(name.value(), "cannot create its staging directory " + directory + ": " + e, e);
       }
       directories.add(directory);
       return directory;
@@ -258,10 +257,10 @@ final class Preparer {
         Download download = download(source, name, exactly(name, version), directory);
         String where = "the registry's " + name + "@" + download.release().version();
         if (!download.sha256().equals(key.sha256())) {
-          throw new ArchiveTamperedException(key, download.sha256(), "restore", where);
+          throw ArchiveException.tampered(key, download.sha256(), "restore", where);
         }
         if (download.release().checksum().isEmpty()) {
-          throw new ArchiveTamperedException(key, download.sha256(), "restore", where
+          throw ArchiveException.tampered(key, download.sha256(), "restore", where
               + " (the registry stated no checksum for them, and a pinned archive is restored only from stated,"
               + " matching bytes)");
         }
@@ -293,7 +292,7 @@ final class Preparer {
 
     private ExtensionRegistry requireRegistry(ExtensionName name, String why) {
       if (registry == null) {
-        throw new RegistryUnavailableException(name.value(), "no registry is configured and " + why, null);
+        throw InstallException.registryUnavailable(name.value(), "no registry is configured and " + why, null);
       }
       return registry;
     }
@@ -303,7 +302,7 @@ final class Preparer {
         return VersionConstraint.exactly(version);
       } catch (IllegalArgumentException e) {
         // a version the registry cannot be asked for exactly: nothing can match it
-        RegistryNotFoundException failure = new RegistryNotFoundException(name.value(), version);
+        InstallException failure = InstallException.registryNotFound(name.value(), version);
         failure.addSuppressed(e);
         throw failure;
       }
@@ -311,16 +310,16 @@ final class Preparer {
 
     private ExtensionManifest manifest(ExtensionName name, Path file, Optional<String> expectedVersion) {
       if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
-        throw new ManifestMismatchException(name.value(), "the archive has no manifest at " + layout.manifestPath());
+        throw InstallException.manifestMismatch(name.value(), "the archive has no manifest at " + layout.manifestPath(), null);
       }
       ExtensionManifest manifest = layout.readManifest(file);
       if (!manifest.name().equals(name)) {
-        throw new ManifestMismatchException(name.value(), "the archive's manifest names " + manifest.name()
-            + ", not " + name);
+        throw InstallException.manifestMismatch(name.value(), "the archive's manifest names " + manifest.name()
+            + ", not " + name, null);
       }
       if (expectedVersion.isPresent() && !manifest.version().equals(expectedVersion.get())) {
-        throw new ManifestMismatchException(name.value(), "the archive's manifest has version " + manifest.version()
-            + ", not " + expectedVersion.get());
+        throw InstallException.manifestMismatch(name.value(), "the archive's manifest has version " + manifest.version()
+            + ", not " + expectedVersion.get(), null);
       }
       return manifest;
     }
@@ -341,7 +340,10 @@ final class Preparer {
       try {
         ExtensionManifest manifest = layout.readManifest(live);
         return manifest.name().equals(name) && manifest.version().equals(entry.get().version());
-      } catch (ManifestMismatchException e) {
+      } catch (InstallException e) {
+        if (!e.code().equals(InstallException.MANIFEST_MISMATCH)) {
+          throw e;
+        }
         return false; // an unreadable live manifest is not satisfied: prepare it again
       }
     }
@@ -375,18 +377,18 @@ final class Preparer {
    * Downloads the release {@code source} resolves {@code constraint} to into {@code directory}
    * (which exists), within the compressed cap, hashing it while it is copied.
    *
-   * @throws ArchiveTamperedException if the registry stated a checksum the bytes do not match
-   * @throws RegistryNotFoundException if no release matches
-   * @throws RegistryUnavailableException if the registry fails or the stream breaks
-   * @throws ArchiveLimitException if the archive is over the compressed cap
-   * @throws InstallFailedException if the temp file cannot be written
+   * @throws ArchiveException ({@code archive_tampered}) if the registry stated a checksum the bytes do not match
+   * @throws InstallException ({@code registry_not_found}) if no release matches
+   * @throws InstallException ({@code registry_unavailable}) if the registry fails or the stream breaks
+   * @throws ArchiveException ({@code archive_limit}) if the archive is over the compressed cap
+   * @throws InstallException ({@code install_failed}) if the temp file cannot be written
    */
   Download download(ExtensionRegistry source, ExtensionName name, VersionConstraint constraint, Path directory) {
     RegistryRelease release;
     try {
       release = source.resolve(name, constraint);
     } catch (UncheckedIOException e) {
-      throw new RegistryUnavailableException(name.value(), "resolving " + constraint + " failed: " + e.getMessage(), e);
+      throw InstallException.registryUnavailable(name.value(), "resolving " + constraint + " failed: " + e.getMessage(), e);
     }
     String what = name + "@" + release.version();
     Path file = directory.resolve(DOWNLOAD);
@@ -398,7 +400,7 @@ final class Preparer {
       for (int n = read(in, buffer, name, what); n >= 0; n = read(in, buffer, name, what)) {
         copied += n;
         if (copied > limits.maxCompressedBytes()) {
-          throw new ArchiveLimitException(what + " from the registry", ArchiveLimit.COMPRESSED_BYTES,
+          throw ArchiveException.limit(what + " from the registry", ArchiveLimit.COMPRESSED_BYTES,
               limits.maxCompressedBytes(), copied);
         }
         sha256.update(buffer, 0, n);
@@ -406,12 +408,12 @@ final class Preparer {
       }
     } catch (IOException | UncheckedIOException e) {
       // the stream's close, or the temp file's write or close
-      throw new InstallFailedException(name.value(), "cannot download " + what + " into " + file + ": " + e, e);
+      throw InstallException.failed(name.value(), "cannot download " + what + " into " + file + ": " + e, e);
     }
     String digest = HexFormat.of().formatHex(sha256.digest());
     Optional<String> stated = release.checksum();
     if (stated.isPresent() && !stated.get().equals(digest)) {
-      throw new ArchiveTamperedException(ExtensionArchiveKey.of(name, stated.get()), digest, "download",
+      throw ArchiveException.tampered(ExtensionArchiveKey.of(name, stated.get()), digest, "download",
           "the registry's " + what);
     }
     return new Download(release, file, digest);
@@ -421,7 +423,7 @@ final class Preparer {
     try {
       return Objects.requireNonNull(source.open(release), "the registry opened no stream");
     } catch (UncheckedIOException e) {
-      throw new RegistryUnavailableException(release.name().value(), "opening " + what + " failed: " + e.getMessage(),
+      throw InstallException.registryUnavailable(release.name().value(), "opening " + what + " failed: " + e.getMessage(),
           e);
     }
   }
@@ -430,7 +432,7 @@ final class Preparer {
     try {
       return in.read(buffer);
     } catch (IOException | UncheckedIOException e) {
-      throw new RegistryUnavailableException(name.value(), "the download of " + what + " broke: " + e.getMessage(), e);
+      throw InstallException.registryUnavailable(name.value(), "the download of " + what + " broke: " + e.getMessage(), e);
     }
   }
 

@@ -56,9 +56,10 @@ class ExtensionManifestsTest {
     Path file = write(json);
 
     assertThatThrownBy(() -> ExtensionManifests.readJson(file))
-        .isInstanceOf(ManifestMismatchException.class)
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.MANIFEST_MISMATCH))
         .hasMessage("Cannot install " + extension + ": manifest " + file + " " + reason)
-        .extracting(e -> ((ManifestMismatchException) e).code()).isEqualTo("install_manifest_mismatch");
+        .extracting(e -> ((InstallException) e).code()).isEqualTo("install_manifest_mismatch");
   }
 
   @Test
@@ -67,11 +68,13 @@ class ExtensionManifestsTest {
     Path broken = write("{\"name\": \"@a/b\", ");
 
     assertThatThrownBy(() -> ExtensionManifests.readJson(duplicate))
-        .isInstanceOf(ManifestMismatchException.class)
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.MANIFEST_MISMATCH))
         .hasMessageStartingWith("Cannot install @a/b: manifest " + duplicate + " is not valid JSON: Duplicate field"
             + " 'version'");
     assertThatThrownBy(() -> ExtensionManifests.readJson(broken))
-        .isInstanceOf(ManifestMismatchException.class)
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.MANIFEST_MISMATCH))
         .hasMessageStartingWith("Cannot install @a/b: manifest " + broken + " is not valid JSON: ");
   }
 
@@ -82,10 +85,12 @@ class ExtensionManifestsTest {
         + "\"}");
 
     assertThatThrownBy(() -> ExtensionManifests.readJson(missing))
-        .isInstanceOf(ManifestMismatchException.class)
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.MANIFEST_MISMATCH))
         .hasMessage("Cannot install (unknown extension): manifest " + missing + " does not exist");
     assertThatThrownBy(() -> ExtensionManifests.readJson(large))
-        .isInstanceOf(ManifestMismatchException.class)
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.MANIFEST_MISMATCH))
         .hasMessage("Cannot install (unknown extension): manifest " + large + " is larger than 1048576 bytes");
   }
 

@@ -3,9 +3,8 @@ package dev.tierlock.testkit;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.install.ExtensionRegistries;
 import dev.tierlock.install.ExtensionRegistry;
-import dev.tierlock.install.RegistryNotFoundException;
+import dev.tierlock.install.InstallException;
 import dev.tierlock.install.RegistryRelease;
-import dev.tierlock.install.RegistryUnavailableException;
 import dev.tierlock.install.VersionConstraint;
 import dev.tierlock.internal.VersionSelector;
 import java.io.ByteArrayInputStream;
@@ -32,7 +31,7 @@ import org.jspecify.annotations.Nullable;
  * <pre>{@code
  * FakeRegistry registry = FakeRegistry.create();
  * registry.publish("@acme/tool", "1.2.0", TestArchives.extension("@acme/tool", "1.2.0").build());
- * registry.offline();                 // every call now throws RegistryUnavailableException
+ * registry.offline();                 // every call now throws InstallException registry_unavailable
  * assertThat(registry.resolveCalls()).isZero();
  * }</pre>
  *
@@ -135,8 +134,8 @@ public final class FakeRegistry implements ExtensionRegistry {
   }
 
   /**
-   * Takes the registry offline: every {@link #resolve} and {@link #open} throws {@link
-   * RegistryUnavailableException} (still counted) until {@link #online()}.
+   * Takes the registry offline: every {@link #resolve} and {@link #open} throws an {@link
+   * InstallException} {@code registry_unavailable} (still counted) until {@link #online()}.
    *
    * @return this registry
    */
@@ -156,7 +155,7 @@ public final class FakeRegistry implements ExtensionRegistry {
   }
 
   /**
-   * Makes the next {@link #open} throw {@link RegistryUnavailableException}; later ones succeed.
+   * Makes the next {@link #open} throw {@link InstallException} ({@code registry_unavailable}); later ones succeed.
    *
    * @return this registry
    */
@@ -213,8 +212,8 @@ public final class FakeRegistry implements ExtensionRegistry {
    * latest}, {@code locked} and {@code *} to the highest release, a range to the highest version it
    * accepts.
    *
-   * @throws RegistryNotFoundException if no published release matches
-   * @throws RegistryUnavailableException if the registry is offline
+   * @throws InstallException ({@code registry_not_found}) if no published release matches
+   * @throws InstallException ({@code registry_unavailable}) if the registry is offline
    * @throws IllegalArgumentException if the range is not one the directory registry supports
    */
   @Override
@@ -232,7 +231,7 @@ public final class FakeRegistry implements ExtensionRegistry {
           .or(() -> VersionSelector.highest(constraint.isLocked() ? VersionConstraint.LATEST.text() : constraint.text(),
               versions.keySet()))
           .filter(versions::containsKey)
-          .orElseThrow(() -> new RegistryNotFoundException(name.value(), constraint.text()));
+          .orElseThrow(() -> InstallException.registryNotFound(name.value(), constraint.text()));
       return new RegistryRelease(name, version, versions.get(version).stated(), Optional.empty());
     }
   }
@@ -240,8 +239,8 @@ public final class FakeRegistry implements ExtensionRegistry {
   /**
    * Opens the archive of {@code release} (the bytes published, whatever checksum it states).
    *
-   * @throws RegistryNotFoundException if no such release was published
-   * @throws RegistryUnavailableException if the registry is offline or {@link #failNextOpen} was called
+   * @throws InstallException ({@code registry_not_found}) if no such release was published
+   * @throws InstallException ({@code registry_unavailable}) if the registry is offline or {@link #failNextOpen} was called
    */
   @Override
   public InputStream open(RegistryRelease release) {
@@ -254,7 +253,7 @@ public final class FakeRegistry implements ExtensionRegistry {
       }
       if (failNextOpen) {
         failNextOpen = false;
-        throw new RegistryUnavailableException(release.name().value(), "the open of " + release.version()
+        throw InstallException.registryUnavailable(release.name().value(), "the open of " + release.version()
             + " failed (FakeRegistry.failNextOpen)", null);
       }
       if (reader != null) {
@@ -262,7 +261,7 @@ public final class FakeRegistry implements ExtensionRegistry {
       } else {
         Release found = releases.getOrDefault(release.name(), Map.of()).get(release.version());
         if (found == null) {
-          throw new RegistryNotFoundException(release.name().value(), release.version());
+          throw InstallException.registryNotFound(release.name().value(), release.version());
         }
         in = new ByteArrayInputStream(found.bytes());
       }
@@ -316,8 +315,8 @@ public final class FakeRegistry implements ExtensionRegistry {
     }
   }
 
-  private static RegistryUnavailableException offlineFailure(ExtensionName name) {
-    return new RegistryUnavailableException(name.value(), "the registry is offline (FakeRegistry.offline)", null);
+  private static InstallException offlineFailure(ExtensionName name) {
+    return InstallException.registryUnavailable(name.value(), "the registry is offline (FakeRegistry.offline)", null);
   }
 
   /** A release's stream: counts its close, and breaks where {@link #breakNextStream} said. */

@@ -70,6 +70,9 @@ final class InstallCrashChild {
           try {
             installer.install(InstallRequest.parse(step.substring("install:".length())), Catalog.NONE);
           } catch (dev.tierlock.install.InstallBusyException e) {
+            if (!e.code().equals(dev.tierlock.install.InstallException.BUSY)) {
+              throw e;
+            }
             System.out.println("busy");
             System.out.flush();
             return;
