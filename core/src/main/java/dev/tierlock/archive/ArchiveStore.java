@@ -1,14 +1,18 @@
 package dev.tierlock.archive;
 
+import dev.tierlock.Namespace;
+import dev.tierlock.spi.Datastore;
 import java.io.InputStream;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
 
 /**
  * The archives of the config tier, addressed by {@link ExtensionArchiveKey}: the lockfile says
  * which extension bytes a checkout needs, this store holds the bytes, verified by SHA-256 on every
- * read and every store. Built by {@link ArchiveStores}.
+ * read and every store. A checkout's own store is {@link ArchiveTransactions#store()}; {@link #over}
+ * makes one over any datastore.
  *
  * <p><b>Order with the lockfile.</b> A writer stores an archive <em>before</em> it publishes a
  * lockfile that references it (the lockfile must never pin bytes the tier lacks), and deletes a
@@ -25,6 +29,26 @@ import java.util.Optional;
  * processes, each with its own cache.
  */
 public interface ArchiveStore {
+
+  /**
+   * Returns a store over {@code datastore}, keyed under {@code namespace} ({@code
+   * <ns>/config/pulled-archives/<name>/<sha256>.tar.gz}), caching verified archives under {@code
+   * cacheRoot} laid out like the tier ({@link dev.tierlock.Namespace#localPath}): for archives
+   * outside a checkout, such as a tool that backfills a tier or an operator's clean-up, and for the
+   * testkit's contract of any datastore. A checkout's own store, behind its precondition
+   * self-check, is {@code ArchiveTransactions.of(tierlock).store()}.
+   *
+   * @param datastore the shared datastore; not closed by the store
+   * @param namespace the namespace the checkout shares the datastore under, applied once
+   * @param cacheRoot the checkout's local cache of the tier; created on first use
+   * @param limits the caps; {@link ArchiveLimits#DEFAULTS} unless the operator changed them
+   * @param clock the clock read deadlines are measured on
+   * @return a thread-safe store
+   */
+  static ArchiveStore over(Datastore datastore, Namespace namespace, Path cacheRoot, ArchiveLimits limits,
+      Clock clock) {
+    return new DatastoreArchiveStore(datastore, namespace, cacheRoot, limits, clock);
+  }
 
   /** The whole-read deadline {@link #read(ExtensionArchiveKey)} uses: 5 minutes. */
   Duration DEFAULT_READ_TIMEOUT = Duration.ofMinutes(5);

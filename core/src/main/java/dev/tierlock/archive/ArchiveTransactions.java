@@ -142,6 +142,30 @@ public final class ArchiveTransactions {
   }
 
   /**
+   * Extracts the local archive {@code archive} into {@code staging}, within this instance's caps,
+   * in one streaming pass: for an archive this checkout fetched itself, such as a registry's
+   * download (an archive the lockfile pins is restored with {@link #restore}). It reads nothing from
+   * the datastore and checks no digest. The whole archive is refused when an entry is hostile or
+   * unsupported: a name that is empty, absolute, holds {@code ..}, a backslash or a control
+   * character, or is not UTF-8; a link that escapes the root, directly or through other links; an
+   * entry under a link or a file; a hard link to anything but an earlier regular file; a device, a
+   * FIFO, a sparse entry; a duplicate path. Bytes are counted as gzip yields them, never as headers
+   * claim, and trailing data is refused. Extraction never follows a link and creates symbolic links
+   * last, once every check has passed; permission bits are kept where the filesystem has them.
+   *
+   * @param archive the {@code .tar.gz} file; read once, not modified; it names the archive in errors
+   * @param staging where to extract: a directory that does not exist (its parent must) or is empty
+   * @return the entries written
+   * @throws ArchiveException {@code archive_rejected}, {@code archive_limit} or {@code
+   *     archive_corrupt} if the archive is refused, {@code archive_io} if a read or write fails,
+   *     {@code archive_cancelled} if the thread was interrupted; in every case nothing written is left
+   *     behind
+   */
+  public ArchiveListing extract(Path archive, Path staging) {
+    return reader.extract(archive, staging);
+  }
+
+  /**
    * Installs or updates an extension in the running transaction: writes the archive to the tier
    * create-only (after hashing its staged copy again), then sets the name's entry to {@code entry}
    * with {@code checksum} set to the archive's SHA-256; when the entry it replaces pinned another

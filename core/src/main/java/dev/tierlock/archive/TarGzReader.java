@@ -38,7 +38,7 @@ import java.nio.file.Path;
  *
  * <p>Immutable and thread-safe; each call is independent.
  */
-public final class TarGzReader {
+final class TarGzReader {
 
   private final ArchiveLimits limits;
 
@@ -51,12 +51,12 @@ public final class TarGzReader {
    *
    * @param limits the caps the reader applies
    */
-  public static TarGzReader of(ArchiveLimits limits) {
+  static TarGzReader of(ArchiveLimits limits) {
     return new TarGzReader(limits);
   }
 
   /** {@return the limits this reader applies} */
-  public ArchiveLimits limits() {
+  ArchiveLimits limits() {
     return limits;
   }
 
@@ -67,7 +67,7 @@ public final class TarGzReader {
    * @return the accepted entries
    * @throws ArchiveException if the archive is refused or cannot be read
    */
-  public ArchiveListing list(Path archive) {
+  ArchiveListing list(Path archive) {
     String source = archive.toString();
     try (InputStream in = open(archive, source)) {
       return new TarGzPass(source, limits).run(in, EntrySink.NONE);
@@ -84,7 +84,7 @@ public final class TarGzReader {
    * @return the accepted entries
    * @throws ArchiveException if the archive is refused or {@code in} fails
    */
-  public ArchiveListing list(InputStream in, String source) {
+  ArchiveListing list(InputStream in, String source) {
     return new TarGzPass(source, limits).run(in, EntrySink.NONE);
   }
 
@@ -98,7 +98,7 @@ public final class TarGzReader {
    * @throws ArchiveException if the archive is refused or a read or write fails; nothing written
    *     is left behind
    */
-  public ArchiveListing extract(Path archive, Path staging) {
+  ArchiveListing extract(Path archive, Path staging) {
     String source = archive.toString();
     try (InputStream in = open(archive, source)) {
       return extract(in, source, staging);
@@ -118,7 +118,7 @@ public final class TarGzReader {
    * @throws ArchiveException if the archive is refused or a read or write fails; nothing written
    *     is left behind
    */
-  public ArchiveListing extract(InputStream in, String source, Path staging) {
+  ArchiveListing extract(InputStream in, String source, Path staging) {
     StagingWriter writer = StagingWriter.open(staging, source);
     try {
       return new TarGzPass(source, limits).run(in, writer);

@@ -16,7 +16,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A registry over a directory ({@link ExtensionRegistries#directory}): {@code
+ * A registry over a directory ({@link ExtensionRegistry#directory}): {@code
  * <dir>/<scope>/<name>[/<more>]/<version>.tar.gz}, each with an optional {@code
  * <version>.tar.gz.sha256} beside it. Reads only; stateless and thread-safe.
  */

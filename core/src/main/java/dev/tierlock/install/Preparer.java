@@ -9,7 +9,6 @@ import dev.tierlock.archive.ArchiveLimit;
 import dev.tierlock.archive.ArchiveLimits;
 import dev.tierlock.archive.ArchiveTransactions;
 import dev.tierlock.archive.ExtensionArchiveKey;
-import dev.tierlock.archive.TarGzReader;
 import dev.tierlock.archive.VerifiedArchive;
 import java.io.IOException;
 import java.io.InputStream;
@@ -72,7 +71,6 @@ final class Preparer {
   private final @Nullable SafetyAnalyzer safety;
   private final ArchiveTransactions archives;
   private final ArchiveLimits limits;
-  private final TarGzReader reader;
   private final Supplier<String> ids;
 
   /**
@@ -92,7 +90,6 @@ final class Preparer {
     this.safety = safety;
     this.archives = Objects.requireNonNull(archives, "archives");
     this.limits = Objects.requireNonNull(limits, "limits");
-    this.reader = TarGzReader.of(limits);
     this.ids = Objects.requireNonNull(ids, "ids");
   }
 
@@ -159,7 +156,7 @@ final class Preparer {
       Path directory = newDirectory(name);
       Fetched fetched = fetch(request, directory);
       Path tree = directory.resolve(TREE);
-      reader.extract(fetched.file(), tree);
+      archives.extract(fetched.file(), tree);
       if (fetched.download() && !fetched.storable()) {
         StagingFiles.deleteQuietly(fetched.file());
       }

@@ -15,7 +15,7 @@ import dev.tierlock.install.ConvergePoller;
 import dev.tierlock.install.ConvergeReport;
 import dev.tierlock.install.Converger;
 import dev.tierlock.install.ExtensionLayout;
-import dev.tierlock.install.ExtensionRegistries;
+import dev.tierlock.install.ExtensionRegistry;
 import dev.tierlock.install.InstallRequest;
 import dev.tierlock.install.InstallResult;
 import dev.tierlock.install.Installer;
@@ -98,7 +98,7 @@ final class ReadmeExamples {
   static void installAnExtension(Tierlock tierlock, ExtensionLayout layout, Path registryDirectory, Catalog catalog) {
     // README:start install
     Installer installer = Installer.builder(tierlock, layout)
-        .registry(ExtensionRegistries.directory(registryDirectory))  // or your own ExtensionRegistry
+        .registry(ExtensionRegistry.directory(registryDirectory))  // or your own ExtensionRegistry
         .build();
     InstallResult result = installer.install(InstallRequest.parse("@acme/tool@^1.2"), catalog);
     result.installed().forEach(m -> System.out.println(m.name() + "@" + m.version()));

@@ -11,7 +11,6 @@ import dev.tierlock.install.ConvergeStatus;
 import dev.tierlock.install.Converger;
 import dev.tierlock.install.ExtensionLayout;
 import dev.tierlock.install.ExtensionManifest;
-import dev.tierlock.install.ExtensionManifests;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URI;
@@ -81,7 +80,7 @@ class ReadmeExamplesTest {
 
         @Override
         public ExtensionManifest readManifest(Path file) {
-          return ExtensionManifests.readJson(file);
+          return ExtensionManifest.readJson(file);
         }
       };
       try (ConvergePoller poller = ReadmeExamples.convergeACheckout(tierlock, layout, () -> { })) {

@@ -28,7 +28,7 @@ class DirectoryRegistryTest {
 
   @BeforeEach
   void open() {
-    registry = ExtensionRegistries.directory(dir);
+    registry = ExtensionRegistry.directory(dir);
   }
 
   @ParameterizedTest
@@ -156,7 +156,7 @@ class DirectoryRegistryTest {
 
   @Test
   void resolveAndOpen_missingDirectory_isUnavailable() {
-    ExtensionRegistry missing = ExtensionRegistries.directory(dir.resolve("gone"));
+    ExtensionRegistry missing = ExtensionRegistry.directory(dir.resolve("gone"));
 
     assertThatThrownBy(() -> missing.resolve(TOOL, VersionConstraint.LATEST))
         .isInstanceOfSatisfying(InstallException.class,

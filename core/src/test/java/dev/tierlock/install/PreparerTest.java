@@ -592,7 +592,7 @@ class PreparerTest {
   private record Layout(Path pulledRoot) implements ExtensionLayout {
     @Override
     public ExtensionManifest readManifest(Path file) {
-      return ExtensionManifests.readJson(file);
+      return ExtensionManifest.readJson(file);
     }
   }
 }

@@ -29,7 +29,7 @@ final class TestRegistry implements ExtensionRegistry {
 
   TestRegistry(Path directory) {
     this.directory = directory;
-    this.delegate = ExtensionRegistries.directory(directory);
+    this.delegate = ExtensionRegistry.directory(directory);
   }
 
   TestRegistry publish(String name, String version, byte[] bytes) {

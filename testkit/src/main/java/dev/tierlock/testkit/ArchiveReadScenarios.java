@@ -1,6 +1,7 @@
 package dev.tierlock.testkit;
 
 import static dev.tierlock.testkit.ArchiveFixture.archive;
+import static dev.tierlock.testkit.ArchiveFixture.entryNames;
 import static dev.tierlock.testkit.ArchiveFixture.keyOf;
 import static dev.tierlock.testkit.ArchiveFixture.noise;
 import static dev.tierlock.testkit.ArchiveFixture.objectKey;
@@ -15,7 +16,6 @@ import dev.tierlock.archive.ArchiveFile;
 import dev.tierlock.archive.ArchiveLimits;
 import dev.tierlock.archive.ArchiveStore;
 import dev.tierlock.archive.ExtensionArchiveKey;
-import dev.tierlock.archive.TarGzReader;
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.spi.ForwardingDatastore;
@@ -64,7 +64,7 @@ final class ArchiveReadScenarios {
     assertThat(restored.size()).isEqualTo(bytes.length);
     assertThat(restored.path()).isEqualTo(fixture.cache("b").resolve(key.tierPath().value()));
     assertThat(Files.readAllBytes(restored.path())).isEqualTo(bytes);
-    assertThat(TarGzReader.of(ArchiveLimits.DEFAULTS).list(restored.path()).paths()).containsExactly("pkg/readme.txt");
+    assertThat(entryNames(restored.path())).containsExactly("pkg/readme.txt");
     // B talks to nothing but the datastore, once, for the one archive: there is no registry in the store
     assertThat(b.log().entries()).containsExactly(
         new LoggedOperation(DatastoreOperation.OPEN_STREAM, objectKey(key).value(), "always", "FOUND"));

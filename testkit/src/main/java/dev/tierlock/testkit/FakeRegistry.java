@@ -1,7 +1,6 @@
 package dev.tierlock.testkit;
 
 import dev.tierlock.ExtensionName;
-import dev.tierlock.install.ExtensionRegistries;
 import dev.tierlock.install.ExtensionRegistry;
 import dev.tierlock.install.InstallException;
 import dev.tierlock.install.RegistryRelease;
@@ -25,7 +24,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * An {@link ExtensionRegistry} for tests: releases published by the test, fault injection, and call
  * counters. Strict: a version must be a plain version ({@code 1.2.0}, {@code 2.0.0-rc.1}), and a
- * range resolves exactly as {@link ExtensionRegistries#directory} resolves it (the same comparator;
+ * range resolves exactly as {@link ExtensionRegistry#directory} resolves it (the same comparator;
  * {@link VersionConstraint#LOCKED} and {@code latest} mean the highest release).
  *
  * <pre>{@code
@@ -38,7 +37,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Two forms: {@link #create()} keeps everything in memory; {@link #directory(Path)} writes each
  * release in the directory registry's layout ({@code <dir>/@scope/name/<version>.tar.gz}, with
  * {@code <version>.tar.gz.sha256} when a checksum is stated) and serves it through {@link
- * ExtensionRegistries#directory}, so a CLI or another registry over the same directory reads what
+ * ExtensionRegistry#directory}, so a CLI or another registry over the same directory reads what
  * the test published. Both count and fault the same way. State is per instance; thread-safe.
  */
 public final class FakeRegistry implements ExtensionRegistry {
@@ -59,7 +58,7 @@ public final class FakeRegistry implements ExtensionRegistry {
 
   private FakeRegistry(@Nullable Path directory) {
     this.directory = directory;
-    this.reader = directory == null ? null : ExtensionRegistries.directory(directory);
+    this.reader = directory == null ? null : ExtensionRegistry.directory(directory);
   }
 
   /**
@@ -74,7 +73,7 @@ public final class FakeRegistry implements ExtensionRegistry {
   /**
    * Returns a registry over {@code directory} (created if missing), online: each publish writes the
    * release's files there, and every call reads them back through {@link
-   * ExtensionRegistries#directory}. Releases already in the directory are served too.
+   * ExtensionRegistry#directory}. Releases already in the directory are served too.
    *
    * @param directory the registry's root
    * @return the registry
@@ -208,7 +207,7 @@ public final class FakeRegistry implements ExtensionRegistry {
   }
 
   /**
-   * Resolves as {@link ExtensionRegistries#directory} does: an exact version literally, {@code
+   * Resolves as {@link ExtensionRegistry#directory} does: an exact version literally, {@code
    * latest}, {@code locked} and {@code *} to the highest release, a range to the highest version it
    * accepts.
    *

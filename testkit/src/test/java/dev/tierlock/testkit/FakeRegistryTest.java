@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tierlock.ExtensionName;
-import dev.tierlock.install.ExtensionRegistries;
 import dev.tierlock.install.ExtensionRegistry;
 import dev.tierlock.install.InstallException;
 import dev.tierlock.install.RegistryRelease;
@@ -190,7 +189,7 @@ class FakeRegistryTest {
         + "  1.2.0.tar.gz");
     assertThat(dir.resolve("@acme/tool/sub/1.3.0-rc.1.tar.gz.sha256")).doesNotExist();
 
-    ExtensionRegistry real = ExtensionRegistries.directory(dir);
+    ExtensionRegistry real = ExtensionRegistry.directory(dir);
     ExtensionName sub = ExtensionName.of("@acme/tool/sub");
     assertThat(real.resolve(sub, VersionConstraint.LATEST)).isEqualTo(fake.resolve(sub, VersionConstraint.LATEST));
     assertThat(real.resolve(sub, VersionConstraint.of("1.3.0-rc.1")).checksum()).isEmpty();

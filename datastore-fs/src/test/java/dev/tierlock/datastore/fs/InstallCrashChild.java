@@ -4,7 +4,7 @@ import dev.tierlock.ExtensionName;
 import dev.tierlock.Tierlock;
 import dev.tierlock.install.Catalog;
 import dev.tierlock.install.ExtensionLayout;
-import dev.tierlock.install.ExtensionRegistries;
+import dev.tierlock.install.ExtensionRegistry;
 import dev.tierlock.install.InstallRequest;
 import dev.tierlock.install.Installer;
 import dev.tierlock.testkit.TempDirLayout;
@@ -49,7 +49,7 @@ final class InstallCrashChild {
         .datastore(FileSystemDatastore.open(root, FileSystemDatastoreOptions.defaults(), io))
         .checkout(Path.of(args[2])).build()) {
       Installer.Builder builder = Installer.builder(tierlock, layout(Path.of(args[2])))
-          .registry(ExtensionRegistries.directory(Path.of(args[3])));
+          .registry(ExtensionRegistry.directory(Path.of(args[3])));
       builder.boundaries(boundary -> {
         if (target.equals("record")) {
           System.out.println("boundary " + boundary);
