@@ -533,7 +533,7 @@ final class ConvergePass {
   /** Returns whether {@code installed} is a version the constraint pin {@code range} accepts. */
   static boolean satisfies(String range, String installed) {
     try {
-      return dev.tierlock.internal.VersionSelector.highest(range, List.of(installed)).isPresent();
+      return VersionSelector.highest(range, List.of(installed)).isPresent();
     } catch (RuntimeException e) {
       return false;
     }

@@ -1,7 +1,6 @@
 package dev.tierlock.install;
 
 import dev.tierlock.ExtensionName;
-import dev.tierlock.internal.VersionSelector;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

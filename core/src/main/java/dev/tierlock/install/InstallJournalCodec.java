@@ -142,7 +142,7 @@ final class InstallJournalCodec {
       if (parser.nextToken() == null) {
         throw InstallException.journalInvalid("(unknown)", file, "the file is empty", null);
       }
-      tree = dev.tierlock.internal.JsonTree.read(parser);
+      tree = JsonTree.read(parser);
       if (parser.nextToken() != null) {
         throw InstallException.journalInvalid("(unknown)", file, "content follows the journal object", null);
       }

@@ -356,7 +356,7 @@ final class Preparer {
       return true;
     }
     try {
-      return dev.tierlock.internal.VersionSelector.highest(constraint.text(), List.of(version)).isPresent();
+      return VersionSelector.highest(constraint.text(), List.of(version)).isPresent();
     } catch (IllegalArgumentException e) {
       return true;
     }

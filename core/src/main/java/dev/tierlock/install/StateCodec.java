@@ -152,7 +152,7 @@ final class StateCodec {
       if (parser.nextToken() != JsonToken.START_OBJECT) {
         throw new InvalidState("the state is not a JSON object", null);
       }
-      top = object(dev.tierlock.internal.JsonTree.read(parser), "the state", TOP);
+      top = object(JsonTree.read(parser), "the state", TOP);
       if (parser.nextToken() != null) {
         throw new InvalidState("content follows the state object", null);
       }

@@ -5,7 +5,6 @@ import dev.tierlock.install.ExtensionRegistry;
 import dev.tierlock.install.InstallException;
 import dev.tierlock.install.RegistryRelease;
 import dev.tierlock.install.VersionConstraint;
-import dev.tierlock.internal.VersionSelector;
 import java.io.ByteArrayInputStream;
 import java.io.FilterInputStream;
 import java.io.IOException;
@@ -227,8 +226,7 @@ public final class FakeRegistry implements ExtensionRegistry {
       }
       Map<String, Release> versions = releases.getOrDefault(name, Map.of());
       String version = constraint.exactVersion()
-          .or(() -> VersionSelector.highest(constraint.isLocked() ? VersionConstraint.LATEST.text() : constraint.text(),
-              versions.keySet()))
+          .or(() -> constraint.highest(versions.keySet()))
           .filter(versions::containsKey)
           .orElseThrow(() -> InstallException.registryNotFound(name.value(), constraint.text()));
       return new RegistryRelease(name, version, versions.get(version).stated(), Optional.empty());
@@ -276,10 +274,19 @@ public final class FakeRegistry implements ExtensionRegistry {
     return directory == null ? "FakeRegistry[memory]" : "FakeRegistry[" + directory + "]";
   }
 
+  /** Returns whether {@code text} is a version the registry orders: one exact version that accepts itself. */
+  private static boolean isVersion(String text) {
+    try {
+      return VersionConstraint.exactly(text).accepts(text);
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
+
   private RegistryRelease put(String name, String version, byte[] archive, Optional<String> stated) {
     ExtensionName extension = ExtensionName.of(name);
     Objects.requireNonNull(archive, "archive");
-    if (!VERSION.matcher(version).matches() || !VersionSelector.isVersion(version)) {
+    if (!VERSION.matcher(version).matches() || !isVersion(version)) {
       throw new IllegalArgumentException("Cannot publish " + name + "@" + version + ": give a plain version such as"
           + " 1.2.0 or 2.0.0-rc.1");
     }
