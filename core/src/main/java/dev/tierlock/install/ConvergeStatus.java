@@ -98,7 +98,7 @@ public record ConvergeStatus(ExtensionName name, Optional<String> pinned, Option
       }
       boolean present = files.version().isPresent() && files.missing().isEmpty();
       boolean versionOk = present && (!ConvergePass.isExact(e.version()) || files.version().get().equals(e.version()));
-      boolean digestOk = ConvergePass.matches(e, files, current.orElse(null));
+      boolean digestOk = ConvergePlan.matches(e, files, current.orElse(null));
       State s;
       String why = null;
       if (!versionOk) {
