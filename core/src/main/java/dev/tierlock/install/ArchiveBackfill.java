@@ -47,7 +47,7 @@ final class ArchiveBackfill {
    *     PinnedOutcome.Backfill#SKIPPED} or {@link PinnedOutcome.Backfill#STORED}
    * @throws ArchiveException ({@code archive_tampered}) if the registry's bytes are not the pinned ones, or it stated
    *     no checksum for them; nothing was stored
-   * @throws RuntimeException as the registry, the download ({@link Preparer#download}) and the store
+   * @throws RuntimeException as the registry, the download ({@link RegistryDownload#fetch}) and the store
    *     do; nothing was stored
    */
   PinnedOutcome.Backfill run(ExtensionName name, LockfileEntry entry, Optional<VerifiedArchive> verified) {
@@ -70,7 +70,7 @@ final class ArchiveBackfill {
     VersionConstraint exact = VersionConstraint.exactly(version(name, entry));
     Path directory = newDirectory(name);
     try {
-      Preparer.Download download = preparer.download(registry.get(), name, exact, directory);
+      RegistryDownload download = preparer.download(registry.get(), name, exact, directory);
       String where = "the registry's " + name + "@" + download.release().version();
       if (!download.sha256().equals(key.sha256())) {
         throw ArchiveException.tampered(key, download.sha256(), "backfill", where);

@@ -5,25 +5,17 @@ import dev.tierlock.Lockfile;
 import dev.tierlock.LockfileEntry;
 import dev.tierlock.archive.ArchiveException;
 import dev.tierlock.archive.ArchiveFile;
-import dev.tierlock.archive.ArchiveLimit;
 import dev.tierlock.archive.ArchiveLimits;
 import dev.tierlock.archive.ArchiveTransactions;
 import dev.tierlock.archive.ExtensionArchiveKey;
 import dev.tierlock.archive.VerifiedArchive;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -62,9 +54,7 @@ final class Preparer {
   /** The name of the extracted tree inside a prepare's staging directory. */
   static final String TREE = "tree";
 
-  private static final String DOWNLOAD = "archive.tar.gz";
   private static final Pattern ID = Pattern.compile("[0-9A-Za-z_-]{1,64}");
-  private static final int BUFFER = 64 * 1024;
 
   private final ExtensionLayout layout;
   private final @Nullable ExtensionRegistry registry;
@@ -251,7 +241,7 @@ final class Preparer {
               exactPin(version));
         }
         ExtensionRegistry source = requireRegistry(name, "the tier holds no archive at " + key.tierPath());
-        Download download = download(source, name, exactly(name, version), directory);
+        RegistryDownload download = download(source, name, exactly(name, version), directory);
         String where = "the registry's " + name + "@" + download.release().version();
         if (!download.sha256().equals(key.sha256())) {
           throw ArchiveException.tampered(key, download.sha256(), "restore", where);
@@ -270,7 +260,7 @@ final class Preparer {
       if (constraint.isLocked()) {
         asked = entry.isPresent() ? exactly(name, entry.get().version()) : VersionConstraint.LATEST;
       }
-      Download download = download(source, name, asked, directory);
+      RegistryDownload download = download(source, name, asked, directory);
       return new Fetched(download.file(), true, download.sha256(), InstallSource.REGISTRY, download.release(),
           download.release().checksum().isPresent(), asked.exactVersion());
     }
@@ -367,77 +357,12 @@ final class Preparer {
     return Optional.ofNullable(registry);
   }
 
-  /** An archive downloaded from the registry into a temp file, hashed while copied. */
-  record Download(RegistryRelease release, Path file, String sha256) {}
-
   /**
-   * Downloads the release {@code source} resolves {@code constraint} to into {@code directory}
-   * (which exists), within the compressed cap, hashing it while it is copied.
-   *
-   * @throws ArchiveException ({@code archive_tampered}) if the registry stated a checksum the bytes do not match
-   * @throws InstallException ({@code registry_not_found}) if no release matches
-   * @throws InstallException ({@code registry_unavailable}) if the registry fails or the stream breaks
-   * @throws ArchiveException ({@code archive_limit}) if the archive is over the compressed cap
-   * @throws InstallException ({@code install_failed}) if the temp file cannot be written
+   * Downloads the release {@code source} resolves {@code constraint} to into {@code directory}, as
+   * {@link RegistryDownload#fetch} does, within this preparer's compressed cap.
    */
-  Download download(ExtensionRegistry source, ExtensionName name, VersionConstraint constraint, Path directory) {
-    RegistryRelease release;
-    try {
-      release = source.resolve(name, constraint);
-    } catch (UncheckedIOException e) {
-      throw InstallException.registryUnavailable(name.value(), "resolving " + constraint + " failed: " + e.getMessage(), e);
-    }
-    String what = name + "@" + release.version();
-    Path file = directory.resolve(DOWNLOAD);
-    MessageDigest sha256 = sha256();
-    try (InputStream in = open(source, release, what);
-        OutputStream out = Files.newOutputStream(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-      byte[] buffer = new byte[BUFFER];
-      long copied = 0;
-      for (int n = read(in, buffer, name, what); n >= 0; n = read(in, buffer, name, what)) {
-        copied += n;
-        if (copied > limits.maxCompressedBytes()) {
-          throw ArchiveException.limit(what + " from the registry", ArchiveLimit.COMPRESSED_BYTES,
-              limits.maxCompressedBytes(), copied);
-        }
-        sha256.update(buffer, 0, n);
-        out.write(buffer, 0, n);
-      }
-    } catch (IOException | UncheckedIOException e) {
-      // the stream's close, or the temp file's write or close
-      throw InstallException.failed(name.value(), "cannot download " + what + " into " + file + ": " + e, e);
-    }
-    String digest = HexFormat.of().formatHex(sha256.digest());
-    Optional<String> stated = release.checksum();
-    if (stated.isPresent() && !stated.get().equals(digest)) {
-      throw ArchiveException.tampered(ExtensionArchiveKey.of(name, stated.get()), digest, "download",
-          "the registry's " + what);
-    }
-    return new Download(release, file, digest);
-  }
-
-  private static InputStream open(ExtensionRegistry source, RegistryRelease release, String what) {
-    try {
-      return Objects.requireNonNull(source.open(release), "the registry opened no stream");
-    } catch (UncheckedIOException e) {
-      throw InstallException.registryUnavailable(release.name().value(), "opening " + what + " failed: " + e.getMessage(),
-          e);
-    }
-  }
-
-  private static int read(InputStream in, byte[] buffer, ExtensionName name, String what) {
-    try {
-      return in.read(buffer);
-    } catch (IOException | UncheckedIOException e) {
-      throw InstallException.registryUnavailable(name.value(), "the download of " + what + " broke: " + e.getMessage(), e);
-    }
-  }
-
-  private static MessageDigest sha256() {
-    try {
-      return MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("Cannot hash archives: this JVM has no SHA-256", e);
-    }
+  RegistryDownload download(ExtensionRegistry source, ExtensionName name, VersionConstraint constraint,
+      Path directory) {
+    return RegistryDownload.fetch(source, name, constraint, directory, limits);
   }
 }
