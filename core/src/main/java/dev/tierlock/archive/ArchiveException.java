@@ -17,7 +17,8 @@ import org.jspecify.annotations.Nullable;
  *   <tbody>
  *   <tr><td>{@value #LIMIT}</td><td>the archive is over one of its caps ({@link ArchiveLimits}); refused
  *       as soon as the excess was seen: before a download when the size was known, otherwise while
- *       streaming ({@link #limit()}, {@link #max()}, {@link #observed()})</td><td>nothing; retrying does not help</td></tr>
+ *       streaming ({@link #limit()}, {@link #max()}, {@link #observed()})</td>
+ *       <td>nothing; retrying does not help</td></tr>
  *   <tr><td>{@value #REJECTED}</td><td>the archive holds a hostile or unsupported entry and was refused
  *       as a whole ({@link #entry()}, {@link #rule()})</td><td>nothing; retrying does not help</td></tr>
  *   <tr><td>{@value #CORRUPT}</td><td>not a well-formed {@code .tar.gz}: not gzip, not tar, truncated,
@@ -166,7 +167,7 @@ public final class ArchiveException extends TierlockException {
     return new ArchiveException(new Builder(MISSING, source, "Cannot restore archive " + source + ": " + reason));
   }
 
-  /** Returns the failure of a local file or directory ({@value #IO}); {@code message} reads {@code Cannot <verb> <path>: <reason>}. */
+  /** Returns the failure of a local file or directory ({@value #IO}); {@code message} is {@code Cannot <verb> <path>: ...}. */
   static ArchiveException io(String source, String message, Throwable cause) {
     return new ArchiveException(new Builder(IO, source, message).cause(cause));
   }

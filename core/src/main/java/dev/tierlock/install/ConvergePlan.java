@@ -157,7 +157,8 @@ final class ConvergePlan {
     if (files.digest().isEmpty() && files.version().isEmpty()) {
       return Step.FORGET;  // nothing on disk
     }
-    if (record == null || record.filesChecksum() == null || !files.digest().equals(Optional.of(record.filesChecksum()))) {
+    if (record == null || record.filesChecksum() == null
+        || !files.digest().equals(Optional.of(record.filesChecksum()))) {
       ledger.warnings.add(name + " is no longer in the lockfile but its files were edited locally: kept as they are;"
           + " remove them to drop it");
       return Step.FORGET;

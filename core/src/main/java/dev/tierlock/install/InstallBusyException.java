@@ -35,7 +35,7 @@ public final class InstallBusyException extends InstallException {
         + " one ends");
   }
 
-  /** Returns the failure of an apply of {@code extension} whose pin changed since its prepare, as {@code reason} says. */
+  /** Returns the failure of an apply of {@code extension} whose pin changed since its prepare ({@code reason}). */
   static InstallBusyException stale(String extension, String reason) {
     return new InstallBusyException(STALE, extension, "Cannot apply the prepared " + extension + ": " + reason
         + "; nothing was changed, prepare it again");

@@ -84,7 +84,8 @@ final class InstallEngine {
   /** Prepares the restore of {@code name} alone (no dependency) against {@code lockfile}: converge mode only. */
   PreparedInstall prepareRestore(ExtensionName name, Lockfile lockfile) {
     if (!converge) {
-      throw new IllegalStateException("Cannot prepare the restore of " + name + ": the installer is not in converge mode");
+      throw new IllegalStateException("Cannot prepare the restore of " + name
+          + ": the installer is not in converge mode");
     }
     return preparer.prepare(new InstallRequest(name, VersionConstraint.LOCKED, RecordPolicy.NEVER), lockfile, false);
   }

@@ -77,8 +77,10 @@ public final class Installer {
    * @param request what to install
    * @return the extension and the dependencies it needs, staged; close it if it is not applied
    * @throws InstallException ({@code registry_not_found}) if the registry has no such release
-   * @throws InstallException ({@code registry_unavailable}) if the registry is needed and unreachable (or absent)
-   * @throws InstallException ({@code install_manifest_mismatch}) if the archive is another extension or version
+   * @throws InstallException ({@code registry_unavailable}) if the registry is needed and unreachable
+   *     (or absent)
+   * @throws InstallException ({@code install_manifest_mismatch}) if the archive is another extension or
+   *     version
    * @throws InstallException ({@code install_unsafe}) if the safety analysis refused it
    * @throws dev.tierlock.archive.ArchiveException if the archive is tampered, over a cap or hostile
    * @throws dev.tierlock.TierlockException as {@link Tierlock#snapshot()} does
@@ -100,10 +102,10 @@ public final class Installer {
    *     returned (see {@link PendingInstall})
    * @throws IllegalStateException if {@code tx} does not hold the pulled-extensions lock, or
    *     {@code prepared} was applied or closed already, or (converge mode) the apply would record it
-   * @throws InstallException ({@code install_journal_invalid}) if an interrupted install of one of these extensions cannot be
-   *     judged (it is left for an operator)
-   * @throws InstallBusyException ({@code install_stale}) if a restore was prepared from a pin the lockfile no longer holds
-   * @throws InstallBusyException if another install of one of them is in flight
+   * @throws InstallException ({@code install_journal_invalid}) if an interrupted install of one of
+   *     these extensions cannot be judged (it is left for an operator)
+   * @throws InstallBusyException ({@code install_stale}) if a restore was prepared from a pin the
+   *     lockfile no longer holds; ({@code install_busy}) if another install of one of them is in flight
    * @throws InstallException ({@code install_failed}) if a swap step failed (undone)
    * @throws dev.tierlock.TierlockException if storing an archive failed (swaps undone)
    */
@@ -193,7 +195,9 @@ public final class Installer {
    * @return how the transaction ended ({@link dev.tierlock.TransactionStatus#NO_CHANGE} when neither
    *     an entry nor files existed)
    * @throws IllegalStateException in converge mode (it writes the lockfile)
-   * @throws InstallException ({@code install_journal_invalid}) if an interrupted install of it cannot be judged
+   * @throws InstallException ({@code install_journal_invalid}) if an interrupted install of it cannot
+   *     be judged
+   * @throws InstallBusyException ({@code install_busy}) if another install of it is in flight
    * @throws InstallException ({@code install_failed}) if the files could not be moved away (put back)
    */
   public TransactionResult remove(ExtensionName name, Catalog catalog) {

@@ -62,7 +62,7 @@ final class PassLedger {
     baselineWarnings = new TreeSet<>(warnings);
   }
 
-  /** Forgets what the plan decided: the records and warnings as {@link #markBaseline} saw them, nothing verified or skipped. */
+  /** Forgets what the plan decided: records and warnings as {@link #markBaseline} saw them, none verified or skipped. */
   void resetToBaseline() {
     records.clear();
     records.putAll(baselineRecords);
