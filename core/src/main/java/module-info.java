@@ -13,7 +13,6 @@ module dev.tierlock.core {
   exports dev.tierlock.spi;
   exports dev.tierlock.archive;
   exports dev.tierlock.install;
-  exports dev.tierlock.converge;
   exports dev.tierlock.internal to dev.tierlock.testkit, dev.tierlock.datastore.fs;
 
   uses dev.tierlock.spi.DatastoreProvider;

@@ -1,23 +1,18 @@
 package dev.tierlock;
 
-import dev.tierlock.spi.DatastoreUnavailableException;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tierlock.archive.ArchiveCancelledException;
+import dev.tierlock.archive.ArchiveException;
 import dev.tierlock.archive.ArchiveFile;
 import dev.tierlock.archive.ArchiveLimit;
-import dev.tierlock.archive.ArchiveLimitException;
 import dev.tierlock.archive.ArchiveLimits;
-import dev.tierlock.archive.ArchiveMissingException;
-import dev.tierlock.archive.ArchiveRejectedException;
 import dev.tierlock.archive.ArchiveRule;
-import dev.tierlock.archive.ArchiveTamperedException;
 import dev.tierlock.archive.ArchiveTransactions;
 import dev.tierlock.archive.ExtensionArchiveKey;
 import dev.tierlock.archive.VerifiedArchive;
 import dev.tierlock.spi.Datastore;
+import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectStream;
 import java.io.ByteArrayOutputStream;
@@ -232,10 +227,11 @@ class ArchiveTransactionsTest {
       Files.write(verified.path(), other);
 
       assertThatThrownBy(() -> install(tierlock, archives, verified, entry("1")))
-          .isInstanceOf(ArchiveTamperedException.class)
+          .isInstanceOfSatisfying(ArchiveException.class,
+              e -> assertThat(e.code()).isEqualTo(ArchiveException.TAMPERED))
           .hasMessage("Cannot store archive " + key(one) + ": the bytes from " + verified.path() + " have SHA-256 "
               + sha256(other) + ", expected " + key(one).sha256() + "; they were discarded")
-          .extracting(e -> ((ArchiveTamperedException) e).code()).isEqualTo("archive_tampered");
+          .extracting(e -> ((ArchiveException) e).code()).isEqualTo("archive_tampered");
 
       assertThat(verified.path()).doesNotExist();
       assertThat(memory.writes()).noneMatch(w -> w.contains("config/"));
@@ -252,9 +248,10 @@ class ArchiveTransactionsTest {
       ArchiveTransactions archives = archives(tierlock);
 
       assertThatThrownBy(() -> archives.verify(key(one), file("other.tar.gz", other)))
-          .isInstanceOf(ArchiveTamperedException.class)
+          .isInstanceOfSatisfying(ArchiveException.class,
+              e -> assertThat(e.code()).isEqualTo(ArchiveException.TAMPERED))
           .hasMessageStartingWith("Cannot store archive " + key(one) + ": the bytes from ")
-          .extracting(e -> ((ArchiveTamperedException) e).actual()).isEqualTo(sha256(other));
+          .extracting(e -> ((ArchiveException) e).actual().orElseThrow()).isEqualTo(sha256(other));
 
       assertThat(cachedArchives(tierlock)).isEmpty();
       assertThat(memory.writes()).isEmpty();
@@ -271,15 +268,16 @@ class ArchiveTransactionsTest {
           ArchiveLimits.DEFAULTS.withMaxDecompressedBytes(4096), clock);
 
       assertThatThrownBy(() -> archives.verify(key(traversal), file("evil.tar.gz", traversal)))
-          .isInstanceOf(ArchiveRejectedException.class)
+          .isInstanceOfSatisfying(ArchiveException.class,
+              e -> assertThat(e.code()).isEqualTo(ArchiveException.REJECTED))
           .hasMessageStartingWith("Cannot accept archive " + key(traversal) + ": entry \"../evil.txt\" breaks the rule ")
-          .satisfies(e -> assertThat(((ArchiveRejectedException) e).code()).isEqualTo("archive_rejected"))
-          .extracting(e -> ((ArchiveRejectedException) e).rule()).isEqualTo(ArchiveRule.PARENT_REFERENCE);
+          .satisfies(e -> assertThat(((ArchiveException) e).code()).isEqualTo("archive_rejected"))
+          .extracting(e -> ((ArchiveException) e).rule().orElseThrow()).isEqualTo(ArchiveRule.PARENT_REFERENCE);
       assertThatThrownBy(() -> archives.verify(key(large), file("large.tar.gz", large)))
-          .isInstanceOf(ArchiveLimitException.class)
+          .isInstanceOfSatisfying(ArchiveException.class, e -> assertThat(e.code()).isEqualTo(ArchiveException.LIMIT))
           .hasMessageStartingWith("Cannot accept archive " + key(large) + ": ")
-          .satisfies(e -> assertThat(((ArchiveLimitException) e).code()).isEqualTo("archive_limit"))
-          .extracting(e -> ((ArchiveLimitException) e).limit()).isEqualTo(ArchiveLimit.DECOMPRESSED_BYTES);
+          .satisfies(e -> assertThat(((ArchiveException) e).code()).isEqualTo("archive_limit"))
+          .extracting(e -> ((ArchiveException) e).limit().orElseThrow()).isEqualTo(ArchiveLimit.DECOMPRESSED_BYTES);
 
       assertThat(cachedArchives(tierlock)).isEmpty();
       assertThat(memory.writes()).isEmpty();
@@ -301,14 +299,14 @@ class ArchiveTransactionsTest {
 
       assertThat(archives.restore(ExtensionName.of("@s/absent"), staging)).isEmpty();
       assertThatThrownBy(() -> archives.restore(bare, staging))
-          .isInstanceOf(ArchiveMissingException.class)
+          .isInstanceOfSatisfying(ArchiveException.class, e -> assertThat(e.code()).isEqualTo(ArchiveException.MISSING))
           .hasMessage("Cannot restore archive @s/bare: its lockfile entry has no checksum, so it pins no archive")
-          .extracting(e -> ((ArchiveMissingException) e).code()).isEqualTo("archive_missing");
+          .extracting(e -> ((ArchiveException) e).code()).isEqualTo("archive_missing");
       assertThatThrownBy(() -> archives.restore(NAME, staging))
-          .isInstanceOf(ArchiveMissingException.class)
+          .isInstanceOfSatisfying(ArchiveException.class, e -> assertThat(e.code()).isEqualTo(ArchiveException.MISSING))
           .hasMessage("Cannot restore archive @s/x@" + digest + ": the lockfile pins it but the tier holds no object at "
               + "config/pulled-archives/@s/x/" + digest + ".tar.gz")
-          .extracting(e -> ((ArchiveMissingException) e).code()).isEqualTo("archive_missing");
+          .extracting(e -> ((ArchiveException) e).code()).isEqualTo("archive_missing");
 
       assertThat(staging).doesNotExist();
       assertThat(cachedArchives(tierlock)).isEmpty();
@@ -350,10 +348,11 @@ class ArchiveTransactionsTest {
       Path staging = dir.resolve("staging");
       try {
         assertThatThrownBy(() -> archives(b).restore(NAME, staging))
-            .isInstanceOf(ArchiveCancelledException.class)
+            .isInstanceOfSatisfying(ArchiveException.class,
+                e -> assertThat(e.code()).isEqualTo(ArchiveException.CANCELLED))
             .hasMessage("Cannot read archive " + key(one) + ": the thread was interrupted; nothing was cached")
             .hasCauseInstanceOf(DatastoreUnavailableException.class)
-            .extracting(e -> ((ArchiveCancelledException) e).code()).isEqualTo("archive_cancelled");
+            .extracting(e -> ((ArchiveException) e).code()).isEqualTo("archive_cancelled");
         assertThat(Thread.currentThread().isInterrupted()).isTrue();
       } finally {
         Thread.interrupted();

@@ -13,9 +13,7 @@ import dev.tierlock.LockfileOutcomeUnknownException;
 import dev.tierlock.ManagedConfigUnpublishedException;
 import dev.tierlock.ManagedLockfileUnavailableException;
 import dev.tierlock.install.InstallBusyException;
-import dev.tierlock.install.InstallStaleException;
-import dev.tierlock.install.RegistryNotFoundException;
-import dev.tierlock.install.RegistryUnavailableException;
+import dev.tierlock.install.InstallException;
 
 /** The command line's exit codes, by what the caller can do next. */
 final class ExitCodes {
@@ -36,10 +34,10 @@ final class ExitCodes {
         || ex instanceof MissingDatastoreException) {
       return USAGE;
     }
-    if (ex instanceof NotFoundException || ex instanceof RegistryNotFoundException) {
+    if (ex instanceof NotFoundException || hasCode(ex, InstallException.REGISTRY_NOT_FOUND)) {
       return NOT_FOUND;
     }
-    if (ex instanceof RegistryUnavailableException) {
+    if (hasCode(ex, InstallException.REGISTRY_UNAVAILABLE)) {
       return UNAVAILABLE;
     }
     if (ex instanceof LockfileConflictException) {
@@ -49,7 +47,7 @@ final class ExitCodes {
       // a write still in flight settles on the next run; a change in doubt waits for a person
       return unknown.pending().state() == PendingChange.State.IN_FLIGHT ? TEMPORARY : FAILURE;
     }
-    if (ex instanceof LockTimeoutException || ex instanceof DatastoreBusyException || ex instanceof InstallBusyException || ex instanceof InstallStaleException
+    if (ex instanceof LockTimeoutException || ex instanceof DatastoreBusyException || ex instanceof InstallBusyException
         || ex instanceof ManagedConfigUnpublishedException) {
       return TEMPORARY;
     }
@@ -58,5 +56,9 @@ final class ExitCodes {
       return UNAVAILABLE;
     }
     return FAILURE;
+  }
+
+  private static boolean hasCode(Exception ex, String code) {
+    return ex instanceof InstallException install && install.code().equals(code);
   }
 }

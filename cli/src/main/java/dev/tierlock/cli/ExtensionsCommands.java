@@ -7,8 +7,7 @@ import dev.tierlock.TransactionResult;
 import dev.tierlock.install.Catalog;
 import dev.tierlock.install.ExtensionLayout;
 import dev.tierlock.install.ExtensionManifest;
-import dev.tierlock.install.ExtensionManifests;
-import dev.tierlock.install.ExtensionRegistries;
+import dev.tierlock.install.ExtensionRegistry;
 import dev.tierlock.install.InstallRequest;
 import dev.tierlock.install.InstallResult;
 import dev.tierlock.install.InstalledExtension;
@@ -53,7 +52,7 @@ final class ExtensionsCommands {
 
       @Override
       public ExtensionManifest readManifest(Path file) {
-        return ExtensionManifests.readJson(file);
+        return ExtensionManifest.readJson(file);
       }
     };
   }
@@ -86,7 +85,7 @@ final class ExtensionsCommands {
       try (Tierlock tierlock = root.open(TierlockCli.Access.WRITE)) {
         Installer.Builder builder = Installer.builder(tierlock, layout(tierlock));
         if (registry != null) {
-          builder.registry(ExtensionRegistries.directory(registryDirectory(registry)));
+          builder.registry(ExtensionRegistry.directory(registryDirectory(registry)));
         }
         Installer installer = builder.build();
         return request.isPresent() ? install(installer, request.get()) : installPinned(installer);

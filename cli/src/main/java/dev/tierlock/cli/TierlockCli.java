@@ -14,10 +14,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
+import picocli.CommandLine;
 
 /**
  * The {@code tierlock} command line: entries of the shared lockfile, and the datastore global
@@ -118,8 +118,8 @@ public final class TierlockCli {
     System.setProperty("org.slf4j.simpleLogger.log.dev.tierlock.LeaseLock",
         System.getProperty("org.slf4j.simpleLogger.log.dev.tierlock.LeaseLock", "info"));
     // convergence's warnings are in the report the command prints: not twice
-    System.setProperty("org.slf4j.simpleLogger.log.dev.tierlock.converge.Converger",
-        System.getProperty("org.slf4j.simpleLogger.log.dev.tierlock.converge.Converger", "error"));
+    System.setProperty("org.slf4j.simpleLogger.log.dev.tierlock.install.Converger",
+        System.getProperty("org.slf4j.simpleLogger.log.dev.tierlock.install.Converger", "error"));
     System.setProperty("org.slf4j.simpleLogger.showThreadName", "false");
     System.setProperty("org.slf4j.simpleLogger.showLogName", "false");
     System.setProperty("org.slf4j.simpleLogger.levelInBrackets", "true");

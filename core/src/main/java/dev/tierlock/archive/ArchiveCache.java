@@ -1,7 +1,7 @@
 package dev.tierlock.archive;
 
-import dev.tierlock.internal.AtomicFileWriter;
 import dev.tierlock.Namespace;
+import dev.tierlock.internal.AtomicFileWriter;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.channels.ClosedByInterruptException;
@@ -36,12 +36,12 @@ final class ArchiveCache {
   /**
    * Returns the cache file of an archive, checked to lie under the root.
    *
-   * @throws ArchiveIoException if it would not (unreachable for a validated key)
+   * @throws ArchiveException ({@code archive_io}) if it would not (unreachable for a validated key)
    */
   Path path(Namespace namespace, ExtensionArchiveKey key) {
     Path path = namespace.localPath(root, key.tierPath()).toAbsolutePath().normalize();
     if (!path.startsWith(root) || path.equals(root)) {
-      throw new ArchiveIoException(key.toString(), "Cannot cache archive " + key + ": its path " + path
+      throw ArchiveException.io(key.toString(), "Cannot cache archive " + key + ": its path " + path
           + " would leave the cache " + root, new IOException("path outside the cache"));
     }
     return path;
@@ -51,7 +51,7 @@ final class ArchiveCache {
    * Returns the cached archive when its bytes still hash to the key; removes a cached file that does
    * not (wrong bytes, oversize, or not a regular file).
    *
-   * @throws ArchiveIoException if the file cannot be read or removed
+   * @throws ArchiveException ({@code archive_io}) if the file cannot be read or removed
    */
   Optional<ArchiveFile> verified(ExtensionArchiveKey key, Path local, VerifyingCopy.Checkpoint checkpoint) {
     BasicFileAttributes attributes;
@@ -70,7 +70,10 @@ final class ArchiveCache {
     VerifyingCopy.Result result;
     try (InputStream in = Files.newInputStream(local, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
       result = VerifyingCopy.copy(in, null, limits.maxCompressedBytes(), key.toString(), checkpoint);
-    } catch (ArchiveLimitException e) {
+    } catch (ArchiveException e) {
+      if (!e.code().equals(ArchiveException.LIMIT)) {
+        throw e;
+      }
       LOG.warn("Removing {} from the archive cache: it is larger than the cap of {} bytes", local,
           limits.maxCompressedBytes());
       removeIfSame(key, local, attributes.fileKey());
@@ -93,7 +96,7 @@ final class ArchiveCache {
    * Creates the directories down to {@code local}'s parent (refusing links below the root) and an
    * empty temp file beside {@code local}.
    *
-   * @throws ArchiveIoException if that fails
+   * @throws ArchiveException ({@code archive_io}) if that fails
    */
   Path newTemp(ExtensionArchiveKey key, Path local) {
     try {
@@ -102,7 +105,7 @@ final class ArchiveCache {
       for (Path segment : root.relativize(local.getParent())) {
         current = current.resolve(segment);
         if (Files.isSymbolicLink(current)) {
-          throw new ArchiveIoException(key.toString(), "Cannot cache archive " + key + ": " + current
+          throw ArchiveException.io(key.toString(), "Cannot cache archive " + key + ": " + current
               + " is a symbolic link", new IOException("symbolic link in the cache"));
         }
         if (!Files.isDirectory(current, LinkOption.NOFOLLOW_LINKS)) {
@@ -135,7 +138,7 @@ final class ArchiveCache {
   /**
    * Removes an archive's cache file, if any.
    *
-   * @throws ArchiveIoException if it cannot be removed
+   * @throws ArchiveException ({@code archive_io}) if it cannot be removed
    */
   void remove(ExtensionArchiveKey key, Path local) {
     try {
@@ -148,9 +151,9 @@ final class ArchiveCache {
   /** Returns the failure of a cache operation, or a cancellation when an interrupt closed a channel. */
   ArchiveException failure(ExtensionArchiveKey key, String verb, Path path, IOException e) {
     if (e instanceof ClosedByInterruptException) {
-      return new ArchiveCancelledException(key.toString(), verb, e);
+      return ArchiveException.cancelled(key.toString(), verb, e);
     }
-    return new ArchiveIoException(key.toString(), "Cannot " + verb + " archive " + key + " at " + path + ": "
+    return ArchiveException.io(key.toString(), "Cannot " + verb + " archive " + key + " at " + path + ": "
         + e.getMessage(), e);
   }
 

@@ -1,6 +1,6 @@
 package dev.tierlock.archive;
 
-/** The cap an {@link ArchiveLimitException} reports. */
+/** The cap an {@link ArchiveException} ({@code archive_limit}) reports. */
 public enum ArchiveLimit {
   /** {@link ArchiveLimits#maxCompressedBytes()}: the archive file is too large. */
   COMPRESSED_BYTES("its compressed size", "bytes"),

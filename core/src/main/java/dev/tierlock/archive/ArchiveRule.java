@@ -1,6 +1,6 @@
 package dev.tierlock.archive;
 
-/** The rule a hostile or unsupported entry broke, reported by {@link ArchiveRejectedException}. */
+/** The rule a hostile or unsupported entry broke, reported by {@link ArchiveException} ({@code archive_rejected}). */
 public enum ArchiveRule {
   /** An entry has an empty name. */
   EMPTY_NAME("an entry has a name"),

@@ -1,14 +1,18 @@
 package dev.tierlock.archive;
 
+import dev.tierlock.Namespace;
+import dev.tierlock.spi.Datastore;
 import java.io.InputStream;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
 
 /**
  * The archives of the config tier, addressed by {@link ExtensionArchiveKey}: the lockfile says
  * which extension bytes a checkout needs, this store holds the bytes, verified by SHA-256 on every
- * read and every store. Built by {@link ArchiveStores}.
+ * read and every store. A checkout's own store is {@link ArchiveTransactions#store()}; {@link #over}
+ * makes one over any datastore.
  *
  * <p><b>Order with the lockfile.</b> A writer stores an archive <em>before</em> it publishes a
  * lockfile that references it (the lockfile must never pin bytes the tier lacks), and deletes a
@@ -17,7 +21,7 @@ import java.util.Optional;
  * dev.tierlock.LockfileTransaction}, through this same store; call {@link #store} and {@link
  * #delete} directly only outside a transaction (a backfill, an operator's clean-up).
  *
- * <p><b>Failures.</b> {@link ArchiveException} subtypes as documented per method, and the {@link
+ * <p><b>Failures.</b> {@link ArchiveException}s with the codes documented per method, and the {@link
  * dev.tierlock.spi.DatastoreException}s of the datastore calls (every one bounded by its backend's
  * deadline). After any failure, the cache holds no unverified bytes.
  *
@@ -25,6 +29,26 @@ import java.util.Optional;
  * processes, each with its own cache.
  */
 public interface ArchiveStore {
+
+  /**
+   * Returns a store over {@code datastore}, keyed under {@code namespace} ({@code
+   * <ns>/config/pulled-archives/<name>/<sha256>.tar.gz}), caching verified archives under {@code
+   * cacheRoot} laid out like the tier ({@link dev.tierlock.Namespace#localPath}): for archives
+   * outside a checkout, such as a tool that backfills a tier or an operator's clean-up, and for the
+   * testkit's contract of any datastore. A checkout's own store, behind its precondition
+   * self-check, is {@code ArchiveTransactions.of(tierlock).store()}.
+   *
+   * @param datastore the shared datastore; not closed by the store
+   * @param namespace the namespace the checkout shares the datastore under, applied once
+   * @param cacheRoot the checkout's local cache of the tier; created on first use
+   * @param limits the caps; {@link ArchiveLimits#DEFAULTS} unless the operator changed them
+   * @param clock the clock read deadlines are measured on
+   * @return a thread-safe store
+   */
+  static ArchiveStore over(Datastore datastore, Namespace namespace, Path cacheRoot, ArchiveLimits limits,
+      Clock clock) {
+    return new DatastoreArchiveStore(datastore, namespace, cacheRoot, limits, clock);
+  }
 
   /** The whole-read deadline {@link #read(ExtensionArchiveKey)} uses: 5 minutes. */
   Duration DEFAULT_READ_TIMEOUT = Duration.ofMinutes(5);
@@ -49,12 +73,12 @@ public interface ArchiveStore {
    * @param timeout the deadline for the whole read, checked before every buffer on the store's
    *     clock; each datastore call is also bounded by its backend
    * @return the verified file, or empty when the datastore holds no object for the key
-   * @throws ArchiveTamperedException if the downloaded bytes do not match the key (they were
+   * @throws ArchiveException ({@code archive_tampered}) if the downloaded bytes do not match the key (they were
    *     discarded; the cache holds nothing for the key)
-   * @throws ArchiveLimitException if the object is larger than the compressed cap
-   * @throws ArchiveTimeoutException if the deadline passed
-   * @throws ArchiveCancelledException if the thread was interrupted (the flag stays set)
-   * @throws ArchiveIoException if the cache cannot be read or written
+   * @throws ArchiveException ({@code archive_limit}) if the object is larger than the compressed cap
+   * @throws ArchiveException ({@code archive_timeout}) if the deadline passed
+   * @throws ArchiveException ({@code archive_cancelled}) if the thread was interrupted (the flag stays set)
+   * @throws ArchiveException ({@code archive_io}) if the cache cannot be read or written
    * @throws dev.tierlock.spi.DatastoreException if the datastore fails (a broken download is {@link
    *     dev.tierlock.spi.DatastoreUnavailableException})
    */
@@ -80,10 +104,10 @@ public interface ArchiveStore {
    * @param key the archive
    * @param file the archive's bytes; read once, not modified
    * @return what happened and the tier path the archive lives at
-   * @throws ArchiveTamperedException if the bytes do not match the key (nothing cached or written)
-   * @throws ArchiveLimitException if the file is larger than the compressed cap
-   * @throws ArchiveCancelledException if the thread was interrupted
-   * @throws ArchiveIoException if the file or the cache cannot be read or written
+   * @throws ArchiveException ({@code archive_tampered}) if the bytes do not match the key (nothing cached or written)
+   * @throws ArchiveException ({@code archive_limit}) if the file is larger than the compressed cap
+   * @throws ArchiveException ({@code archive_cancelled}) if the thread was interrupted
+   * @throws ArchiveException ({@code archive_io}) if the file or the cache cannot be read or written
    * @throws dev.tierlock.spi.DatastoreException if the datastore fails; an {@link
    *     dev.tierlock.spi.OutcomeUnknownException} is resolved by a stat first, and thrown only when
    *     the object is still absent or wrong
@@ -97,10 +121,10 @@ public interface ArchiveStore {
    * @param key the archive's key, which names the SHA-256 its bytes must have
    * @param in the archive's bytes
    * @return what happened, as {@link #store(ExtensionArchiveKey, Path)} returns it
-   * @throws ArchiveTamperedException if the bytes do not match the key (nothing cached or written)
-   * @throws ArchiveLimitException if the stream yields more than the compressed cap
-   * @throws ArchiveCancelledException if the thread was interrupted
-   * @throws ArchiveIoException if the stream or the cache cannot be read or written
+   * @throws ArchiveException ({@code archive_tampered}) if the bytes do not match the key (nothing cached or written)
+   * @throws ArchiveException ({@code archive_limit}) if the stream yields more than the compressed cap
+   * @throws ArchiveException ({@code archive_cancelled}) if the thread was interrupted
+   * @throws ArchiveException ({@code archive_io}) if the stream or the cache cannot be read or written
    * @throws dev.tierlock.spi.DatastoreException if the datastore fails
    */
   ArchiveChange store(ExtensionArchiveKey key, InputStream in);
@@ -115,7 +139,7 @@ public interface ArchiveStore {
    * @param key the archive to delete
    * @return {@link ArchiveChange.Outcome#DELETED} with the tier path, or {@link
    *     ArchiveChange.Outcome#ABSENT} / {@link ArchiveChange.Outcome#KEPT} with no path
-   * @throws ArchiveIoException if the cached file cannot be removed
+   * @throws ArchiveException ({@code archive_io}) if the cached file cannot be removed
    * @throws dev.tierlock.spi.DatastoreException if the datastore fails
    */
   ArchiveChange delete(ExtensionArchiveKey key);

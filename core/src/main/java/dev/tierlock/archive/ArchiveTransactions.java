@@ -58,7 +58,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>The cost: an archive write that fails fails the change, whatever the publish-failure policy
  * (nothing was published; run the install again). A residual race remains only for a lock holder
  * that stalls past its lease: its deletion may then remove an archive a peer pinned meanwhile; a
- * restore then reports {@link ArchiveMissingException} and the next install stores it again.
+ * restore then reports {@link ArchiveException} ({@code archive_missing}) and the next install stores it again.
  *
  * <p>Thread-safe. The methods taking a {@link TransactionContext} run on that transaction's thread,
  * while its change runs.
@@ -118,12 +118,12 @@ public final class ArchiveTransactions {
    * @param key the archive's key (the extension name and the expected SHA-256)
    * @param file the archive's bytes; read once, not modified
    * @return the archive, ready for {@link #install}
-   * @throws ArchiveTamperedException if the bytes do not match the key (nothing cached)
-   * @throws ArchiveLimitException if the archive is over a cap (nothing left cached)
-   * @throws ArchiveRejectedException if an entry is hostile or unsupported (nothing left cached)
-   * @throws ArchiveCorruptException if the archive is not a well-formed tar.gz (nothing left cached)
-   * @throws ArchiveIoException if {@code file} or the cache cannot be read or written
-   * @throws ArchiveCancelledException if the thread was interrupted
+   * @throws ArchiveException ({@code archive_tampered}) if the bytes do not match the key (nothing cached)
+   * @throws ArchiveException ({@code archive_limit}) if the archive is over a cap (nothing left cached)
+   * @throws ArchiveException ({@code archive_rejected}) if an entry is hostile or unsupported (nothing left cached)
+   * @throws ArchiveException ({@code archive_corrupt}) if the archive is not a well-formed tar.gz (nothing left cached)
+   * @throws ArchiveException ({@code archive_io}) if {@code file} or the cache cannot be read or written
+   * @throws ArchiveException ({@code archive_cancelled}) if the thread was interrupted
    */
   public VerifiedArchive verify(ExtensionArchiveKey key, Path file) {
     long size = store.stage(key, file);
@@ -132,13 +132,37 @@ public final class ArchiveTransactions {
     try (InputStream in = Files.newInputStream(staged)) {
       listing = reader.list(in, key.toString());
     } catch (IOException e) {
-      ArchiveIoException failure = new ArchiveIoException(key.toString(), "Cannot verify archive " + key + " at "
+      ArchiveException failure = ArchiveException.io(key.toString(), "Cannot verify archive " + key + " at "
           + staged + ": " + e.getMessage(), e);
       throw discarding(key, failure);
     } catch (ArchiveException e) {
       throw discarding(key, e);
     }
     return new VerifiedArchive(key, staged, size, listing);
+  }
+
+  /**
+   * Extracts the local archive {@code archive} into {@code staging}, within this instance's caps,
+   * in one streaming pass: for an archive this checkout fetched itself, such as a registry's
+   * download (an archive the lockfile pins is restored with {@link #restore}). It reads nothing from
+   * the datastore and checks no digest. The whole archive is refused when an entry is hostile or
+   * unsupported: a name that is empty, absolute, holds {@code ..}, a backslash or a control
+   * character, or is not UTF-8; a link that escapes the root, directly or through other links; an
+   * entry under a link or a file; a hard link to anything but an earlier regular file; a device, a
+   * FIFO, a sparse entry; a duplicate path. Bytes are counted as gzip yields them, never as headers
+   * claim, and trailing data is refused. Extraction never follows a link and creates symbolic links
+   * last, once every check has passed; permission bits are kept where the filesystem has them.
+   *
+   * @param archive the {@code .tar.gz} file; read once, not modified; it names the archive in errors
+   * @param staging where to extract: a directory that does not exist (its parent must) or is empty
+   * @return the entries written
+   * @throws ArchiveException {@code archive_rejected}, {@code archive_limit} or {@code
+   *     archive_corrupt} if the archive is refused, {@code archive_io} if a read or write fails,
+   *     {@code archive_cancelled} if the thread was interrupted; in every case nothing written is left
+   *     behind
+   */
+  public ArchiveListing extract(Path archive, Path staging) {
+    return reader.extract(archive, staging);
   }
 
   /**
@@ -156,9 +180,9 @@ public final class ArchiveTransactions {
    * @throws IllegalArgumentException if the entry's checksum is another digest, or {@code archive}
    *     was verified by another store; nothing changed
    * @throws IllegalStateException if {@code tx}'s change has returned; nothing changed
-   * @throws ArchiveTamperedException if the staged copy changed since it was verified (it is
+   * @throws ArchiveException ({@code archive_tampered}) if the staged copy changed since it was verified (it is
    *     removed); nothing was written
-   * @throws ArchiveIoException if the staged copy is gone or unreadable; nothing was written
+   * @throws ArchiveException ({@code archive_io}) if the staged copy is gone or unreadable; nothing was written
    * @throws dev.tierlock.spi.DatastoreException if the archive write fails; the entry was not written
    * @throws dev.tierlock.TierlockException as {@link TransactionContext#put} does
    */
@@ -212,8 +236,8 @@ public final class ArchiveTransactions {
    * @param name the extension to restore
    * @param staging where to extract: a directory that does not exist (its parent must) or is empty
    * @return what was extracted; empty when the shared lockfile has no entry for {@code name}
-   * @throws ArchiveMissingException if the entry pins no archive or the tier lacks it
-   * @throws ArchiveTamperedException if the tier's bytes do not match the entry's checksum
+   * @throws ArchiveException ({@code archive_missing}) if the entry pins no archive or the tier lacks it
+   * @throws ArchiveException ({@code archive_tampered}) if the tier's bytes do not match the entry's checksum
    * @throws ArchiveException if the archive is refused or cannot be extracted
    * @throws dev.tierlock.TierlockException as {@link Tierlock#snapshot()} does
    */
@@ -231,19 +255,19 @@ public final class ArchiveTransactions {
    * @param entry its lockfile entry
    * @param staging a fresh staging directory
    * @return what was extracted
-   * @throws ArchiveMissingException if {@code entry} has no checksum or the tier lacks the archive;
+   * @throws ArchiveException ({@code archive_missing}) if {@code entry} has no checksum or the tier lacks the archive;
    *     nothing was written
-   * @throws ArchiveTamperedException if the tier's bytes do not match the checksum; nothing was
+   * @throws ArchiveException ({@code archive_tampered}) if the tier's bytes do not match the checksum; nothing was
    *     cached or extracted
    * @throws ArchiveException if the archive is refused or cannot be extracted; nothing written is
    *     left behind
    * @throws dev.tierlock.spi.DatastoreException if the datastore fails
    */
   public RestoredArchive restore(ExtensionName name, LockfileEntry entry, Path staging) {
-    String checksum = entry.checksum().orElseThrow(() -> new ArchiveMissingException(name.value(),
+    String checksum = entry.checksum().orElseThrow(() -> ArchiveException.missing(name.value(),
         "its lockfile entry has no checksum, so it pins no archive"));
     ExtensionArchiveKey key = ExtensionArchiveKey.of(name, checksum);
-    ArchiveFile file = store.read(key).orElseThrow(() -> new ArchiveMissingException(key.toString(),
+    ArchiveFile file = store.read(key).orElseThrow(() -> ArchiveException.missing(key.toString(),
         "the lockfile pins it but the tier holds no object at " + key.tierPath()));
     ArchiveListing listing = reader.extract(file.path(), staging);
     return new RestoredArchive(key, staging, listing, file.origin());

@@ -5,7 +5,7 @@ import java.io.IOException;
 import java.io.InputStream;
 
 /**
- * Counts the bytes a stream yields and throws {@link ArchiveLimitException} as soon as the count
+ * Counts the bytes a stream yields and throws {@link ArchiveException} ({@code archive_limit}) as soon as the count
  * passes a cap. Never asks the delegate for more than one byte past the cap, so a bomb is stopped
  * after at most {@code max + 1} bytes. Counts what is read or skipped, never what a header claims.
  * Not thread-safe.
@@ -88,7 +88,7 @@ final class CappedInputStream extends FilterInputStream {
   private void add(long n) {
     count += n;
     if (count > max) {
-      throw new ArchiveLimitException(source, limit, max, count);
+      throw ArchiveException.limit(source, limit, max, count);
     }
   }
 }

@@ -1,16 +1,16 @@
 package dev.tierlock.archive;
 
+import dev.tierlock.Namespace;
 import dev.tierlock.internal.AtomicFileWriter;
+import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.DatastoreException;
 import dev.tierlock.spi.DatastoreUnavailableException;
-import dev.tierlock.Namespace;
-import dev.tierlock.spi.OutcomeUnknownException;
-import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.DeleteResult;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
 import dev.tierlock.spi.ObjectStream;
+import dev.tierlock.spi.OutcomeUnknownException;
 import dev.tierlock.spi.StoredObject;
 import dev.tierlock.spi.WriteCondition;
 import dev.tierlock.spi.WriteResult;
@@ -78,7 +78,7 @@ final class DatastoreArchiveStore implements ArchiveStore {
     } catch (DatastoreException e) {
       if (Thread.currentThread().isInterrupted()) {
         // a backend that opens a file or connection on an interrupted thread fails the call itself
-        throw new ArchiveCancelledException(key.toString(), "read", e);
+        throw ArchiveException.cancelled(key.toString(), "read", e);
       }
       throw e;
     }
@@ -129,9 +129,9 @@ final class DatastoreArchiveStore implements ArchiveStore {
    * is the key's; writes nothing to the datastore.
    *
    * @return the archive's size
-   * @throws ArchiveTamperedException if the bytes do not match the key (nothing cached)
-   * @throws ArchiveLimitException if the file is larger than the compressed cap
-   * @throws ArchiveIoException if the file or the cache cannot be read or written
+   * @throws ArchiveException ({@code archive_tampered}) if the bytes do not match the key (nothing cached)
+   * @throws ArchiveException ({@code archive_limit}) if the file is larger than the compressed cap
+   * @throws ArchiveException ({@code archive_io}) if the file or the cache cannot be read or written
    */
   long stage(ExtensionArchiveKey key, Path file) {
     String where = file.toString();
@@ -139,16 +139,16 @@ final class DatastoreArchiveStore implements ArchiveStore {
     try {
       size = Files.size(file);
     } catch (IOException e) {
-      throw new ArchiveIoException(key.toString(), "Cannot store archive " + key + " from " + where + ": "
+      throw ArchiveException.io(key.toString(), "Cannot store archive " + key + " from " + where + ": "
           + e.getMessage(), e);
     }
     if (size > limits.maxCompressedBytes()) {
-      throw new ArchiveLimitException(key.toString(), ArchiveLimit.COMPRESSED_BYTES, limits.maxCompressedBytes(), size);
+      throw ArchiveException.limit(key.toString(), ArchiveLimit.COMPRESSED_BYTES, limits.maxCompressedBytes(), size);
     }
     try (InputStream in = Files.newInputStream(file)) {
       return copyIntoCache(key, in, where);
     } catch (IOException e) {
-      throw new ArchiveIoException(key.toString(), "Cannot store archive " + key + " from " + where + ": "
+      throw ArchiveException.io(key.toString(), "Cannot store archive " + key + " from " + where + ": "
           + e.getMessage(), e);
     }
   }
@@ -157,8 +157,8 @@ final class DatastoreArchiveStore implements ArchiveStore {
    * Writes the staged cache file of {@code key} to the datastore create-only, after hashing it again
    * (so bytes changed in the cache since they were staged never travel).
    *
-   * @throws ArchiveTamperedException if the cache file no longer matches the key (it is removed)
-   * @throws ArchiveIoException if the cache file is gone or cannot be read
+   * @throws ArchiveException ({@code archive_tampered}) if the cache file no longer matches the key (it is removed)
+   * @throws ArchiveException ({@code archive_io}) if the cache file is gone or cannot be read
    * @throws dev.tierlock.spi.DatastoreException if the datastore fails
    */
   ArchiveChange storeStaged(ExtensionArchiveKey key) {
@@ -173,7 +173,7 @@ final class DatastoreArchiveStore implements ArchiveStore {
     }
     if (!result.sha256().equals(key.sha256())) {
       cache.remove(key, local);
-      throw new ArchiveTamperedException(key, result.sha256(), "store", local.toString());
+      throw ArchiveException.tampered(key, result.sha256(), "store", local.toString());
     }
     return upload(key, local, result.size());
   }
@@ -181,7 +181,7 @@ final class DatastoreArchiveStore implements ArchiveStore {
   /**
    * Removes the staged cache file of {@code key}, if any.
    *
-   * @throws ArchiveIoException if it cannot be removed
+   * @throws ArchiveException ({@code archive_io}) if it cannot be removed
    */
   void discardStaged(ExtensionArchiveKey key) {
     cache.remove(key, cache.path(namespace, key));
@@ -214,7 +214,7 @@ final class DatastoreArchiveStore implements ArchiveStore {
   private ArchiveFile download(ExtensionArchiveKey key, Path local, ObjectStream stream, ReadCheckpoint deadline) {
     long declared = stream.object().size();
     if (declared > limits.maxCompressedBytes()) {
-      throw new ArchiveLimitException(key.toString(), ArchiveLimit.COMPRESSED_BYTES, limits.maxCompressedBytes(),
+      throw ArchiveException.limit(key.toString(), ArchiveLimit.COMPRESSED_BYTES, limits.maxCompressedBytes(),
           declared);
     }
     Path temp = cache.newTemp(key, local);
@@ -225,18 +225,18 @@ final class DatastoreArchiveStore implements ArchiveStore {
         channel.force(true);
       }
       if (!result.sha256().equals(key.sha256())) {
-        throw new ArchiveTamperedException(key, result.sha256(), "read", datastore.describe());
+        throw ArchiveException.tampered(key, result.sha256(), "read", datastore.describe());
       }
       AtomicFileWriter.moveInto(temp, local);
       return new ArchiveFile(key, local, result.size(), ArchiveFile.Origin.DATASTORE);
     } catch (VerifyingCopy.SourceException e) {
       if (e.getCause() instanceof ClosedByInterruptException) {
-        throw new ArchiveCancelledException(key.toString(), "read", e.getCause());
+        throw ArchiveException.cancelled(key.toString(), "read", e.getCause());
       }
       throw new DatastoreUnavailableException("Cannot read archive " + key + " from " + datastore.describe()
           + ": the download broke off: " + e.getMessage(), e.getCause());
     } catch (ClosedByInterruptException e) {
-      throw new ArchiveCancelledException(key.toString(), "read", e);
+      throw ArchiveException.cancelled(key.toString(), "read", e);
     } catch (IOException e) {
       throw cache.failure(key, "cache", local, e);
     } finally {
@@ -255,14 +255,14 @@ final class DatastoreArchiveStore implements ArchiveStore {
         channel.force(true);
       }
       if (!result.sha256().equals(key.sha256())) {
-        throw new ArchiveTamperedException(key, result.sha256(), "store", where);
+        throw ArchiveException.tampered(key, result.sha256(), "store", where);
       }
       AtomicFileWriter.moveInto(temp, local);
     } catch (VerifyingCopy.SourceException e) {
-      throw new ArchiveIoException(key.toString(), "Cannot store archive " + key + ": reading " + where + " failed: "
+      throw ArchiveException.io(key.toString(), "Cannot store archive " + key + ": reading " + where + " failed: "
           + e.getMessage(), e.getCause());
     } catch (ClosedByInterruptException e) {
-      throw new ArchiveCancelledException(key.toString(), "store", e);
+      throw ArchiveException.cancelled(key.toString(), "store", e);
     } catch (IOException e) {
       throw cache.failure(key, "cache", local, e);
     } finally {
@@ -277,7 +277,7 @@ final class DatastoreArchiveStore implements ArchiveStore {
 
   private static void checkInterrupt(ExtensionArchiveKey key) {
     if (Thread.currentThread().isInterrupted()) {
-      throw new ArchiveCancelledException(key.toString(), "store", null);
+      throw ArchiveException.cancelled(key.toString(), "store", null);
     }
   }
 

@@ -24,8 +24,8 @@ final class EntryNames {
   /**
    * Returns the normalised path of an entry name, empty for the archive root ({@code ./}).
    *
-   * @throws ArchiveRejectedException if the name breaks a rule
-   * @throws ArchiveLimitException if the name is too long
+   * @throws ArchiveException ({@code archive_rejected}) if the name breaks a rule
+   * @throws ArchiveException ({@code archive_limit}) if the name is too long
    */
   String entryPath(String name) {
     if (name.isEmpty()) {
@@ -43,8 +43,8 @@ final class EntryNames {
    * Checks a symbolic link's target and returns it unchanged (it stays relative to the link's
    * directory; whether it escapes is decided once the whole archive is known).
    *
-   * @throws ArchiveRejectedException if the target is empty, absolute or holds a forbidden character
-   * @throws ArchiveLimitException if the target is too long
+   * @throws ArchiveException ({@code archive_rejected}) if the target is empty, absolute or holds a forbidden character
+   * @throws ArchiveException ({@code archive_limit}) if the target is too long
    */
   String symbolicLinkTarget(String name, String target) {
     if (target.isEmpty()) {
@@ -64,9 +64,9 @@ final class EntryNames {
    * Returns the normalised path a hard link names (tar hard link targets are relative to the
    * archive root).
    *
-   * @throws ArchiveRejectedException if the target is empty, absolute, holds {@code ..} or a
+   * @throws ArchiveException ({@code archive_rejected}) if the target is empty, absolute, holds {@code ..} or a
    *     forbidden character
-   * @throws ArchiveLimitException if the target is too long
+   * @throws ArchiveException ({@code archive_limit}) if the target is too long
    */
   String hardLinkTarget(String name, String target) {
     if (target.isEmpty()) {
@@ -106,7 +106,7 @@ final class EntryNames {
 
   private void checkText(String name, String text, String what) {
     if (text.length() > limits.maxPathLength()) {
-      throw new ArchiveLimitException(source, ArchiveLimit.PATH_LENGTH, limits.maxPathLength(), text.length());
+      throw ArchiveException.limit(source, ArchiveLimit.PATH_LENGTH, limits.maxPathLength(), text.length());
     }
     for (int i = 0; i < text.length(); i++) {
       char c = text.charAt(i);
@@ -142,7 +142,7 @@ final class EntryNames {
         && ((text.charAt(0) >= 'a' && text.charAt(0) <= 'z') || (text.charAt(0) >= 'A' && text.charAt(0) <= 'Z'));
   }
 
-  private ArchiveRejectedException reject(String name, ArchiveRule rule, String detail) {
-    return new ArchiveRejectedException(source, name, rule, detail);
+  private ArchiveException reject(String name, ArchiveRule rule, String detail) {
+    return ArchiveException.rejected(source, name, rule, detail);
   }
 }

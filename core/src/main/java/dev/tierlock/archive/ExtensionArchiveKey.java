@@ -30,11 +30,11 @@ public record ExtensionArchiveKey(ExtensionName name, String sha256) implements 
    *
    * @param name the extension the archive belongs to
    * @param sha256 the SHA-256 of the archive's bytes, 64 lowercase hex characters
-   * @throws InvalidArchiveKeyException if {@code sha256} is not exactly 64 lowercase hex characters
+   * @throws ArchiveException ({@code invalid_archive_key}) if {@code sha256} is not exactly 64 lowercase hex characters
    */
   public ExtensionArchiveKey {
     if (!isDigest(sha256)) {
-      throw new InvalidArchiveKeyException(name.value(), sha256, digestReason(sha256), null);
+      throw ArchiveException.invalidKey(name.value(), sha256, digestReason(sha256), null);
     }
   }
 
@@ -44,7 +44,7 @@ public record ExtensionArchiveKey(ExtensionName name, String sha256) implements 
    * @param name the scoped extension name, such as {@code @scope/name}
    * @param sha256 the archive's SHA-256, 64 lowercase hex characters
    * @return the key
-   * @throws InvalidArchiveKeyException if either part breaks its rule; the cause of a bad name is
+   * @throws ArchiveException ({@code invalid_archive_key}) if either part breaks its rule; the cause of a bad name is
    *     the {@link InvalidNameException}
    */
   public static ExtensionArchiveKey of(String name, String sha256) {
@@ -52,7 +52,7 @@ public record ExtensionArchiveKey(ExtensionName name, String sha256) implements 
     try {
       parsed = ExtensionName.of(name);
     } catch (InvalidNameException e) {
-      throw new InvalidArchiveKeyException(name, sha256,
+      throw ArchiveException.invalidKey(name, sha256,
           "the name must match " + ExtensionName.PATTERN.pattern() + " and have at most "
               + ExtensionName.MAX_LENGTH + " characters", e);
     }
@@ -64,7 +64,7 @@ public record ExtensionArchiveKey(ExtensionName name, String sha256) implements 
    *
    * @param name the extension the archive belongs to
    * @param sha256 the archive's SHA-256, 64 lowercase hex characters
-   * @throws InvalidArchiveKeyException if {@code sha256} breaks its rule
+   * @throws ArchiveException ({@code invalid_archive_key}) if {@code sha256} breaks its rule
    */
   public static ExtensionArchiveKey of(ExtensionName name, String sha256) {
     return new ExtensionArchiveKey(name, sha256);
@@ -150,7 +150,7 @@ public record ExtensionArchiveKey(ExtensionName name, String sha256) implements 
       }
     }
     if (!contained) {
-      throw new InvalidArchiveKeyException(name.value(), sha256,
+      throw ArchiveException.invalidKey(name.value(), sha256,
           "its tier path \"" + Printable.of(value) + "\" would leave " + DIRECTORY, null);
     }
   }

@@ -82,7 +82,7 @@ final class GuardedTarInputStream extends TarArchiveInputStream {
       if (current.isGlobalPaxHeader()) {
         globalHeaderBytes += n;
         if (globalHeaderBytes > MAX_GLOBAL_HEADER_BYTES) {
-          throw new ArchiveLimitException(source, ArchiveLimit.EXTENDED_HEADER, MAX_GLOBAL_HEADER_BYTES,
+          throw ArchiveException.limit(source, ArchiveLimit.EXTENDED_HEADER, MAX_GLOBAL_HEADER_BYTES,
               globalHeaderBytes);
         }
       }
@@ -99,13 +99,13 @@ final class GuardedTarInputStream extends TarArchiveInputStream {
   protected byte[] readRecord() throws IOException {
     TarArchiveEntry current = getCurrentEntry();
     if (current != null && current.isOldGNUSparse()) {
-      throw new ArchiveRejectedException(source, current.getName(), ArchiveRule.SPARSE, "GNU sparse map");
+      throw ArchiveException.rejected(source, current.getName(), ArchiveRule.SPARSE, "GNU sparse map");
     }
     long before = getBytesRead();
     byte[] record = super.readRecord();
     if (record == null) {
       if (getBytesRead() != before) {
-        throw new ArchiveCorruptException(source, "the tar stream ends inside a header record", null);
+        throw ArchiveException.corrupt(source, "the tar stream ends inside a header record", null);
       }
       return record;
     }
@@ -114,7 +114,7 @@ final class GuardedTarInputStream extends TarArchiveInputStream {
       zero = record[i] == 0;
     }
     if (!zero && sawEndMarker) {
-      throw new ArchiveCorruptException(source, "data follows the end-of-archive marker", null);
+      throw ArchiveException.corrupt(source, "data follows the end-of-archive marker", null);
     }
     sawEndMarker |= zero;
     if (!zero) {
@@ -131,7 +131,7 @@ final class GuardedTarInputStream extends TarArchiveInputStream {
     boolean posix = record[257] == 'u' && record[258] == 's' && record[259] == 't' && record[260] == 'a'
         && record[261] == 'r' && record[262] == 0;
     if (!isUtf8(record, 0, 100) || !isUtf8(record, 157, 100) || (posix && !isUtf8(record, 345, 155))) {
-      throw new ArchiveRejectedException(source, lossy(record, 0, 100), ArchiveRule.INVALID_ENCODING,
+      throw ArchiveException.rejected(source, lossy(record, 0, 100), ArchiveRule.INVALID_ENCODING,
           "a header field is not valid UTF-8");
     }
   }
@@ -141,7 +141,7 @@ final class GuardedTarInputStream extends TarArchiveInputStream {
       byte[] bytes = gnuName.toByteArray();
       gnuName.reset();
       if (!isUtf8(bytes, 0, bytes.length)) {
-        throw new ArchiveRejectedException(source, lossy(bytes, 0, bytes.length), ArchiveRule.INVALID_ENCODING,
+        throw ArchiveException.rejected(source, lossy(bytes, 0, bytes.length), ArchiveRule.INVALID_ENCODING,
             "a GNU long name is not valid UTF-8");
       }
     }
@@ -176,11 +176,11 @@ final class GuardedTarInputStream extends TarArchiveInputStream {
     sparseMatch = 0;
     headersInARow++;
     if (headersInARow > MAX_HEADERS_IN_A_ROW) {
-      throw new ArchiveLimitException(source, ArchiveLimit.EXTENDED_HEADERS_IN_A_ROW, MAX_HEADERS_IN_A_ROW,
+      throw ArchiveException.limit(source, ArchiveLimit.EXTENDED_HEADERS_IN_A_ROW, MAX_HEADERS_IN_A_ROW,
           headersInARow);
     }
     if (header.getSize() > MAX_HEADER_BYTES) {
-      throw new ArchiveLimitException(source, ArchiveLimit.EXTENDED_HEADER, MAX_HEADER_BYTES, header.getSize());
+      throw ArchiveException.limit(source, ArchiveLimit.EXTENDED_HEADER, MAX_HEADER_BYTES, header.getSize());
     }
   }
 
@@ -190,7 +190,7 @@ final class GuardedTarInputStream extends TarArchiveInputStream {
       if (b == SPARSE_KEY[sparseMatch]) {
         sparseMatch++;
         if (sparseMatch == SPARSE_KEY.length) {
-          throw new ArchiveRejectedException(source, header.getName(), ArchiveRule.SPARSE, "PAX GNU.sparse header");
+          throw ArchiveException.rejected(source, header.getName(), ArchiveRule.SPARSE, "PAX GNU.sparse header");
         }
       } else {
         // 'G' occurs once in the key, at its start, so restarting here misses no match

@@ -27,16 +27,16 @@ final class ReadCheckpoint implements VerifyingCopy.Checkpoint {
   /**
    * Throws when the thread was interrupted or the deadline passed.
    *
-   * @throws ArchiveCancelledException if the thread was interrupted (the flag stays set)
-   * @throws ArchiveTimeoutException if the clock is past the deadline
+   * @throws ArchiveException ({@code archive_cancelled}) if the thread was interrupted (the flag stays set)
+   * @throws ArchiveException ({@code archive_timeout}) if the clock is past the deadline
    */
   @Override
   public void check() {
     if (Thread.currentThread().isInterrupted()) {
-      throw new ArchiveCancelledException(key.toString(), "read", null);
+      throw ArchiveException.cancelled(key.toString(), "read", null);
     }
     if (deadline.clock().instant().isAfter(deadline.end())) {
-      throw new ArchiveTimeoutException(key, timeout);
+      throw ArchiveException.timeout(key, timeout);
     }
   }
 }

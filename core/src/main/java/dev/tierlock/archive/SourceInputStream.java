@@ -6,7 +6,8 @@ import java.io.InputStream;
 
 /**
  * Wraps the caller's archive stream so that a failure to read it surfaces as {@link
- * ArchiveIoException} (the source failed) rather than as a parse error (the archive is corrupt),
+ * ArchiveException} {@code archive_io} (the source failed) rather than as a parse error
+ * ({@code archive_corrupt}: the archive is corrupt),
  * and so that closing the pass does not close a stream the caller owns. Not thread-safe.
  */
 final class SourceInputStream extends FilterInputStream {
@@ -59,7 +60,7 @@ final class SourceInputStream extends FilterInputStream {
     // the caller owns the stream
   }
 
-  private ArchiveIoException failure(IOException e) {
-    return new ArchiveIoException(source, "Cannot read archive " + source + ": " + e.getMessage(), e);
+  private ArchiveException failure(IOException e) {
+    return ArchiveException.io(source, "Cannot read archive " + source + ": " + e.getMessage(), e);
   }
 }

@@ -62,7 +62,7 @@ final class StagingWriter implements EntrySink {
   /**
    * Creates {@code staging} (its parent must exist), or takes it when it is an empty directory.
    *
-   * @throws ArchiveIoException if it is a link, a file, a non-empty directory, cannot be created,
+   * @throws ArchiveException ({@code archive_io}) if it is a link, a file, a non-empty directory, cannot be created,
    *     or its filesystem cannot open directories without following links
    */
   static StagingWriter open(Path staging, String source) {
@@ -71,12 +71,12 @@ final class StagingWriter implements EntrySink {
     try {
       if (Files.exists(absolute, NOFOLLOW)) {
         if (!Files.isDirectory(absolute, NOFOLLOW)) {
-          throw new ArchiveIoException(source, "Cannot extract archive " + source + " into " + absolute
+          throw ArchiveException.io(source, "Cannot extract archive " + source + " into " + absolute
               + ": it exists and is not a directory", new FileAlreadyExistsException(absolute.toString()));
         }
         try (DirectoryStream<Path> children = Files.newDirectoryStream(absolute)) {
           if (children.iterator().hasNext()) {
-            throw new ArchiveIoException(source, "Cannot extract archive " + source + " into " + absolute
+            throw ArchiveException.io(source, "Cannot extract archive " + source + " into " + absolute
                 + ": the staging directory is not empty", new FileAlreadyExistsException(absolute.toString()));
           }
         }
@@ -92,7 +92,7 @@ final class StagingWriter implements EntrySink {
       stream.close();
       throw new IOException("the filesystem cannot open directories without following links");
     } catch (IOException e) {
-      ArchiveIoException failure = new ArchiveIoException(source, "Cannot extract archive " + source + " into "
+      ArchiveException failure = ArchiveException.io(source, "Cannot extract archive " + source + " into "
           + absolute + ": " + e.getMessage(), e);
       if (created) {
         try {
@@ -130,7 +130,7 @@ final class StagingWriter implements EntrySink {
       channel = parent.newByteChannel(name, CREATE_FILE);
     } catch (FileAlreadyExistsException e) {
       SecureDirectories.closeQuietly(parent, e);
-      throw new ArchiveRejectedException(source, path, ArchiveRule.DUPLICATE, "the filesystem already holds \""
+      throw ArchiveException.rejected(source, path, ArchiveRule.DUPLICATE, "the filesystem already holds \""
           + Printable.of(path) + "\" (a case-insensitive or normalising filesystem)");
     } catch (IOException | RuntimeException e) {
       SecureDirectories.closeQuietly(parent, e);
@@ -169,7 +169,7 @@ final class StagingWriter implements EntrySink {
         SecureDirectoryStream<Path> targetParent = openDirectory(path, parentOf(targetSegments), Missing.REFUSE)) {
       BasicFileAttributes existing = SecureDirectories.attributes(targetParent, name(targetSegments));
       if (existing == null || !existing.isRegularFile()) {
-        throw new ArchiveRejectedException(source, path, ArchiveRule.HARD_LINK_TARGET,
+        throw ArchiveException.rejected(source, path, ArchiveRule.HARD_LINK_TARGET,
             "\"" + Printable.of(target) + "\" is not a regular file in the staging directory");
       }
       Files.createLink(root.resolve(path), root.resolve(target));
@@ -181,7 +181,7 @@ final class StagingWriter implements EntrySink {
         throw changed(path);
       }
     } catch (FileAlreadyExistsException e) {
-      throw new ArchiveRejectedException(source, path, ArchiveRule.DUPLICATE, "the filesystem already holds it");
+      throw ArchiveException.rejected(source, path, ArchiveRule.DUPLICATE, "the filesystem already holds it");
     } catch (IOException e) {
       throw failure(path, e);
     }
@@ -197,7 +197,7 @@ final class StagingWriter implements EntrySink {
         throw changed(path);
       }
     } catch (FileAlreadyExistsException e) {
-      throw new ArchiveRejectedException(source, path, ArchiveRule.DUPLICATE, "the filesystem already holds it");
+      throw ArchiveException.rejected(source, path, ArchiveRule.DUPLICATE, "the filesystem already holds it");
     } catch (IOException | UnsupportedOperationException e) {
       throw failure(path, e);
     }
@@ -247,7 +247,7 @@ final class StagingWriter implements EntrySink {
     } finally {
       try {
         closeRoot();
-      } catch (ArchiveIoException e) {
+      } catch (ArchiveException e) {
         failure.addSuppressed(e);
       }
     }
@@ -285,11 +285,11 @@ final class StagingWriter implements EntrySink {
           throw new NoSuchFileException(root.resolve(walked).toString());
         }
         if (attributes.isSymbolicLink()) {
-          throw new ArchiveRejectedException(source, entry, ArchiveRule.THROUGH_SYMLINK,
+          throw ArchiveException.rejected(source, entry, ArchiveRule.THROUGH_SYMLINK,
               "\"" + Printable.of(walked) + "\" is a symbolic link in the staging directory");
         }
         if (!attributes.isDirectory()) {
-          throw new ArchiveRejectedException(source, entry, ArchiveRule.PARENT_NOT_DIRECTORY,
+          throw ArchiveException.rejected(source, entry, ArchiveRule.PARENT_NOT_DIRECTORY,
               "\"" + Printable.of(walked) + "\" is not a directory");
         }
         SecureDirectoryStream<Path> next = current.newDirectoryStream(name, NOFOLLOW);
@@ -349,13 +349,13 @@ final class StagingWriter implements EntrySink {
     }
   }
 
-  private ArchiveRejectedException changed(String path) {
-    return new ArchiveRejectedException(source, path, ArchiveRule.THROUGH_SYMLINK,
+  private ArchiveException changed(String path) {
+    return ArchiveException.rejected(source, path, ArchiveRule.THROUGH_SYMLINK,
         "the staging directory was changed by someone else while extracting (a symbolic link took a directory's place)");
   }
 
-  private ArchiveIoException failure(String path, Exception e) {
-    return new ArchiveIoException(source, "Cannot extract archive " + source + " entry \"" + Printable.of(path)
+  private ArchiveException failure(String path, Exception e) {
+    return ArchiveException.io(source, "Cannot extract archive " + source + " entry \"" + Printable.of(path)
         + "\" into " + root + ": " + e.getMessage(), e);
   }
 }

@@ -65,20 +65,20 @@ final class TarGzPass {
           GuardedTarInputStream tar = new GuardedTarInputStream(decompressed, source)) {
         ArchiveListing listing = entries(tar, decompressed, sink);
         if (compressed.read() >= 0) {
-          throw new ArchiveCorruptException(source, "data follows the gzip stream (another member or garbage)", null);
+          throw ArchiveException.corrupt(source, "data follows the gzip stream (another member or garbage)", null);
         }
         return listing;
       }
     } catch (IOException e) {
       String reason = e instanceof EOFException ? "the stream ends early (truncated)"
           : e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-      throw new ArchiveCorruptException(source, reason
+      throw ArchiveException.corrupt(source, reason
           + (current.isEmpty() ? "" : ", in or after entry \"" + Printable.of(current) + "\""), e);
     } catch (TierlockException e) {
       throw e;
     } catch (RuntimeException e) {
       // a parser's unchecked failure on hostile input
-      throw new ArchiveCorruptException(source, e.getClass().getSimpleName() + ": " + e.getMessage(), e);
+      throw ArchiveException.corrupt(source, e.getClass().getSimpleName() + ": " + e.getMessage(), e);
     }
   }
 
@@ -93,7 +93,7 @@ final class TarGzPass {
     TarArchiveEntry entry;
     while ((entry = tar.next()) != null) {
       if (++seen > limits.maxEntries()) {
-        throw new ArchiveLimitException(source, ArchiveLimit.ENTRIES, limits.maxEntries(), seen);
+        throw ArchiveException.limit(source, ArchiveLimit.ENTRIES, limits.maxEntries(), seen);
       }
       String name = entry.getName();
       current = name;
@@ -101,7 +101,7 @@ final class TarGzPass {
       String path = names.entryPath(name);
       if (path.isEmpty()) {
         if (type != Type.DIRECTORY) {
-          throw new ArchiveRejectedException(source, name, ArchiveRule.ROOT_ENTRY, "");
+          throw ArchiveException.rejected(source, name, ArchiveRule.ROOT_ENTRY, "");
         }
         continue;
       }
@@ -115,7 +115,7 @@ final class TarGzPass {
         case FILE -> {
           long declared = entry.getSize();
           if (declared > limits.maxDecompressedBytes() - decompressed.count()) {
-            throw new ArchiveLimitException(source, ArchiveLimit.DECOMPRESSED_BYTES, limits.maxDecompressedBytes(),
+            throw ArchiveException.limit(source, ArchiveLimit.DECOMPRESSED_BYTES, limits.maxDecompressedBytes(),
                 decompressed.count() + declared);
           }
           if (EntryNames.isAppleDouble(path)) {
@@ -143,7 +143,7 @@ final class TarGzPass {
       }
     }
     if (!tar.sawEndMarker()) {
-      throw new ArchiveCorruptException(source, "the tar stream has no end-of-archive marker", null);
+      throw ArchiveException.corrupt(source, "the tar stream has no end-of-archive marker", null);
     }
     requireZeroPadding(decompressed, buffer);
     tree.checkSymbolicLinks();
@@ -204,7 +204,7 @@ final class TarGzPass {
         return b == 0;
       }
       if (length >= MAX_GZIP_TEXT) {
-        throw new ArchiveLimitException(source, ArchiveLimit.EXTENDED_HEADER, MAX_GZIP_TEXT, length + 1L);
+        throw ArchiveException.limit(source, ArchiveLimit.EXTENDED_HEADER, MAX_GZIP_TEXT, length + 1L);
       }
     }
   }
@@ -212,7 +212,7 @@ final class TarGzPass {
   private Type type(TarArchiveEntry entry) {
     String name = entry.getName();
     if (entry.isSparse()) {
-      throw new ArchiveRejectedException(source, name, ArchiveRule.SPARSE, "");
+      throw ArchiveException.rejected(source, name, ArchiveRule.SPARSE, "");
     }
     byte flag = entry.getLinkFlag();
     switch (flag) {
@@ -225,17 +225,17 @@ final class TarGzPass {
       case TarConstants.LF_SYMLINK:
         return Type.SYMBOLIC_LINK;
       case TarConstants.LF_CHR, TarConstants.LF_BLK, TarConstants.LF_FIFO:
-        throw new ArchiveRejectedException(source, name, ArchiveRule.SPECIAL_FILE, kind(flag));
+        throw ArchiveException.rejected(source, name, ArchiveRule.SPECIAL_FILE, kind(flag));
       case TarConstants.LF_GNUTYPE_SPARSE:
-        throw new ArchiveRejectedException(source, name, ArchiveRule.SPARSE, "");
+        throw ArchiveException.rejected(source, name, ArchiveRule.SPARSE, "");
       default:
-        throw new ArchiveRejectedException(source, name, ArchiveRule.UNSUPPORTED_TYPE, kind(flag));
+        throw ArchiveException.rejected(source, name, ArchiveRule.UNSUPPORTED_TYPE, kind(flag));
     }
   }
 
   private Type directory(TarArchiveEntry entry) {
     if (entry.getSize() != 0) {
-      throw new ArchiveRejectedException(source, entry.getName(), ArchiveRule.UNSUPPORTED_TYPE,
+      throw ArchiveException.rejected(source, entry.getName(), ArchiveRule.UNSUPPORTED_TYPE,
           "a directory entry that carries " + entry.getSize() + " bytes of data");
     }
     return Type.DIRECTORY;
@@ -261,7 +261,7 @@ final class TarGzPass {
       }
     }
     if (copied != declared) {
-      throw new ArchiveCorruptException(source, "entry \"" + Printable.of(name) + "\" holds " + copied
+      throw ArchiveException.corrupt(source, "entry \"" + Printable.of(name) + "\" holds " + copied
           + " bytes, its header declares " + declared, null);
     }
   }
@@ -271,7 +271,7 @@ final class TarGzPass {
     while ((n = decompressed.read(buffer, 0, buffer.length)) >= 0) {
       for (int i = 0; i < n; i++) {
         if (buffer[i] != 0) {
-          throw new ArchiveCorruptException(source, "data follows the end of the tar archive", null);
+          throw ArchiveException.corrupt(source, "data follows the end of the tar archive", null);
         }
       }
     }

@@ -10,17 +10,17 @@ import java.nio.file.Path;
  * within {@link ArchiveLimits}. Memory stays constant whatever the archive's size: bytes flow
  * through one 64 KiB buffer; only the entry list (bounded by the entry cap) is kept.
  *
- * <p><b>What is refused</b> (the whole archive, with {@link ArchiveRejectedException} naming the
+ * <p><b>What is refused</b> (the whole archive, with {@link ArchiveException} ({@code archive_rejected}) naming the
  * entry and its {@link ArchiveRule}): names that are empty, absolute ({@code /x}, {@code C:x}),
  * hold {@code ..}, a backslash, NUL or another control character, or invalid UTF-8; absolute link
  * targets; symbolic links that resolve outside the root, directly or through other links of the
  * archive, whatever their order; entries under a symbolic link or a file; hard links to anything
  * but an earlier regular file; devices, FIFOs, sparse and other entry types; duplicate paths.
- * Caps give {@link ArchiveLimitException}: compressed and decompressed bytes (counted as gzip
+ * Caps give {@link ArchiveException} ({@code archive_limit}): compressed and decompressed bytes (counted as gzip
  * yields them, never as headers claim), entries, name length, extended headers (tar PAX and GNU
  * long names, gzip header texts). A stream that is not gzip, is truncated, whose tar headers
  * declare more (or less) data than follows, that lacks tar's end-of-archive marker or has non-zero
- * bytes after it, gives {@link ArchiveCorruptException}.
+ * bytes after it, gives {@link ArchiveException} ({@code archive_corrupt}).
  *
  * <p><b>Trailing data</b> is refused, not ignored: the archive is exactly one gzip member (a
  * second member, or any byte after the first, even zeros, is corrupt), and inside it only zero
@@ -38,7 +38,7 @@ import java.nio.file.Path;
  *
  * <p>Immutable and thread-safe; each call is independent.
  */
-public final class TarGzReader {
+final class TarGzReader {
 
   private final ArchiveLimits limits;
 
@@ -51,12 +51,12 @@ public final class TarGzReader {
    *
    * @param limits the caps the reader applies
    */
-  public static TarGzReader of(ArchiveLimits limits) {
+  static TarGzReader of(ArchiveLimits limits) {
     return new TarGzReader(limits);
   }
 
   /** {@return the limits this reader applies} */
-  public ArchiveLimits limits() {
+  ArchiveLimits limits() {
     return limits;
   }
 
@@ -67,7 +67,7 @@ public final class TarGzReader {
    * @return the accepted entries
    * @throws ArchiveException if the archive is refused or cannot be read
    */
-  public ArchiveListing list(Path archive) {
+  ArchiveListing list(Path archive) {
     String source = archive.toString();
     try (InputStream in = open(archive, source)) {
       return new TarGzPass(source, limits).run(in, EntrySink.NONE);
@@ -84,7 +84,7 @@ public final class TarGzReader {
    * @return the accepted entries
    * @throws ArchiveException if the archive is refused or {@code in} fails
    */
-  public ArchiveListing list(InputStream in, String source) {
+  ArchiveListing list(InputStream in, String source) {
     return new TarGzPass(source, limits).run(in, EntrySink.NONE);
   }
 
@@ -98,7 +98,7 @@ public final class TarGzReader {
    * @throws ArchiveException if the archive is refused or a read or write fails; nothing written
    *     is left behind
    */
-  public ArchiveListing extract(Path archive, Path staging) {
+  ArchiveListing extract(Path archive, Path staging) {
     String source = archive.toString();
     try (InputStream in = open(archive, source)) {
       return extract(in, source, staging);
@@ -118,7 +118,7 @@ public final class TarGzReader {
    * @throws ArchiveException if the archive is refused or a read or write fails; nothing written
    *     is left behind
    */
-  public ArchiveListing extract(InputStream in, String source, Path staging) {
+  ArchiveListing extract(InputStream in, String source, Path staging) {
     StagingWriter writer = StagingWriter.open(staging, source);
     try {
       return new TarGzPass(source, limits).run(in, writer);
@@ -132,15 +132,15 @@ public final class TarGzReader {
     try {
       long size = Files.size(archive);
       if (size > limits.maxCompressedBytes()) {
-        throw new ArchiveLimitException(source, ArchiveLimit.COMPRESSED_BYTES, limits.maxCompressedBytes(), size);
+        throw ArchiveException.limit(source, ArchiveLimit.COMPRESSED_BYTES, limits.maxCompressedBytes(), size);
       }
       return Files.newInputStream(archive);
     } catch (IOException e) {
-      throw new ArchiveIoException(source, "Cannot read archive " + source + ": " + e.getMessage(), e);
+      throw ArchiveException.io(source, "Cannot read archive " + source + ": " + e.getMessage(), e);
     }
   }
 
-  private static ArchiveIoException closeFailure(String source, IOException e) {
-    return new ArchiveIoException(source, "Cannot close archive " + source + ": " + e.getMessage(), e);
+  private static ArchiveException closeFailure(String source, IOException e) {
+    return ArchiveException.io(source, "Cannot close archive " + source + ": " + e.getMessage(), e);
   }
 }

@@ -40,8 +40,8 @@ final class AppliedInstall {
    * Swaps {@code prepared} in and writes its entry into {@code tx} as its record policy says:
    * storing its archive first when it may be stored; a failure after the swap undoes it.
    */
-  static AppliedInstall apply(Installer installer, TransactionContext tx, PreparedInstall prepared) {
-    ExtensionLayout layout = installer.layout();
+  static AppliedInstall apply(InstallEngine engine, TransactionContext tx, PreparedInstall prepared) {
+    ExtensionLayout layout = engine.layout();
     ExtensionName name = prepared.name();
     Optional<LockfileEntry> previous = tx.entry(name);
     requireCurrent(prepared, previous);
@@ -52,18 +52,18 @@ final class AppliedInstall {
     };
     List<String> nested = NestedRoots.of(layout, name, tx.lockfile().names());
     List<SwapRoot> roots = roots(layout, name, prepared.tree());
-    SwapPlan plan = new SwapPlan(name, installer.newId(), installer.newId(), installer.lockfilePath().toString(),
+    SwapPlan plan = new SwapPlan(name, engine.newId(), engine.newId(), engine.lockfilePath().toString(),
         prepared.checksum(), roots, layout.manifestPath(), nested);
-    Swap swap = Swap.stage(plan, layout, installer.owners(), installer.boundaries());
+    Swap swap = Swap.stage(plan, layout, engine.owners(), engine.boundaries());
     prepared.consume();
     swap.swap();
     Optional<LockfileEntry> written = Optional.empty();
     try {
       if (record) {
-        LockfileEntry entry = entry(installer, prepared, previous, roots, nested);
+        LockfileEntry entry = entry(engine, prepared, previous, roots, nested);
         Optional<VerifiedArchive> storable = prepared.storable();
         if (storable.isPresent()) {
-          installer.archives().install(tx, storable.get(), entry);
+          engine.archives().install(tx, storable.get(), entry);
         } else {
           tx.put(name, entry);
           previous.flatMap(LockfileEntry::checksum).filter(old -> !entry.checksum().equals(Optional.of(old)))
@@ -97,11 +97,11 @@ final class AppliedInstall {
     }
     Optional<String> pinned = current.flatMap(LockfileEntry::checksum);
     if (pinned.isPresent() && !pinned.get().equals(prepared.checksum())) {
-      throw new InstallStaleException(prepared.name().value(), "the lockfile now pins sha256 " + pinned.get()
+      throw InstallBusyException.stale(prepared.name().value(), "the lockfile now pins sha256 " + pinned.get()
           + ", not the " + prepared.checksum() + " it was prepared from");
     }
     if (pinned.isEmpty() && prepared.source() == InstallSource.TIER) {
-      throw new InstallStaleException(prepared.name().value(), "the lockfile no longer pins the tier archive "
+      throw InstallBusyException.stale(prepared.name().value(), "the lockfile no longer pins the tier archive "
           + prepared.checksum() + " it was prepared from");
     }
   }
@@ -163,7 +163,7 @@ final class AppliedInstall {
           pruneEmptyParents(tree, source.getParent());
         }
       } catch (IOException e) {
-        throw new InstallFailedException(name.value(), "cannot move the staged bundle " + bundle.archivePrefix()
+        throw InstallException.failed(name.value(), "cannot move the staged bundle " + bundle.archivePrefix()
             + " out of " + tree + " (" + e.getMessage() + ")", e);
       }
       roots.add(new SwapRoot(SwapRoot.Role.BUNDLE, bundle.live(), moved));
@@ -184,14 +184,14 @@ final class AppliedInstall {
     }
   }
 
-  private static LockfileEntry entry(Installer installer, PreparedInstall prepared, Optional<LockfileEntry> previous,
+  private static LockfileEntry entry(InstallEngine engine, PreparedInstall prepared, Optional<LockfileEntry> previous,
       List<SwapRoot> roots, List<String> nested) {
     ExtensionManifest manifest = prepared.manifest();
     boolean restore = previous.isPresent() && previous.get().version().equals(manifest.version())
         && previous.get().checksum().equals(Optional.of(prepared.checksum()));
     LockfileEntry.Builder builder = restore
         ? LockfileEntry.builder(manifest.version(), previous.get().pulledAt())
-        : LockfileEntry.builder(manifest.version(), installer.clock().instant());
+        : LockfileEntry.builder(manifest.version(), engine.clock().instant());
     previous.flatMap(LockfileEntry::channel).ifPresent(builder::channel);
     if (!previous.map(LockfileEntry::include).orElse(List.of()).isEmpty()) {
       builder.include(previous.get().include());
@@ -204,12 +204,12 @@ final class AppliedInstall {
     }
     Path extensionRoot = roots.get(0).live();
     try {
-      FilesDigest.of(extensionRoot, nested, installer.layout()).ifPresent(builder::filesChecksum);
+      FilesDigest.of(extensionRoot, nested, engine.layout()).ifPresent(builder::filesChecksum);
     } catch (IOException e) {
-      throw new InstallFailedException(prepared.name().value(), "cannot digest the installed files under "
+      throw InstallException.failed(prepared.name().value(), "cannot digest the installed files under "
           + extensionRoot + " (" + e.getMessage() + ")", e);
     }
-    builder.files(InstalledFiles.list(installer.checkout(), roots, nested));
+    builder.files(InstalledFiles.list(engine.checkout(), roots, nested));
     return builder.build();
   }
 }

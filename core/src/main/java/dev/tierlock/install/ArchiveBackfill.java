@@ -2,8 +2,8 @@ package dev.tierlock.install;
 
 import dev.tierlock.ExtensionName;
 import dev.tierlock.LockfileEntry;
+import dev.tierlock.archive.ArchiveException;
 import dev.tierlock.archive.ArchiveStore;
-import dev.tierlock.archive.ArchiveTamperedException;
 import dev.tierlock.archive.ExtensionArchiveKey;
 import dev.tierlock.archive.VerifiedArchive;
 import java.io.IOException;
@@ -45,9 +45,9 @@ final class ArchiveBackfill {
    * @param verified the archive an install of this run verified for the entry, if any
    * @return {@link PinnedOutcome.Backfill#UNPINNED}, {@link PinnedOutcome.Backfill#PRESENT}, {@link
    *     PinnedOutcome.Backfill#SKIPPED} or {@link PinnedOutcome.Backfill#STORED}
-   * @throws ArchiveTamperedException if the registry's bytes are not the pinned ones, or it stated
+   * @throws ArchiveException ({@code archive_tampered}) if the registry's bytes are not the pinned ones, or it stated
    *     no checksum for them; nothing was stored
-   * @throws RuntimeException as the registry, the download ({@link Preparer#download}) and the store
+   * @throws RuntimeException as the registry, the download ({@link RegistryDownload#fetch}) and the store
    *     do; nothing was stored
    */
   PinnedOutcome.Backfill run(ExtensionName name, LockfileEntry entry, Optional<VerifiedArchive> verified) {
@@ -70,13 +70,13 @@ final class ArchiveBackfill {
     VersionConstraint exact = VersionConstraint.exactly(version(name, entry));
     Path directory = newDirectory(name);
     try {
-      Preparer.Download download = preparer.download(registry.get(), name, exact, directory);
+      RegistryDownload download = preparer.download(registry.get(), name, exact, directory);
       String where = "the registry's " + name + "@" + download.release().version();
       if (!download.sha256().equals(key.sha256())) {
-        throw new ArchiveTamperedException(key, download.sha256(), "backfill", where);
+        throw ArchiveException.tampered(key, download.sha256(), "backfill", where);
       }
       if (download.release().checksum().isEmpty()) {
-        throw new ArchiveTamperedException(key, download.sha256(), "backfill", where
+        throw ArchiveException.tampered(key, download.sha256(), "backfill", where
             + " (the registry stated no checksum for them, and an archive is backfilled only from stated, matching"
             + " bytes)");
       }
@@ -91,7 +91,7 @@ final class ArchiveBackfill {
    * Returns the one version the registry is asked for: the entry's when it pins an exact one, else
    * (a constraint pin) the installed manifest's.
    *
-   * @throws InstallFailedException if neither names one
+   * @throws InstallException ({@code install_failed}) if neither names one
    */
   private String version(ExtensionName name, LockfileEntry entry) {
     String pinned = entry.version();
@@ -100,11 +100,11 @@ final class ArchiveBackfill {
         return pinned;
       }
     } catch (IllegalArgumentException e) {
-      throw new InstallFailedException(name.value(), "cannot backfill its archive: its entry's version \"" + pinned
+      throw InstallException.failed(name.value(), "cannot backfill its archive: its entry's version \"" + pinned
           + "\" is not one the registry can be asked for", e);
     }
     return InstalledScan.liveVersion(layout, Roots.extensionRoot(layout, name))
-        .orElseThrow(() -> new InstallFailedException(name.value(), "cannot backfill its archive: its entry pins the"
+        .orElseThrow(() -> InstallException.failed(name.value(), "cannot backfill its archive: its entry pins the"
             + " range " + pinned + " and no installed manifest names the version its archive has", null));
   }
 
@@ -120,7 +120,7 @@ final class ArchiveBackfill {
       Files.createDirectories(root);
       Files.createDirectory(directory);
     } catch (IOException e) {
-      throw new InstallFailedException(name.value(), "cannot create the staging directory " + directory
+      throw InstallException.failed(name.value(), "cannot create the staging directory " + directory
           + " of its backfill: " + e, e);
     }
     return directory;

@@ -4,7 +4,6 @@ import dev.tierlock.ExtensionName;
 import dev.tierlock.Lockfile;
 import dev.tierlock.LockfileEntry;
 import dev.tierlock.TransactionContext;
-import dev.tierlock.internal.ConvergeSteps;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -14,25 +13,38 @@ import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
 
-/** The {@link ConvergeSteps} of an installer in converge mode. */
-final class ConvergeWork implements ConvergeSteps {
+/**
+ * What convergence does with the install engine of one checkout: look at an extension's files,
+ * restore one entry alone from the tier, swap out the files of one the lockfile no longer has, and
+ * recover. Over the install engine in converge mode.
+ */
+final class ConvergeWork {
 
-  private final Installer installer;
+  /**
+   * What is on disk for one extension, as convergence judges it.
+   *
+   * @param version the version its live manifest names, empty when there is none (not installed)
+   * @param digest the digest of its own files (skills, bundles and nested extensions' roots left
+   *     out), empty when its root is not a directory
+   * @param missing the files the entry lists under the extension's own root that are not on disk
+   */
+  record LocalFiles(Optional<String> version, Optional<String> digest, List<String> missing) {}
 
-  ConvergeWork(Installer installer) {
-    if (!installer.converging()) {
-      throw new IllegalArgumentException("Cannot converge with " + installer + ": it is not in converge mode");
+  private final InstallEngine engine;
+
+  ConvergeWork(InstallEngine engine) {
+    if (!engine.converging()) {
+      throw new IllegalArgumentException("Cannot converge with " + engine + ": it is not in converge mode");
     }
-    this.installer = installer;
+    this.engine = engine;
   }
 
-  @Override
-  public boolean needsRecovery(java.util.Set<String> left) {
-    Path staging = Roots.stagingRoot(installer.layout());
+  boolean needsRecovery(java.util.Set<String> left) {
+    Path staging = Roots.stagingRoot(engine.layout());
     if (!Files.isDirectory(staging, LinkOption.NOFOLLOW_LINKS)) {
       return false;
     }
-    java.time.Instant sweepBefore = installer.clock().instant().minus(Recovery.SWEEP_AGE);
+    java.time.Instant sweepBefore = engine.clock().instant().minus(Recovery.SWEEP_AGE);
     try (Stream<Path> entries = Files.list(staging)) {
       for (Path entry : (Iterable<Path>) entries::iterator) {
         if (left.contains(entry.getFileName().toString())) {
@@ -41,10 +53,10 @@ final class ConvergeWork implements ConvergeSteps {
         Path journal = entry.resolve(StagingPaths.JOURNAL);
         if (Files.exists(journal, LinkOption.NOFOLLOW_LINKS)) {
           try {
-            if (!installer.owners().isActive(InstallJournalCodec.read(journal).ownerId())) {
+            if (!engine.owners().isActive(InstallJournalCodec.read(journal).ownerId())) {
               return true;  // an install that died: recover it
             }
-          } catch (IOException | InstallJournalException e) {
+          } catch (IOException | InstallException e) {
             return true;  // recovery judges it, and reports it
           }
         } else if (Files.getLastModifiedTime(entry, LinkOption.NOFOLLOW_LINKS).toInstant().isBefore(sweepBefore)) {
@@ -57,14 +69,12 @@ final class ConvergeWork implements ConvergeSteps {
     }
   }
 
-  @Override
-  public RecoveryReport recover(TransactionContext change) {
-    return installer.recover(change);
+  RecoveryReport recover(TransactionContext change) {
+    return engine.recover(change);
   }
 
-  @Override
-  public LocalFiles inspect(ExtensionName name, Optional<LockfileEntry> entry, Lockfile lockfile) {
-    ExtensionLayout layout = installer.layout();
+  LocalFiles inspect(ExtensionName name, Optional<LockfileEntry> entry, Lockfile lockfile) {
+    ExtensionLayout layout = engine.layout();
     Path root = Roots.extensionRoot(layout, name);
     Optional<String> version = Optional.empty();
     Path manifest = root.resolve(layout.manifestPath());
@@ -74,7 +84,10 @@ final class ConvergeWork implements ConvergeSteps {
         if (read.name().equals(name)) {
           version = Optional.of(read.version());
         }
-      } catch (ManifestMismatchException e) {
+      } catch (InstallException e) {
+        if (!e.code().equals(InstallException.MANIFEST_MISMATCH)) {
+          throw e;
+        }
         // unreadable: not installed, as far as convergence can tell
       }
     }
@@ -87,7 +100,7 @@ final class ConvergeWork implements ConvergeSteps {
     }
     List<String> missing = new ArrayList<>();
     if (entry.isPresent()) {
-      String prefix = relative(installer.checkout(), root) + "/";
+      String prefix = relative(engine.checkout(), root) + "/";
       for (String file : entry.get().files()) {
         if (!file.startsWith(prefix)) {
           continue;  // a skill, a bundle or another tool's path: not this root's
@@ -105,22 +118,19 @@ final class ConvergeWork implements ConvergeSteps {
     return new LocalFiles(version, digest, List.copyOf(missing));
   }
 
-  @Override
-  public PreparedInstall prepare(ExtensionName name, Lockfile lockfile) {
-    return installer.prepareRestore(name, lockfile);
+  PreparedInstall prepare(ExtensionName name, Lockfile lockfile) {
+    return engine.prepareRestore(name, lockfile);
   }
 
-  @Override
-  public PendingInstall apply(TransactionContext change, PreparedInstall prepared) {
-    return installer.apply(change, prepared);
+  PendingInstall apply(TransactionContext change, PreparedInstall prepared) {
+    return engine.apply(change, prepared);
   }
 
-  @Override
-  public Optional<Runnable> removeFiles(TransactionContext change, ExtensionName name) {
+  Optional<Runnable> removeFiles(TransactionContext change, ExtensionName name) {
     if (change.entry(name).isPresent()) {
       throw new IllegalStateException("Cannot remove the files of " + name + " during convergence: the lockfile pins it");
     }
-    ExtensionLayout layout = installer.layout();
+    ExtensionLayout layout = engine.layout();
     List<SwapRoot> roots = new ArrayList<>();
     roots.add(new SwapRoot(SwapRoot.Role.EXTENSION, Roots.extensionRoot(layout, name), null));
     for (BundleRoot bundle : layout.bundleRoots(name)) {
@@ -130,9 +140,9 @@ final class ConvergeWork implements ConvergeSteps {
       return Optional.empty();
     }
     List<String> nested = NestedRoots.of(layout, name, change.lockfile().names());
-    SwapPlan plan = new SwapPlan(name, installer.newId(), installer.newId(), installer.lockfilePath().toString(),
+    SwapPlan plan = new SwapPlan(name, engine.newId(), engine.newId(), engine.lockfilePath().toString(),
         null, roots, layout.manifestPath(), nested);
-    Swap swap = Swap.stage(plan, layout, installer.owners(), installer.boundaries());
+    Swap swap = Swap.stage(plan, layout, engine.owners(), engine.boundaries());
     swap.swap();
     return Optional.of(swap::commit);
   }

@@ -1,7 +1,6 @@
 package dev.tierlock.install;
 
 import dev.tierlock.ExtensionName;
-import dev.tierlock.internal.VersionSelector;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -16,7 +15,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A registry over a directory ({@link ExtensionRegistries#directory}): {@code
+ * A registry over a directory ({@link ExtensionRegistry#directory}): {@code
  * <dir>/<scope>/<name>[/<more>]/<version>.tar.gz}, each with an optional {@code
  * <version>.tar.gz.sha256} beside it. Reads only; stateless and thread-safe.
  */
@@ -46,12 +45,12 @@ final class DirectoryRegistry implements ExtensionRegistry {
       version = exact.get();
       if (!isFileVersion(version) || !Files.isRegularFile(releases.resolve(version + SUFFIX))) {
         requireRoot(name);
-        throw new RegistryNotFoundException(name.value(), constraint.text());
+        throw InstallException.registryNotFound(name.value(), constraint.text());
       }
     } else {
       String range = constraint.isLocked() ? VersionConstraint.LATEST.text() : constraint.text();
       version = VersionSelector.highest(range, versions(name, releases))
-          .orElseThrow(() -> new RegistryNotFoundException(name.value(), constraint.text()));
+          .orElseThrow(() -> InstallException.registryNotFound(name.value(), constraint.text()));
     }
     return new RegistryRelease(name, version, checksum(name, releases.resolve(version + SUFFIX + CHECKSUM_SUFFIX)),
         Optional.empty());
@@ -61,16 +60,16 @@ final class DirectoryRegistry implements ExtensionRegistry {
   public InputStream open(RegistryRelease release) {
     ExtensionName name = release.name();
     if (!isFileVersion(release.version())) {
-      throw new RegistryNotFoundException(name.value(), release.version());
+      throw InstallException.registryNotFound(name.value(), release.version());
     }
     Path archive = releases(name).resolve(release.version() + SUFFIX);
     try {
       return Files.newInputStream(archive);
     } catch (NoSuchFileException e) {
       requireRoot(name);
-      throw new RegistryNotFoundException(name.value(), release.version());
+      throw InstallException.registryNotFound(name.value(), release.version());
     } catch (IOException e) {
-      throw new RegistryUnavailableException(name.value(), "cannot open " + archive + ": " + e, e);
+      throw InstallException.registryUnavailable(name.value(), "cannot open " + archive + ": " + e, e);
     }
   }
 
@@ -93,7 +92,7 @@ final class DirectoryRegistry implements ExtensionRegistry {
 
   private void requireRoot(ExtensionName name) {
     if (!Files.isDirectory(directory)) {
-      throw new RegistryUnavailableException(name.value(), "the registry directory " + directory + " does not exist",
+      throw InstallException.registryUnavailable(name.value(), "the registry directory " + directory + " does not exist",
           null);
     }
   }
@@ -113,7 +112,7 @@ final class DirectoryRegistry implements ExtensionRegistry {
         }
       }
     } catch (IOException | RuntimeException e) {
-      throw new RegistryUnavailableException(name.value(), "cannot list " + releases + ": " + e, e);
+      throw InstallException.registryUnavailable(name.value(), "cannot list " + releases + ": " + e, e);
     }
     return versions;
   }
@@ -125,11 +124,11 @@ final class DirectoryRegistry implements ExtensionRegistry {
     } catch (NoSuchFileException e) {
       return Optional.empty();
     } catch (IOException e) {
-      throw new RegistryUnavailableException(name.value(), "cannot read checksum file " + file + ": " + e, e);
+      throw InstallException.registryUnavailable(name.value(), "cannot read checksum file " + file + ": " + e, e);
     }
     Matcher m = CHECKSUM_LINE.matcher(new String(bytes, StandardCharsets.UTF_8));
     if (bytes.length > MAX_CHECKSUM_BYTES || !m.matches()) {
-      throw new RegistryUnavailableException(name.value(), "checksum file " + file + " is malformed: it must hold 64"
+      throw InstallException.registryUnavailable(name.value(), "checksum file " + file + " is malformed: it must hold 64"
           + " lowercase hex digits, optionally followed by white space and a file name", null);
     }
     return Optional.of(m.group(1));

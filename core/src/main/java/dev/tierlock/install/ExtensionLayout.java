@@ -41,7 +41,8 @@ public interface ExtensionLayout {
    *
    * @param file the manifest file
    * @return what it says
-   * @throws ManifestMismatchException if it cannot be read as a manifest (name it after the file)
+   * @throws InstallException {@link InstallException#manifestMismatch} if it cannot be read as a
+   *     manifest (name it after the file)
    */
   ExtensionManifest readManifest(Path file);
 

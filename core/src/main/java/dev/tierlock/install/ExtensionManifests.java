@@ -16,23 +16,13 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Reads extension manifests in Tierlock's default format, a JSON object: the format of the CLI and
- * the testkit, and what a {@link ExtensionLayout} may delegate to.
- *
- * <pre>{@code
- * {"name": "@acme/tool", "version": "1.2.0", "dependencies": {"@acme/base": "^1"}}
- * }</pre>
- *
- * <p>{@code name} (a scoped extension name) and {@code version} (a non-blank string) are required;
- * {@code dependencies} (an object from scoped names to {@link VersionConstraint} strings) is
- * optional. Other members are ignored, whatever their value. Reading is strict: a file that is not
- * UTF-8 JSON, is not one object, repeats a member name, gives a member of the wrong type, a bad name
- * or a bad constraint, or is larger than {@value #MAX_BYTES} bytes is refused. Thread-safe.
+ * Reads extension manifests in Tierlock's default format, a JSON object, as {@link
+ * ExtensionManifest#readJson} documents it. Thread-safe.
  */
-public final class ExtensionManifests {
+final class ExtensionManifests {
 
   /** The largest manifest read, in bytes: 1 MiB. */
-  public static final int MAX_BYTES = 1024 * 1024;
+  static final int MAX_BYTES = 1024 * 1024;
 
   /** What a message names as the extension before the manifest's name is read. */
   private static final String UNKNOWN = "(unknown extension)";
@@ -43,15 +33,8 @@ public final class ExtensionManifests {
 
   private ExtensionManifests() {}
 
-  /**
-   * Reads a JSON manifest file.
-   *
-   * @param file the manifest (a regular file, or a link to one)
-   * @return what it says
-   * @throws ManifestMismatchException if the file is missing, unreadable, too large or not a valid
-   *     manifest; the message names the file and, when known, the extension
-   */
-  public static ExtensionManifest readJson(Path file) {
+  /** Reads a JSON manifest file, as {@link ExtensionManifest#readJson} says. */
+  static ExtensionManifest readJson(Path file) {
     byte[] bytes = read(file);
     Reading reading = new Reading(file);
     try (JsonParser parser = JSON.createParser(bytes)) {
@@ -68,21 +51,21 @@ public final class ExtensionManifests {
   private static byte[] read(Path file) {
     if (!Files.isRegularFile(file)) {
       String what = Files.exists(file, LinkOption.NOFOLLOW_LINKS) ? "is not a regular file" : "does not exist";
-      throw new ManifestMismatchException(UNKNOWN, "manifest " + file + " " + what);
+      throw InstallException.manifestMismatch(UNKNOWN, "manifest " + file + " " + what, null);
     }
     try (InputStream in = Files.newInputStream(file)) {
       byte[] bytes = in.readNBytes(MAX_BYTES + 1);
       if (bytes.length > MAX_BYTES) {
-        throw new ManifestMismatchException(UNKNOWN, "manifest " + file + " is larger than " + MAX_BYTES + " bytes");
+        throw InstallException.manifestMismatch(UNKNOWN, "manifest " + file + " is larger than " + MAX_BYTES + " bytes", null);
       }
       return bytes;
     } catch (IOException e) {
-      throw keeping(e, new ManifestMismatchException(UNKNOWN, "manifest " + file + " cannot be read: " + e));
+      throw keeping(e, InstallException.manifestMismatch(UNKNOWN, "manifest " + file + " cannot be read: " + e, null));
     }
   }
 
   /** Keeps {@code cause} with {@code failure} (whose type takes no cause) as a suppressed exception. */
-  private static ManifestMismatchException keeping(Exception cause, ManifestMismatchException failure) {
+  private static InstallException keeping(Exception cause, InstallException failure) {
     failure.addSuppressed(cause);
     return failure;
   }
@@ -171,8 +154,8 @@ public final class ExtensionManifests {
       return parser.getText();
     }
 
-    ManifestMismatchException refuse(String reason) {
-      return new ManifestMismatchException(name == null ? UNKNOWN : name, "manifest " + file + " " + reason);
+    InstallException refuse(String reason) {
+      return InstallException.manifestMismatch(name == null ? UNKNOWN : name, "manifest " + file + " " + reason, null);
     }
 
     private static String type(@Nullable JsonToken token) {

@@ -9,8 +9,8 @@ import dev.tierlock.ExtensionName;
 import dev.tierlock.internal.AtomicFileWriter;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
@@ -65,7 +65,7 @@ final class InstallJournalCodec {
    *
    * @throws NoSuchFileException if there is none
    * @throws IOException if it cannot be read
-   * @throws InstallJournalException if it is not a journal of this schema
+   * @throws InstallException ({@code install_journal_invalid}) if it is not a journal of this schema
    */
   static InstallJournal read(Path file) throws IOException {
     byte[] bytes;
@@ -130,33 +130,33 @@ final class InstallJournalCodec {
    *
    * @param bytes the file's bytes
    * @param file the file, named in errors
-   * @throws InstallJournalException if the bytes are not a journal of this schema
+   * @throws InstallException ({@code install_journal_invalid}) if the bytes are not a journal of this schema
    */
   static InstallJournal decode(byte[] bytes, Path file) {
     if (bytes.length > MAX_BYTES) {
-      throw new InstallJournalException("(unknown)", file, "the file has " + bytes.length + " bytes, more than "
+      throw InstallException.journalInvalid("(unknown)", file, "the file has " + bytes.length + " bytes, more than "
           + MAX_BYTES, null);
     }
     Object tree;
     try (JsonParser parser = FACTORY.createParser(bytes)) {
       if (parser.nextToken() == null) {
-        throw new InstallJournalException("(unknown)", file, "the file is empty", null);
+        throw InstallException.journalInvalid("(unknown)", file, "the file is empty", null);
       }
-      tree = dev.tierlock.internal.JsonTree.read(parser);
+      tree = JsonTree.read(parser);
       if (parser.nextToken() != null) {
-        throw new InstallJournalException("(unknown)", file, "content follows the journal object", null);
+        throw InstallException.journalInvalid("(unknown)", file, "content follows the journal object", null);
       }
     } catch (JsonProcessingException e) {
-      throw new InstallJournalException("(unknown)", file, "the file is not valid JSON: " + e.getOriginalMessage(), e);
+      throw InstallException.journalInvalid("(unknown)", file, "the file is not valid JSON: " + e.getOriginalMessage(), e);
     } catch (IOException e) {
-      throw new InstallJournalException("(unknown)", file, "the file cannot be parsed: " + e.getMessage(), e);
+      throw InstallException.journalInvalid("(unknown)", file, "the file cannot be parsed: " + e.getMessage(), e);
     }
     String extension = tree instanceof Map<?, ?> map && map.get("extensionName") instanceof String text
         && ExtensionName.isValid(text) ? text : "(unknown)";
     try {
       return journal(new Members(tree, "the journal", TOP));
     } catch (IllegalArgumentException e) {
-      throw new InstallJournalException(extension, file, e.getMessage(), e);
+      throw InstallException.journalInvalid(extension, file, e.getMessage(), e);
     }
   }
 

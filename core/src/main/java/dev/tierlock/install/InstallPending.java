@@ -13,7 +13,7 @@ final class InstallPending implements PendingInstall {
   private final List<AppliedInstall> applied;
   private boolean ended;
 
-  InstallPending(Installer installer, TransactionContext tx, List<AppliedInstall> applied) {
+  InstallPending(TransactionContext tx, List<AppliedInstall> applied) {
     this.tx = tx;
     this.applied = List.copyOf(applied);
   }

@@ -83,7 +83,10 @@ final class InstalledScan {
     }
     try {
       return Optional.of(layout.readManifest(manifest).version());
-    } catch (ManifestMismatchException e) {
+    } catch (InstallException e) {
+      if (!e.code().equals(InstallException.MANIFEST_MISMATCH)) {
+        throw e;
+      }
       return Optional.empty();
     }
   }

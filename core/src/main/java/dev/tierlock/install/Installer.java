@@ -1,23 +1,13 @@
 package dev.tierlock.install;
 
 import dev.tierlock.ExtensionName;
-import dev.tierlock.Lockfile;
-import dev.tierlock.LockfileEntry;
-import dev.tierlock.TierPath;
 import dev.tierlock.Tierlock;
 import dev.tierlock.TransactionContext;
 import dev.tierlock.TransactionResult;
 import dev.tierlock.archive.ArchiveLimits;
-import dev.tierlock.archive.ArchiveTransactions;
-import dev.tierlock.internal.InstallAccess;
-import java.nio.file.Path;
 import java.time.Clock;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.Optional;
-import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -57,52 +47,15 @@ import org.jspecify.annotations.Nullable;
  */
 public final class Installer {
 
-  static {
-    InstallAccess.register(new InstallAccess.Accessor() {
-      @Override
-      public void boundaries(Builder builder, java.util.function.Consumer<String> hook) {
-        builder.boundaries(hook::accept);
-      }
-
-      @Override
-      public dev.tierlock.internal.ConvergeSteps steps(Installer installer) {
-        return new ConvergeWork(installer);
-      }
-    });
-  }
-
   private final Tierlock tierlock;
-  private final ExtensionLayout layout;
-  private final ArchiveTransactions archives;
-  private final Preparer preparer;
-  private final Clock clock;
-  private final Supplier<String> ids;
-  private final SwapBoundary boundaries;
-  private final Path lockfilePath;
-  private final OwnerIds owners;
-  private final boolean converge;
+  private final InstallEngine engine;
 
   private Installer(Builder builder) {
-    this.converge = builder.converge;
     this.tierlock = builder.tierlock;
-    this.layout = builder.layout;
-    this.clock = builder.clock;
-    this.ids = builder.ids;
-    this.boundaries = builder.boundaries;
-    this.archives = ArchiveTransactions.of(tierlock, builder.limits, builder.clock);
-    this.preparer = new Preparer(layout, builder.registry, builder.safety, archives, builder.limits, ids);
-    this.lockfilePath = tierlock.namespace().localPath(tierlock.cacheDirectory(), TierPath.LOCKFILE);
-    this.owners = OwnerIds.locked(new OwnerLocks(tierlock.stateDirectory().resolve(OWNERS), clock));
+    this.engine = builder.converge
+        ? InstallEngine.converging(builder.tierlock, builder.layout, builder.settings)
+        : InstallEngine.installing(builder.tierlock, builder.layout, builder.registry, builder.settings);
   }
-
-  /** The boundary after an install's change applied it and saved the catalog, before its publish. */
-  static final String APPLIED = "installer/applied";
-
-  /** The boundary after an install's or a removal's transaction returned, before its commit. */
-  static final String PUBLISHED = "installer/published";
-
-  /** The directory of the state directory holding the owner locks of installs in flight. */
-  static final String OWNERS = "install-owners";
 
   /**
    * Starts building the installer of {@code tierlock}'s checkout with its extensions laid out as
@@ -123,33 +76,17 @@ public final class Installer {
    *
    * @param request what to install
    * @return the extension and the dependencies it needs, staged; close it if it is not applied
-   * @throws RegistryNotFoundException if the registry has no such release
-   * @throws RegistryUnavailableException if the registry is needed and unreachable (or absent)
-   * @throws ManifestMismatchException if the archive is another extension or version
-   * @throws UnsafeExtensionException if the safety analysis refused it
+   * @throws InstallException ({@code registry_not_found}) if the registry has no such release
+   * @throws InstallException ({@code registry_unavailable}) if the registry is needed and unreachable
+   *     (or absent)
+   * @throws InstallException ({@code install_manifest_mismatch}) if the archive is another extension or
+   *     version
+   * @throws InstallException ({@code install_unsafe}) if the safety analysis refused it
    * @throws dev.tierlock.archive.ArchiveException if the archive is tampered, over a cap or hostile
    * @throws dev.tierlock.TierlockException as {@link Tierlock#snapshot()} does
    */
   public PreparedInstall prepare(InstallRequest request) {
-    InstallRequest effective = converge
-        ? new InstallRequest(request.name(), VersionConstraint.LOCKED, RecordPolicy.NEVER) : request;
-    return preparer.prepare(effective, tierlock.snapshot());
-  }
-
-  /**
-   * Prepares the restore of {@code name} alone (no dependency) against {@code lockfile}, as
-   * converge mode does: the pin, from the tier, never recorded.
-   */
-  PreparedInstall prepareRestore(ExtensionName name, Lockfile lockfile) {
-    if (!converge) {
-      throw new IllegalStateException("Cannot prepare the restore of " + name + ": the installer is not in converge mode");
-    }
-    return preparer.prepare(new InstallRequest(name, VersionConstraint.LOCKED, RecordPolicy.NEVER), lockfile, false);
-  }
-
-  /** Returns whether this installer runs in converge mode. */
-  boolean converging() {
-    return converge;
+    return engine.prepare(request, tierlock.snapshot());
   }
 
   /**
@@ -165,53 +102,15 @@ public final class Installer {
    *     returned (see {@link PendingInstall})
    * @throws IllegalStateException if {@code tx} does not hold the pulled-extensions lock, or
    *     {@code prepared} was applied or closed already, or (converge mode) the apply would record it
-   * @throws InstallJournalException if an interrupted install of one of these extensions cannot be
-   *     judged (it is left for an operator)
-   * @throws InstallStaleException if a restore was prepared from a pin the lockfile no longer holds
-   * @throws InstallBusyException if another install of one of them is in flight
-   * @throws InstallFailedException if a swap step failed (undone)
+   * @throws InstallException ({@code install_journal_invalid}) if an interrupted install of one of
+   *     these extensions cannot be judged (it is left for an operator)
+   * @throws InstallBusyException ({@code install_stale}) if a restore was prepared from a pin the
+   *     lockfile no longer holds; ({@code install_busy}) if another install of one of them is in flight
+   * @throws InstallException ({@code install_failed}) if a swap step failed (undone)
    * @throws dev.tierlock.TierlockException if storing an archive failed (swaps undone)
    */
   public PendingInstall apply(TransactionContext tx, PreparedInstall prepared) {
-    requireSection(tx, "apply " + prepared.name());
-    if (prepared.consumed()) {
-      throw new IllegalStateException("Cannot apply " + prepared + ": it was applied or closed already");
-    }
-    RecoveryReport recovered = recover(tx);
-    List<PreparedInstall> order = new ArrayList<>();
-    flatten(prepared, order);
-    for (PreparedInstall p : order) {
-      Recovery.requireJudged(recovered, p.name());
-      requireIdle(p.name());
-    }
-    if (converge && order.stream().anyMatch(p -> p.request().policy() != RecordPolicy.NEVER)) {
-      throw new IllegalStateException("Cannot apply " + prepared + " in converge mode: it was prepared to be recorded");
-    }
-    Lockfile before = tx.lockfile();
-    List<AppliedInstall> applied = new ArrayList<>();
-    try {
-      for (PreparedInstall p : order) {
-        applied.add(AppliedInstall.apply(this, tx, p));
-      }
-      if (converge && !tx.lockfile().equals(before)) {
-        // the guard of converge mode: whatever the code above does, it never writes the lockfile
-        throw new IllegalStateException("Cannot apply " + prepared + " in converge mode: it changed the lockfile");
-      }
-    } catch (RuntimeException | Error e) {
-      for (int i = applied.size() - 1; i >= 0; i--) {
-        try {
-          applied.get(i).rollback(tx);
-        } catch (RuntimeException undo) {
-          e.addSuppressed(undo);
-        }
-      }
-      throw e;
-    } finally {
-      for (PreparedInstall p : order) {
-        p.close();
-      }
-    }
-    return new InstallPending(this, tx, applied);
+    return engine.apply(tx, prepared);
   }
 
   /**
@@ -231,7 +130,10 @@ public final class Installer {
     Objects.requireNonNull(catalog, "catalog");
     try {
       return installOnce(request, catalog);
-    } catch (InstallStaleException stale) {
+    } catch (InstallBusyException stale) {
+      if (!stale.code().equals(InstallException.STALE)) {
+        throw stale;
+      }
       // a peer changed the pin between the prepare and the locks: prepare again, once
       return installOnce(request, catalog);
     }
@@ -239,7 +141,7 @@ public final class Installer {
 
   private InstallResult installOnce(InstallRequest request, Catalog catalog) {
     try (PreparedInstall prepared = prepare(request)) {
-      return installPrepared(prepared, catalog, tx -> { });
+      return engine.install(prepared, catalog, tx -> { });
     }
   }
 
@@ -275,63 +177,11 @@ public final class Installer {
    */
   public PinnedInstallResult installPinned(Catalog catalog) {
     Objects.requireNonNull(catalog, "catalog");
-    if (converge) {
+    if (engine.converging()) {
       throw new IllegalStateException("Cannot install the pinned extensions in converge mode: it never writes the"
           + " tier");
     }
-    ArchiveBackfill backfill = new ArchiveBackfill(layout, preparer, archives.store(), ids);
-    return new PinnedRun(this, preparer, backfill, tierlock::snapshot, catalog).run(tierlock.snapshot());
-  }
-
-  /**
-   * Installs {@code prepared} as {@link #install} does, {@code check} running under the locks first
-   * (it throws to refuse the install: nothing is changed); the caller closes {@code prepared}.
-   */
-  InstallResult installPrepared(PreparedInstall prepared, Catalog catalog,
-      Consumer<TransactionContext> check) {
-    AtomicReference<@Nullable PendingInstall> done = new AtomicReference<>();
-    TransactionResult result;
-    try {
-      result = tierlock.transaction().run(tx -> tx.withPulledExtensionsLock(() -> {
-        check.accept(tx);
-        PendingInstall pending = apply(tx, prepared);
-        try {
-          catalog.save(new CatalogUpdate(pending.installed(), List.of()));
-        } catch (RuntimeException | Error e) {
-          try {
-            pending.rollback();
-          } catch (RuntimeException undo) {
-            e.addSuppressed(undo);
-          }
-          throw e;
-        }
-        done.set(pending);
-        boundaries.at(APPLIED);
-        return null;
-      }));
-    } catch (RuntimeException | Error e) {
-      commitAfter(done.get(), e);
-      throw e;
-    }
-    boundaries.at(PUBLISHED);
-    PendingInstall pending = Objects.requireNonNull(done.get(), "the change ran");
-    pending.commit();
-    return new InstallResult(pending.installed(), sources(prepared), pending.written().isPresent(), result);
-  }
-
-  /**
-   * Commits {@code pending} after its transaction threw {@code failure} once its change had run:
-   * the change is published in part (a conflict) or kept pending, so the new files stay.
-   */
-  private static void commitAfter(@Nullable PendingInstall pending, Throwable failure) {
-    if (pending == null) {
-      return;
-    }
-    try {
-      pending.commit();
-    } catch (RuntimeException e) {
-      failure.addSuppressed(e);
-    }
+    return new PinnedRun(engine, catalog).run(tierlock.snapshot());
   }
 
   /**
@@ -344,41 +194,15 @@ public final class Installer {
    * @param catalog the embedding tool's save
    * @return how the transaction ended ({@link dev.tierlock.TransactionStatus#NO_CHANGE} when neither
    *     an entry nor files existed)
-   * @throws InstallJournalException if an interrupted install of it cannot be judged
-   * @throws InstallFailedException if the files could not be moved away (put back)
+   * @throws IllegalStateException in converge mode (it writes the lockfile)
+   * @throws InstallException ({@code install_journal_invalid}) if an interrupted install of it cannot
+   *     be judged
+   * @throws InstallBusyException ({@code install_busy}) if another install of it is in flight
+   * @throws InstallException ({@code install_failed}) if the files could not be moved away (put back)
    */
   public TransactionResult remove(ExtensionName name, Catalog catalog) {
     Objects.requireNonNull(catalog, "catalog");
-    if (converge) {
-      throw new IllegalStateException("Cannot remove " + name + " in converge mode: it never writes the lockfile");
-    }
-    AtomicReference<@Nullable Swap> swapped = new AtomicReference<>();
-    TransactionResult result;
-    try {
-      result = tierlock.transaction().run(tx -> tx.withPulledExtensionsLock(() -> {
-        Recovery.requireJudged(recover(tx), name);
-        requireIdle(name);
-        swapped.set(Removal.run(this, tx, name, catalog));
-        boundaries.at(APPLIED);
-        return null;
-      }));
-    } catch (RuntimeException | Error e) {
-      Swap swap = swapped.get();
-      if (swap != null) {
-        try {
-          swap.commit();
-        } catch (RuntimeException cleanup) {
-          e.addSuppressed(cleanup);
-        }
-      }
-      throw e;
-    }
-    boundaries.at(PUBLISHED);
-    Swap swap = swapped.get();
-    if (swap != null) {
-      swap.commit();
-    }
-    return result;
+    return engine.remove(name, catalog);
   }
 
   /**
@@ -391,7 +215,7 @@ public final class Installer {
   public RecoveryReport recover() {
     AtomicReference<RecoveryReport> report = new AtomicReference<>(RecoveryReport.NOTHING);
     tierlock.transaction().run(tx -> tx.withPulledExtensionsLock(() -> {
-      report.set(recover(tx));
+      report.set(engine.recover(tx));
       return null;
     }));
     return report.get();
@@ -406,123 +230,20 @@ public final class Installer {
    * @throws dev.tierlock.TierlockException as {@link Tierlock#snapshot()} does
    */
   public List<InstalledExtension> installed() {
-    return InstalledScan.scan(layout, tierlock.snapshot());
+    return InstalledScan.scan(engine.layout(), tierlock.snapshot());
   }
 
-  /**
-   * Runs recovery inside {@code tx}, against the lockfile it sees: the shared lockfile as fetched
-   * under the locks, with any pending change of this checkout re-applied, so an install whose
-   * publish is pending after a crash is rolled forward, not back.
-   */
-  RecoveryReport recover(TransactionContext tx) {
-    Lockfile lockfile = tx.lockfile();
-    return new Recovery(layout, clock, Set.of(lockfilePath), owners, boundaries)
-        .recoverAgainst(name -> lockfile.entry(name).map(Recovery.Pin::of), lockfile.names());
+  @Override
+  public String toString() {
+    return "Installer[" + tierlock.checkoutDirectory() + (engine.converging() ? ", converge mode" : "") + "]";
   }
 
-  /**
-   * Refuses {@code name} while another install or removal of it is in flight on this checkout (its
-   * journal's owner alive): swapping it now would put this install's staging between that one's
-   * swap and its commit.
-   *
-   * @throws InstallBusyException if one is
-   */
-  private void requireIdle(ExtensionName name) {
-    Path staging = Roots.stagingRoot(layout);
-    if (!java.nio.file.Files.isDirectory(staging)) {
-      return;
-    }
-    try (java.util.stream.Stream<Path> entries = java.nio.file.Files.list(staging)) {
-      for (Path entry : (Iterable<Path>) entries::iterator) {
-        Path journal = entry.resolve(StagingPaths.JOURNAL);
-        if (!java.nio.file.Files.isRegularFile(journal, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-          continue;
-        }
-        InstallJournal read;
-        try {
-          read = InstallJournalCodec.read(journal);
-        } catch (java.io.IOException | InstallJournalException e) {
-          continue;  // recovery judged it (and refused it, when it could not)
-        }
-        if (read.extension().equals(name) && owners.isActive(read.ownerId())) {
-          throw new InstallBusyException(name.value(), journal);
-        }
-      }
-    } catch (java.io.IOException e) {
-      throw new InstallFailedException(name.value(), "cannot list the staging " + staging + " (" + e.getMessage() + ")",
-          e);
-    }
-  }
-
-  private static void requireSection(TransactionContext tx, String what) {
-    if (!tx.holdsPulledExtensionsLock()) {
-      throw new IllegalStateException("Cannot " + what + ": call it inside tx.withPulledExtensionsLock(...), which"
-          + " holds the checkout's pulled-extensions lock until the install is committed or rolled back");
-    }
-  }
-
-  private static void flatten(PreparedInstall prepared, List<PreparedInstall> into) {
-    if (into.stream().anyMatch(p -> p.name().equals(prepared.name()))) {
-      return;
-    }
-    into.add(prepared);
-    for (PreparedInstall dependency : prepared.dependencies()) {
-      flatten(dependency, into);
-    }
-  }
-
-  private static java.util.Map<ExtensionName, InstallSource> sources(PreparedInstall prepared) {
-    List<PreparedInstall> all = new ArrayList<>();
-    flatten(prepared, all);
-    java.util.Map<ExtensionName, InstallSource> sources = new java.util.LinkedHashMap<>();
-    for (PreparedInstall p : all) {
-      sources.put(p.name(), p.source());
-    }
-    return sources;
-  }
-
-  ExtensionLayout layout() {
-    return layout;
-  }
-
-  ArchiveTransactions archives() {
-    return archives;
-  }
-
-  Clock clock() {
-    return clock;
-  }
-
-  String newId() {
-    return ids.get();
-  }
-
-  SwapBoundary boundaries() {
-    return boundaries;
-  }
-
-  Path lockfilePath() {
-    return lockfilePath;
-  }
-
-  OwnerIds owners() {
-    return owners;
-  }
-
-  Path checkout() {
-    return tierlock.checkoutDirectory();
-  }
-
-  /** Builds an {@link Installer}. */
+  /** Builds an {@link Installer}. Not thread-safe. */
   public static final class Builder {
     private final Tierlock tierlock;
     private final ExtensionLayout layout;
     private @Nullable ExtensionRegistry registry;
-    private @Nullable SafetyAnalyzer safety;
-    private ArchiveLimits limits = ArchiveLimits.DEFAULTS;
-    private Clock clock = Clock.systemUTC();
-    private Supplier<String> ids = () -> UUID.randomUUID().toString();
-    private SwapBoundary boundaries = SwapBoundary.NONE;
+    private EngineSettings settings = EngineSettings.DEFAULTS;
     private boolean converge;
 
     private Builder(Tierlock tierlock, ExtensionLayout layout) {
@@ -548,7 +269,7 @@ public final class Installer {
      * @return this builder
      */
     public Builder safetyAnalyzer(SafetyAnalyzer value) {
-      this.safety = Objects.requireNonNull(value, "safetyAnalyzer");
+      this.settings = settings.withSafety(value);
       return this;
     }
 
@@ -559,7 +280,7 @@ public final class Installer {
      * @return this builder
      */
     public Builder archiveLimits(ArchiveLimits value) {
-      this.limits = Objects.requireNonNull(value, "archiveLimits");
+      this.settings = settings.withLimits(value);
       return this;
     }
 
@@ -570,19 +291,34 @@ public final class Installer {
      * @return this builder
      */
     public Builder clock(Clock value) {
-      this.clock = Objects.requireNonNull(value, "clock");
+      this.settings = settings.withClock(value);
       return this;
     }
 
     /** Sets where owner and staging ids come from (tests); by default random UUIDs. */
     Builder ids(Supplier<String> value) {
-      this.ids = Objects.requireNonNull(value, "ids");
+      this.settings = settings.withIds(value);
       return this;
     }
 
-    /** Sets the hook told of every swap boundary (crash tests); by default none. */
-    Builder boundaries(SwapBoundary value) {
-      this.boundaries = Objects.requireNonNull(value, "boundaries");
+    /**
+     * Sets the hook told the name of each crash boundary an install, a removal or a recovery passes
+     * (a test seam, as a ticker is for time; by default none). The boundaries are the points between
+     * two durable steps where a crash must leave a state recovery can finish: {@code journal-written},
+     * {@code staging-filled}, {@code moved-out/<i>}, {@code moved-in/<i>}, {@code manifest-in},
+     * {@code journal-swapped}, {@code commit/journal-deleted}, {@code rollback/discarded/<i>}, {@code
+     * rollback/restored/<i>}, {@code rollback/staging-deleted}, {@code installer/applied} (the change
+     * applied and the catalog saved, before the publish) and {@code installer/published} (the
+     * transaction returned, before the commit). The hook runs on the thread doing the step, with
+     * the step's locks held. A hook that throws fails the step after it, as an I/O failure there
+     * would; a hook that never returns holds the step there (a crash test kills the process).
+     *
+     * @param hook told each boundary's name as it is passed
+     * @return this builder
+     */
+    public Builder boundaries(Consumer<String> hook) {
+      Objects.requireNonNull(hook, "boundaries");
+      this.settings = settings.withBoundaries(hook::accept);
       return this;
     }
 

@@ -23,13 +23,13 @@ final class JournalCheck {
    *
    * @param lockfilePaths the resolved lockfile paths accepted, matched exactly
    * @param file the journal file, named in the error
-   * @throws InstallJournalException if any part is not what it must be
+   * @throws InstallException ({@code install_journal_invalid}) if any part is not what it must be
    */
   static void require(InstallJournal journal, String dirId, ExtensionLayout layout, Set<Path> lockfilePaths,
       Path file) {
     String problem = problem(journal, dirId, layout, lockfilePaths);
     if (problem != null) {
-      throw new InstallJournalException(journal.extension().value(), file, problem, null);
+      throw InstallException.journalInvalid(journal.extension().value(), file, problem, null);
     }
   }
 

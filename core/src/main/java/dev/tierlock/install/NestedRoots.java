@@ -86,7 +86,7 @@ final class NestedRoots {
         }
       });
     } catch (IOException e) {
-      throw new InstallFailedException(name.value(), "cannot look for nested extensions under " + root + " ("
+      throw InstallException.failed(name.value(), "cannot look for nested extensions under " + root + " ("
           + e.getMessage() + ")", e);
     }
     return found;

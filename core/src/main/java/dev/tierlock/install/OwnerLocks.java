@@ -59,7 +59,7 @@ final class OwnerLocks {
   /**
    * Takes the lock of a new owner.
    *
-   * @throws InstallFailedException if it cannot be taken (it is fresh: only a broken file system
+   * @throws InstallException ({@code install_failed}) if it cannot be taken (it is fresh: only a broken file system
    *     refuses it)
    */
   Held hold(String ownerId, String extension) {
@@ -70,9 +70,9 @@ final class OwnerLocks {
       if (attempt instanceof LockAttempt.Acquired acquired) {
         return new Held(file, acquired.lock());
       }
-      throw new InstallFailedException(extension, "its owner lock " + file + " is held already", null);
+      throw InstallException.failed(extension, "its owner lock " + file + " is held already", null);
     } catch (IOException e) {
-      throw new InstallFailedException(extension, "cannot take its owner lock " + file + " (" + e.getMessage() + ")", e);
+      throw InstallException.failed(extension, "cannot take its owner lock " + file + " (" + e.getMessage() + ")", e);
     }
   }
 

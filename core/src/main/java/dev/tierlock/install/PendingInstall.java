@@ -59,7 +59,7 @@ public interface PendingInstall {
    * it was not installed), for the dependencies too, and restores the previous entry (with its
    * channel and pulledAt) if an entry was written.
    *
-   * @throws InstallFailedException if a root cannot be put back (the journal stays, so the next
+   * @throws InstallException ({@code install_failed}) if a root cannot be put back (the journal stays, so the next
    *     recovery finishes it)
    * @throws IllegalStateException if the transaction's change has ended, or the install was already
    *     committed or rolled back

@@ -20,7 +20,7 @@ import java.util.function.Supplier;
  */
 final class PinnedRun {
 
-  private final Installer installer;
+  private final InstallEngine engine;
   private final Preparer preparer;
   private final ArchiveBackfill backfill;
   private final Supplier<Lockfile> snapshots;
@@ -39,17 +39,12 @@ final class PinnedRun {
     }
   }
 
-  /**
-   * Creates the run.
-   *
-   * @param snapshots reads the shared lockfile again, for an entry a peer changed during its install
-   */
-  PinnedRun(Installer installer, Preparer preparer, ArchiveBackfill backfill, Supplier<Lockfile> snapshots,
-      Catalog catalog) {
-    this.installer = Objects.requireNonNull(installer, "installer");
-    this.preparer = Objects.requireNonNull(preparer, "preparer");
-    this.backfill = Objects.requireNonNull(backfill, "backfill");
-    this.snapshots = Objects.requireNonNull(snapshots, "snapshots");
+  /** Creates the run of {@code engine}, which reads the shared lockfile again for an entry a peer changed meanwhile. */
+  PinnedRun(InstallEngine engine, Catalog catalog) {
+    this.engine = Objects.requireNonNull(engine, "engine");
+    this.preparer = engine.preparer();
+    this.backfill = new ArchiveBackfill(engine.layout(), preparer, engine.archives().store(), engine::newId);
+    this.snapshots = engine.tierlock()::snapshot;
     this.catalog = Objects.requireNonNull(catalog, "catalog");
   }
 
@@ -67,9 +62,10 @@ final class PinnedRun {
     Step step;
     try {
       step = install(name, entry, lockfile);
-    } catch (InstallStaleException stale) {
+    } catch (InstallBusyException stale) {
       // a peer changed the entry between the read and the locks: run it again, once, as it is now
-      Optional<Lockfile> fresh = retry ? reread(stale) : Optional.empty();
+      Optional<Lockfile> fresh = retry && stale.code().equals(InstallException.STALE) ? reread(stale)
+          : Optional.empty();
       if (fresh.isPresent() && fresh.get().entry(name).isPresent()) {
         return entry(name, fresh.get(), false);
       }
@@ -98,7 +94,7 @@ final class PinnedRun {
    * entry has no checksum (so it gains one); the apply refuses an entry changed since it was read.
    */
   private Step install(ExtensionName name, LockfileEntry entry, Lockfile lockfile) {
-    InstalledExtension.State state = InstalledScan.one(installer.layout(), lockfile, name).state();
+    InstalledExtension.State state = InstalledScan.one(engine.layout(), lockfile, name).state();
     if (state == InstalledExtension.State.MATCHES) {
       return Step.of(PinnedOutcome.Install.ALREADY_INSTALLED);
     }
@@ -108,7 +104,7 @@ final class PinnedRun {
     RecordPolicy policy = entry.checksum().isPresent() ? RecordPolicy.IF_MISSING_CHECKSUM : RecordPolicy.ALWAYS;
     InstallRequest request = new InstallRequest(name, VersionConstraint.LOCKED, policy);
     try (PreparedInstall prepared = preparer.prepare(request, lockfile, false)) {
-      InstallResult result = installer.installPrepared(prepared, catalog, tx -> requireUnchanged(tx, name, entry));
+      InstallResult result = engine.install(prepared, catalog, tx -> requireUnchanged(tx, name, entry));
       boolean storedWithEntry = result.recorded() && prepared.storable().isPresent();
       Optional<VerifiedArchive> verified = prepared.source() == InstallSource.REGISTRY && !storedWithEntry
           ? prepared.storable() : Optional.empty();
@@ -120,12 +116,12 @@ final class PinnedRun {
   private static void requireUnchanged(TransactionContext tx, ExtensionName name, LockfileEntry read) {
     Optional<LockfileEntry> now = tx.entry(name);
     if (!now.equals(Optional.of(read))) {
-      throw new InstallStaleException(name.value(), now.isEmpty() ? "the lockfile no longer has the entry it was"
+      throw InstallBusyException.stale(name.value(), now.isEmpty() ? "the lockfile no longer has the entry it was"
           + " prepared from" : "the lockfile's entry changed since it was read");
     }
   }
 
-  private Optional<Lockfile> reread(InstallStaleException stale) {
+  private Optional<Lockfile> reread(InstallException stale) {
     try {
       return Optional.of(snapshots.get());
     } catch (RuntimeException e) {

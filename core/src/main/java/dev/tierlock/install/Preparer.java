@@ -3,29 +3,19 @@ package dev.tierlock.install;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.Lockfile;
 import dev.tierlock.LockfileEntry;
+import dev.tierlock.archive.ArchiveException;
 import dev.tierlock.archive.ArchiveFile;
-import dev.tierlock.archive.ArchiveLimit;
-import dev.tierlock.archive.ArchiveLimitException;
 import dev.tierlock.archive.ArchiveLimits;
-import dev.tierlock.archive.ArchiveTamperedException;
 import dev.tierlock.archive.ArchiveTransactions;
 import dev.tierlock.archive.ExtensionArchiveKey;
-import dev.tierlock.archive.TarGzReader;
 import dev.tierlock.archive.VerifiedArchive;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -64,16 +54,13 @@ final class Preparer {
   /** The name of the extracted tree inside a prepare's staging directory. */
   static final String TREE = "tree";
 
-  private static final String DOWNLOAD = "archive.tar.gz";
   private static final Pattern ID = Pattern.compile("[0-9A-Za-z_-]{1,64}");
-  private static final int BUFFER = 64 * 1024;
 
   private final ExtensionLayout layout;
   private final @Nullable ExtensionRegistry registry;
   private final @Nullable SafetyAnalyzer safety;
   private final ArchiveTransactions archives;
   private final ArchiveLimits limits;
-  private final TarGzReader reader;
   private final Supplier<String> ids;
 
   /**
@@ -93,7 +80,6 @@ final class Preparer {
     this.safety = safety;
     this.archives = Objects.requireNonNull(archives, "archives");
     this.limits = Objects.requireNonNull(limits, "limits");
-    this.reader = TarGzReader.of(limits);
     this.ids = Objects.requireNonNull(ids, "ids");
   }
 
@@ -101,15 +87,15 @@ final class Preparer {
    * Prepares {@code request} against {@code lockfile} (the shared lockfile as read now, no lock held).
    *
    * @return the staged extension and its dependencies; close it to discard them
-   * @throws RegistryUnavailableException if the registry is needed and is offline, fails, breaks
+   * @throws InstallException ({@code registry_unavailable}) if the registry is needed and is offline, fails, breaks
    *     mid-stream, or none is configured
-   * @throws RegistryNotFoundException if the registry has no matching release
-   * @throws ManifestMismatchException if the archive's manifest is missing, unreadable, names another
+   * @throws InstallException ({@code registry_not_found}) if the registry has no matching release
+   * @throws InstallException ({@code install_manifest_mismatch}) if the archive's manifest is missing, unreadable, names another
    *     extension, or (for an exact pin or a restore) another version
-   * @throws UnsafeExtensionException if the safety analysis refuses the staged files
-   * @throws InstallFailedException if the staging cannot be written, or the dependencies nest deeper
+   * @throws InstallException ({@code install_unsafe}) if the safety analysis refuses the staged files
+   * @throws InstallException ({@code install_failed}) if the staging cannot be written, or the dependencies nest deeper
    *     than {@value #MAX_DEPTH}
-   * @throws ArchiveTamperedException if the bytes do not match the checksum the tier's key, the
+   * @throws ArchiveException ({@code archive_tampered}) if the bytes do not match the checksum the tier's key, the
    *     lockfile entry or the registry states
    * @throws dev.tierlock.archive.ArchiveException if the archive is over a cap, hostile or corrupt
    * @throws dev.tierlock.spi.DatastoreException if reading the tier fails
@@ -160,7 +146,7 @@ final class Preparer {
       Path directory = newDirectory(name);
       Fetched fetched = fetch(request, directory);
       Path tree = directory.resolve(TREE);
-      reader.extract(fetched.file(), tree);
+      archives.extract(fetched.file(), tree);
       if (fetched.download() && !fetched.storable()) {
         StagingFiles.deleteQuietly(fetched.file());
       }
@@ -178,7 +164,7 @@ final class Preparer {
         List<ExtensionName> path = new ArrayList<>(chain);
         path.add(dep);
         if (chain.size() > MAX_DEPTH) {
-          throw new InstallFailedException(name.value(), "its dependencies nest deeper than " + MAX_DEPTH + " levels: "
+          throw InstallException.failed(name.value(), "its dependencies nest deeper than " + MAX_DEPTH + " levels: "
               + String.join(" -> ", path.stream().map(ExtensionName::value).toList()), null);
         }
         // its own request: a restore when the lockfile has it, else the manifest's constraint; only
@@ -231,9 +217,9 @@ final class Preparer {
         Files.createDirectories(root);
         Files.createDirectory(directory);
       } catch (FileAlreadyExistsException e) {
-        throw new InstallFailedException(name.value(), "its staging directory " + directory + " already exists", e);
+        throw InstallException.failed(name.value(), "its staging directory " + directory + " already exists", e);
       } catch (IOException e) {
-        throw new InstallFailedException(name.value(), "cannot create its staging directory " + directory + ": " + e, e);
+        throw InstallException.failed(name.value(), "cannot create its staging directory " + directory + ": " + e, e);
       }
       directories.add(directory);
       return directory;
@@ -255,13 +241,13 @@ final class Preparer {
               exactPin(version));
         }
         ExtensionRegistry source = requireRegistry(name, "the tier holds no archive at " + key.tierPath());
-        Download download = download(source, name, exactly(name, version), directory);
+        RegistryDownload download = download(source, name, exactly(name, version), directory);
         String where = "the registry's " + name + "@" + download.release().version();
         if (!download.sha256().equals(key.sha256())) {
-          throw new ArchiveTamperedException(key, download.sha256(), "restore", where);
+          throw ArchiveException.tampered(key, download.sha256(), "restore", where);
         }
         if (download.release().checksum().isEmpty()) {
-          throw new ArchiveTamperedException(key, download.sha256(), "restore", where
+          throw ArchiveException.tampered(key, download.sha256(), "restore", where
               + " (the registry stated no checksum for them, and a pinned archive is restored only from stated,"
               + " matching bytes)");
         }
@@ -274,7 +260,7 @@ final class Preparer {
       if (constraint.isLocked()) {
         asked = entry.isPresent() ? exactly(name, entry.get().version()) : VersionConstraint.LATEST;
       }
-      Download download = download(source, name, asked, directory);
+      RegistryDownload download = download(source, name, asked, directory);
       return new Fetched(download.file(), true, download.sha256(), InstallSource.REGISTRY, download.release(),
           download.release().checksum().isPresent(), asked.exactVersion());
     }
@@ -293,7 +279,7 @@ final class Preparer {
 
     private ExtensionRegistry requireRegistry(ExtensionName name, String why) {
       if (registry == null) {
-        throw new RegistryUnavailableException(name.value(), "no registry is configured and " + why, null);
+        throw InstallException.registryUnavailable(name.value(), "no registry is configured and " + why, null);
       }
       return registry;
     }
@@ -303,7 +289,7 @@ final class Preparer {
         return VersionConstraint.exactly(version);
       } catch (IllegalArgumentException e) {
         // a version the registry cannot be asked for exactly: nothing can match it
-        RegistryNotFoundException failure = new RegistryNotFoundException(name.value(), version);
+        InstallException failure = InstallException.registryNotFound(name.value(), version);
         failure.addSuppressed(e);
         throw failure;
       }
@@ -311,16 +297,16 @@ final class Preparer {
 
     private ExtensionManifest manifest(ExtensionName name, Path file, Optional<String> expectedVersion) {
       if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
-        throw new ManifestMismatchException(name.value(), "the archive has no manifest at " + layout.manifestPath());
+        throw InstallException.manifestMismatch(name.value(), "the archive has no manifest at " + layout.manifestPath(), null);
       }
       ExtensionManifest manifest = layout.readManifest(file);
       if (!manifest.name().equals(name)) {
-        throw new ManifestMismatchException(name.value(), "the archive's manifest names " + manifest.name()
-            + ", not " + name);
+        throw InstallException.manifestMismatch(name.value(), "the archive's manifest names " + manifest.name()
+            + ", not " + name, null);
       }
       if (expectedVersion.isPresent() && !manifest.version().equals(expectedVersion.get())) {
-        throw new ManifestMismatchException(name.value(), "the archive's manifest has version " + manifest.version()
-            + ", not " + expectedVersion.get());
+        throw InstallException.manifestMismatch(name.value(), "the archive's manifest has version " + manifest.version()
+            + ", not " + expectedVersion.get(), null);
       }
       return manifest;
     }
@@ -341,7 +327,10 @@ final class Preparer {
       try {
         ExtensionManifest manifest = layout.readManifest(live);
         return manifest.name().equals(name) && manifest.version().equals(entry.get().version());
-      } catch (ManifestMismatchException e) {
+      } catch (InstallException e) {
+        if (!e.code().equals(InstallException.MANIFEST_MISMATCH)) {
+          throw e;
+        }
         return false; // an unreadable live manifest is not satisfied: prepare it again
       }
     }
@@ -357,7 +346,7 @@ final class Preparer {
       return true;
     }
     try {
-      return dev.tierlock.internal.VersionSelector.highest(constraint.text(), List.of(version)).isPresent();
+      return VersionSelector.highest(constraint.text(), List.of(version)).isPresent();
     } catch (IllegalArgumentException e) {
       return true;
     }
@@ -368,77 +357,12 @@ final class Preparer {
     return Optional.ofNullable(registry);
   }
 
-  /** An archive downloaded from the registry into a temp file, hashed while copied. */
-  record Download(RegistryRelease release, Path file, String sha256) {}
-
   /**
-   * Downloads the release {@code source} resolves {@code constraint} to into {@code directory}
-   * (which exists), within the compressed cap, hashing it while it is copied.
-   *
-   * @throws ArchiveTamperedException if the registry stated a checksum the bytes do not match
-   * @throws RegistryNotFoundException if no release matches
-   * @throws RegistryUnavailableException if the registry fails or the stream breaks
-   * @throws ArchiveLimitException if the archive is over the compressed cap
-   * @throws InstallFailedException if the temp file cannot be written
+   * Downloads the release {@code source} resolves {@code constraint} to into {@code directory}, as
+   * {@link RegistryDownload#fetch} does, within this preparer's compressed cap.
    */
-  Download download(ExtensionRegistry source, ExtensionName name, VersionConstraint constraint, Path directory) {
-    RegistryRelease release;
-    try {
-      release = source.resolve(name, constraint);
-    } catch (UncheckedIOException e) {
-      throw new RegistryUnavailableException(name.value(), "resolving " + constraint + " failed: " + e.getMessage(), e);
-    }
-    String what = name + "@" + release.version();
-    Path file = directory.resolve(DOWNLOAD);
-    MessageDigest sha256 = sha256();
-    try (InputStream in = open(source, release, what);
-        OutputStream out = Files.newOutputStream(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-      byte[] buffer = new byte[BUFFER];
-      long copied = 0;
-      for (int n = read(in, buffer, name, what); n >= 0; n = read(in, buffer, name, what)) {
-        copied += n;
-        if (copied > limits.maxCompressedBytes()) {
-          throw new ArchiveLimitException(what + " from the registry", ArchiveLimit.COMPRESSED_BYTES,
-              limits.maxCompressedBytes(), copied);
-        }
-        sha256.update(buffer, 0, n);
-        out.write(buffer, 0, n);
-      }
-    } catch (IOException | UncheckedIOException e) {
-      // the stream's close, or the temp file's write or close
-      throw new InstallFailedException(name.value(), "cannot download " + what + " into " + file + ": " + e, e);
-    }
-    String digest = HexFormat.of().formatHex(sha256.digest());
-    Optional<String> stated = release.checksum();
-    if (stated.isPresent() && !stated.get().equals(digest)) {
-      throw new ArchiveTamperedException(ExtensionArchiveKey.of(name, stated.get()), digest, "download",
-          "the registry's " + what);
-    }
-    return new Download(release, file, digest);
-  }
-
-  private static InputStream open(ExtensionRegistry source, RegistryRelease release, String what) {
-    try {
-      return Objects.requireNonNull(source.open(release), "the registry opened no stream");
-    } catch (UncheckedIOException e) {
-      throw new RegistryUnavailableException(release.name().value(), "opening " + what + " failed: " + e.getMessage(),
-          e);
-    }
-  }
-
-  private static int read(InputStream in, byte[] buffer, ExtensionName name, String what) {
-    try {
-      return in.read(buffer);
-    } catch (IOException | UncheckedIOException e) {
-      throw new RegistryUnavailableException(name.value(), "the download of " + what + " broke: " + e.getMessage(), e);
-    }
-  }
-
-  private static MessageDigest sha256() {
-    try {
-      return MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("Cannot hash archives: this JVM has no SHA-256", e);
-    }
+  RegistryDownload download(ExtensionRegistry source, ExtensionName name, VersionConstraint constraint,
+      Path directory) {
+    return RegistryDownload.fetch(source, name, constraint, directory, limits);
   }
 }

@@ -145,10 +145,10 @@ final class Recovery {
   /**
    * Refuses {@code name} when a pass left a journal of it, or one whose extension it could not read.
    *
-   * @throws InstallJournalException the journal left
+   * @throws InstallException ({@code install_journal_invalid}) the journal left
    */
   static void requireJudged(RecoveryReport report, ExtensionName name) {
-    for (InstallJournalException left : report.left()) {
+    for (InstallException left : report.left()) {
       if (left.extension().equals(name.value()) || !ExtensionName.isValid(left.extension())) {
         throw left;
       }
@@ -175,7 +175,7 @@ final class Recovery {
     private final List<ExtensionName> forward = new ArrayList<>();
     private final List<ExtensionName> back = new ArrayList<>();
     private final List<Path> swept = new ArrayList<>();
-    private final List<InstallJournalException> left = new ArrayList<>();
+    private final List<InstallException> left = new ArrayList<>();
     private final Instant now = clock.instant();
 
     Pass(Function<ExtensionName, Optional<Pin>> pinned) {
@@ -187,11 +187,11 @@ final class Recovery {
       InstallJournal journal;
       try {
         journal = InstallJournalCodec.read(file);
-      } catch (InstallJournalException e) {
+      } catch (InstallException e) {
         left.add(e);
         return Optional.empty();
       } catch (IOException e) {
-        left.add(new InstallJournalException("(unknown)", file, "it cannot be read: " + e.getMessage(), e));
+        left.add(InstallException.journalInvalid("(unknown)", file, "it cannot be read: " + e.getMessage(), e));
         return Optional.empty();
       }
       if (owners.isActive(journal.ownerId())) {
@@ -199,7 +199,7 @@ final class Recovery {
       }
       try {
         JournalCheck.require(journal, id, layout, lockfilePaths, file);
-      } catch (InstallJournalException e) {
+      } catch (InstallException e) {
         left.add(e);
         return Optional.of(journal.extension());
       }
@@ -216,7 +216,7 @@ final class Recovery {
           back.add(journal.extension());
         }
       } catch (IOException | RuntimeException e) {
-        left.add(new InstallJournalException(journal.extension().value(), file, "rolling it "
+        left.add(InstallException.journalInvalid(journal.extension().value(), file, "rolling it "
             + (forwards ? "forward" : "back") + " failed: " + e.getMessage(), e));
       }
       return Optional.of(journal.extension());

@@ -13,7 +13,7 @@ import java.util.List;
  * @param left journals that could not be judged: left as they are, with why; their extensions are refused until an operator looks
  */
 public record RecoveryReport(List<ExtensionName> rolledForward, List<ExtensionName> rolledBack, List<Path> swept,
-    List<InstallJournalException> left) {
+    List<InstallException> left) {
 
   /** The report of a pass that found nothing. */
   public static final RecoveryReport NOTHING = new RecoveryReport(List.of(), List.of(), List.of(), List.of());

@@ -23,8 +23,8 @@ final class Removal {
    * @return the swap, to commit (delete the files) once the transaction has published or kept the
    *     removal pending; null when no file was on disk
    */
-  static @Nullable Swap run(Installer installer, TransactionContext tx, ExtensionName name, Catalog catalog) {
-    ExtensionLayout layout = installer.layout();
+  static @Nullable Swap run(InstallEngine engine, TransactionContext tx, ExtensionName name, Catalog catalog) {
+    ExtensionLayout layout = engine.layout();
     List<SwapRoot> roots = new ArrayList<>();
     roots.add(new SwapRoot(SwapRoot.Role.EXTENSION, Roots.extensionRoot(layout, name), null));
     for (BundleRoot bundle : layout.bundleRoots(name)) {
@@ -36,14 +36,14 @@ final class Removal {
       return null;
     }
     catalog.save(new CatalogUpdate(List.of(), List.of(name)));
-    installer.archives().remove(tx, name);
+    engine.archives().remove(tx, name);
     if (!onDisk) {
       return null;
     }
     List<String> nested = NestedRoots.of(layout, name, tx.lockfile().names());
-    SwapPlan plan = new SwapPlan(name, installer.newId(), installer.newId(), installer.lockfilePath().toString(),
+    SwapPlan plan = new SwapPlan(name, engine.newId(), engine.newId(), engine.lockfilePath().toString(),
         null, roots, layout.manifestPath(), nested);
-    Swap swap = Swap.stage(plan, layout, installer.owners(), installer.boundaries());
+    Swap swap = Swap.stage(plan, layout, engine.owners(), engine.boundaries());
     swap.swap();
     return swap;
   }

@@ -16,7 +16,8 @@ public interface SafetyAnalyzer {
    * @param name the extension
    * @param version the version staged
    * @param stagedRoot the staged extension root (read it, do not change it)
-   * @throws UnsafeExtensionException to refuse the extension
+   * @throws InstallException to refuse the extension: {@link InstallException#unsafe} ({@code
+   *     install_unsafe})
    */
   void analyze(ExtensionName name, String version, Path stagedRoot);
 }

@@ -21,7 +21,7 @@ final class StagingPlanner {
    * Returns the journal of {@code plan}, phase staged.
    *
    * @throws IllegalArgumentException if the plan's roots are not the layout's roots of its name
-   * @throws InstallFailedException if the staging id is in use, a source is not a directory, an
+   * @throws InstallException ({@code install_failed}) if the staging id is in use, a source is not a directory, an
    *     install's source has no manifest, a new extension root holds a nested extension's root, or a
    *     file cannot be read; nothing was changed
    */
@@ -45,11 +45,11 @@ final class StagingPlanner {
         }
         Path stagingDir = StagingPaths.stagingDir(layout, i, live, id);
         if (SwapFiles.exists(stagingDir)) {
-          throw new InstallFailedException(name, "its staging " + stagingDir + " exists already", null);
+          throw InstallException.failed(name, "its staging " + stagingDir + " exists already", null);
         }
         Path source = root.source();
         if (source != null && !Files.isDirectory(source, LinkOption.NOFOLLOW_LINKS)) {
-          throw new InstallFailedException(name, "its new content " + source + " is not a directory", null);
+          throw InstallException.failed(name, "its new content " + source + " is not a directory", null);
         }
         boolean liveExisted = SwapFiles.exists(live);
         boolean hasNew = source != null;
@@ -57,7 +57,7 @@ final class StagingPlanner {
           for (String relDir : plan.nestedRoots()) {
             if (Files.isDirectory(StagingPaths.under(live, relDir), LinkOption.NOFOLLOW_LINKS)) {
               if (source != null && SwapFiles.exists(StagingPaths.under(source, relDir))) {
-                throw new InstallFailedException(name, "its new content holds " + relDir + ", the root of the"
+                throw InstallException.failed(name, "its new content holds " + relDir + ", the root of the"
                     + " installed extension " + name + "/" + relDir, null);
               }
               nested.add(new InstallJournal.Nested(relDir));
@@ -78,7 +78,7 @@ final class StagingPlanner {
       if (source != null) {
         Path manifest = StagingPaths.liveManifest(source, plan.manifestPath());
         if (!Files.isRegularFile(manifest, LinkOption.NOFOLLOW_LINKS)) {
-          throw new InstallFailedException(name, "its new content has no manifest " + manifest, null);
+          throw InstallException.failed(name, "its new content has no manifest " + manifest, null);
         }
         newDigest = FilesDigest.sha256(manifest);
         staged = StagingPaths.stagedManifest(layout, id);
@@ -86,7 +86,7 @@ final class StagingPlanner {
       return new InstallJournal(plan.ownerId(), id, plan.name(), InstallJournal.Phase.STAGED, plan.lockfilePath(),
           plan.newChecksum(), oldDigest, newDigest, roots, new InstallJournal.Manifest(staged, liveManifest), nested);
     } catch (IOException e) {
-      throw new InstallFailedException(name, "its files cannot be read: " + e.getMessage(), e);
+      throw InstallException.failed(name, "its files cannot be read: " + e.getMessage(), e);
     }
   }
 }

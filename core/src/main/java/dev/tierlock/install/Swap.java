@@ -54,7 +54,7 @@ final class Swap {
    * @param owners the owners in flight in this process
    * @param hook called at each boundary ({@link SwapBoundary#NONE} in production)
    * @return the staged swap
-   * @throws InstallFailedException if staging fails; the staging is then deleted (the sources moved
+   * @throws InstallException ({@code install_failed}) if staging fails; the staging is then deleted (the sources moved
    *     into it with it) and the live roots are as they were
    */
   static Swap stage(SwapPlan plan, ExtensionLayout layout, OwnerIds owners, SwapBoundary hook) {
@@ -74,7 +74,7 @@ final class Swap {
         e.addSuppressed(cleanup);
       }
       swap.end(State.UNDONE);
-      throw new InstallFailedException(plan.name().value(), "staging failed (" + e.getMessage() + "); the live files"
+      throw InstallException.failed(plan.name().value(), "staging failed (" + e.getMessage() + "); the live files"
           + " were not touched", e);
     }
   }
@@ -122,7 +122,7 @@ final class Swap {
    * (bundles first, then the extension root without its manifest, then the manifest); then the
    * journal says swapped. Ownership is checked before each phase and before the journal is rewritten.
    *
-   * @throws InstallFailedException if a step fails or the journal is no longer this swap's: every
+   * @throws InstallException ({@code install_failed}) if a step fails or the journal is no longer this swap's: every
    *     rename done was undone in reverse and, unless another owner took the journal, the staging
    *     deleted (the extension is as it was); if undoing failed too, the journal is left for recovery
    * @throws IllegalStateException if not staged
@@ -168,12 +168,15 @@ final class Swap {
   private void failAfterSwapped(Exception e) {
     try {
       rollback();
-    } catch (InstallFailedException rollback) {
+    } catch (InstallException rollback) {
+      if (!rollback.code().equals(InstallException.FAILED)) {
+        throw rollback;
+      }
       e.addSuppressed(rollback);
-      throw new InstallFailedException(name().value(), "the swap failed after it finished (" + e.getMessage()
+      throw InstallException.failed(name().value(), "the swap failed after it finished (" + e.getMessage()
           + ") and rolling it back failed; the journal " + journalFile + " is left for recovery", e);
     }
-    throw new InstallFailedException(name().value(), "the swap failed after it finished (" + e.getMessage()
+    throw InstallException.failed(name().value(), "the swap failed after it finished (" + e.getMessage()
         + "); it was rolled back", e);
   }
 
@@ -190,11 +193,11 @@ final class Swap {
     } catch (IOException | RuntimeException e) {
       failure.addSuppressed(e);
       end(State.LEFT);
-      throw new InstallFailedException(name().value(), "the swap failed (" + failure.getMessage() + ") and undoing"
+      throw InstallException.failed(name().value(), "the swap failed (" + failure.getMessage() + ") and undoing"
           + " it failed too (" + e.getMessage() + "); the journal " + journalFile + " is left for recovery", failure);
     }
     end(State.UNDONE);
-    throw new InstallFailedException(name().value(), "the swap failed (" + failure.getMessage() + "); every rename"
+    throw InstallException.failed(name().value(), "the swap failed (" + failure.getMessage() + "); every rename"
         + " was undone" + (taken ? " and the staging left to its new owner" : ""), failure);
   }
 
@@ -202,7 +205,7 @@ final class Swap {
    * Commits: deletes the journal (from then on the new version stays), then the staging with the
    * old content, and after a removal the scope directory it left empty.
    *
-   * @throws InstallFailedException if the journal is no longer this swap's or cannot be deleted
+   * @throws InstallException ({@code install_failed}) if the journal is no longer this swap's or cannot be deleted
    *     (nothing was deleted; the swap can still be committed or rolled back)
    * @throws IllegalStateException if not swapped
    */
@@ -212,7 +215,7 @@ final class Swap {
       requireOwned();
       StagingCleanup.committed(staged, journalFile, pulledRoot, hook);
     } catch (IOException | RuntimeException e) {
-      throw new InstallFailedException(name().value(), "the commit cannot delete the journal " + journalFile + " ("
+      throw InstallException.failed(name().value(), "the commit cannot delete the journal " + journalFile + " ("
           + e.getMessage() + "); nothing was deleted", e);
     }
     end(State.COMMITTED);
@@ -225,7 +228,7 @@ final class Swap {
    * swap that failed and was undone, it does nothing; after one whose undoing failed, or a rollback
    * that failed, it tries again.
    *
-   * @throws InstallFailedException if a step fails: the journal is left for recovery (or a retry)
+   * @throws InstallException ({@code install_failed}) if a step fails: the journal is left for recovery (or a retry)
    * @throws IllegalStateException if committed
    */
   void rollback() {
@@ -242,7 +245,7 @@ final class Swap {
       StagingCleanup.rolledBack(staged, journalFile, pulledRoot, hook);
     } catch (IOException | RuntimeException e) {
       end(State.LEFT);
-      throw new InstallFailedException(name().value(), "the rollback failed (" + e.getMessage() + "); the journal "
+      throw InstallException.failed(name().value(), "the rollback failed (" + e.getMessage() + "); the journal "
           + journalFile + " is left for recovery", e);
     }
     end(State.UNDONE);
@@ -257,7 +260,7 @@ final class Swap {
     @Nullable InstallJournal current;
     try {
       current = Files.exists(journalFile, LinkOption.NOFOLLOW_LINKS) ? InstallJournalCodec.read(journalFile) : null;
-    } catch (InstallJournalException e) {
+    } catch (InstallException e) {
       current = null;
     }
     if (current == null || !current.ownerId().equals(staged.ownerId())

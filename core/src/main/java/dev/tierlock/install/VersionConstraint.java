@@ -1,5 +1,7 @@
 package dev.tierlock.install;
 
+import java.util.Collection;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -73,6 +75,34 @@ public record VersionConstraint(String text) {
   public Optional<String> exactVersion() {
     var m = EXACT.matcher(text);
     return m.matches() ? Optional.of(m.group(1)) : Optional.empty();
+  }
+
+  /**
+   * Returns the highest of {@code versions} this constraint accepts, as the directory registry
+   * resolves a constraint ({@link ExtensionRegistry#directory} describes the versions and ranges it
+   * reads): an exact version is itself; {@link #LATEST}, {@link #LOCKED} and {@code *} are the
+   * highest release, or the highest pre-release when there is no release. Texts that are not such
+   * versions are ignored. What a registry of its own can resolve with.
+   *
+   * @param versions the candidates, such as the versions a registry holds
+   * @return the highest accepted, or empty when none is
+   * @throws IllegalArgumentException if this is a range outside the subset the directory registry reads
+   */
+  public Optional<String> highest(Collection<String> versions) {
+    return VersionSelector.highest(isLocked() ? LATEST.text : text, versions);
+  }
+
+  /**
+   * Returns whether this constraint accepts {@code version}, as {@link #highest} resolves: {@link
+   * #LATEST} and {@link #LOCKED} accept every version; a text that is not a version is accepted by
+   * none.
+   *
+   * @param version the candidate
+   * @return whether it is accepted
+   * @throws IllegalArgumentException if this is a range outside the subset the directory registry reads
+   */
+  public boolean accepts(String version) {
+    return highest(List.of(version)).isPresent();
   }
 
   /** {@return whether this is {@link #LOCKED}} */

@@ -35,13 +35,13 @@ class ExtensionArchiveKeyPropertyTest {
       assertThat(ExtensionArchiveKey.isValid(name, digest)).isTrue();
     } else {
       assertThatThrownBy(() -> ExtensionArchiveKey.of(name, digest))
-          .isInstanceOf(InvalidArchiveKeyException.class)
+          .isInstanceOfSatisfying(ArchiveException.class,
+              e -> assertThat(e.code()).isEqualTo(ArchiveException.INVALID_KEY))
           .hasMessageStartingWith("Cannot use archive key \"")
           .satisfies(e -> {
-            InvalidArchiveKeyException invalid = (InvalidArchiveKeyException) e;
+            ArchiveException invalid = (ArchiveException) e;
             assertThat(invalid.code()).isEqualTo("invalid_archive_key");
-            assertThat(invalid.name()).isEqualTo(name);
-            assertThat(invalid.sha256()).isEqualTo(digest);
+            assertThat(invalid.source()).isEqualTo(name + "@" + digest);
           });
       assertThat(ExtensionArchiveKey.isValid(name, digest)).isFalse();
     }

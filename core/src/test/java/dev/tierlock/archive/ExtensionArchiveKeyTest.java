@@ -37,28 +37,31 @@ class ExtensionArchiveKeyTest {
   @Test
   void of_badName_failsWithNameCause() {
     assertThatThrownBy(() -> ExtensionArchiveKey.of("@acme/../etc", DIGEST))
-        .isInstanceOf(InvalidArchiveKeyException.class)
+        .isInstanceOfSatisfying(ArchiveException.class,
+            e -> assertThat(e.code()).isEqualTo(ArchiveException.INVALID_KEY))
         .hasMessage("Cannot use archive key \"@acme/../etc\" with SHA-256 \"" + DIGEST + "\": the name must match "
             + ExtensionName.PATTERN.pattern() + " and have at most 214 characters")
         .hasCauseInstanceOf(InvalidNameException.class)
-        .satisfies(e -> assertThat(((InvalidArchiveKeyException) e).code()).isEqualTo("invalid_archive_key"));
+        .satisfies(e -> assertThat(((ArchiveException) e).code()).isEqualTo("invalid_archive_key"));
   }
 
   @Test
   void of_uppercaseDigest_isRefused() {
     assertThatThrownBy(() -> ExtensionArchiveKey.of("@acme/tools", DIGEST.toUpperCase()))
-        .isInstanceOf(InvalidArchiveKeyException.class)
+        .isInstanceOfSatisfying(ArchiveException.class,
+            e -> assertThat(e.code()).isEqualTo(ArchiveException.INVALID_KEY))
         .hasMessageEndingWith(": a SHA-256 holds only lowercase hex characters 0-9 and a-f")
-        .satisfies(e -> assertThat(((InvalidArchiveKeyException) e).code()).isEqualTo("invalid_archive_key"));
+        .satisfies(e -> assertThat(((ArchiveException) e).code()).isEqualTo("invalid_archive_key"));
   }
 
   @Test
   void of_shortDigestWithControlCharacter_isRefusedAndPrintedSafely() {
     assertThatThrownBy(() -> ExtensionArchiveKey.of("@acme/tools", "abc\n"))
-        .isInstanceOf(InvalidArchiveKeyException.class)
+        .isInstanceOfSatisfying(ArchiveException.class,
+            e -> assertThat(e.code()).isEqualTo(ArchiveException.INVALID_KEY))
         .hasMessage("Cannot use archive key \"@acme/tools\" with SHA-256 \"abc\\u000a\": a SHA-256 is exactly 64"
             + " lowercase hex characters, got 4 characters")
-        .satisfies(e -> assertThat(((InvalidArchiveKeyException) e).sha256()).isEqualTo("abc\n"));
+        .satisfies(e -> assertThat(((ArchiveException) e).source()).isEqualTo("@acme/tools@abc\n"));
   }
 
   @Test

@@ -10,16 +10,16 @@ import dev.tierlock.TransactionResult;
 import dev.tierlock.archive.ArchiveTransactions;
 import dev.tierlock.archive.ExtensionArchiveKey;
 import dev.tierlock.archive.VerifiedArchive;
-import dev.tierlock.converge.ConvergePoller;
-import dev.tierlock.converge.ConvergeReport;
-import dev.tierlock.converge.Converger;
-import dev.tierlock.converge.PollerOptions;
 import dev.tierlock.install.Catalog;
+import dev.tierlock.install.ConvergePoller;
+import dev.tierlock.install.ConvergeReport;
+import dev.tierlock.install.Converger;
 import dev.tierlock.install.ExtensionLayout;
-import dev.tierlock.install.ExtensionRegistries;
+import dev.tierlock.install.ExtensionRegistry;
 import dev.tierlock.install.InstallRequest;
 import dev.tierlock.install.InstallResult;
 import dev.tierlock.install.Installer;
+import dev.tierlock.install.PollerOptions;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -98,7 +98,7 @@ final class ReadmeExamples {
   static void installAnExtension(Tierlock tierlock, ExtensionLayout layout, Path registryDirectory, Catalog catalog) {
     // README:start install
     Installer installer = Installer.builder(tierlock, layout)
-        .registry(ExtensionRegistries.directory(registryDirectory))  // or your own ExtensionRegistry
+        .registry(ExtensionRegistry.directory(registryDirectory))  // or your own ExtensionRegistry
         .build();
     InstallResult result = installer.install(InstallRequest.parse("@acme/tool@^1.2"), catalog);
     result.installed().forEach(m -> System.out.println(m.name() + "@" + m.version()));

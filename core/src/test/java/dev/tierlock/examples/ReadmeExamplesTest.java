@@ -6,12 +6,11 @@ import dev.tierlock.ExtensionName;
 import dev.tierlock.LockfileEntry;
 import dev.tierlock.Tierlock;
 import dev.tierlock.archive.ExtensionArchiveKey;
-import dev.tierlock.converge.ConvergePoller;
-import dev.tierlock.converge.ConvergeStatus;
-import dev.tierlock.converge.Converger;
+import dev.tierlock.install.ConvergePoller;
+import dev.tierlock.install.ConvergeStatus;
+import dev.tierlock.install.Converger;
 import dev.tierlock.install.ExtensionLayout;
 import dev.tierlock.install.ExtensionManifest;
-import dev.tierlock.install.ExtensionManifests;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URI;
@@ -81,7 +80,7 @@ class ReadmeExamplesTest {
 
         @Override
         public ExtensionManifest readManifest(Path file) {
-          return ExtensionManifests.readJson(file);
+          return ExtensionManifest.readJson(file);
         }
       };
       try (ConvergePoller poller = ReadmeExamples.convergeACheckout(tierlock, layout, () -> { })) {

@@ -28,7 +28,7 @@ class DirectoryRegistryTest {
 
   @BeforeEach
   void open() {
-    registry = ExtensionRegistries.directory(dir);
+    registry = ExtensionRegistry.directory(dir);
   }
 
   @ParameterizedTest
@@ -76,7 +76,8 @@ class DirectoryRegistryTest {
 
     assertThat(registry.resolve(TOOL, VersionConstraint.LATEST).version()).isEqualTo("1.0.0-beta");
     assertThatThrownBy(() -> registry.resolve(TOOL, VersionConstraint.of("^1")))
-        .isInstanceOf(RegistryNotFoundException.class)
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_NOT_FOUND))
         .hasMessage("Cannot find @acme/tool@^1 in the extension registry");
   }
 
@@ -129,7 +130,8 @@ class DirectoryRegistryTest {
     Files.writeString(checksum, content);
 
     assertThatThrownBy(() -> registry.resolve(TOOL, VersionConstraint.LATEST))
-        .isInstanceOf(RegistryUnavailableException.class)
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_UNAVAILABLE))
         .hasMessage("Cannot reach the extension registry for @acme/tool: checksum file " + checksum + " is malformed:"
             + " it must hold 64 lowercase hex digits, optionally followed by white space and a file name");
   }
@@ -139,28 +141,34 @@ class DirectoryRegistryTest {
     release(TOOL, "1.0.0", "one");
 
     assertThatThrownBy(() -> registry.resolve(TOOL, VersionConstraint.of("2.0.0")))
-        .isInstanceOf(RegistryNotFoundException.class)
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_NOT_FOUND))
         .hasMessage("Cannot find @acme/tool@2.0.0 in the extension registry");
     assertThatThrownBy(() -> registry.resolve(TOOL, VersionConstraint.of("^2")))
-        .isInstanceOf(RegistryNotFoundException.class)
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_NOT_FOUND))
         .hasMessage("Cannot find @acme/tool@^2 in the extension registry");
     assertThatThrownBy(() -> registry.resolve(ExtensionName.of("@acme/other"), VersionConstraint.LATEST))
-        .isInstanceOf(RegistryNotFoundException.class)
-        .extracting(e -> ((RegistryNotFoundException) e).code()).isEqualTo("registry_not_found");
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_NOT_FOUND))
+        .extracting(e -> ((InstallException) e).code()).isEqualTo("registry_not_found");
   }
 
   @Test
   void resolveAndOpen_missingDirectory_isUnavailable() {
-    ExtensionRegistry missing = ExtensionRegistries.directory(dir.resolve("gone"));
+    ExtensionRegistry missing = ExtensionRegistry.directory(dir.resolve("gone"));
 
     assertThatThrownBy(() -> missing.resolve(TOOL, VersionConstraint.LATEST))
-        .isInstanceOf(RegistryUnavailableException.class)
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_UNAVAILABLE))
         .hasMessage("Cannot reach the extension registry for @acme/tool: the registry directory " + dir.resolve("gone")
             + " does not exist");
     assertThatThrownBy(() -> missing.resolve(TOOL, VersionConstraint.of("1.0.0")))
-        .isInstanceOf(RegistryUnavailableException.class);
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_UNAVAILABLE));
     assertThatThrownBy(() -> missing.open(new RegistryRelease(TOOL, "1.0.0", Optional.empty(), Optional.empty())))
-        .isInstanceOf(RegistryUnavailableException.class);
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_UNAVAILABLE));
   }
 
   @ParameterizedTest
@@ -182,10 +190,12 @@ class DirectoryRegistryTest {
       assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("the archive");
     }
     assertThatThrownBy(() -> registry.open(new RegistryRelease(TOOL, "3.0.0", Optional.empty(), Optional.empty())))
-        .isInstanceOf(RegistryNotFoundException.class)
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_NOT_FOUND))
         .hasMessage("Cannot find @acme/tool@3.0.0 in the extension registry");
     assertThatThrownBy(() -> registry.open(new RegistryRelease(TOOL, "../../x", Optional.empty(), Optional.empty())))
-        .isInstanceOf(RegistryNotFoundException.class);
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_NOT_FOUND));
   }
 
   private void release(ExtensionName name, String version, String bytes) throws IOException {

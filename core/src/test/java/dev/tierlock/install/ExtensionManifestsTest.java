@@ -24,7 +24,7 @@ class ExtensionManifestsTest {
          "dependencies": {"@acme/base": "^1", "@acme/more/sub": ">=1 <2"}}
         """);
 
-    ExtensionManifest manifest = ExtensionManifests.readJson(file);
+    ExtensionManifest manifest = ExtensionManifest.readJson(file);
 
     assertThat(manifest.name()).isEqualTo(ExtensionName.of("@acme/tool"));
     assertThat(manifest.version()).isEqualTo("1.2.0");
@@ -34,7 +34,7 @@ class ExtensionManifestsTest {
 
   @Test
   void readJson_withoutDependencies_hasNone() throws IOException {
-    assertThat(ExtensionManifests.readJson(write("{\"version\": \"2\", \"name\": \"@a/b\"}")).dependencies()).isEmpty();
+    assertThat(ExtensionManifest.readJson(write("{\"version\": \"2\", \"name\": \"@a/b\"}")).dependencies()).isEmpty();
   }
 
   @ParameterizedTest
@@ -55,10 +55,11 @@ class ExtensionManifestsTest {
   void readJson_invalidManifest_isRefusedNamingTheFile(String json, String extension, String reason) throws IOException {
     Path file = write(json);
 
-    assertThatThrownBy(() -> ExtensionManifests.readJson(file))
-        .isInstanceOf(ManifestMismatchException.class)
+    assertThatThrownBy(() -> ExtensionManifest.readJson(file))
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.MANIFEST_MISMATCH))
         .hasMessage("Cannot install " + extension + ": manifest " + file + " " + reason)
-        .extracting(e -> ((ManifestMismatchException) e).code()).isEqualTo("install_manifest_mismatch");
+        .extracting(e -> ((InstallException) e).code()).isEqualTo("install_manifest_mismatch");
   }
 
   @Test
@@ -66,12 +67,14 @@ class ExtensionManifestsTest {
     Path duplicate = write("{\"name\": \"@a/b\", \"version\": \"1\", \"version\": \"2\"}");
     Path broken = write("{\"name\": \"@a/b\", ");
 
-    assertThatThrownBy(() -> ExtensionManifests.readJson(duplicate))
-        .isInstanceOf(ManifestMismatchException.class)
+    assertThatThrownBy(() -> ExtensionManifest.readJson(duplicate))
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.MANIFEST_MISMATCH))
         .hasMessageStartingWith("Cannot install @a/b: manifest " + duplicate + " is not valid JSON: Duplicate field"
             + " 'version'");
-    assertThatThrownBy(() -> ExtensionManifests.readJson(broken))
-        .isInstanceOf(ManifestMismatchException.class)
+    assertThatThrownBy(() -> ExtensionManifest.readJson(broken))
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.MANIFEST_MISMATCH))
         .hasMessageStartingWith("Cannot install @a/b: manifest " + broken + " is not valid JSON: ");
   }
 
@@ -81,11 +84,13 @@ class ExtensionManifestsTest {
     Path large = write("{\"name\": \"@a/b\", \"version\": \"1\", \"pad\": \"" + "x".repeat(ExtensionManifests.MAX_BYTES)
         + "\"}");
 
-    assertThatThrownBy(() -> ExtensionManifests.readJson(missing))
-        .isInstanceOf(ManifestMismatchException.class)
+    assertThatThrownBy(() -> ExtensionManifest.readJson(missing))
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.MANIFEST_MISMATCH))
         .hasMessage("Cannot install (unknown extension): manifest " + missing + " does not exist");
-    assertThatThrownBy(() -> ExtensionManifests.readJson(large))
-        .isInstanceOf(ManifestMismatchException.class)
+    assertThatThrownBy(() -> ExtensionManifest.readJson(large))
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.MANIFEST_MISMATCH))
         .hasMessage("Cannot install (unknown extension): manifest " + large + " is larger than 1048576 bytes");
   }
 

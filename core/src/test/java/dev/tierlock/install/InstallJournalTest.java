@@ -74,24 +74,32 @@ class InstallJournalTest {
     assertThat(report.rolledBack()).isEmpty();
     assertThat(report.rolledForward()).isEmpty();
     assertThat(report.left()).singleElement().satisfies(left -> {
-      assertThat(left).isInstanceOf(InstallJournalException.class).hasMessageStartingWith("Cannot recover the install"
-          + " journal " + journal + " of ").hasMessageContaining(reason)
+      assertThat(left)
+          .isInstanceOfSatisfying(InstallException.class,
+              e -> assertThat(e.code()).isEqualTo(InstallException.JOURNAL_INVALID))
+          .hasMessageStartingWith("Cannot recover the install"
+              + " journal " + journal + " of ").hasMessageContaining(reason)
           .hasMessageEndingWith("; it and its staging are left as they are");
-      assertThat(left.journal()).isEqualTo(journal);
+      assertThat(left.journal().orElseThrow()).isEqualTo(journal);
     });
     assertThat(SwapFixture.snapshot(fixture.root)).isEqualTo(before);
     assertThatThrownBy(() -> Recovery.requireJudged(report, SwapFixture.TOOLS))
-        .isInstanceOf(InstallJournalException.class).hasMessageContaining(reason);
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.JOURNAL_INVALID))
+        .hasMessageContaining(reason);
   }
 
   @Test
   void codec_refusesTrailingContentAndNulls() {
     Path file = dir.resolve("journal.json");
     assertThatThrownBy(() -> InstallJournalCodec.decode("{} {}".getBytes(StandardCharsets.UTF_8), file))
-        .isInstanceOf(InstallJournalException.class)
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.JOURNAL_INVALID))
         .hasMessage("Cannot recover the install journal " + file + " of (unknown): content follows the journal object;"
             + " it and its staging are left as they are");
     assertThatThrownBy(() -> InstallJournalCodec.decode(new byte[0], file))
-        .isInstanceOf(InstallJournalException.class).hasMessageContaining(": the file is empty;");
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.JOURNAL_INVALID))
+        .hasMessageContaining(": the file is empty;");
   }
 }

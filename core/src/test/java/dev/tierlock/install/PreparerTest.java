@@ -9,11 +9,9 @@ import dev.tierlock.LockfileEntry;
 import dev.tierlock.Namespace;
 import dev.tierlock.TestDatastoreProvider;
 import dev.tierlock.Tierlock;
+import dev.tierlock.archive.ArchiveException;
 import dev.tierlock.archive.ArchiveLimit;
-import dev.tierlock.archive.ArchiveLimitException;
 import dev.tierlock.archive.ArchiveLimits;
-import dev.tierlock.archive.ArchiveRejectedException;
-import dev.tierlock.archive.ArchiveTamperedException;
 import dev.tierlock.archive.ArchiveTransactions;
 import dev.tierlock.archive.ExtensionArchiveKey;
 import dev.tierlock.archive.VerifiedArchive;
@@ -141,7 +139,7 @@ class PreparerTest {
 
     assertThatThrownBy(() -> preparer(registry).prepare(request(TOOL, VersionConstraint.LOCKED),
         lockfile(TOOL, "1.0.0", pinned)))
-        .isInstanceOf(ArchiveTamperedException.class)
+        .isInstanceOfSatisfying(ArchiveException.class, e -> assertThat(e.code()).isEqualTo(ArchiveException.TAMPERED))
         .hasMessage("Cannot restore archive " + key(TOOL, pinned) + ": the bytes from the registry's @acme/tool@1.0.0"
             + " have SHA-256 " + TestTarGz.sha256(other) + ", expected " + TestTarGz.sha256(pinned)
             + "; they were discarded");
@@ -155,7 +153,7 @@ class PreparerTest {
 
     assertThatThrownBy(() -> preparer(registry).prepare(request(TOOL, VersionConstraint.LOCKED),
         lockfile(TOOL, "1.0.0", archive)))
-        .isInstanceOf(ArchiveTamperedException.class)
+        .isInstanceOfSatisfying(ArchiveException.class, e -> assertThat(e.code()).isEqualTo(ArchiveException.TAMPERED))
         .hasMessageContaining("the registry stated no checksum for them");
     assertNothingLeft();
   }
@@ -171,9 +169,9 @@ class PreparerTest {
 
     assertThatThrownBy(() -> preparer(registry).prepare(request(TOOL, VersionConstraint.LOCKED),
         lockfile(TOOL, "1.0.0", archive)))
-        .isInstanceOf(ArchiveTamperedException.class)
+        .isInstanceOfSatisfying(ArchiveException.class, e -> assertThat(e.code()).isEqualTo(ArchiveException.TAMPERED))
         .hasMessageStartingWith("Cannot read archive " + key + ": the bytes from ")
-        .extracting(e -> ((ArchiveTamperedException) e).actual()).isEqualTo(TestTarGz.sha256(forged));
+        .extracting(e -> ((ArchiveException) e).actual().orElseThrow()).isEqualTo(TestTarGz.sha256(forged));
     assertNothingLeft();
     assertThat(registry.resolveCalls()).isZero();
   }
@@ -188,12 +186,14 @@ class PreparerTest {
 
     assertThatThrownBy(() -> preparer(registry).prepare(request(TOOL, VersionConstraint.LOCKED),
         lockfile(TOOL, "1.0.0", otherVersion)))
-        .isInstanceOf(ManifestMismatchException.class)
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.MANIFEST_MISMATCH))
         .hasMessage("Cannot install @acme/tool: the archive's manifest has version 1.1.0, not 1.0.0");
     assertNothingLeft();
     assertThatThrownBy(() -> preparer(registry).prepare(request(TOOL, VersionConstraint.of("1.0.0")),
         lockfile(TOOL, "1.0.0", otherName)))
-        .isInstanceOf(ManifestMismatchException.class)
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.MANIFEST_MISMATCH))
         .hasMessage("Cannot install @acme/tool: the archive's manifest names @acme/base, not @acme/tool");
     assertNothingLeft();
     assertThat(registry.resolveCalls()).as("never a silent fall back").isZero();
@@ -207,7 +207,8 @@ class PreparerTest {
 
     assertThatThrownBy(() -> preparer(registry).prepare(request(TOOL, VersionConstraint.LOCKED),
         lockfile(TOOL, "1.0.0", archive)))
-        .isInstanceOf(RegistryUnavailableException.class)
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_UNAVAILABLE))
         .hasMessage("Cannot reach the extension registry for @acme/tool: offline (test)");
     assertNothingLeft();
   }
@@ -218,14 +219,16 @@ class PreparerTest {
 
     assertThatThrownBy(() -> preparer(null).prepare(request(TOOL, VersionConstraint.LOCKED),
         lockfile(TOOL, "1.0.0", archive)))
-        .isInstanceOf(RegistryUnavailableException.class)
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_UNAVAILABLE))
         .hasMessage("Cannot reach the extension registry for @acme/tool: no registry is configured and the tier holds"
             + " no archive at " + key(TOOL, archive).tierPath());
     assertThatThrownBy(() -> preparer(null).prepare(request(TOOL, VersionConstraint.LATEST), Lockfile.EMPTY))
-        .isInstanceOf(RegistryUnavailableException.class)
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_UNAVAILABLE))
         .hasMessage("Cannot reach the extension registry for @acme/tool: no registry is configured and the lockfile"
             + " has no entry for it")
-        .extracting(e -> ((RegistryUnavailableException) e).code()).isEqualTo("registry_unavailable");
+        .extracting(e -> ((InstallException) e).code()).isEqualTo("registry_unavailable");
     assertNothingLeft();
   }
 
@@ -273,7 +276,7 @@ class PreparerTest {
     String stated = TestTarGz.sha256(new byte[] {1});
 
     assertThatThrownBy(() -> preparer(registry).prepare(request(TOOL, VersionConstraint.LATEST), Lockfile.EMPTY))
-        .isInstanceOf(ArchiveTamperedException.class)
+        .isInstanceOfSatisfying(ArchiveException.class, e -> assertThat(e.code()).isEqualTo(ArchiveException.TAMPERED))
         .hasMessage("Cannot download archive " + TOOL + "@" + stated + ": the bytes from the registry's @acme/tool@1.0.0"
             + " have SHA-256 " + TestTarGz.sha256(archive) + ", expected " + stated + "; they were discarded");
     assertNothingLeft();
@@ -287,7 +290,8 @@ class PreparerTest {
     registry.publish(TOOL, "1.0.0", TestTarGz.extension(BASE, "1.0.0").build());
 
     assertThatThrownBy(() -> preparer(registry).prepare(request(TOOL, VersionConstraint.LATEST), Lockfile.EMPTY))
-        .isInstanceOf(ManifestMismatchException.class)
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.MANIFEST_MISMATCH))
         .hasMessage("Cannot install @acme/tool: the archive's manifest names @acme/base, not @acme/tool");
     assertNothingLeft();
   }
@@ -297,7 +301,8 @@ class PreparerTest {
     registry.publish(TOOL, "1.0.0", TestTarGz.extension(TOOL, "1.0.1").build());
 
     assertThatThrownBy(() -> preparer(registry).prepare(request(TOOL, VersionConstraint.of("=1.0.0")), Lockfile.EMPTY))
-        .isInstanceOf(ManifestMismatchException.class)
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.MANIFEST_MISMATCH))
         .hasMessage("Cannot install @acme/tool: the archive's manifest has version 1.0.1, not 1.0.0");
     assertNothingLeft();
   }
@@ -309,11 +314,13 @@ class PreparerTest {
         StandardCharsets.UTF_8))));
 
     assertThatThrownBy(() -> preparer(registry).prepare(request(TOOL, VersionConstraint.of("1.0.0")), Lockfile.EMPTY))
-        .isInstanceOf(ManifestMismatchException.class)
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.MANIFEST_MISMATCH))
         .hasMessage("Cannot install @acme/tool: the archive has no manifest at manifest.json");
     assertNothingLeft();
     assertThatThrownBy(() -> preparer(registry).prepare(request(TOOL, VersionConstraint.of("2.0.0")), Lockfile.EMPTY))
-        .isInstanceOf(ManifestMismatchException.class)
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.MANIFEST_MISMATCH))
         .hasMessageEndingWith("manifest.json has \"name\" of type number, not a string");
     assertNothingLeft();
   }
@@ -325,13 +332,13 @@ class PreparerTest {
     SafetyAnalyzer safety = (name, version, root) -> {
       analysed.add(root);
       if (Files.exists(root.resolve("bin/evil.sh"))) {
-        throw new UnsafeExtensionException(name.value(), "bin/evil.sh deletes files", null);
+        throw InstallException.unsafe(name.value(), "bin/evil.sh deletes files", null);
       }
     };
 
     assertThatThrownBy(() -> new Preparer(layout, registry, safety, archives, ArchiveLimits.DEFAULTS, this::nextId)
         .prepare(request(TOOL, VersionConstraint.LATEST), Lockfile.EMPTY))
-        .isInstanceOf(UnsafeExtensionException.class)
+        .isInstanceOfSatisfying(InstallException.class, e -> assertThat(e.code()).isEqualTo(InstallException.UNSAFE))
         .hasMessage("Cannot install @acme/tool: the safety analysis refused it: bin/evil.sh deletes files");
     assertThat(analysed).hasSize(1);
     assertNothingLeft();
@@ -346,10 +353,10 @@ class PreparerTest {
     assertThatThrownBy(() -> new Preparer(layout, registry, null, archives,
         ArchiveLimits.DEFAULTS.withMaxCompressedBytes(cap), this::nextId)
         .prepare(request(TOOL, VersionConstraint.LATEST), Lockfile.EMPTY))
-        .isInstanceOf(ArchiveLimitException.class)
+        .isInstanceOfSatisfying(ArchiveException.class, e -> assertThat(e.code()).isEqualTo(ArchiveException.LIMIT))
         .hasMessageStartingWith("Cannot accept archive @acme/tool@1.0.0 from the registry: its compressed size exceeds"
             + " the cap COMPRESSED_BYTES of " + cap + " bytes")
-        .extracting(e -> ((ArchiveLimitException) e).limit()).isEqualTo(ArchiveLimit.COMPRESSED_BYTES);
+        .extracting(e -> ((ArchiveException) e).limit().orElseThrow()).isEqualTo(ArchiveLimit.COMPRESSED_BYTES);
     assertNothingLeft();
     assertThat(registry.unclosedStreams()).isZero();
   }
@@ -360,7 +367,7 @@ class PreparerTest {
         "../../escaped.txt", "out".getBytes(StandardCharsets.UTF_8))));
 
     assertThatThrownBy(() -> preparer(registry).prepare(request(TOOL, VersionConstraint.LATEST), Lockfile.EMPTY))
-        .isInstanceOf(ArchiveRejectedException.class)
+        .isInstanceOfSatisfying(ArchiveException.class, e -> assertThat(e.code()).isEqualTo(ArchiveException.REJECTED))
         .hasMessageContaining("../../escaped.txt");
     assertNothingLeft();
     try (Stream<Path> all = Files.walk(dir)) {
@@ -376,7 +383,8 @@ class PreparerTest {
     registry.breakNextStreamAfter(100);
 
     assertThatThrownBy(() -> preparer(registry).prepare(request(TOOL, VersionConstraint.LATEST), Lockfile.EMPTY))
-        .isInstanceOf(RegistryUnavailableException.class)
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_UNAVAILABLE))
         .hasMessage("Cannot reach the extension registry for @acme/tool: the download of @acme/tool@1.0.0 broke:"
             + " java.io.IOException: connection reset (test)")
         .hasCauseInstanceOf(UncheckedIOException.class);
@@ -387,11 +395,13 @@ class PreparerTest {
   @Test
   void install_notFound_keepsItsType() {
     assertThatThrownBy(() -> preparer(registry).prepare(request(TOOL, VersionConstraint.LATEST), Lockfile.EMPTY))
-        .isInstanceOf(RegistryUnavailableException.class)
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_UNAVAILABLE))
         .hasMessageContaining("does not exist");
     registry.publish(BASE, "1.0.0", TestTarGz.extension(BASE, "1.0.0").build());
     assertThatThrownBy(() -> preparer(registry).prepare(request(TOOL, VersionConstraint.of("^2")), Lockfile.EMPTY))
-        .isInstanceOf(RegistryNotFoundException.class)
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_NOT_FOUND))
         .hasMessage("Cannot find @acme/tool@^2 in the extension registry");
     assertNothingLeft();
   }
@@ -505,7 +515,7 @@ class PreparerTest {
     }
 
     assertThatThrownBy(() -> preparer(registry).prepare(request("@deep/n0", VersionConstraint.LATEST), Lockfile.EMPTY))
-        .isInstanceOf(InstallFailedException.class)
+        .isInstanceOfSatisfying(InstallException.class, e -> assertThat(e.code()).isEqualTo(InstallException.FAILED))
         .hasMessageStartingWith("Cannot install @deep/n32: its dependencies nest deeper than 32 levels: @deep/n0 ->"
             + " @deep/n1 -> ");
     assertNothingLeft();
@@ -517,7 +527,7 @@ class PreparerTest {
     registry.publish(BASE, "1.0.0", TestTarGz.extension(BASE, "1.0.0").build(), Stated.WRONG);
 
     assertThatThrownBy(() -> preparer(registry).prepare(request(TOOL, VersionConstraint.LATEST), Lockfile.EMPTY))
-        .isInstanceOf(ArchiveTamperedException.class);
+        .isInstanceOfSatisfying(ArchiveException.class, e -> assertThat(e.code()).isEqualTo(ArchiveException.TAMPERED));
     assertNothingLeft();
     assertThat(archives.store().read(key(TOOL, TestTarGz.extension(TOOL, "1.0.0").dependency(BASE, "^1").build())))
         .as("the parent was not verified into the cache").isEmpty();
@@ -582,7 +592,7 @@ class PreparerTest {
   private record Layout(Path pulledRoot) implements ExtensionLayout {
     @Override
     public ExtensionManifest readManifest(Path file) {
-      return ExtensionManifests.readJson(file);
+      return ExtensionManifest.readJson(file);
     }
   }
 }

@@ -138,7 +138,7 @@ class SwapTest {
     write(fixture.extSource().resolve("sub/x.txt"), "clash");
     SortedMap<String, String> v1 = fixture.snapshot();
     assertThatThrownBy(() -> Swap.stage(fixture.upgrade(), fixture.layout, owners, SwapBoundary.NONE))
-        .isInstanceOf(InstallFailedException.class)
+        .isInstanceOfSatisfying(InstallException.class, e -> assertThat(e.code()).isEqualTo(InstallException.FAILED))
         .hasMessage("Cannot install @acme/tools: its new content holds sub, the root of the installed extension"
             + " @acme/tools/sub");
     assertThat(fixture.snapshot()).isEqualTo(v1);
@@ -180,7 +180,7 @@ class SwapTest {
         new SwapFixture.Recorder(SwapBoundary.STAGING_FILLED, () -> Files.createDirectories(fixture.tools())));
     SortedMap<String, String> before = fixture.snapshot();
     assertThatThrownBy(swap::swap)
-        .isInstanceOf(InstallFailedException.class)
+        .isInstanceOfSatisfying(InstallException.class, e -> assertThat(e.code()).isEqualTo(InstallException.FAILED))
         .hasMessageStartingWith("Cannot install @acme/tools: the swap failed (Cannot move ")
         .hasMessageContaining(fixture.tools() + ": the target exists); every rename was undone");
     assertThat(fixture.snapshot()).isEqualTo(before);
@@ -203,7 +203,7 @@ class SwapTest {
     });
     Swap swap = Swap.stage(fixture.upgrade(), fixture.layout, owners, hook);
     assertThatThrownBy(swap::swap)
-        .isInstanceOf(InstallFailedException.class)
+        .isInstanceOfSatisfying(InstallException.class, e -> assertThat(e.code()).isEqualTo(InstallException.FAILED))
         .hasMessage("Cannot install @acme/tools: the swap failed (Cannot swap @acme/tools: the journal " + journal
             + " is no longer this install's (owner " + SwapFixture.OWNER + ")); every rename was undone and the"
             + " staging left to its new owner");
@@ -222,7 +222,7 @@ class SwapTest {
           throw new IOException("disk on fire");
         }));
     assertThatThrownBy(swap::swap)
-        .isInstanceOf(InstallFailedException.class)
+        .isInstanceOfSatisfying(InstallException.class, e -> assertThat(e.code()).isEqualTo(InstallException.FAILED))
         .hasMessage("Cannot install @acme/tools: the swap failed (java.io.IOException: disk on fire); every rename"
             + " was undone")
         .hasRootCauseMessage("disk on fire");
@@ -244,7 +244,7 @@ class SwapTest {
           throw new IOException("late");
         }));
     assertThatThrownBy(swap::swap)
-        .isInstanceOf(InstallFailedException.class)
+        .isInstanceOfSatisfying(InstallException.class, e -> assertThat(e.code()).isEqualTo(InstallException.FAILED))
         .hasMessage("Cannot install @acme/tools: the swap failed after it finished (java.io.IOException: late); it was"
             + " rolled back");
     assertThat(fixture.snapshot()).isEqualTo(v1);

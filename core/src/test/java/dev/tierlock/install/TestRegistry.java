@@ -29,7 +29,7 @@ final class TestRegistry implements ExtensionRegistry {
 
   TestRegistry(Path directory) {
     this.directory = directory;
-    this.delegate = ExtensionRegistries.directory(directory);
+    this.delegate = ExtensionRegistry.directory(directory);
   }
 
   TestRegistry publish(String name, String version, byte[] bytes) {
@@ -81,7 +81,7 @@ final class TestRegistry implements ExtensionRegistry {
   public RegistryRelease resolve(ExtensionName name, VersionConstraint constraint) {
     resolves.incrementAndGet();
     if (offline) {
-      throw new RegistryUnavailableException(name.value(), "offline (test)", null);
+      throw InstallException.registryUnavailable(name.value(), "offline (test)", null);
     }
     return delegate.resolve(name, constraint);
   }
@@ -90,7 +90,7 @@ final class TestRegistry implements ExtensionRegistry {
   public InputStream open(RegistryRelease release) {
     opens.incrementAndGet();
     if (offline) {
-      throw new RegistryUnavailableException(release.name().value(), "offline (test)", null);
+      throw InstallException.registryUnavailable(release.name().value(), "offline (test)", null);
     }
     long limit = breakAfter.getAndSet(-1);
     unclosed.incrementAndGet();

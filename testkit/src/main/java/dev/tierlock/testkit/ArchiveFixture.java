@@ -13,7 +13,6 @@ import dev.tierlock.TierPath;
 import dev.tierlock.archive.ArchiveChange;
 import dev.tierlock.archive.ArchiveLimits;
 import dev.tierlock.archive.ArchiveStore;
-import dev.tierlock.archive.ArchiveStores;
 import dev.tierlock.archive.ExtensionArchiveKey;
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.ObjectBody;
@@ -22,6 +21,7 @@ import dev.tierlock.spi.ObjectMetadata;
 import dev.tierlock.spi.WriteCondition;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -42,6 +42,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
+import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
 
 /**
@@ -174,7 +175,7 @@ final class ArchiveFixture {
   }
 
   ArchiveStore store(String checkout, Datastore datastore, ArchiveLimits limits, Namespace namespace) {
-    return ArchiveStores.over(datastore, namespace, cache(checkout), limits, clock);
+    return ArchiveStore.over(datastore, namespace, cache(checkout), limits, clock);
   }
 
   Path cache(String checkout) {
@@ -271,6 +272,27 @@ final class ArchiveFixture {
       throw new UncheckedIOException(e);
     }
     return out.toByteArray();
+  }
+
+  /**
+   * Returns the names of the entries of a {@code .tar.gz} that {@link #archive} built (plain ustar
+   * headers, no extension), in order: what a restored copy holds, read without the engine.
+   */
+  static List<String> entryNames(Path archive) throws IOException {
+    List<String> names = new ArrayList<>();
+    try (InputStream in = new GZIPInputStream(Files.newInputStream(archive))) {
+      byte[] header = new byte[512];
+      while (in.readNBytes(header, 0, 512) == 512 && header[0] != 0) {
+        int end = 0;
+        while (end < 100 && header[end] != 0) {
+          end++;
+        }
+        names.add(new String(header, 0, end, StandardCharsets.US_ASCII));
+        long size = Long.parseLong(new String(header, 124, 11, StandardCharsets.US_ASCII).trim(), 8);
+        in.skipNBytes((size + 511) / 512 * 512);
+      }
+    }
+    return names;
   }
 
   private static void octal(byte[] header, int offset, int length, long value) {

@@ -2,7 +2,7 @@ package dev.tierlock.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tierlock.archive.ArchiveStores;
+import dev.tierlock.archive.ArchiveStore;
 import dev.tierlock.spi.Datastore;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The contract of the archive store ({@link ArchiveStores#over}) on any {@link Datastore}, alone
+ * The contract of the archive store ({@link ArchiveStore#over}) on any {@link Datastore}, alone
  * and with the lockfile ({@link dev.tierlock.archive.ArchiveTransactions}). A datastore module
  * subclasses it and implements one hook, {@link #createDatastore()}:
  *

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The contract of convergence ({@link dev.tierlock.converge.Converger}) on any {@link Datastore}:
+ * The contract of convergence ({@link dev.tierlock.install.Converger}) on any {@link Datastore}:
  * a checkout that installs through a {@link FakeRegistry} and peers that converge to the shared
  * lockfile from the tier alone, each in its own {@link TempDirLayout}, on one {@link TestClock}. A
  * datastore module subclasses it and implements {@link #createDatastore()}:

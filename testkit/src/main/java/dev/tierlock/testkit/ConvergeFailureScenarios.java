@@ -13,10 +13,10 @@ import static org.assertj.core.groups.Tuple.tuple;
 
 import dev.tierlock.Namespace;
 import dev.tierlock.TierPath;
-import dev.tierlock.converge.ConvergeOutcome;
-import dev.tierlock.converge.ConvergeReport;
-import dev.tierlock.converge.UnrestorableReason;
+import dev.tierlock.install.ConvergeOutcome;
+import dev.tierlock.install.ConvergeReport;
 import dev.tierlock.install.InstallRequest;
+import dev.tierlock.install.UnrestorableReason;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;

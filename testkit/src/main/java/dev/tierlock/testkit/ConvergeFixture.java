@@ -2,9 +2,9 @@ package dev.tierlock.testkit;
 
 import dev.tierlock.Namespace;
 import dev.tierlock.archive.ExtensionArchiveKey;
-import dev.tierlock.converge.ConvergeReport;
-import dev.tierlock.converge.Converger;
 import dev.tierlock.install.Catalog;
+import dev.tierlock.install.ConvergeReport;
+import dev.tierlock.install.Converger;
 import dev.tierlock.install.InstallRequest;
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.ObjectKey;

@@ -1,13 +1,10 @@
 package dev.tierlock.testkit;
 
 import dev.tierlock.ExtensionName;
-import dev.tierlock.install.ExtensionRegistries;
 import dev.tierlock.install.ExtensionRegistry;
-import dev.tierlock.install.RegistryNotFoundException;
+import dev.tierlock.install.InstallException;
 import dev.tierlock.install.RegistryRelease;
-import dev.tierlock.install.RegistryUnavailableException;
 import dev.tierlock.install.VersionConstraint;
-import dev.tierlock.internal.VersionSelector;
 import java.io.ByteArrayInputStream;
 import java.io.FilterInputStream;
 import java.io.IOException;
@@ -26,20 +23,20 @@ import org.jspecify.annotations.Nullable;
 /**
  * An {@link ExtensionRegistry} for tests: releases published by the test, fault injection, and call
  * counters. Strict: a version must be a plain version ({@code 1.2.0}, {@code 2.0.0-rc.1}), and a
- * range resolves exactly as {@link ExtensionRegistries#directory} resolves it (the same comparator;
+ * range resolves exactly as {@link ExtensionRegistry#directory} resolves it (the same comparator;
  * {@link VersionConstraint#LOCKED} and {@code latest} mean the highest release).
  *
  * <pre>{@code
  * FakeRegistry registry = FakeRegistry.create();
  * registry.publish("@acme/tool", "1.2.0", TestArchives.extension("@acme/tool", "1.2.0").build());
- * registry.offline();                 // every call now throws RegistryUnavailableException
+ * registry.offline();                 // every call now throws InstallException registry_unavailable
  * assertThat(registry.resolveCalls()).isZero();
  * }</pre>
  *
  * <p>Two forms: {@link #create()} keeps everything in memory; {@link #directory(Path)} writes each
  * release in the directory registry's layout ({@code <dir>/@scope/name/<version>.tar.gz}, with
  * {@code <version>.tar.gz.sha256} when a checksum is stated) and serves it through {@link
- * ExtensionRegistries#directory}, so a CLI or another registry over the same directory reads what
+ * ExtensionRegistry#directory}, so a CLI or another registry over the same directory reads what
  * the test published. Both count and fault the same way. State is per instance; thread-safe.
  */
 public final class FakeRegistry implements ExtensionRegistry {
@@ -60,7 +57,7 @@ public final class FakeRegistry implements ExtensionRegistry {
 
   private FakeRegistry(@Nullable Path directory) {
     this.directory = directory;
-    this.reader = directory == null ? null : ExtensionRegistries.directory(directory);
+    this.reader = directory == null ? null : ExtensionRegistry.directory(directory);
   }
 
   /**
@@ -75,7 +72,7 @@ public final class FakeRegistry implements ExtensionRegistry {
   /**
    * Returns a registry over {@code directory} (created if missing), online: each publish writes the
    * release's files there, and every call reads them back through {@link
-   * ExtensionRegistries#directory}. Releases already in the directory are served too.
+   * ExtensionRegistry#directory}. Releases already in the directory are served too.
    *
    * @param directory the registry's root
    * @return the registry
@@ -135,8 +132,8 @@ public final class FakeRegistry implements ExtensionRegistry {
   }
 
   /**
-   * Takes the registry offline: every {@link #resolve} and {@link #open} throws {@link
-   * RegistryUnavailableException} (still counted) until {@link #online()}.
+   * Takes the registry offline: every {@link #resolve} and {@link #open} throws an {@link
+   * InstallException} {@code registry_unavailable} (still counted) until {@link #online()}.
    *
    * @return this registry
    */
@@ -156,7 +153,7 @@ public final class FakeRegistry implements ExtensionRegistry {
   }
 
   /**
-   * Makes the next {@link #open} throw {@link RegistryUnavailableException}; later ones succeed.
+   * Makes the next {@link #open} throw {@link InstallException} ({@code registry_unavailable}); later ones succeed.
    *
    * @return this registry
    */
@@ -209,12 +206,12 @@ public final class FakeRegistry implements ExtensionRegistry {
   }
 
   /**
-   * Resolves as {@link ExtensionRegistries#directory} does: an exact version literally, {@code
+   * Resolves as {@link ExtensionRegistry#directory} does: an exact version literally, {@code
    * latest}, {@code locked} and {@code *} to the highest release, a range to the highest version it
    * accepts.
    *
-   * @throws RegistryNotFoundException if no published release matches
-   * @throws RegistryUnavailableException if the registry is offline
+   * @throws InstallException ({@code registry_not_found}) if no published release matches
+   * @throws InstallException ({@code registry_unavailable}) if the registry is offline
    * @throws IllegalArgumentException if the range is not one the directory registry supports
    */
   @Override
@@ -229,10 +226,9 @@ public final class FakeRegistry implements ExtensionRegistry {
       }
       Map<String, Release> versions = releases.getOrDefault(name, Map.of());
       String version = constraint.exactVersion()
-          .or(() -> VersionSelector.highest(constraint.isLocked() ? VersionConstraint.LATEST.text() : constraint.text(),
-              versions.keySet()))
+          .or(() -> constraint.highest(versions.keySet()))
           .filter(versions::containsKey)
-          .orElseThrow(() -> new RegistryNotFoundException(name.value(), constraint.text()));
+          .orElseThrow(() -> InstallException.registryNotFound(name.value(), constraint.text()));
       return new RegistryRelease(name, version, versions.get(version).stated(), Optional.empty());
     }
   }
@@ -240,8 +236,8 @@ public final class FakeRegistry implements ExtensionRegistry {
   /**
    * Opens the archive of {@code release} (the bytes published, whatever checksum it states).
    *
-   * @throws RegistryNotFoundException if no such release was published
-   * @throws RegistryUnavailableException if the registry is offline or {@link #failNextOpen} was called
+   * @throws InstallException ({@code registry_not_found}) if no such release was published
+   * @throws InstallException ({@code registry_unavailable}) if the registry is offline or {@link #failNextOpen} was called
    */
   @Override
   public InputStream open(RegistryRelease release) {
@@ -254,7 +250,7 @@ public final class FakeRegistry implements ExtensionRegistry {
       }
       if (failNextOpen) {
         failNextOpen = false;
-        throw new RegistryUnavailableException(release.name().value(), "the open of " + release.version()
+        throw InstallException.registryUnavailable(release.name().value(), "the open of " + release.version()
             + " failed (FakeRegistry.failNextOpen)", null);
       }
       if (reader != null) {
@@ -262,7 +258,7 @@ public final class FakeRegistry implements ExtensionRegistry {
       } else {
         Release found = releases.getOrDefault(release.name(), Map.of()).get(release.version());
         if (found == null) {
-          throw new RegistryNotFoundException(release.name().value(), release.version());
+          throw InstallException.registryNotFound(release.name().value(), release.version());
         }
         in = new ByteArrayInputStream(found.bytes());
       }
@@ -278,10 +274,19 @@ public final class FakeRegistry implements ExtensionRegistry {
     return directory == null ? "FakeRegistry[memory]" : "FakeRegistry[" + directory + "]";
   }
 
+  /** Returns whether {@code text} is a version the registry orders: one exact version that accepts itself. */
+  private static boolean isVersion(String text) {
+    try {
+      return VersionConstraint.exactly(text).accepts(text);
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
+
   private RegistryRelease put(String name, String version, byte[] archive, Optional<String> stated) {
     ExtensionName extension = ExtensionName.of(name);
     Objects.requireNonNull(archive, "archive");
-    if (!VERSION.matcher(version).matches() || !VersionSelector.isVersion(version)) {
+    if (!VERSION.matcher(version).matches() || !isVersion(version)) {
       throw new IllegalArgumentException("Cannot publish " + name + "@" + version + ": give a plain version such as"
           + " 1.2.0 or 2.0.0-rc.1");
     }
@@ -316,8 +321,8 @@ public final class FakeRegistry implements ExtensionRegistry {
     }
   }
 
-  private static RegistryUnavailableException offlineFailure(ExtensionName name) {
-    return new RegistryUnavailableException(name.value(), "the registry is offline (FakeRegistry.offline)", null);
+  private static InstallException offlineFailure(ExtensionName name) {
+    return InstallException.registryUnavailable(name.value(), "the registry is offline (FakeRegistry.offline)", null);
   }
 
   /** A release's stream: counts its close, and breaks where {@link #breakNextStream} said. */

@@ -8,17 +8,17 @@ import static org.assertj.core.api.Assertions.tuple;
 
 import dev.tierlock.LockfileEntry;
 import dev.tierlock.Namespace;
-import dev.tierlock.archive.ArchiveTamperedException;
+import dev.tierlock.archive.ArchiveException;
 import dev.tierlock.archive.ExtensionArchiveKey;
 import dev.tierlock.install.Catalog;
+import dev.tierlock.install.InstallException;
 import dev.tierlock.install.InstallRequest;
 import dev.tierlock.install.InstallSource;
 import dev.tierlock.install.InstalledExtension;
 import dev.tierlock.install.PinnedInstallResult;
-import dev.tierlock.install.PinnedOutcome;
 import dev.tierlock.install.PinnedOutcome.Backfill;
 import dev.tierlock.install.PinnedOutcome.Install;
-import dev.tierlock.install.RegistryUnavailableException;
+import dev.tierlock.install.PinnedOutcome;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectStream;
 import dev.tierlock.spi.WriteCondition;
@@ -134,11 +134,13 @@ final class InstallPinnedScenarios {
         tuple(BASE, Install.ALREADY_INSTALLED, null, Backfill.FAILED),
         tuple(TOOL, Install.ALREADY_INSTALLED, null, Backfill.FAILED));
     assertThat(result.outcomes().get(0).backfillFailure().orElseThrow())
-        .isInstanceOf(ArchiveTamperedException.class).hasMessageContaining("stated no checksum");
+        .isInstanceOfSatisfying(ArchiveException.class, e -> assertThat(e.code()).isEqualTo(ArchiveException.TAMPERED))
+        .hasMessageContaining("stated no checksum");
     assertThat(result.outcomes().get(1).backfillFailure().orElseThrow())
-        .isInstanceOfSatisfying(ArchiveTamperedException.class, e -> {
-          assertThat(e.expected()).isEqualTo(TestArchives.sha256(tool));
-          assertThat(e.actual()).isEqualTo(TestArchives.sha256(rebuilt));
+        .isInstanceOfSatisfying(ArchiveException.class, e -> {
+          assertThat(e.code()).isEqualTo(ArchiveException.TAMPERED);
+          assertThat(e.expected()).contains(TestArchives.sha256(tool));
+          assertThat(e.actual()).contains(TestArchives.sha256(rebuilt));
         }).hasMessageContaining("Cannot backfill archive " + TOOL + "@" + TestArchives.sha256(tool));
     assertThat(result.backfilled()).isEmpty();
     assertThat(result.failures()).hasSize(2);
@@ -151,7 +153,8 @@ final class InstallPinnedScenarios {
     assertThat(peer.outcomes()).extracting(PinnedOutcome::install, PinnedOutcome::backfill).as("a peer cannot install"
         + " them either, and each failure is its own").containsOnly(tuple(Install.FAILED, Backfill.FAILED));
     assertThat(peer.outcomes()).allSatisfy(o -> assertThat(o.installFailure().orElseThrow())
-        .isInstanceOf(ArchiveTamperedException.class).hasMessageContaining("Cannot restore archive " + o.name().value()));
+        .isInstanceOfSatisfying(ArchiveException.class, e -> assertThat(e.code()).isEqualTo(ArchiveException.TAMPERED))
+        .hasMessageContaining("Cannot restore archive " + o.name().value()));
     assertThat(tree(b.root(TOOL))).isEmpty();
     assertThat(tree(b.root(BASE))).isEmpty();
     assertThat(f.archives()).isEmpty();
@@ -177,7 +180,9 @@ final class InstallPinnedScenarios {
         tuple(BASE, Install.FAILED, null, Backfill.SKIPPED),
         tuple(TOOL, Install.INSTALLED, InstallSource.TIER, Backfill.PRESENT));
     assertThat(restored.outcomes().get(0).installFailure().orElseThrow())
-        .isInstanceOf(RegistryUnavailableException.class).hasMessageContaining("no registry is configured");
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_UNAVAILABLE))
+        .hasMessageContaining("no registry is configured");
     assertThat(tree(b.root(TOOL))).isEqualTo(tree(a.root(TOOL))).isNotEmpty();
     assertThat(tree(b.root(BASE))).isEmpty();
     assertThat(staging(b)).isEmpty();

@@ -10,18 +10,18 @@ import dev.tierlock.LockfileEntry;
 import dev.tierlock.Namespace;
 import dev.tierlock.TierPath;
 import dev.tierlock.TransactionStatus;
-import dev.tierlock.archive.ArchiveTamperedException;
+import dev.tierlock.archive.ArchiveException;
 import dev.tierlock.archive.ExtensionArchiveKey;
 import dev.tierlock.install.Catalog;
 import dev.tierlock.install.InstallBusyException;
+import dev.tierlock.install.InstallException;
 import dev.tierlock.install.InstallRequest;
-import dev.tierlock.install.PendingInstall;
-import dev.tierlock.install.PreparedInstall;
 import dev.tierlock.install.InstallResult;
 import dev.tierlock.install.InstallSource;
 import dev.tierlock.install.InstalledExtension;
+import dev.tierlock.install.PendingInstall;
+import dev.tierlock.install.PreparedInstall;
 import dev.tierlock.install.RecordPolicy;
-import dev.tierlock.install.RegistryUnavailableException;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
@@ -103,7 +103,8 @@ final class InstallScenarios {
     InstallFixture.Checkout b = f.checkout("b", false);
 
     assertThatThrownBy(() -> b.installer().install(InstallRequest.parse(TOOL), Catalog.NONE))
-        .isInstanceOf(RegistryUnavailableException.class);
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_UNAVAILABLE));
     assertThat(f.shared().isEmpty()).isTrue();
     assertThat(tree(b.root(TOOL))).isEmpty();
     assertThat(staging(b)).isEmpty();
@@ -169,7 +170,7 @@ final class InstallScenarios {
     InstallFixture.Checkout b = f.checkout("b", false);
 
     assertThatThrownBy(() -> b.installer().install(InstallRequest.parse(TOOL), Catalog.NONE))
-        .isInstanceOf(ArchiveTamperedException.class);
+        .isInstanceOfSatisfying(ArchiveException.class, e -> assertThat(e.code()).isEqualTo(ArchiveException.TAMPERED));
     assertThat(tree(b.root(TOOL))).isEmpty();
     assertThat(staging(b)).isEmpty();
   }
@@ -315,7 +316,8 @@ final class InstallScenarios {
     }));
 
     assertThatThrownBy(() -> again.installer().install(InstallRequest.parse(TOOL + "@2.0.0"), Catalog.NONE))
-        .as("swapped and published, not yet committed: another install of it waits").isInstanceOf(InstallBusyException.class);
+        .as("swapped and published, not yet committed: another install of it waits")
+        .isInstanceOfSatisfying(InstallBusyException.class, e -> assertThat(e.code()).isEqualTo(InstallException.BUSY));
     assertThat(tree(a.root(TOOL))).containsKey("lib/only-v1.txt");
     pending.get().commit();
     again.installer().install(InstallRequest.parse(TOOL + "@2.0.0"), Catalog.NONE);

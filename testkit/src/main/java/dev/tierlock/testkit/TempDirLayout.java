@@ -4,7 +4,6 @@ import dev.tierlock.ExtensionName;
 import dev.tierlock.install.BundleRoot;
 import dev.tierlock.install.ExtensionLayout;
 import dev.tierlock.install.ExtensionManifest;
-import dev.tierlock.install.ExtensionManifests;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,7 +14,7 @@ import java.util.function.Predicate;
 /**
  * An {@link ExtensionLayout} for tests, inside a checkout directory (typically a JUnit
  * {@code @TempDir}): extension roots under {@code <checkout>/extensions}, JSON manifests ({@code
- * manifest.json}, read by {@link ExtensionManifests#readJson}), and optionally bundle roots and skill
+ * manifest.json}, read by {@link ExtensionManifest#readJson}), and optionally bundle roots and skill
  * paths.
  *
  * <pre>{@code
@@ -112,10 +111,10 @@ public final class TempDirLayout implements ExtensionLayout {
     return List.copyOf(roots);
   }
 
-  /** Reads a JSON manifest ({@link ExtensionManifests#readJson}). */
+  /** Reads a JSON manifest ({@link ExtensionManifest#readJson}). */
   @Override
   public ExtensionManifest readManifest(Path file) {
-    return ExtensionManifests.readJson(file);
+    return ExtensionManifest.readJson(file);
   }
 
   /** Answers from the predicate given by {@link #withSkills}; by default no path is a skill. */

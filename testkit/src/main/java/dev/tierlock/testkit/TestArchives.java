@@ -1,7 +1,7 @@
 package dev.tierlock.testkit;
 
 import dev.tierlock.ExtensionName;
-import dev.tierlock.install.ExtensionManifests;
+import dev.tierlock.install.ExtensionManifest;
 import dev.tierlock.install.VersionConstraint;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -18,7 +18,7 @@ import java.util.zip.GZIPOutputStream;
 
 /**
  * Builds extension archives ({@code .tar.gz} bytes) for tests: a JSON manifest ({@code
- * manifest.json}, the format {@link ExtensionManifests#readJson} reads) and the files given.
+ * manifest.json}, the format {@link ExtensionManifest#readJson} reads) and the files given.
  *
  * <pre>{@code
  * byte[] archive = TestArchives.extension("@acme/tool", "1.2.0")

@@ -11,11 +11,11 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.tierlock.Namespace;
 import dev.tierlock.TierPath;
-import dev.tierlock.converge.ConvergeOutcome;
-import dev.tierlock.converge.ConvergeReport;
-import dev.tierlock.converge.UnrestorableReason;
 import dev.tierlock.install.Catalog;
+import dev.tierlock.install.ConvergeOutcome;
+import dev.tierlock.install.ConvergeReport;
 import dev.tierlock.install.InstallRequest;
+import dev.tierlock.install.UnrestorableReason;
 import dev.tierlock.spi.ObjectKey;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -179,7 +179,7 @@ class ConvergeAttackTest {
     assertThat(b.converge().unrestorable()).extracting(ConvergeReport.Unrestorable::reason)
         .containsExactly(UnrestorableReason.ARCHIVE_MISSING);
     assertThat(b.converger().status()).singleElement().extracting(s -> s.state())
-        .isEqualTo(dev.tierlock.converge.ConvergeStatus.State.UNRESTORABLE);
+        .isEqualTo(dev.tierlock.install.ConvergeStatus.State.UNRESTORABLE);
     assertThat(b.converge().outcome()).isEqualTo(ConvergeOutcome.UNCHANGED);
   }
 
@@ -334,14 +334,14 @@ class ConvergeAttackTest {
     assertThat(names(b.converge().restored())).containsExactly(ALPHA);
     List<ConvergeReport> reloads = new ArrayList<>();
     byte[] bytes = f.install().shared().bytes();
-    try (dev.tierlock.converge.ConvergePoller poller = b.converger().poller(
-        dev.tierlock.converge.PollerOptions.builder(reloads::add).build())) {
-      assertThat(poller.poll()).isEqualTo(dev.tierlock.converge.ConvergePoller.PollResult.UNCHANGED);
+    try (dev.tierlock.install.ConvergePoller poller = b.converger().poller(
+        dev.tierlock.install.PollerOptions.builder(reloads::add).build())) {
+      assertThat(poller.poll()).isEqualTo(dev.tierlock.install.ConvergePoller.PollResult.UNCHANGED);
       f.datastore().delete(LOCKFILE, dev.tierlock.spi.WriteCondition.none());
-      dev.tierlock.converge.ConvergePoller.PollResult gone = poller.poll();
+      dev.tierlock.install.ConvergePoller.PollResult gone = poller.poll();
       f.datastore().write(LOCKFILE, dev.tierlock.spi.ObjectBody.of(bytes), dev.tierlock.spi.WriteCondition.none(),
           dev.tierlock.spi.ObjectMetadata.EMPTY);
-      dev.tierlock.converge.ConvergePoller.PollResult back = poller.poll();
+      dev.tierlock.install.ConvergePoller.PollResult back = poller.poll();
 
       assertThat(reloads).as("nothing the embedder loads changed (%s, %s): %s", gone, back, reloads).isEmpty();
     }
@@ -358,14 +358,14 @@ class ConvergeAttackTest {
     ConvergeReport boot = b.converge();
     assertThat(names(boot.restored())).containsExactly(ALPHA);
     List<ConvergeReport> reloads = new ArrayList<>();
-    try (dev.tierlock.converge.ConvergePoller poller = b.converger().poller(
-        dev.tierlock.converge.PollerOptions.builder(reloads::add).build())) {
-      assertThat(poller.poll()).isEqualTo(dev.tierlock.converge.ConvergePoller.PollResult.UNCHANGED);
+    try (dev.tierlock.install.ConvergePoller poller = b.converger().poller(
+        dev.tierlock.install.PollerOptions.builder(reloads::add).build())) {
+      assertThat(poller.poll()).isEqualTo(dev.tierlock.install.ConvergePoller.PollResult.UNCHANGED);
       // the files go missing and the state file is torn (a crash, a disk full)
       deleteTree(b.root(ALPHA));
       Files.writeString(b.converger().stateFile(), "{ torn", StandardCharsets.UTF_8);
 
-      dev.tierlock.converge.ConvergePoller.PollResult r = poller.poll();
+      dev.tierlock.install.ConvergePoller.PollResult r = poller.poll();
 
       assertThat(tree(b.root(ALPHA))).as("the full pass restored it").isEqualTo(tree(a.root(ALPHA)));
       assertThat(reloads).as("files changed under the embedder (%s, generation before %d), so it is told to reload",
@@ -431,7 +431,7 @@ class ConvergeAttackTest {
     ConvergeFixture.Peer b = f.peer("b", ConvergeFixture.Registry.NONE);
     assertThat(names(b.converge().restored())).containsExactly(ALPHA);
     TreeMap<String, String> v1 = tree(b.root(ALPHA));
-    dev.tierlock.converge.Converger tight = dev.tierlock.converge.Converger
+    dev.tierlock.install.Converger tight = dev.tierlock.install.Converger
         .builder(b.checkout().tierlock(), b.checkout().layout()).clock(f.clock())
         .archiveLimits(dev.tierlock.archive.ArchiveLimits.DEFAULTS.withMaxEntries(1)).build();
     a.install(ALPHA + "@2.0.0");
@@ -464,7 +464,7 @@ class ConvergeAttackTest {
     assertThat(full.restored()).isEmpty();
     assertThat(names(full.verified())).containsExactly(ALPHA);
     assertThat(b.converger().status()).singleElement().extracting(s -> s.state())
-        .isEqualTo(dev.tierlock.converge.ConvergeStatus.State.VERIFIED);
+        .isEqualTo(dev.tierlock.install.ConvergeStatus.State.VERIFIED);
     System.out.println("constraint pin recorded as " + pinned);
   }
 

@@ -4,8 +4,8 @@ import static dev.tierlock.testkit.ConvergeScenarios.ALPHA;
 import static dev.tierlock.testkit.ConvergeScenarios.names;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tierlock.converge.ConvergeReport;
-import dev.tierlock.converge.ConvergeStatus;
+import dev.tierlock.install.ConvergeReport;
+import dev.tierlock.install.ConvergeStatus;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

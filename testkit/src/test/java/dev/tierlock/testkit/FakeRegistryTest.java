@@ -4,11 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tierlock.ExtensionName;
-import dev.tierlock.install.ExtensionRegistries;
 import dev.tierlock.install.ExtensionRegistry;
-import dev.tierlock.install.RegistryNotFoundException;
+import dev.tierlock.install.InstallException;
 import dev.tierlock.install.RegistryRelease;
-import dev.tierlock.install.RegistryUnavailableException;
 import dev.tierlock.install.VersionConstraint;
 import java.io.IOException;
 import java.io.InputStream;
@@ -91,11 +89,13 @@ class FakeRegistryTest {
 
     registry.offline();
     assertThatThrownBy(() -> registry.resolve(TOOL, VersionConstraint.LATEST))
-        .isInstanceOf(RegistryUnavailableException.class)
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_UNAVAILABLE))
         .hasMessage("Cannot reach the extension registry for @acme/tool: the registry is offline"
             + " (FakeRegistry.offline)");
     assertThatThrownBy(() -> registry.open(release))
-        .isInstanceOf(RegistryUnavailableException.class)
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_UNAVAILABLE))
         .hasMessage("Cannot reach the extension registry for @acme/tool: the registry is offline"
             + " (FakeRegistry.offline)");
     registry.online();
@@ -116,7 +116,8 @@ class FakeRegistryTest {
     registry.failNextOpen();
 
     assertThatThrownBy(() -> registry.open(release))
-        .isInstanceOf(RegistryUnavailableException.class)
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_UNAVAILABLE))
         .hasMessage("Cannot reach the extension registry for @acme/tool: the open of 1.0.0 failed"
             + " (FakeRegistry.failNextOpen)");
     assertThat(read(registry, release)).hasSizeGreaterThan(0);
@@ -151,13 +152,16 @@ class FakeRegistryTest {
     registry.publish("@acme/tool", "1.0.0", TestArchives.extension("@acme/tool", "1.0.0").build());
 
     assertThatThrownBy(() -> registry.resolve(TOOL, VersionConstraint.of("^2")))
-        .isInstanceOf(RegistryNotFoundException.class)
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_NOT_FOUND))
         .hasMessage("Cannot find @acme/tool@^2 in the extension registry");
     assertThatThrownBy(() -> registry.resolve(ExtensionName.of("@acme/other"), VersionConstraint.LATEST))
-        .isInstanceOf(RegistryNotFoundException.class)
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_NOT_FOUND))
         .hasMessage("Cannot find @acme/other@latest in the extension registry");
     assertThatThrownBy(() -> registry.open(new RegistryRelease(TOOL, "3.0.0", Optional.empty(), Optional.empty())))
-        .isInstanceOf(RegistryNotFoundException.class)
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_NOT_FOUND))
         .hasMessage("Cannot find @acme/tool@3.0.0 in the extension registry");
   }
 
@@ -185,7 +189,7 @@ class FakeRegistryTest {
         + "  1.2.0.tar.gz");
     assertThat(dir.resolve("@acme/tool/sub/1.3.0-rc.1.tar.gz.sha256")).doesNotExist();
 
-    ExtensionRegistry real = ExtensionRegistries.directory(dir);
+    ExtensionRegistry real = ExtensionRegistry.directory(dir);
     ExtensionName sub = ExtensionName.of("@acme/tool/sub");
     assertThat(real.resolve(sub, VersionConstraint.LATEST)).isEqualTo(fake.resolve(sub, VersionConstraint.LATEST));
     assertThat(real.resolve(sub, VersionConstraint.of("1.3.0-rc.1")).checksum()).isEmpty();
@@ -203,7 +207,9 @@ class FakeRegistryTest {
     one.publish("@acme/tool", "1.0.0", new byte[] {1});
     one.offline();
 
-    assertThatThrownBy(() -> two.resolve(TOOL, VersionConstraint.LATEST)).isInstanceOf(RegistryNotFoundException.class);
+    assertThatThrownBy(() -> two.resolve(TOOL, VersionConstraint.LATEST))
+        .isInstanceOfSatisfying(InstallException.class,
+            e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_NOT_FOUND));
     assertThat(one.resolveCalls()).isZero();
   }
 

@@ -6,11 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.archive.ArchiveLimits;
 import dev.tierlock.archive.ArchiveListing;
-import dev.tierlock.archive.TarGzReader;
+import dev.tierlock.archive.ArchiveTransactions;
 import dev.tierlock.install.BundleRoot;
 import dev.tierlock.install.ExtensionManifest;
 import dev.tierlock.install.VersionConstraint;
-import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -31,8 +33,7 @@ class TestArchivesTest {
         .build();
     Path tree = dir.resolve("tree");
 
-    ArchiveListing listing = TarGzReader.of(ArchiveLimits.DEFAULTS).extract(new ByteArrayInputStream(archive), "test",
-        tree);
+    ArchiveListing listing = extract(archive, tree);
     TempDirLayout layout = TempDirLayout.in(dir);
     ExtensionManifest manifest = layout.readManifest(tree.resolve(layout.manifestPath()));
 
@@ -58,7 +59,7 @@ class TestArchivesTest {
   void withoutManifest_leavesItOut() {
     byte[] archive = TestArchives.extension("@acme/tool", "1.0.0").withoutManifest().file("a", "a").build();
 
-    TarGzReader.of(ArchiveLimits.DEFAULTS).extract(new ByteArrayInputStream(archive), "test", dir.resolve("t"));
+    extract(archive, dir.resolve("t"));
 
     assertThat(dir.resolve("t/manifest.json")).doesNotExist();
     assertThat(dir.resolve("t/a")).hasContent("a");
@@ -92,5 +93,16 @@ class TestArchivesTest {
     assertThatThrownBy(() -> plain.withBundle("../up", name -> bundles))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("Cannot use bundle prefix \"../up\": no . or .. parts");
+  }
+
+  /** Extracts {@code archive} as the engine does: through a checkout's archives, within the default caps. */
+  private ArchiveListing extract(byte[] archive, Path tree) {
+    try (FakeRemote remote = FakeRemote.create();
+        TestCheckout checkout = TestCheckout.builder(remote, dir.resolve("checkout"), TestClock.create()).build()) {
+      Path file = Files.write(dir.resolve("archive.tar.gz"), archive);
+      return ArchiveTransactions.of(checkout.tierlock(), ArchiveLimits.DEFAULTS, checkout.clock()).extract(file, tree);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 }

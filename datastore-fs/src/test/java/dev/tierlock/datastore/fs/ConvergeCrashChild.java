@@ -2,9 +2,8 @@ package dev.tierlock.datastore.fs;
 
 import dev.tierlock.ExtensionName;
 import dev.tierlock.Tierlock;
-import dev.tierlock.converge.ConvergeReport;
-import dev.tierlock.converge.Converger;
-import dev.tierlock.internal.ConvergeAccess;
+import dev.tierlock.install.ConvergeReport;
+import dev.tierlock.install.Converger;
 import dev.tierlock.testkit.TempDirLayout;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -53,7 +52,7 @@ final class ConvergeCrashChild {
     try (Tierlock tierlock = Tierlock.builder().datastore(FileSystemDatastore.open(datastore)).checkout(checkout)
         .build()) {
       Converger.Builder builder = Converger.builder(tierlock, layout(checkout));
-      ConvergeAccess.boundaries(builder, boundary -> {
+      builder.boundaries(boundary -> {
         String label = boundary + "#" + passed.merge(boundary, 1, Integer::sum);
         if (target.equals(RECORD)) {
           System.out.println("boundary " + label);

@@ -6,13 +6,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.LockfileRead;
 import dev.tierlock.Tierlock;
-import dev.tierlock.converge.ConvergeOutcome;
-import dev.tierlock.converge.ConvergeReport;
-import dev.tierlock.converge.Converger;
 import dev.tierlock.install.Catalog;
+import dev.tierlock.install.ConvergeOutcome;
+import dev.tierlock.install.ConvergeReport;
+import dev.tierlock.install.Converger;
 import dev.tierlock.install.InstallRequest;
 import dev.tierlock.install.Installer;
-import dev.tierlock.internal.ConvergeAccess;
 import dev.tierlock.testkit.FakeRegistry;
 import dev.tierlock.testkit.TestArchives;
 import java.io.IOException;
@@ -185,7 +184,7 @@ class ConvergeCrashProcessTest {
     ConvergeReport first;
     try (Tierlock b = open(world.datastore(), world.b())) {
       Converger.Builder builder = Converger.builder(b, ConvergeCrashChild.layout(world.b()));
-      ConvergeAccess.boundaries(builder, boundary -> {
+      builder.boundaries(boundary -> {
         if (recovered.get() == null && !boundary.startsWith("rollback/")) {
           try {
             recovered.set(snapshot(world));  // recovery done, this pass's own first swap not begun

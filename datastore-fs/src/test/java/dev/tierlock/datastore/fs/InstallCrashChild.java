@@ -4,10 +4,9 @@ import dev.tierlock.ExtensionName;
 import dev.tierlock.Tierlock;
 import dev.tierlock.install.Catalog;
 import dev.tierlock.install.ExtensionLayout;
-import dev.tierlock.install.ExtensionRegistries;
+import dev.tierlock.install.ExtensionRegistry;
 import dev.tierlock.install.InstallRequest;
 import dev.tierlock.install.Installer;
-import dev.tierlock.internal.InstallAccess;
 import dev.tierlock.testkit.TempDirLayout;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
@@ -50,8 +49,8 @@ final class InstallCrashChild {
         .datastore(FileSystemDatastore.open(root, FileSystemDatastoreOptions.defaults(), io))
         .checkout(Path.of(args[2])).build()) {
       Installer.Builder builder = Installer.builder(tierlock, layout(Path.of(args[2])))
-          .registry(ExtensionRegistries.directory(Path.of(args[3])));
-      InstallAccess.boundaries(builder, boundary -> {
+          .registry(ExtensionRegistry.directory(Path.of(args[3])));
+      builder.boundaries(boundary -> {
         if (target.equals("record")) {
           System.out.println("boundary " + boundary);
           System.out.flush();
@@ -71,6 +70,9 @@ final class InstallCrashChild {
           try {
             installer.install(InstallRequest.parse(step.substring("install:".length())), Catalog.NONE);
           } catch (dev.tierlock.install.InstallBusyException e) {
+            if (!e.code().equals(dev.tierlock.install.InstallException.BUSY)) {
+              throw e;
+            }
             System.out.println("busy");
             System.out.flush();
             return;

@@ -1,4 +1,4 @@
-package dev.tierlock.internal;
+package dev.tierlock.install;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -9,8 +9,8 @@ import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Picks the highest version a range accepts, for the registries Tierlock ships (the directory
- * registry and the testkit's fake): a small comparator over numeric dotted versions, not a full
+ * Picks the highest version a range accepts, for the directory registry, the install engine's
+ * checks of constraint pins and {@link VersionConstraint#highest}: a small comparator over numeric dotted versions, not a full
  * implementation of any package manager's ranges. Stateless and thread-safe.
  *
  * <p><b>Versions</b>: {@code MAJOR[.MINOR[.PATCH]][-PRERELEASE][+BUILD]}, each number at most 18
@@ -26,10 +26,8 @@ import org.jspecify.annotations.Nullable;
  * only the major is given). Comparators separated by white space must all hold; sets separated by
  * {@code ||} are alternatives. A pre-release is accepted only by a set that names a pre-release of
  * the same {@code MAJOR.MINOR.PATCH}. Hyphen ranges, commas and anything else are refused.
- *
- * <p>Internal: public only for Tierlock's own modules.
  */
-public final class VersionSelector {
+final class VersionSelector {
 
   private static final Pattern VERSION = Pattern.compile(
       "(\\d{1,18})(?:\\.(\\d{1,18}))?(?:\\.(\\d{1,18}))?(?:-([0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*))?(?:\\+[0-9A-Za-z.-]+)?");
@@ -47,7 +45,7 @@ public final class VersionSelector {
    * @param text the candidate
    * @return whether it parses as a version
    */
-  public static boolean isVersion(String text) {
+  static boolean isVersion(String text) {
     return Version.parse(text) != null;
   }
 
@@ -60,7 +58,7 @@ public final class VersionSelector {
    * @return the highest accepted, or empty when none is
    * @throws IllegalArgumentException if {@code range} is not a range this selector supports
    */
-  public static Optional<String> highest(String range, Collection<String> versions) {
+  static Optional<String> highest(String range, Collection<String> versions) {
     List<List<Condition>> sets = parse(range);
     Version best = null;
     for (String text : versions) {

@@ -1,4 +1,4 @@
-package dev.tierlock.converge;
+package dev.tierlock.install;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package dev.tierlock.converge;
+package dev.tierlock.install;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
@@ -152,7 +152,7 @@ final class StateCodec {
       if (parser.nextToken() != JsonToken.START_OBJECT) {
         throw new InvalidState("the state is not a JSON object", null);
       }
-      top = object(dev.tierlock.internal.JsonTree.read(parser), "the state", TOP);
+      top = object(JsonTree.read(parser), "the state", TOP);
       if (parser.nextToken() != null) {
         throw new InvalidState("content follows the state object", null);
       }

@@ -1,4 +1,4 @@
-package dev.tierlock.converge;
+package dev.tierlock.install;
 
 import dev.tierlock.ExtensionName;
 import dev.tierlock.Lockfile;

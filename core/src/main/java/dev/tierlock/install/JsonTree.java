@@ -1,4 +1,4 @@
-package dev.tierlock.internal;
+package dev.tierlock.install;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
@@ -12,9 +12,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * Reads one JSON value into plain Java values, for the small local files Tierlock validates member
  * by member (install journals, the convergence state): what the reader then checks is a map, a
- * list, a string, a boolean, a {@link Long} or null. Internal; stateless.
+ * list, a string, a boolean, a {@link Long} or null. Stateless.
  */
-public final class JsonTree {
+final class JsonTree {
 
   private JsonTree() {}
 
@@ -27,7 +27,7 @@ public final class JsonTree {
    * @return the value
    * @throws IOException if the parser fails
    */
-  public static @Nullable Object read(JsonParser parser) throws IOException {
+  static @Nullable Object read(JsonParser parser) throws IOException {
     JsonToken token = parser.currentToken();
     switch (token) {
       case START_OBJECT: {

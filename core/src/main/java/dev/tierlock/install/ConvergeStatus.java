@@ -1,10 +1,9 @@
-package dev.tierlock.converge;
+package dev.tierlock.install;
 
 import dev.tierlock.ExtensionName;
 import dev.tierlock.Lockfile;
 import dev.tierlock.LockfileEntry;
 import dev.tierlock.Tierlock;
-import dev.tierlock.internal.ConvergeSteps;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,7 +62,7 @@ public record ConvergeStatus(ExtensionName name, Optional<String> pinned, Option
     Objects.requireNonNull(reason, "reason");
   }
 
-  static List<ConvergeStatus> of(Converger converger, ConvergeSteps steps, Tierlock tierlock) {
+  static List<ConvergeStatus> of(Converger converger, ConvergeWork steps, Tierlock tierlock) {
     Lockfile shared = tierlock.read().lockfile();
     Lockfile view = tierlock.transaction().pending().map(p -> p.delta().applyTo(shared)).orElse(shared);
     ConvergenceState state = converger.loadState(new ArrayList<>())
@@ -73,7 +72,7 @@ public record ConvergeStatus(ExtensionName name, Optional<String> pinned, Option
     List<ConvergeStatus> out = new ArrayList<>();
     for (ExtensionName name : names) {
       Optional<LockfileEntry> entry = view.entry(name);
-      ConvergeSteps.LocalFiles files = steps.inspect(name, entry, view);
+      ConvergeWork.LocalFiles files = steps.inspect(name, entry, view);
       Optional<ConvergenceState.Record> record = state.record(name);
       if (entry.isEmpty()) {
         if (files.version().isPresent()) {
@@ -99,7 +98,7 @@ public record ConvergeStatus(ExtensionName name, Optional<String> pinned, Option
       }
       boolean present = files.version().isPresent() && files.missing().isEmpty();
       boolean versionOk = present && (!ConvergePass.isExact(e.version()) || files.version().get().equals(e.version()));
-      boolean digestOk = ConvergePass.matches(e, files, current.orElse(null));
+      boolean digestOk = ConvergePlan.matches(e, files, current.orElse(null));
       State s;
       String why = null;
       if (!versionOk) {

@@ -1,4 +1,4 @@
-package dev.tierlock.converge;
+package dev.tierlock.install;
 
 import java.time.Duration;
 import java.util.Objects;

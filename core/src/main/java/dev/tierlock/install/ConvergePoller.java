@@ -1,4 +1,4 @@
-package dev.tierlock.converge;
+package dev.tierlock.install;
 
 import java.util.Objects;
 import java.util.Optional;

@@ -1,12 +1,7 @@
-package dev.tierlock.converge;
+package dev.tierlock.install;
 
 import dev.tierlock.Tierlock;
 import dev.tierlock.archive.ArchiveLimits;
-import dev.tierlock.install.ExtensionLayout;
-import dev.tierlock.install.Installer;
-import dev.tierlock.install.SafetyAnalyzer;
-import dev.tierlock.internal.ConvergeSteps;
-import dev.tierlock.internal.InstallAccess;
 import dev.tierlock.internal.RequestMeter;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -20,6 +15,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.function.Consumer;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -68,10 +64,6 @@ public final class Converger {
 
   private static final Logger LOG = LoggerFactory.getLogger(Converger.class);
 
-  static {
-    dev.tierlock.internal.ConvergeAccess.register((builder, hook) -> builder.boundaries(hook));
-  }
-
   /** The wait before the first retry of a failed restore. */
   public static final Duration FIRST_RETRY = Duration.ofMinutes(1);
 
@@ -82,7 +74,7 @@ public final class Converger {
   private static final ConcurrentHashMap<Path, InFlight> IN_FLIGHT = new ConcurrentHashMap<>();
 
   private final Tierlock tierlock;
-  private final ConvergeSteps steps;
+  private final ConvergeWork steps;
   private final Clock clock;
   private final RandomGenerator random;
   private final Path stateFile;
@@ -90,17 +82,9 @@ public final class Converger {
 
   private Converger(Builder b) {
     this.tierlock = b.tierlock;
-    this.clock = b.clock;
+    this.clock = b.settings.clock();
     this.random = b.random;
-    Installer.Builder installer = Installer.builder(b.tierlock, b.layout).clock(b.clock).archiveLimits(b.limits)
-        .convergeMode();
-    if (b.safety != null) {
-      installer.safetyAnalyzer(b.safety);
-    }
-    if (b.boundaries != null) {
-      InstallAccess.boundaries(installer, b.boundaries);
-    }
-    this.steps = InstallAccess.steps(installer.build());
+    this.steps = new ConvergeWork(InstallEngine.converging(b.tierlock, b.layout, b.settings));
     this.stateFile = b.tierlock.stateDirectory().resolve(StateCodec.FILE);
     this.base = b.tierlock.datastore().identity() + " namespace " + b.tierlock.namespace();
   }
@@ -304,11 +288,8 @@ public final class Converger {
   public static final class Builder {
     private final Tierlock tierlock;
     private final ExtensionLayout layout;
-    private ArchiveLimits limits = ArchiveLimits.DEFAULTS;
-    private @Nullable SafetyAnalyzer safety;
-    private Clock clock = Clock.systemUTC();
+    private EngineSettings settings = EngineSettings.DEFAULTS;
     private RandomGenerator random = new SecureRandom();
-    private java.util.function.@Nullable Consumer<String> boundaries;
 
     private Builder(Tierlock tierlock, ExtensionLayout layout) {
       this.tierlock = Objects.requireNonNull(tierlock, "tierlock");
@@ -322,7 +303,7 @@ public final class Converger {
      * @return this builder
      */
     public Builder archiveLimits(ArchiveLimits value) {
-      this.limits = Objects.requireNonNull(value, "archiveLimits");
+      this.settings = settings.withLimits(value);
       return this;
     }
 
@@ -334,7 +315,7 @@ public final class Converger {
      * @return this builder
      */
     public Builder safetyAnalyzer(SafetyAnalyzer value) {
-      this.safety = Objects.requireNonNull(value, "safetyAnalyzer");
+      this.settings = settings.withSafety(value);
       return this;
     }
 
@@ -345,7 +326,7 @@ public final class Converger {
      * @return this builder
      */
     public Builder clock(Clock value) {
-      this.clock = Objects.requireNonNull(value, "clock");
+      this.settings = settings.withClock(value);
       return this;
     }
 
@@ -360,9 +341,21 @@ public final class Converger {
       return this;
     }
 
-    /** Sets the hook told of every swap boundary (crash tests). */
-    Builder boundaries(java.util.function.Consumer<String> hook) {
-      this.boundaries = Objects.requireNonNull(hook, "boundaries");
+    /**
+     * Sets the hook told the name of each crash boundary the restores and removals of a pass, and
+     * its recovery, pass (a test seam, as a ticker is for time; by default none): the swap and
+     * recovery boundaries {@link Installer.Builder#boundaries} lists, such as {@code
+     * journal-written}, {@code moved-in/0}, {@code manifest-in}, {@code journal-swapped} and {@code
+     * commit/journal-deleted}. The hook runs on the pass's thread while it holds the
+     * pulled-extensions lock. A hook that throws fails the step after it, as an I/O failure there
+     * would (the pass reports it); a hook that never returns holds the pass there.
+     *
+     * @param hook told each boundary's name as it is passed
+     * @return this builder
+     */
+    public Builder boundaries(Consumer<String> hook) {
+      Objects.requireNonNull(hook, "boundaries");
+      this.settings = settings.withBoundaries(hook::accept);
       return this;
     }
 

@@ -1,4 +1,4 @@
-package dev.tierlock.converge;
+package dev.tierlock.install;
 
 /** How a convergence pass ended as a whole (what happened to each entry is in the rest of the {@link ConvergeReport}). */
 public enum ConvergeOutcome {

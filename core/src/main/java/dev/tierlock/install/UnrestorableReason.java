@@ -1,4 +1,4 @@
-package dev.tierlock.converge;
+package dev.tierlock.install;
 
 /**
  * Why an entry cannot be restored from the tier. An unrestorable entry is not tried again until its

@@ -1,0 +1,257 @@
+package dev.tierlock.install;
+
+import dev.tierlock.ExtensionName;
+import dev.tierlock.Lockfile;
+import dev.tierlock.LockfileEntry;
+import dev.tierlock.LockfileFormatException;
+import dev.tierlock.LockfileRead;
+import dev.tierlock.PendingChange;
+import dev.tierlock.Tierlock;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One convergence pass of one checkout: the gate, the plan (the restore rule per entry, removals),
+ * the restores prepared with no lock held, then, holding the pulled-extensions try-lock, recovery,
+ * a re-check, the swaps, and the state saved. Single use, on one thread.
+ */
+final class ConvergePass {
+
+  /** How a pass was asked for. */
+  enum Mode {
+    /** One conditional read; the rest only when the lockfile changed or a retry is due. */
+    GATED,
+    /** No request at all when the state is at the version the caller knows and nothing is due. */
+    KNOWN,
+    /** Every entry looked at, unrestorable ones tried again. */
+    FULL
+  }
+
+  private final Converger converger;
+  private final Tierlock tierlock;
+  private final ConvergeWork steps;
+  private final PassLedger ledger;
+  private final ConvergePlan planner;
+  private ConvergenceState state;
+
+  ConvergePass(Converger converger, Tierlock tierlock, ConvergeWork steps) {
+    this.converger = converger;
+    this.tierlock = tierlock;
+    this.steps = steps;
+    this.ledger = new PassLedger(converger.clock().instant(), converger::retryWait);
+    this.planner = new ConvergePlan(steps, ledger);
+    this.state = ConvergenceState.fresh(converger.base(), 0);
+  }
+
+  /** Runs the pass; never throws for anything but an {@link Error}. */
+  Result run(Mode mode, @Nullable String knownVersion) {
+    boolean full = load(mode == Mode.FULL);
+    boolean staging = steps.needsRecovery(state.left());
+    boolean quiet = !full && !staging && !ledger.due();
+    if (mode == Mode.KNOWN && quiet && knownVersion != null && knownVersion.equals(state.lockfileVersion())) {
+      return unchanged();
+    }
+    LockfileRead read;
+    try {
+      read = tierlock.read();
+    } catch (LockfileFormatException e) {
+      ledger.warnings.add("the shared lockfile does not parse, so nothing was converged: " + e.getMessage());
+      return end(ConvergeOutcome.LOCKFILE_UNREADABLE, null, null, false);
+    } catch (RuntimeException e) {
+      ledger.warnings.add("the shared lockfile could not be read, so nothing was converged: " + e.getMessage());
+      return end(ConvergeOutcome.UNAVAILABLE, null, null, false);
+    }
+    if (read.version().isEmpty()) {
+      ledger.warnings.add("the datastore holds no shared lockfile, so nothing was converged");
+      return end(ConvergeOutcome.NO_LOCKFILE, null, null, false);
+    }
+    if (pendingUnreadable()) {
+      ledger.warnings.add("this checkout's pending-change record cannot be read, so it may hold an install not yet"
+          + " published: nothing is swapped until it is re-applied or discarded");
+      return end(ConvergeOutcome.BLOCKED, null, null, false);
+    }
+    Lockfile view = withPending(read.lockfile());
+    String version = read.version().get();
+    String sha = sha256(view.bytes());
+    if (quiet && version.equals(state.lockfileVersion()) && sha.equals(state.lockfileSha256())) {
+      return unchanged();
+    }
+    return pass(read.lockfile(), view, version, sha, read.version());
+  }
+
+  /**
+   * Loads the state into the ledger; returns whether the pass is a full one: asked for, or no valid
+   * state, or a state of another base.
+   */
+  private boolean load(boolean asked) {
+    boolean full = asked;
+    Optional<ConvergenceState> loaded = converger.loadState(ledger.warnings);
+    if (loaded.isEmpty()) {
+      full = true;  // no state, or an invalid one: one full pass
+    } else if (!loaded.get().base().equals(converger.base())) {
+      full = true;
+      ledger.warnings.add("the checkout now converges from " + converger.base() + ", not " + loaded.get().base()
+          + ": a full pass");
+      state = ConvergenceState.fresh(converger.base(), loaded.get().restoreGeneration());
+    } else {
+      state = loaded.get();
+    }
+    ledger.load(state, full);
+    return full;
+  }
+
+  private Result pass(Lockfile shared, Lockfile view, String version, String sha, Optional<String> readVersion) {
+    ledger.markBaseline();
+    Map<ExtensionName, ConvergePlan.Step> plan = planner.plan(view);
+    Map<ExtensionName, PreparedInstall> prepared = new LinkedHashMap<>();
+    try {
+      planner.prepareAll(plan, view, prepared);
+      boolean swaps = !prepared.isEmpty() || plan.containsValue(ConvergePlan.Step.REMOVE)
+          || steps.needsRecovery(state.left());
+      if (swaps) {
+        Optional<Result> busy = underLock(shared, view, readVersion, plan, prepared);
+        if (busy.isPresent()) {
+          return busy.get();
+        }
+      } else {
+        ConvergePlan.with(plan, ConvergePlan.Step.FORGET).forEach(ledger.records::remove);
+      }
+    } finally {
+      prepared.values().forEach(PreparedInstall::close);
+    }
+    return end(ConvergeOutcome.CONVERGED, version, sha, true);
+  }
+
+  /** Takes the try-lock and swaps; returns a result when the pass has to stop there (busy). */
+  private Optional<Result> underLock(Lockfile shared, Lockfile view, Optional<String> readVersion,
+      Map<ExtensionName, ConvergePlan.Step> plan, Map<ExtensionName, PreparedInstall> prepared) {
+    Optional<Boolean> swapped = tierlock.tryWithPulledExtensionsLock(() -> {
+      if (!unchangedSince(shared, view, readVersion)) {
+        return false;
+      }
+      new ConvergeSwap(steps, planner, ledger).run(view, plan, prepared);
+      return true;
+    });
+    if (swapped.isEmpty()) {
+      ledger.warnings.add("another install, removal or convergence of this checkout is running: nothing was swapped");
+      return Optional.of(busy());
+    }
+    if (!swapped.get()) {
+      ledger.warnings.add("the lockfile changed during the pass (an install on this checkout): nothing was swapped");
+      return Optional.of(busy());
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Returns whether the lockfile this checkout sees is still the one the pass planned from: the
+   * cached version is the one read, and the pending change (if any) still gives {@code view}.
+   */
+  private boolean unchangedSince(Lockfile shared, Lockfile view, Optional<String> readVersion) {
+    return tierlock.cached().flatMap(LockfileRead::version).equals(readVersion) && !pendingUnreadable()
+        && view.equals(withPending(shared));
+  }
+
+  private boolean pendingUnreadable() {
+    try {
+      return tierlock.transaction().pending().map(p -> p.state() == PendingChange.State.UNREADABLE).orElse(false);
+    } catch (RuntimeException e) {
+      return true;
+    }
+  }
+
+  private Lockfile withPending(Lockfile shared) {
+    Optional<PendingChange> pending;
+    try {
+      pending = tierlock.transaction().pending();
+    } catch (RuntimeException e) {
+      ledger.warnings.add("this checkout's pending change cannot be read: converged to the shared lockfile alone ("
+          + e.getMessage() + ")");
+      return shared;
+    }
+    return pending.map(p -> p.delta().applyTo(shared)).orElse(shared);
+  }
+
+  private Result unchanged() {
+    ConvergeReport report = report(ConvergeOutcome.UNCHANGED, Optional.ofNullable(state.lockfileVersion()),
+        Optional.ofNullable(state.lockfileSha256()), false);
+    return new Result(report, null);
+  }
+
+  private Result busy() {
+    return end(ConvergeOutcome.BUSY, null, null, false);
+  }
+
+  /** Ends the pass: the state is saved when the pass converged, or when it learnt something. */
+  private Result end(ConvergeOutcome outcome, @Nullable String version, @Nullable String sha, boolean converged) {
+    String warned = ledger.warnings.isEmpty() ? null
+        : sha256(String.join("\n", ledger.warnings).getBytes(StandardCharsets.UTF_8));
+    boolean fresh = !Objects.equals(warned, state.warned());
+    ConvergenceState next = new ConvergenceState(converger.base(), converged ? version : state.lockfileVersion(),
+        converged ? sha : state.lockfileSha256(), ledger.generation, warned, ledger.records, ledger.left);
+    if (!next.equals(state) && !converger.saveState(next, ledger.warnings)) {
+      fresh = true;
+    }
+    state = next;
+    Optional<String> v = Optional.ofNullable(converged ? version : null);
+    Optional<String> s = Optional.ofNullable(converged ? sha : null);
+    return new Result(report(outcome, v, s, fresh), next);
+  }
+
+  private ConvergeReport report(ConvergeOutcome outcome, Optional<String> version, Optional<String> sha,
+      boolean fresh) {
+    List<ConvergeReport.Pending> pending = new ArrayList<>();
+    List<ConvergeReport.Unrestorable> blocked = new ArrayList<>();
+    ledger.records.forEach((name, r) -> {
+      if (r.retry() != null) {
+        pending.add(new ConvergeReport.Pending(name, r.retry().attempts(), r.retry().next(), r.retry().reason()));
+      }
+      if (r.unrestorable() != null) {
+        blocked.add(new ConvergeReport.Unrestorable(name, r.unrestorable().reason(), r.unrestorable().detail()));
+      }
+    });
+    return new ConvergeReport(outcome, ledger.restored, ledger.removed, ledger.verified, ledger.skipped, pending,
+        blocked, List.copyOf(ledger.warnings), fresh, 0, 0, version, sha, ledger.generation);
+  }
+
+  static String identity(LockfileEntry entry) {
+    return sha256(entry.canonicalJson().getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** Returns whether {@code installed} is a version the constraint pin {@code range} accepts. */
+  static boolean satisfies(String range, String installed) {
+    try {
+      return VersionSelector.highest(range, List.of(installed)).isPresent();
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
+  static boolean isExact(String version) {
+    try {
+      return VersionConstraint.of(version).isExact();
+    } catch (IllegalArgumentException e) {
+      return true;  // not a constraint this engine reads: compared as a version
+    }
+  }
+
+  static String sha256(byte[] bytes) {
+    try {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("Cannot digest: this JVM has no SHA-256", e);
+    }
+  }
+
+  /** A pass's report, and the state it left (null when it wrote none). */
+  record Result(ConvergeReport report, @Nullable ConvergenceState state) {}
+}

@@ -1,0 +1,217 @@
+package dev.tierlock.install;
+
+import dev.tierlock.ExtensionName;
+import dev.tierlock.Lockfile;
+import dev.tierlock.LockfileEntry;
+import dev.tierlock.archive.ArchiveException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The plan of a convergence pass: what the restore rule decides for each entry of the lockfile and
+ * for each extension the lockfile dropped, from what is on disk now, and the restores it prepares
+ * from the tier with no lock held. What it learns goes into the pass's {@link PassLedger}. Single
+ * use, on the pass's thread.
+ */
+final class ConvergePlan {
+
+  /** What the plan decided for one name. */
+  enum Step { VERIFIED, RESTORE, SKIP, REMOVE, FORGET, DRIFT }
+
+  private final ConvergeWork steps;
+  private final PassLedger ledger;
+
+  ConvergePlan(ConvergeWork steps, PassLedger ledger) {
+    this.steps = steps;
+    this.ledger = ledger;
+  }
+
+  /** Decides, from what is on disk now, what to do with every entry and every extension the lockfile dropped. */
+  Map<ExtensionName, Step> plan(Lockfile view) {
+    Map<ExtensionName, Step> plan = new LinkedHashMap<>();
+    for (ExtensionName name : view.names()) {
+      LockfileEntry entry = view.entry(name).orElseThrow();
+      plan.put(name, decide(name, entry, steps.inspect(name, Optional.of(entry), view)));
+    }
+    Set<String> foreign = new HashSet<>();
+    view.foreign().forEach(f -> foreign.add(f.name()));
+    for (ExtensionName name : new ArrayList<>(ledger.records.keySet())) {
+      if (foreign.contains(name.value())) {
+        // the lockfile still names it, with a value that is not a valid entry: not a removal
+        ledger.warnings.add("the lockfile's entry for " + name + " is not a valid entry: its files are left as they"
+            + " are");
+        ledger.skipped.add(name);
+        plan.put(name, Step.SKIP);
+      } else if (!view.contains(name)) {
+        plan.put(name, planRemoval(name, view));
+      }
+    }
+    return plan;
+  }
+
+  /** Prepares, into {@code prepared}, each restore {@code plan} decided; a restore that fails is blocked or retried. */
+  void prepareAll(Map<ExtensionName, Step> plan, Lockfile view, Map<ExtensionName, PreparedInstall> prepared) {
+    for (Map.Entry<ExtensionName, Step> e : plan.entrySet()) {
+      if (e.getValue() == Step.RESTORE) {
+        prepare(e.getKey(), view).ifPresent(p -> prepared.put(e.getKey(), p));
+      }
+    }
+  }
+
+  /**
+   * Plans again from the disk as recovery left it: a plan made before recovery rolled an install or
+   * removal back or forward judged files that are no longer there (an extension it saw new may be
+   * old again, one it saw gone may be back).
+   */
+  Map<ExtensionName, Step> replan(Lockfile view, Map<ExtensionName, PreparedInstall> prepared) {
+    prepared.values().forEach(PreparedInstall::close);
+    prepared.clear();
+    ledger.resetToBaseline();
+    Map<ExtensionName, Step> plan = plan(view);
+    prepareAll(plan, view, prepared);
+    return plan;
+  }
+
+  /** The restore rule. */
+  private Step decide(ExtensionName name, LockfileEntry entry, ConvergeWork.LocalFiles files) {
+    String identity = PassLedger.identity(entry);
+    ConvergenceState.Record record = ledger.record(name);
+    if (record != null && !record.entry().equals(identity)) {
+      // the entry changed: its retry and unrestorable verdict are void, what was verified stays
+      record = new ConvergenceState.Record(identity, record.verified(), record.filesChecksum(), null, null);
+      ledger.records.put(name, record);
+    }
+    boolean exact = ConvergePass.isExact(entry.version());
+    boolean restore = files.version().isEmpty() || !files.missing().isEmpty()
+        || exact && !files.version().get().equals(entry.version());
+    if (!restore && matches(entry, files, record)) {
+      ledger.verify(name, entry, files.digest());
+      ledger.verified.add(name);
+      return Step.VERIFIED;
+    }
+    if (!restore && !movedOrUnmet(entry, files, record, exact)) {
+      ledger.warnings.add(name + " " + files.version().orElse("?") + " differs from what the lockfile pins (edited"
+          + " locally): kept as it is; install it again to replace it");
+      ConvergenceState.Record before = ledger.record(name);
+      ledger.records.put(name, new ConvergenceState.Record(identity, entry.checksum().orElse(""),
+          before == null ? null : before.filesChecksum(), null, null));
+      return Step.DRIFT;
+    }
+    return restoreOrSkip(name, entry, identity);
+  }
+
+  /**
+   * Returns whether files at a version the pin accepts are nonetheless not the pin's: the pin moved
+   * since this checkout last verified it (the files are the old pin's), or a constraint pin never
+   * verified here is not met by what is installed. Otherwise they were edited locally.
+   */
+  private static boolean movedOrUnmet(LockfileEntry entry, ConvergeWork.LocalFiles files,
+      ConvergenceState.@Nullable Record record, boolean exact) {
+    String lastVerified = record == null ? null : record.verified();
+    if (lastVerified != null) {
+      return !lastVerified.equals(entry.checksum().orElse(""));
+    }
+    return !exact && !ConvergePass.satisfies(entry.version(), files.version().get());
+  }
+
+  /** Decides a restore the rule asks for: skipped while unrestorable or its retry is not due, blocked when unpinned. */
+  private Step restoreOrSkip(ExtensionName name, LockfileEntry entry, String identity) {
+    ConvergenceState.Record current = ledger.record(name);
+    if (current != null && (current.unrestorable() != null
+        || current.retry() != null && !ledger.isDue(current.retry()))) {
+      ledger.skipped.add(name);
+      return Step.SKIP;
+    }
+    if (entry.checksum().isEmpty()) {
+      ledger.block(name, identity, UnrestorableReason.UNPINNED,
+          "its lockfile entry has no checksum, so it pins no archive");
+      return Step.SKIP;
+    }
+    return Step.RESTORE;
+  }
+
+  /**
+   * Returns whether the files are the entry's: their digest is its {@code filesChecksum}, or it has
+   * none, or this checkout verified (or restored) this very checksum and the digest is the one it
+   * recorded then. The last covers a checkout whose layout counts other paths as skills than the
+   * installing one did: its digest of the same bytes differs from the entry's for good.
+   */
+  static boolean matches(LockfileEntry entry, ConvergeWork.LocalFiles files, ConvergenceState.@Nullable Record record) {
+    Optional<String> filesChecksum = entry.filesChecksum();
+    if (filesChecksum.isEmpty() || filesChecksum.equals(files.digest())) {
+      return true;
+    }
+    return record != null && record.filesChecksum() != null && entry.checksum().orElse("").equals(record.verified())
+        && files.digest().equals(Optional.of(record.filesChecksum()));
+  }
+
+  private Step planRemoval(ExtensionName name, Lockfile view) {
+    ConvergenceState.Record record = ledger.record(name);
+    ConvergeWork.LocalFiles files = steps.inspect(name, Optional.empty(), view);
+    if (files.digest().isEmpty() && files.version().isEmpty()) {
+      return Step.FORGET;  // nothing on disk
+    }
+    if (record == null || record.filesChecksum() == null
+        || !files.digest().equals(Optional.of(record.filesChecksum()))) {
+      ledger.warnings.add(name + " is no longer in the lockfile but its files were edited locally: kept as they are;"
+          + " remove them to drop it");
+      return Step.FORGET;
+    }
+    return Step.REMOVE;
+  }
+
+  private Optional<PreparedInstall> prepare(ExtensionName name, Lockfile view) {
+    String identity = PassLedger.identity(view.entry(name).orElseThrow());
+    try {
+      return Optional.of(steps.prepare(name, view));
+    } catch (RuntimeException e) {
+      Optional<UnrestorableReason> reason = unrestorable(e);
+      if (reason.isPresent()) {
+        ledger.block(name, identity, reason.get(), e.getMessage());
+      } else {
+        ledger.retry(name, identity, e);
+      }
+      if (e instanceof ArchiveException a && a.code().equals(ArchiveException.CANCELLED)) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Returns why a restore that failed with {@code failure} cannot succeed until its entry changes,
+   * or empty when it failed for a passing reason (it is retried).
+   */
+  static Optional<UnrestorableReason> unrestorable(RuntimeException failure) {
+    if (failure instanceof ArchiveException archive) {
+      return switch (archive.code()) {
+        case ArchiveException.TAMPERED -> Optional.of(UnrestorableReason.TAMPERED);
+        case ArchiveException.MISSING -> Optional.of(UnrestorableReason.ARCHIVE_MISSING);
+        case ArchiveException.LIMIT -> Optional.of(UnrestorableReason.LIMIT);
+        case ArchiveException.REJECTED, ArchiveException.CORRUPT -> Optional.of(UnrestorableReason.REJECTED);
+        default -> Optional.empty();
+      };
+    }
+    if (failure instanceof InstallException install) {
+      return switch (install.code()) {
+        // converge mode has no registry: the tier lacks the archive
+        case InstallException.REGISTRY_UNAVAILABLE -> Optional.of(UnrestorableReason.ARCHIVE_MISSING);
+        case InstallException.MANIFEST_MISMATCH -> Optional.of(UnrestorableReason.MANIFEST_MISMATCH);
+        case InstallException.UNSAFE -> Optional.of(UnrestorableReason.UNSAFE);
+        default -> Optional.empty();
+      };
+    }
+    return Optional.empty();
+  }
+
+  /** Returns the names {@code plan} decides {@code step} for, in plan order. */
+  static List<ExtensionName> with(Map<ExtensionName, Step> plan, Step step) {
+    return plan.entrySet().stream().filter(e -> e.getValue() == step).map(Map.Entry::getKey).toList();
+  }
+}

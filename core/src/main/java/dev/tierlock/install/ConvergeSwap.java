@@ -1,0 +1,150 @@
+package dev.tierlock.install;
+
+import dev.tierlock.ExtensionName;
+import dev.tierlock.Lockfile;
+import dev.tierlock.LockfileEntry;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The part of a convergence pass that runs holding the checkout's pulled-extensions lock, in a
+ * change that refuses every edit of the lockfile: recovery first (and a new plan when it moved
+ * files), then each prepared restore swapped in, each removal swapped out, the change ended, and
+ * what was applied committed. What it does goes into the pass's {@link PassLedger}. Single use, on
+ * the pass's thread.
+ */
+final class ConvergeSwap {
+
+  private final ConvergeWork steps;
+  private final ConvergePlan planner;
+  private final PassLedger ledger;
+
+  ConvergeSwap(ConvergeWork steps, ConvergePlan planner, PassLedger ledger) {
+    this.steps = steps;
+    this.planner = planner;
+    this.ledger = ledger;
+  }
+
+  /**
+   * Swaps toward {@code view}: {@code plan} and {@code prepared} are the pass's, and are replaced
+   * when recovery moved files (the caller closes what is left in {@code prepared}).
+   */
+  void run(Lockfile view, Map<ExtensionName, ConvergePlan.Step> plan, Map<ExtensionName, PreparedInstall> prepared) {
+    List<PendingInstall> applied = new ArrayList<>();
+    List<Runnable> removals = new ArrayList<>();
+    try (ConvergeContext change = new ConvergeContext(view)) {
+      recover(change, view, plan, prepared);
+      restore(change, view, prepared, applied);
+      remove(change, plan, removals);
+      change.finish();
+      commit(applied, removals);
+      recordRestored(view);
+    }
+  }
+
+  /**
+   * Recovers interrupted installs; plans again when recovery rolled any forward or back; blocks the
+   * entries whose journals it left for an operator, and remembers those journals' staging.
+   */
+  private void recover(ConvergeContext change, Lockfile view, Map<ExtensionName, ConvergePlan.Step> plan,
+      Map<ExtensionName, PreparedInstall> prepared) {
+    RecoveryReport recovered = steps.recover(change);
+    if (!recovered.rolledForward().isEmpty() || !recovered.rolledBack().isEmpty()) {
+      ledger.generation++;
+      Map<ExtensionName, ConvergePlan.Step> again = planner.replan(view, prepared);
+      plan.clear();
+      plan.putAll(again);
+    }
+    ledger.left.clear();
+    for (InstallException judged : recovered.left()) {
+      Path dir = judged.journal().map(Path::getParent).orElse(null);
+      if (dir != null && dir.getFileName() != null) {
+        ledger.left.add(dir.getFileName().toString());
+      }
+    }
+    for (InstallException left : recovered.left()) {
+      ExtensionName name = ExtensionName.of(left.extension());
+      view.entry(name).ifPresent(e -> ledger.block(name, PassLedger.identity(e), UnrestorableReason.JOURNAL,
+          left.getMessage()));
+      prepared.remove(name);
+    }
+  }
+
+  /** Swaps each prepared restore in, unless recovery or an install meanwhile put it in place already. */
+  private void restore(ConvergeContext change, Lockfile view, Map<ExtensionName, PreparedInstall> prepared,
+      List<PendingInstall> applied) {
+    for (Map.Entry<ExtensionName, PreparedInstall> e : prepared.entrySet()) {
+      ExtensionName name = e.getKey();
+      LockfileEntry entry = view.entry(name).orElseThrow();
+      ConvergeWork.LocalFiles now = steps.inspect(name, Optional.of(entry), view);
+      if (now.version().equals(Optional.of(e.getValue().version())) && now.missing().isEmpty()
+          && (entry.filesChecksum().isEmpty() || entry.filesChecksum().equals(now.digest()))) {
+        // recovery, or an install finished meanwhile, put it in place
+        ledger.verify(name, entry, now.digest());
+        ledger.verified.add(name);
+        continue;
+      }
+      try {
+        applied.add(steps.apply(change, e.getValue()));
+        ledger.restored.add(name);
+      } catch (RuntimeException failure) {
+        if (failure instanceof InstallException i && i.code().equals(InstallException.JOURNAL_INVALID)) {
+          ledger.block(name, PassLedger.identity(entry), UnrestorableReason.JOURNAL, failure.getMessage());
+        } else {
+          ledger.retry(name, PassLedger.identity(entry), failure);
+        }
+      }
+    }
+  }
+
+  /** Forgets what the plan forgets, and swaps out the files of each removal; a removal that fails is a warning. */
+  private void remove(ConvergeContext change, Map<ExtensionName, ConvergePlan.Step> plan, List<Runnable> removals) {
+    for (Map.Entry<ExtensionName, ConvergePlan.Step> e : plan.entrySet()) {
+      if (e.getValue() == ConvergePlan.Step.FORGET) {
+        ledger.records.remove(e.getKey());
+      } else if (e.getValue() == ConvergePlan.Step.REMOVE) {
+        try {
+          steps.removeFiles(change, e.getKey()).ifPresent(removals::add);
+          ledger.removed.add(e.getKey());
+          ledger.records.remove(e.getKey());
+        } catch (RuntimeException failure) {
+          ledger.warnings.add("the files of " + e.getKey() + ", no longer in the lockfile, could not be removed: "
+              + failure.getMessage());
+        }
+      }
+    }
+  }
+
+  /** Commits the restores and removals once the change has ended: deletes the old files; a failure is a warning. */
+  private void commit(List<PendingInstall> applied, List<Runnable> removals) {
+    for (PendingInstall pending : applied) {
+      try {
+        pending.commit();
+      } catch (RuntimeException failure) {
+        ledger.warnings.add("the old files of " + pending.name() + " are left in staging (recovery deletes them): "
+            + failure.getMessage());
+      }
+    }
+    for (Runnable removal : removals) {
+      try {
+        removal.run();
+      } catch (RuntimeException failure) {
+        ledger.warnings.add("removed files are left in staging (recovery deletes them): " + failure.getMessage());
+      }
+    }
+  }
+
+  /** Records each restored extension as verified with the digest of its files now, and moves the generation. */
+  private void recordRestored(Lockfile view) {
+    for (ExtensionName name : ledger.restored) {
+      LockfileEntry entry = view.entry(name).orElseThrow();
+      ledger.verify(name, entry, steps.inspect(name, Optional.of(entry), view).digest());
+    }
+    if (!ledger.restored.isEmpty() || !ledger.removed.isEmpty()) {
+      ledger.generation++;
+    }
+  }
+}
