@@ -13,8 +13,10 @@ public enum ConvergeOutcome {
   BUSY,
   /**
    * This checkout's pending-change record cannot be read, so what it pins here is unknown (it may
-   * hold an install not yet published): nothing was swapped until it is resolved (re-applied or
-   * discarded), as every transaction of the checkout is refused until then.
+   * hold an install not yet published), or an interrupted install left a journal that names no
+   * extension: nothing was swapped until it is resolved (the record re-applied or discarded, the
+   * journal's staging looked at and removed), as every transaction (or install) of the checkout is
+   * refused until then.
    */
   BLOCKED,
   /** The datastore holds no shared lockfile: nothing was touched. */

@@ -131,23 +131,26 @@ final class ConvergePass {
     return end(ConvergeOutcome.CONVERGED, version, sha, true);
   }
 
-  /** Takes the try-lock and swaps; returns a result when the pass has to stop there (busy). */
+  /** Takes the try-lock and swaps; returns a result when the pass has to stop there (busy or blocked). */
   private Optional<Result> underLock(Lockfile shared, Lockfile view, Optional<String> readVersion,
       Map<ExtensionName, ConvergePlan.Step> plan, Map<ExtensionName, PreparedInstall> prepared) {
-    Optional<Boolean> swapped = tierlock.tryWithPulledExtensionsLock(() -> {
+    Optional<ConvergeOutcome> swapped = tierlock.tryWithPulledExtensionsLock(() -> {
       if (!unchangedSince(shared, view, readVersion)) {
-        return false;
+        ledger.warnings.add("the lockfile changed during the pass (an install on this checkout): nothing was swapped");
+        return ConvergeOutcome.BUSY;
       }
-      new ConvergeSwap(steps, planner, ledger).run(view, plan, prepared);
-      return true;
+      return new ConvergeSwap(steps, planner, ledger).run(view, plan, prepared) ? ConvergeOutcome.CONVERGED
+          : ConvergeOutcome.BLOCKED;
     });
     if (swapped.isEmpty()) {
       ledger.warnings.add("another install, removal or convergence of this checkout is running: nothing was swapped");
       return Optional.of(busy());
     }
-    if (!swapped.get()) {
-      ledger.warnings.add("the lockfile changed during the pass (an install on this checkout): nothing was swapped");
+    if (swapped.get() == ConvergeOutcome.BUSY) {
       return Optional.of(busy());
+    }
+    if (swapped.get() == ConvergeOutcome.BLOCKED) {
+      return Optional.of(end(ConvergeOutcome.BLOCKED, null, null, false));
     }
     return Optional.empty();
   }

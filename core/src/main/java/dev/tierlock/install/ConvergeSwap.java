@@ -31,25 +31,35 @@ final class ConvergeSwap {
   /**
    * Swaps toward {@code view}: {@code plan} and {@code prepared} are the pass's, and are replaced
    * when recovery moved files (the caller closes what is left in {@code prepared}).
+   *
+   * @return false when recovery left a journal that names no extension: it may be any extension's
+   *     interrupted swap, so nothing more is swapped until an operator resolves it (the warning
+   *     names it); else true
    */
-  void run(Lockfile view, Map<ExtensionName, ConvergePlan.Step> plan, Map<ExtensionName, PreparedInstall> prepared) {
+  boolean run(Lockfile view, Map<ExtensionName, ConvergePlan.Step> plan, Map<ExtensionName, PreparedInstall> prepared) {
     List<PendingInstall> applied = new ArrayList<>();
     List<Runnable> removals = new ArrayList<>();
     try (ConvergeContext change = new ConvergeContext(view)) {
-      recover(change, view, plan, prepared);
+      if (!recover(change, view, plan, prepared)) {
+        return false;
+      }
       restore(change, view, prepared, applied);
       remove(change, plan, removals);
       change.finish();
       commit(applied, removals);
       recordRestored(view);
     }
+    return true;
   }
 
   /**
    * Recovers interrupted installs; plans again when recovery rolled any forward or back; blocks the
-   * entries whose journals it left for an operator, and remembers those journals' staging.
+   * entries whose journals it left for an operator (dropping their prepared restores), and
+   * remembers those journals' staging.
+   *
+   * @return false when a journal left for an operator names no extension (the warnings say which)
    */
-  private void recover(ConvergeContext change, Lockfile view, Map<ExtensionName, ConvergePlan.Step> plan,
+  private boolean recover(ConvergeContext change, Lockfile view, Map<ExtensionName, ConvergePlan.Step> plan,
       Map<ExtensionName, PreparedInstall> prepared) {
     RecoveryReport recovered = steps.recover(change);
     if (!recovered.rolledForward().isEmpty() || !recovered.rolledBack().isEmpty()) {
@@ -65,12 +75,21 @@ final class ConvergeSwap {
         ledger.left.add(dir.getFileName().toString());
       }
     }
+    boolean named = true;
     for (InstallException left : recovered.left()) {
+      if (!ExtensionName.isValid(left.extension())) {
+        ledger.warnings.add("an interrupted install's journal that cannot be read is left in staging, so nothing was"
+            + " swapped: it may be any extension's; look at it and remove its staging directory (installs refuse to"
+            + " run until then too): " + left.getMessage());
+        named = false;
+        continue;
+      }
       ExtensionName name = ExtensionName.of(left.extension());
       view.entry(name).ifPresent(e -> ledger.block(name, PassLedger.identity(e), UnrestorableReason.JOURNAL,
           left.getMessage()));
-      prepared.remove(name);
+      Optional.ofNullable(prepared.remove(name)).ifPresent(PreparedInstall::close);
     }
+    return named;
   }
 
   /** Swaps each prepared restore in, unless recovery or an install meanwhile put it in place already. */

@@ -107,6 +107,35 @@ class ConvergeAttackTest {
     assertThat(tree(b.root(ALPHA))).as("the locally installed 2.0.0 stays").isEqualTo(mine);
   }
 
+  @Test
+  void aJournalThatNamesNoExtension_blocksTheSwap_saysWhy_andNeverThrows() throws Exception {
+    publish(f, ALPHA, "1.0.0");
+    ConvergeFixture.Peer a = f.peer("a", ConvergeFixture.Registry.CONFIGURED);
+    a.install(ALPHA + "@1.0.0");
+    ConvergeFixture.Peer b = f.peer("b", ConvergeFixture.Registry.CONFIGURED);
+    Path staging = b.checkout().layout().pulledRoot().resolve(".tierlock-staging")
+        .resolve("0f8fad5b-d9cb-469f-a165-70867728950e");
+    Files.createDirectories(staging);
+    Files.writeString(staging.resolve("journal.json"), "{ torn", StandardCharsets.UTF_8);  // any extension's
+
+    ConvergeReport blocked = b.converge();
+
+    assertThat(blocked.outcome()).isEqualTo(ConvergeOutcome.BLOCKED);
+    assertThat(blocked.restored()).isEmpty();
+    assertThat(blocked.warnings()).anySatisfy(w -> assertThat(w)
+        .contains("an interrupted install's journal that cannot be read is left in staging, so nothing was swapped")
+        .contains(staging.resolve("journal.json").toString()));
+    assertThat(b.root(ALPHA)).as("nothing swapped while the journal may be its").doesNotExist();
+    assertThat(InstallFixture.staging(b.checkout())).as("no prepared restore left behind")
+        .containsExactly("0f8fad5b-d9cb-469f-a165-70867728950e");
+
+    deleteTree(staging);
+    ConvergeReport after = b.converger().convergeFully();
+
+    assertThat(after.outcome()).isEqualTo(ConvergeOutcome.CONVERGED);
+    assertThat(names(after.restored())).containsExactly(ALPHA);
+  }
+
   // ---- nested extensions ----
 
   @Test
