@@ -15,7 +15,6 @@ import dev.tierlock.spi.WriteResult;
 import dev.tierlock.spi.ReadCondition;
 import dev.tierlock.spi.ReadResult;
 import dev.tierlock.spi.ObjectStream;
-import dev.tierlock.internal.RequestMeter;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import com.github.benmanes.caffeine.cache.Cache;

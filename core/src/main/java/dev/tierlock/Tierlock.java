@@ -206,6 +206,32 @@ public final class Tierlock implements AutoCloseable {
     return tier;
   }
 
+  /**
+   * The datastore requests one piece of work made, and the body bytes they downloaded.
+   *
+   * @param value what the work returned
+   * @param requests the requests it made through a Tierlock's datastore
+   * @param bytes the body bytes those requests downloaded (read from the streams they opened)
+   * @param <T> what the work returns
+   */
+  public record Measured<T>(T value, long requests, long bytes) {}
+
+  /**
+   * Runs {@code work} on this thread and counts the datastore requests it makes meanwhile, on this
+   * thread, through the datastore of any {@link Tierlock} (reads, writes, stats, deletes, listings,
+   * downloads), with the bytes each downloads: what a piece of work costs. A measurement already
+   * running on this thread is suspended until {@code work} returns.
+   *
+   * @param work the work
+   * @param <T> what it returns
+   * @return what {@code work} returned, with its requests and bytes
+   */
+  public static <T> Measured<T> measure(Supplier<T> work) {
+    RequestMeter.Tally tally = new RequestMeter.Tally();
+    T value = RequestMeter.measure(tally, work);
+    return new Measured<>(value, tally.requests(), tally.bytes());
+  }
+
   /** {@return the cache directory of the config tier (absolute); never synced} */
   public Path cacheDirectory() {
     return cacheDirectory;

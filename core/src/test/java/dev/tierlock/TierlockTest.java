@@ -361,4 +361,35 @@ class TierlockTest {
       assertThat(tier.stat(archive)).as("still open: the Tierlock owns the store").isPresent();
     }
   }
+
+  @Test
+  void measure_countsTheRequestsAndBytesOfItsWorkOnThisThread_only() {
+    MemoryDatastore memory = new MemoryDatastore();
+    try (Tierlock tierlock = builder(memory).build()) {
+      tierlock.transaction().run(tx -> tx.put(NAME, entry("1")));
+      int size = sharedBytes(memory).length;
+      try (Tierlock other = builder(memory).stateDirectory(dir.resolve("other-state")).build()) {
+        Tierlock.Measured<Lockfile> full = Tierlock.measure(other::snapshot);
+        assertThat(full.value().entry(NAME)).contains(entry("1"));
+        assertThat(full.requests()).as("one read").isEqualTo(1);
+        assertThat(full.bytes()).as("the whole lockfile").isEqualTo(size);
+
+        Tierlock.Measured<LockfileRead> notModified = Tierlock.measure(tierlock::read);
+        assertThat(notModified.requests()).isEqualTo(1);
+        assertThat(notModified.bytes()).as("not modified: no body").isZero();
+
+        Tierlock.Measured<Long> outer = Tierlock.measure(() -> {
+          Tierlock.Measured<Lockfile> inner = Tierlock.measure(other::snapshot);
+          other.snapshot();
+          return inner.requests();
+        });
+        assertThat(outer.value()).as("the inner measurement has its own").isEqualTo(1);
+        assertThat(outer.requests()).as("the outer one, suspended meanwhile, counts only its own").isEqualTo(1);
+
+        Tierlock.Measured<Long> elsewhere = Tierlock.measure(() -> java.util.concurrent.CompletableFuture
+            .supplyAsync(() -> other.snapshot().size() + 0L).join());
+        assertThat(elsewhere.requests()).as("another thread's requests are not this work's").isZero();
+      }
+    }
+  }
 }

@@ -2,7 +2,6 @@ package dev.tierlock.install;
 
 import dev.tierlock.Tierlock;
 import dev.tierlock.archive.ArchiveLimits;
-import dev.tierlock.internal.RequestMeter;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -216,14 +215,14 @@ public final class Converger {
   }
 
   private ConvergeReport measured(ConvergePass.Mode mode, @Nullable String known) {
-    RequestMeter.Tally tally = new RequestMeter.Tally();
-    ConvergePass.Result result = RequestMeter.measure(tally, () -> new ConvergePass(this, tierlock, steps).run(mode, known));
-    ConvergeReport r = result.report();
+    Tierlock.Measured<ConvergePass.Result> measured = Tierlock.measure(() -> new ConvergePass(this, tierlock, steps)
+        .run(mode, known));
+    ConvergeReport r = measured.value().report();
     if (r.newWarnings()) {
       r.warnings().forEach(w -> LOG.warn("Convergence of {}: {}", tierlock.checkoutDirectory(), w));
     }
     return new ConvergeReport(r.outcome(), r.restored(), r.removed(), r.verified(), r.skipped(), r.pending(),
-        r.unrestorable(), r.warnings(), r.newWarnings(), tally.requests(), tally.bytes(), r.lockfileVersion(),
+        r.unrestorable(), r.warnings(), r.newWarnings(), measured.requests(), measured.bytes(), r.lockfileVersion(),
         r.lockfileSha256(), r.restoreGeneration());
   }
 

@@ -1,4 +1,4 @@
-package dev.tierlock.internal;
+package dev.tierlock;
 
 import java.io.FilterInputStream;
 import java.io.IOException;
@@ -12,26 +12,26 @@ import org.jspecify.annotations.Nullable;
  * a piece of work runs ({@link #measure}): what a convergence pass reports it spent. The checkout's
  * guarded datastore tells the meter of each call; a call made while no measurement runs on its
  * thread is not counted. A stream opened during a measurement counts the bytes read from it into
- * that measurement, on whatever thread reads them. Internal; thread-safe.
+ * that measurement, on whatever thread reads them ({@link Tierlock#measure}). Thread-safe.
  */
-public final class RequestMeter {
+final class RequestMeter {
 
   private static final ThreadLocal<@Nullable Tally> CURRENT = new ThreadLocal<>();
 
   private RequestMeter() {}
 
   /** The requests and body bytes of one measurement; thread-safe. */
-  public static final class Tally {
+  static final class Tally {
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong bytes = new AtomicLong();
 
     /** {@return the requests counted so far} */
-    public long requests() {
+    long requests() {
       return requests.get();
     }
 
     /** {@return the body bytes counted so far} */
-    public long bytes() {
+    long bytes() {
       return bytes.get();
     }
   }
@@ -45,7 +45,7 @@ public final class RequestMeter {
    * @param <T> what it returns
    * @return what {@code work} returned
    */
-  public static <T> T measure(Tally tally, Supplier<T> work) {
+  static <T> T measure(Tally tally, Supplier<T> work) {
     Tally outer = CURRENT.get();
     CURRENT.set(tally);
     try {
@@ -64,7 +64,7 @@ public final class RequestMeter {
    *
    * @param bodyBytes the bytes of the body it returned, 0 for none
    */
-  public static void request(long bodyBytes) {
+  static void request(long bodyBytes) {
     Tally tally = CURRENT.get();
     if (tally != null) {
       tally.requests.incrementAndGet();
@@ -79,7 +79,7 @@ public final class RequestMeter {
    * @param stream the body
    * @return the stream to read instead ({@code stream} itself when nothing is measured)
    */
-  public static InputStream requestStream(InputStream stream) {
+  static InputStream requestStream(InputStream stream) {
     Tally tally = CURRENT.get();
     if (tally == null) {
       return stream;
