@@ -7,6 +7,10 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -60,6 +64,18 @@ final class Json {
     } catch (IOException e) {
       throw new IllegalArgumentException("Cannot parse JSON: " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * Parses one JSON text from its bytes, which must be UTF-8.
+   *
+   * @return what {@link #parse(String)} returns
+   * @throws CharacterCodingException if the bytes are not UTF-8
+   * @throws IllegalArgumentException if it is not valid JSON; the message says where
+   */
+  static Object parse(byte[] utf8) throws CharacterCodingException {
+    return parse(StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+        .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(utf8)).toString());
   }
 
   private static Object value(JsonParser parser) throws IOException {

@@ -181,7 +181,7 @@ class DoctorCommandTest {
   @Test
   void unreadablePendingRecord_failsWithTheHint() throws IOException {
     assertThat(run("entries", "put", "@acme/hello", "1").code()).isZero();
-    Path record = checkout.resolve(Tierlock.DEFAULT_STATE_DIRECTORY).resolve(DoctorCommand.PENDING_RECORD);
+    Path record = checkout.resolve(Tierlock.DEFAULT_STATE_DIRECTORY).resolve(PendingRecordCheck.RECORD);
     Files.writeString(record, "{not a record", StandardCharsets.UTF_8);
 
     Run doctor = run("doctor");

@@ -24,6 +24,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -75,11 +76,14 @@ class GroupCommitPropertyTest {
       List<String> peerWrote = new ArrayList<>();
       CountDownLatch inside = new CountDownLatch(1);
       CountDownLatch go = new CountDownLatch(1);
+      AtomicBoolean goLate = new AtomicBoolean();
       List<Thread> threads = new ArrayList<>();
       CompletableFuture<TransactionResult> leader = start(threads, checkout.transaction(), "leader", tx -> {
         tx.put(ExtensionName.of("@l/x"), checkout.entry("1.0.0"));
         inside.countDown();
-        awaitQuietly(go);
+        if (!opened(go)) {
+          goLate.set(true);
+        }
       });
       assertThat(inside.await(30, TimeUnit.SECONDS)).isTrue();
       List<CompletableFuture<TransactionResult>> outcomes = new ArrayList<>();
@@ -107,6 +111,7 @@ class GroupCommitPropertyTest {
       }
       go.countDown();
       leader.handle((r, e) -> null).get(60, TimeUnit.SECONDS);
+      assertThat(goLate).as("the leader held its batch open until every caller queued behind it").isFalse();
       Map<Integer, Throwable> failed = new HashMap<>();
       for (int i = 0; i < outcomes.size(); i++) {
         try {
@@ -207,9 +212,10 @@ class GroupCommitPropertyTest {
     return result;
   }
 
-  private static void awaitQuietly(CountDownLatch latch) {
+  /** Waits at most 60 s for {@code latch} and returns whether it opened. */
+  private static boolean opened(CountDownLatch latch) {
     try {
-      latch.await(60, TimeUnit.SECONDS);
+      return latch.await(60, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       throw new IllegalStateException(e);
     }
