@@ -116,7 +116,7 @@ final class ChangeEditor implements TransactionContext {
   @Override
   public void deleteAfterPublish(TierPath path) {
     requireOpen("delete " + path);
-    if (dev.tierlock.archive.ExtensionArchiveKey.fromTierPath(path).isEmpty()) {
+    if (path.archiveOf().isEmpty()) {
       throw new IllegalArgumentException("Cannot delete " + path + " through a transaction: only an extension archive"
           + " the change supersedes is deleted after it is published");
     }

@@ -1,6 +1,5 @@
 package dev.tierlock;
 
-import dev.tierlock.archive.ExtensionArchiveKey;
 import dev.tierlock.internal.Backoff;
 import dev.tierlock.internal.Deadline;
 import dev.tierlock.spi.DatastoreBusyException;
@@ -471,8 +470,8 @@ final class CommitLoop {
    * checksum}.
    */
   static List<TierPath> unpinned(List<TierPath> paths, Lockfile lockfile) {
-    return paths.stream().filter(path -> ExtensionArchiveKey.fromTierPath(path)
-        .flatMap(key -> lockfile.entry(key.name()).flatMap(LockfileEntry::checksum).filter(key.sha256()::equals))
+    return paths.stream().filter(path -> path.archiveOf()
+        .flatMap(name -> lockfile.entry(name).flatMap(LockfileEntry::checksum).filter(path.archiveSha256().orElseThrow()::equals))
         .isEmpty()).toList();
   }
 

@@ -1,6 +1,5 @@
 package dev.tierlock;
 
-import dev.tierlock.archive.ExtensionArchiveKey;
 import dev.tierlock.spi.ObjectVersion;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -155,7 +154,7 @@ final class PendingCodec {
     List<TierPath> deletions = new ArrayList<>();
     for (String p : strings(m.get("deletions"), "deletions")) {
       TierPath path = TierPath.of(p);
-      if (ExtensionArchiveKey.fromTierPath(path).isEmpty()) {
+      if (path.archiveOf().isEmpty()) {
         throw new IllegalArgumentException("\"deletions\" holds " + p + ", which is not an extension archive (only"
             + " archives a change superseded are deleted after it is published)");
       }

@@ -1,6 +1,7 @@
 package dev.tierlock;
 
 import dev.tierlock.spi.ObjectKey;
+import java.util.Optional;
 
 /**
  * A path inside the config tier, relative to the namespace root and always under {@code config/}:
@@ -14,6 +15,12 @@ public record TierPath(String value) implements Comparable<TierPath> {
 
   /** The tier path of the shared lockfile. */
   public static final TierPath LOCKFILE = new TierPath("config/upstream_extensions.json");
+
+  /** The tier directory of every extension archive: {@code config/pulled-archives/<name>/<sha256>.tar.gz}. */
+  public static final String ARCHIVES = "config/pulled-archives";
+
+  /** The file name suffix of every extension archive. */
+  public static final String ARCHIVE_SUFFIX = ".tar.gz";
 
   /**
    * Validates the path.
@@ -72,6 +79,42 @@ public record TierPath(String value) implements Comparable<TierPath> {
    */
   public static boolean isInternal(String relativePath) {
     return internalReason(relativePath) != null;
+  }
+
+  /**
+   * {@return the extension whose archive this path names, when it is exactly an extension archive's
+   * path ({@code config/pulled-archives/<name>/<sha256>.tar.gz}, a valid name and a SHA-256 of 64
+   * lowercase hex characters); else empty}
+   */
+  public Optional<ExtensionName> archiveOf() {
+    return archiveParts().map(parts -> ExtensionName.of(parts[0]));
+  }
+
+  /**
+   * {@return the SHA-256 of the archive this path names, when it is exactly an extension archive's
+   * path; else empty}
+   */
+  public Optional<String> archiveSha256() {
+    return archiveParts().map(parts -> parts[1]);
+  }
+
+  /** Returns the name and digest text of an extension archive's path, or empty. */
+  private Optional<String[]> archiveParts() {
+    String prefix = ARCHIVES + "/";
+    if (!value.startsWith(prefix) || !value.endsWith(ARCHIVE_SUFFIX)) {
+      return Optional.empty();
+    }
+    String middle = value.substring(prefix.length(), value.length() - ARCHIVE_SUFFIX.length());
+    int slash = middle.lastIndexOf('/');
+    if (slash < 0) {
+      return Optional.empty();
+    }
+    String name = middle.substring(0, slash);
+    String digest = middle.substring(slash + 1);
+    if (!ExtensionName.isValid(name) || !LockfileEntry.DIGEST.matcher(digest).matches()) {
+      return Optional.empty();
+    }
+    return Optional.of(new String[] {name, digest});
   }
 
   @Override

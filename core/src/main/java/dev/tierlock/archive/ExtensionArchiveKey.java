@@ -16,11 +16,11 @@ import java.util.Optional;
  */
 public record ExtensionArchiveKey(ExtensionName name, String sha256) implements Comparable<ExtensionArchiveKey> {
 
-  /** The tier directory that holds every archive. */
-  public static final String DIRECTORY = "config/pulled-archives";
+  /** The tier directory that holds every archive ({@link TierPath#ARCHIVES}). */
+  public static final String DIRECTORY = TierPath.ARCHIVES;
 
-  /** The file name suffix of every archive. */
-  public static final String SUFFIX = ".tar.gz";
+  /** The file name suffix of every archive ({@link TierPath#ARCHIVE_SUFFIX}). */
+  public static final String SUFFIX = TierPath.ARCHIVE_SUFFIX;
 
   /** The length of a digest, in characters. */
   public static final int SHA256_LENGTH = 64;
@@ -87,20 +87,7 @@ public record ExtensionArchiveKey(ExtensionName name, String sha256) implements 
    * @param path the tier path to read a key from
    */
   public static Optional<ExtensionArchiveKey> fromTierPath(TierPath path) {
-    String value = path.value();
-    String prefix = DIRECTORY + "/";
-    if (!value.startsWith(prefix) || !value.endsWith(SUFFIX)) {
-      return Optional.empty();
-    }
-    String middle = value.substring(prefix.length(), value.length() - SUFFIX.length());
-    int slash = middle.lastIndexOf('/');
-    if (slash < 0) {
-      return Optional.empty();
-    }
-    String name = middle.substring(0, slash);
-    String digest = middle.substring(slash + 1);
-    return isValid(name, digest) ? Optional.of(new ExtensionArchiveKey(ExtensionName.of(name), digest))
-        : Optional.empty();
+    return path.archiveOf().map(name -> new ExtensionArchiveKey(name, path.archiveSha256().orElseThrow()));
   }
 
   /**
