@@ -300,15 +300,10 @@ final class PulledExtensionsLock {
       return this;
     }
 
-    /** Sets the clock that measures the wait budget. */
-    public Builder clock(Clock value) {
-      this.clock = value;
-      return this;
-    }
-
-    /** Sets how the lock waits between attempts on a busy lock file. */
-    public Builder sleeper(Sleeper value) {
-      this.sleeper = value;
+    /** Sets the clock that measures the wait budget and how the lock waits on a busy lock file. */
+    Builder environment(Environment value) {
+      this.clock = value.clock();
+      this.sleeper = value.sleeper();
       return this;
     }
 

@@ -52,7 +52,8 @@ class PulledExtensionsLockTest {
   }
 
   private PulledExtensionsLock.Builder lockOf(Path dir) {
-    return PulledExtensionsLock.builder(dir).clock(clock).sleeper(clock.sleeper()).pollInterval(Duration.ofMillis(5));
+    return PulledExtensionsLock.builder(dir).environment(Environment.system().withClock(clock).withSleeper(clock.sleeper()))
+        .pollInterval(Duration.ofMillis(5));
   }
 
   private <T> T await(Future<T> future) throws Exception {
@@ -250,7 +251,8 @@ class PulledExtensionsLockTest {
 
   @Test
   void acquire_heldByAnotherProcess_pollsThroughTheBudget_thenTimesOutNamingThatProcess() throws Exception {
-    PulledExtensionsLock waiter = PulledExtensionsLock.builder(checkout).clock(clock).sleeper(clock.sleeper()).build();
+    PulledExtensionsLock waiter = PulledExtensionsLock.builder(checkout)
+        .environment(Environment.system().withClock(clock).withSleeper(clock.sleeper())).build();
     Path journal = root.resolve("journal.txt");
 
     try (ChildJvm child = ChildJvm.start("hold", waiter.lockFile().toString(), "the child's install")) {
@@ -267,7 +269,8 @@ class PulledExtensionsLockTest {
       assertThat(clock.sleeps()).hasSize(1800).allSatisfy(d -> assertThat(d).isEqualTo(Duration.ofMillis(100)));
 
       // the exclusion itself: a section of this process that waits writes only after the child released
-      PulledExtensionsLock patient = PulledExtensionsLock.builder(checkout).sleeper(d -> Thread.yield()).build();
+      PulledExtensionsLock patient = PulledExtensionsLock.builder(checkout)
+          .environment(Environment.system().withSleeper(d -> Thread.yield())).build();
       Future<Void> parent = threads.submit(() -> patient.withLock(section -> {
         append(journal, "parent");
         return null;

@@ -1,5 +1,6 @@
 package dev.tierlock.cli;
 
+import dev.tierlock.Environment;
 import dev.tierlock.LockOptions;
 import dev.tierlock.Namespace;
 import dev.tierlock.Tierlock;
@@ -230,7 +231,7 @@ public final class TierlockCli {
   Tierlock.Builder builder(URI uri) {
     Path dir = (checkout != null ? checkout : Path.of("")).toAbsolutePath().normalize();
     Tierlock.Builder builder = Tierlock.builder().datastore(uri).checkout(dir).namespace(Namespace.of(namespace))
-        .clock(clock);
+        .environment(Environment.system().withClock(clock));
     if (timeout != null) {
       Duration wait = Inputs.duration("--timeout", timeout);
       builder.transactionDeadline(wait).lockOptions(LockOptions.DEFAULTS.withMaxWait(wait));

@@ -2,6 +2,7 @@ package dev.tierlock.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tierlock.Environment;
 import dev.tierlock.LockIdentity;
 import dev.tierlock.LockLease;
 import dev.tierlock.Tierlock;
@@ -135,7 +136,8 @@ class DoctorCommandTest {
   @Test
   void lockHeldByALiveHolder_isReportedWithItsHolder() {
     assertThat(run("init").code()).isZero();
-    try (Tierlock peer = Tierlock.builder().datastore(datastore().toUri()).checkout(home.resolve("peer")).clock(CLOCK)
+    try (Tierlock peer = Tierlock.builder().datastore(datastore().toUri()).checkout(home.resolve("peer"))
+        .environment(Environment.system().withClock(CLOCK))
         .build()) {
       LockLease lease = peer.globalLock().acquire();
       try {
@@ -161,8 +163,9 @@ class DoctorCommandTest {
         .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
     finished.waitFor();
     LockIdentity here = LockIdentity.current();
-    try (Tierlock peer = Tierlock.builder().datastore(datastore().toUri()).checkout(home.resolve("peer")).clock(CLOCK)
-        .lockIdentity(LockIdentity.of("gone@" + here.hostname(), here.hostname(), finished.pid())).build()) {
+    try (Tierlock peer = Tierlock.builder().datastore(datastore().toUri()).checkout(home.resolve("peer"))
+        .environment(Environment.system().withClock(CLOCK)
+            .withLockIdentity(LockIdentity.of("gone@" + here.hostname(), here.hostname(), finished.pid()))).build()) {
       LockLease lease = peer.globalLock().acquire();
       try {
         Run doctor = run("doctor");

@@ -2,6 +2,7 @@ package dev.tierlock.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tierlock.Environment;
 import dev.tierlock.HostProcesses;
 import dev.tierlock.LeaseLocks;
 import dev.tierlock.LockIdentity;
@@ -274,7 +275,8 @@ class TierlockCliTest {
 
   @Test
   void lockStatus_held_showsHolderAndNonce_andReleaseWithThatNonceFreesIt() {
-    try (Tierlock tierlock = Tierlock.builder().datastore(home.resolve("datastore").toUri()).checkout(checkout).clock(CLOCK).build()) {
+    try (Tierlock tierlock = Tierlock.builder().datastore(home.resolve("datastore").toUri()).checkout(checkout)
+        .environment(Environment.system().withClock(CLOCK)).build()) {
       LockLease lease = tierlock.globalLock().acquire();
       String nonce = lease.info().nonce();
 
@@ -304,7 +306,8 @@ class TierlockCliTest {
     finished.waitFor();
     LockIdentity here = LockIdentity.current();
     try (Tierlock tierlock = Tierlock.builder().datastore(home.resolve("datastore").toUri()).checkout(checkout)
-        .clock(CLOCK).lockIdentity(LockIdentity.of("gone@" + here.hostname(), here.hostname(), finished.pid())).build()) {
+        .environment(Environment.system().withClock(CLOCK)
+            .withLockIdentity(LockIdentity.of("gone@" + here.hostname(), here.hostname(), finished.pid()))).build()) {
       LockLease lease = tierlock.globalLock().acquire();
 
       Run status = run("lock", "status");

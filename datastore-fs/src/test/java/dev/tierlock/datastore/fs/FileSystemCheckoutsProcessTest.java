@@ -5,6 +5,7 @@ import static dev.tierlock.datastore.fs.Fixtures.tempFiles;
 import static dev.tierlock.datastore.fs.Fixtures.versions;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tierlock.Environment;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.LeaseLocks;
 import dev.tierlock.LockIdentity;
@@ -58,7 +59,8 @@ class FileSystemCheckoutsProcessTest {
       throws Exception {
     FileSystemDatastore store = FileSystemDatastore.open(temp.resolve("shared"));
     Tierlock here = Tierlock.builder().datastore(store).checkout(temp.resolve("here")).lockOptions(CheckoutChild.FAST)
-        .lockIdentity(LockIdentity.of("parent@here", "parent-host", ProcessHandle.current().pid())).build();
+        .environment(Environment.system()
+            .withLockIdentity(LockIdentity.of("parent@here", "parent-host", ProcessHandle.current().pid()))).build();
     List<String> hereAcks = new ArrayList<>();
     List<String> thereAcks = new ArrayList<>();
 
