@@ -20,14 +20,25 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One acquisition of a {@link LeaseLock}'s remote lock, by the thread whose turn it is in its {@link
+ * One acquisition of a {@link Lease}'s remote lock, by the thread whose turn it is in its {@link
  * LeaseLine}: the attempts (a create-only write, a look at the holder, a takeover of a stale or
  * dead one), the waits between them and the reservation of the next turn ({@link
- * LeaseReservation}); see {@link LeaseLocks} for the protocol. Not thread-safe: one per acquisition.
+ * LeaseReservation}); see {@link Lease} for the protocol.
+ *
+ * <p><b>Waits between attempts.</b> Each wait is drawn uniformly from [0, cap] (full jitter). The
+ * first cap is the duration of the acquisition's first attempt as the lock's clock measured it
+ * (near the store's round trip; at least 1 ms, at most the retry interval); each next cap is twice
+ * the last, up to the maximum retry interval, while the attempts find one holder; an attempt that
+ * finds the lock changed hands (another holder, or none) starts the caps again from the first (a
+ * reserver for its first 256 turnovers only), so a waiter behind a stream of short holdings keeps
+ * polling near the round trip (and so keeps an even chance against the one just released) instead
+ * of backing off to seconds; no wait runs past the maximum wait.
+ *
+ * <p>Not thread-safe: one per acquisition.
  */
 final class LeaseAcquisition {
 
-  private static final Logger LOG = LoggerFactory.getLogger(LeaseLock.class);
+  private static final Logger LOG = LoggerFactory.getLogger(Lease.class);
 
   /** The smallest first cap of the waits: a round trip the lock's clock cannot see starts here. */
   static final Duration SHORTEST_FIRST_WAIT = Duration.ofMillis(1);
@@ -44,7 +55,7 @@ final class LeaseAcquisition {
 
   /** What one attempt found. */
   private sealed interface Attempt {
-    record Acquired(HeldLease lease) implements Attempt {}
+    record Acquired(LeaseHolding lease) implements Attempt {}
 
     record Busy(@Nullable LockInfo holder) implements Attempt {}
 
@@ -56,7 +67,7 @@ final class LeaseAcquisition {
   /** Whether a stale holder may be taken over in this step. */
   private enum TakeOver { IF_STALE, NEVER }
 
-  private final LeaseLock lock;
+  private final Lease lock;
   private final LeaseLine line;
   private final String nonce;
   private final Instant start;
@@ -68,7 +79,7 @@ final class LeaseAcquisition {
   private int turnovers;
   private int reservedTurnovers;
 
-  LeaseAcquisition(LeaseLock lock, LeaseLine line, String nonce, Instant start, Instant deadline) {
+  LeaseAcquisition(Lease lock, LeaseLine line, String nonce, Instant start, Instant deadline) {
     this.lock = lock;
     this.line = line;
     this.nonce = nonce;
@@ -77,7 +88,7 @@ final class LeaseAcquisition {
   }
 
   /** Tries once, without waiting or reserving: the lease, or empty when a live holder or a reservation keeps it. */
-  Optional<HeldLease> tryOnce() {
+  Optional<LeaseHolding> tryOnce() {
     Attempt attempt = attempt();
     if (attempt instanceof Attempt.Acquired acquired) {
       return Optional.of(acquired.lease());
@@ -95,7 +106,7 @@ final class LeaseAcquisition {
    * @throws LockTimeoutException if the deadline passed first
    * @throws DatastoreException if the store fails in a way waiting cannot fix, or never answered
    */
-  HeldLease acquire() {
+  LeaseHolding acquire() {
     @Nullable LockInfo lastHolder = null;
     @Nullable DatastoreException lastFailure = null;
     boolean reachedStore = false;
@@ -196,7 +207,7 @@ final class LeaseAcquisition {
     return cap.compareTo(first) < 0 ? first : cap;
   }
 
-  private HeldLease giveUp(@Nullable LockInfo lastHolder, @Nullable DatastoreException lastFailure, boolean reachedStore,
+  private LeaseHolding giveUp(@Nullable LockInfo lastHolder, @Nullable DatastoreException lastFailure, boolean reachedStore,
       Duration waited) {
     if (maybeWritten) {
       try {
@@ -319,7 +330,7 @@ final class LeaseAcquisition {
 
   /**
    * Claims the reservation of the next turn once this acquisition has waited past the lock's bound:
-   * longer than {@link LeaseLock#reserveAfter()}, or through {@link #RESERVE_AFTER_TURNOVERS} turns
+   * longer than {@link Lease#reserveAfter()}, or through {@link #RESERVE_AFTER_TURNOVERS} turns
    * of other holders.
    */
   private void reserveIfStarved(Instant now) {

@@ -1,5 +1,6 @@
 package dev.tierlock;
 
+import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.DatastoreIdentity;
 import dev.tierlock.spi.ObjectKey;
 import java.time.Clock;
@@ -13,11 +14,26 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The in-JVM queue of one lease ({@link LeaseLocks}): every lease lock of this class loader on one
- * store ({@link DatastoreIdentity}), one key and one holder identity waits here, first come first
- * served, so that only the thread whose turn it is works on the remote lock, and a remote holding
- * can be handed from one turn to the next without a remote delete and create. Lines are kept in
- * one registry per class loader, {@link #join}; a line is dropped when its last user leaves.
+ * The in-JVM queue of one {@link Lease}, in front of its remote lock.
+ *
+ * <p><b>One queue per lease in this JVM.</b> Every lease of this class loader on one store (equal
+ * {@link Datastore#identity()}), one key and one {@link LockIdentity} (the records it writes)
+ * queues its callers in memory, first come first served: only the caller whose turn it is works on
+ * the remote lock, the others wait without a call. When a lease is released while another caller is
+ * queued and its remote holding is still held ({@link DistributedLock.Held#isHeld()}), the holding
+ * is handed over: the next caller gets a lease object of its own on the same record (the same
+ * nonce), with no remote call, lent its own lock's store for the heartbeats and the release. A
+ * holding is handed over at most {@link Lease.HandoverBudget#DEFAULT} times in a row and only while
+ * it has been held for less than its time since its remote acquisition ({@link
+ * Lease.HandoverBudget}); after that it is released remotely and the next caller acquires remotely,
+ * as a contended acquirer ({@link LeaseReservation}), so that other processes get their turn.
+ * Closing a lease twice, or closing a lease whose turn has passed, never releases the next
+ * caller's. A caller that gives up (its maximum wait, an interrupt) leaves the queue and those
+ * behind keep their places. Queued callers re-read their own clocks whenever the turn changes hands
+ * and whenever the caller whose turn it is retries, and at least once per maximum retry interval of
+ * real time. A lease lost in this JVM (a stall, a force-release) keeps its turn until it is closed.
+ * {@link DistributedLock#tryAcquire()} never queues: it returns empty when another caller in this
+ * JVM has or awaits the turn.
  *
  * <p>A turn is the right to hold the lease: granted to one waiter at a time, in arrival order. A
  * granted turn either comes with a holding handed over by the turn before ({@link Turn#handed()})
@@ -29,8 +45,8 @@ import org.jspecify.annotations.Nullable;
 final class LeaseLine {
 
   /**
-   * What makes two lease locks one line: the store, the lock's key and who the records name (a
-   * handed-over holding keeps its record, so it only passes between locks that write the same).
+   * What makes two leases one line: the store, the lock's key and who the records name (a
+   * handed-over holding keeps its record, so it only passes between leases that write the same).
    *
    * @param store the store's identity
    * @param lock the lock's key
@@ -41,11 +57,11 @@ final class LeaseLine {
   /** One waiter's claim on the turn. */
   static final class Turn {
     private boolean granted;
-    private @Nullable HeldLease handed;
+    private @Nullable LeaseHolding handed;
     private boolean yielded;
 
     /** Returns the holding handed over with the turn, if it came with one. */
-    synchronized @Nullable HeldLease handed() {
+    synchronized @Nullable LeaseHolding handed() {
       return handed;
     }
 
@@ -68,7 +84,7 @@ final class LeaseLine {
   /** Guarded by {@link #LINES}. */
   private int users;
   private @Nullable Turn owner;
-  private @Nullable HeldLease holding;
+  private @Nullable LeaseHolding holding;
   private int handovers;
   private boolean yieldNext;
   private volatile @Nullable LockInfo lastSeen;
@@ -164,7 +180,7 @@ final class LeaseLine {
   }
 
   /** Records that {@code turn}, the owner, now holds {@code held}, acquired remotely. */
-  void hold(Turn turn, HeldLease held) {
+  void hold(Turn turn, LeaseHolding held) {
     guard.lock();
     try {
       if (owner == turn) {
@@ -200,13 +216,13 @@ final class LeaseLine {
    *
    * @return the holding to release remotely, then call {@link #end}; null when nothing is left to do
    */
-  @Nullable HeldLease handOverOrDetach(Turn turn) {
+  @Nullable LeaseHolding handOverOrDetach(Turn turn) {
     guard.lock();
     try {
       if (owner != turn) {
         return null;
       }
-      HeldLease held = holding;
+      LeaseHolding held = holding;
       Turn next = queue.peekFirst();
       if (held != null && next != null && held.isHeld() && held.mayHandOver(handovers)) {
         queue.pollFirst();

@@ -220,13 +220,13 @@ public final class LockfileTransaction {
         return;
       }
     }
-    try (LockLease lease = acquireGlobal();
+    try (DistributedLock.Held lease = acquireGlobal();
         CheckoutLock.Held held = settings.checkoutLock().acquire(deadline, describe())) {
       run.run(batch, turns, resolution, deadline, lease, carried);
     }
   }
 
-  private LockLease acquireGlobal() {
+  private DistributedLock.Held acquireGlobal() {
     try {
       return settings.globalLock().acquire();
     } catch (LockTimeoutException | LockOrderException | InterruptedOperationException | DatastoreUnsafeException

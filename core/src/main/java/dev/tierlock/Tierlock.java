@@ -79,11 +79,8 @@ public final class Tierlock implements AutoCloseable {
     this.guard = new SelfCheckedDatastore(datastore, namespace, new SelfCheckMarker(stateDirectory), clock);
     this.tier = new ReservedKeys(guard);
     this.store = new LockfileStore(guard, namespace, cacheDirectory, stateDirectory);
-    LeaseLocks.Builder lock = LeaseLocks.builder(guard, LeaseLocks.globalKey(namespace))
-        .options(b.lockOptions).clock(clock).sleeper(environment.sleeper()).random(environment.random())
-        .heartbeats(environment.heartbeats()).hostProcesses(environment.hostProcesses())
-        .identity(environment.lockIdentity()).nonces(environment.nonces());
-    this.globalLock = lock.build();
+    this.globalLock = new Lease(guard, DistributedLock.globalKey(namespace), b.lockOptions, environment,
+        Lease.HandoverBudget.DEFAULT);
     this.pulledExtensions = PulledExtensionsLock.builder(checkout).stateDirectory(stateDirectory)
         .environment(environment).build();
     this.transaction = new LockfileTransaction(new TransactionSettings(store, new PendingRecord(stateDirectory, namespace, datastore.identity()),

@@ -2,7 +2,6 @@ package dev.tierlock.cli;
 
 import dev.tierlock.DistributedLock;
 import dev.tierlock.HostProcesses;
-import dev.tierlock.LeaseLocks;
 import dev.tierlock.LockInfo;
 import dev.tierlock.LockUnreadableException;
 import dev.tierlock.Lockfile;
@@ -444,19 +443,20 @@ final class DoctorCommand implements Callable<Integer> {
 
   private Finding globalLock(Datastore store, Namespace namespace, Instant now) {
     String check = "global-lock";
-    DistributedLock lock = LeaseLocks.builder(store, LeaseLocks.globalKey(namespace)).clock(root.clock()).build();
+    ObjectKey key = DistributedLock.globalKey(namespace);
+    String lock = "lock \"" + key + "\" on " + store.describe();
     Optional<LockInfo> info;
     try {
-      info = lock.inspect();
+      info = inspect(store, key);
     } catch (LockUnreadableException e) {
-      return Finding.warn(check, e.getMessage() + " (" + lock.describe() + ")",
+      return Finding.warn(check, e.getMessage() + " (" + lock + ")",
           "a writer treats it as held until it has stayed unchanged for longer than a lease ttl, then takes it over;"
               + " it cannot be released by nonce", e.code());
     } catch (TierlockException e) {
-      return Finding.failure(check, "Cannot read " + lock.describe(), e, null);
+      return Finding.failure(check, "Cannot read " + lock, e, null);
     }
     if (info.isEmpty()) {
-      return Finding.ok(check, "free: " + lock.describe());
+      return Finding.ok(check, "free: " + lock);
     }
     LockInfo holder = info.get();
     Duration age = Duration.between(holder.acquiredAt(), now);
@@ -473,20 +473,27 @@ final class DoctorCommand implements Callable<Integer> {
         + holder.ttl().toMillis() + " ms), nonce " + holder.nonce();
     String release = "tierlock lock release --nonce " + holder.nonce();
     if (gone) {
-      return Finding.warn(check, "held by a process that is gone: " + who + ", " + since + ", " + lock.describe(),
+      return Finding.warn(check, "held by a process that is gone: " + who + ", " + since + ", " + lock,
           "break-glass is safe (its process is gone): " + release + " (the next writer on this host takes it over"
               + " anyway)", null);
     }
     if (stale) {
       return Finding.warn(check, "stale: held by " + who + ", " + since + ": not refreshed for over twice its ttl, "
-          + lock.describe(), "the next writer takes it over; break-glass is safe: " + release, null);
+          + lock, "the next writer takes it over; break-glass is safe: " + release, null);
     }
-    return Finding.ok(check, "held by " + who + ", " + since + ", lease fresh, " + lock.describe(), here
+    return Finding.ok(check, "held by " + who + ", " + since + ", lease fresh, " + lock, here
         ? "its process is alive: a writer waits for it; it renews the lease while it works"
         : "its host is another: a writer waits for it; only once you know that process is gone: " + release);
   }
 
   // ---- pending-record
+
+  /** Reads the global lock's holder as {@link DistributedLock#inspect()} does, through the read-only store. */
+  private static Optional<LockInfo> inspect(Datastore store, ObjectKey key) {
+    ReadResult read = store.read(key, ReadCondition.always(), LockInfo.MAX_BYTES);
+    return read instanceof ReadResult.Found found ? Optional.of(LockInfo.parse(key.value(), found.bytes()))
+        : Optional.empty();
+  }
 
   private static Finding pending(Tierlock tierlock) {
     String check = "pending-record";

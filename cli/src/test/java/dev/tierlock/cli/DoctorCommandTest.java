@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tierlock.Environment;
 import dev.tierlock.LockIdentity;
-import dev.tierlock.LockLease;
+import dev.tierlock.DistributedLock;
 import dev.tierlock.Tierlock;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -139,7 +139,7 @@ class DoctorCommandTest {
     try (Tierlock peer = Tierlock.builder().datastore(datastore().toUri()).checkout(home.resolve("peer"))
         .environment(Environment.system().withClock(CLOCK))
         .build()) {
-      LockLease lease = peer.globalLock().acquire();
+      DistributedLock.Held lease = peer.globalLock().acquire();
       try {
         Run doctor = run("doctor");
 
@@ -166,7 +166,7 @@ class DoctorCommandTest {
     try (Tierlock peer = Tierlock.builder().datastore(datastore().toUri()).checkout(home.resolve("peer"))
         .environment(Environment.system().withClock(CLOCK)
             .withLockIdentity(LockIdentity.of("gone@" + here.hostname(), here.hostname(), finished.pid()))).build()) {
-      LockLease lease = peer.globalLock().acquire();
+      DistributedLock.Held lease = peer.globalLock().acquire();
       try {
         Run doctor = run("doctor");
 

@@ -1,6 +1,6 @@
 package dev.tierlock.testkit;
 
-import dev.tierlock.LockLease;
+import dev.tierlock.DistributedLock;
 import dev.tierlock.LockOptions;
 import dev.tierlock.Sleeper;
 import dev.tierlock.Tierlock;
@@ -177,7 +177,7 @@ public final class ChildLockHolder implements AutoCloseable {
   private static void holdLease(URI datastore, Path checkout, Duration ttl) throws IOException {
     LockOptions options = LockOptions.DEFAULTS.withTtl(ttl).withMaxWait(Duration.ofSeconds(WAIT_SECONDS));
     try (Tierlock tierlock = Tierlock.builder().datastore(datastore).checkout(checkout).lockOptions(options).build()) {
-      LockLease lease = tierlock.globalLock().acquire();
+      DistributedLock.Held lease = tierlock.globalLock().acquire();
       System.out.println("locked");
       System.out.flush();
       new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();

@@ -8,7 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.entry;
 
-import dev.tierlock.LockLease;
+import dev.tierlock.DistributedLock;
 import dev.tierlock.LockOptions;
 import dev.tierlock.LockOrderException;
 import dev.tierlock.LockTimeoutException;
@@ -97,7 +97,7 @@ final class LocksScenarios {
     TestCheckout a = f.register(f.builder("a").lockOptions(patient).build());
     TestCheckout b = f.register(f.builder("b").lockOptions(patient).build());
 
-    try (LockLease held = b.tierlock().globalLock().acquire()) {
+    try (DistributedLock.Held held = b.tierlock().globalLock().acquire()) {
       assertThatThrownBy(() -> a.put("@s/x", "1"))
           .isInstanceOf(LockTimeoutException.class)
           .hasMessageStartingWith("Cannot acquire lock ")
@@ -155,7 +155,7 @@ final class LocksScenarios {
     assertThat(counted.count(DatastoreOperation.WRITE)).as("the wrapped checkout wrote through its wrapper").isPositive();
     LockOptions impatient = LockOptions.DEFAULTS.withMaxWait(Duration.ofSeconds(5));
     TestCheckout waiting = f.register(f.builder("waiting", counted).lockOptions(impatient).build());
-    try (LockLease held = plain.tierlock().globalLock().acquire()) {
+    try (DistributedLock.Held held = plain.tierlock().globalLock().acquire()) {
       assertThatThrownBy(() -> waiting.put("@s/g", "1"))
           .as("one lock for every configuration")
           .isInstanceOf(LockTimeoutException.class)

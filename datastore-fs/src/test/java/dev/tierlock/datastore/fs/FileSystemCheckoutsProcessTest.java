@@ -5,9 +5,9 @@ import static dev.tierlock.datastore.fs.Fixtures.tempFiles;
 import static dev.tierlock.datastore.fs.Fixtures.versions;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tierlock.DistributedLock;
 import dev.tierlock.Environment;
 import dev.tierlock.ExtensionName;
-import dev.tierlock.LeaseLocks;
 import dev.tierlock.LockIdentity;
 import dev.tierlock.LockInfo;
 import dev.tierlock.Lockfile;
@@ -190,7 +190,7 @@ class FileSystemCheckoutsProcessTest {
       assertThat(restarted.tierlock().globalLock().inspect()).isEmpty();
     }
     assertThat(versions(shared(store))).containsOnlyKeys("@peer/before", "@child/committed", "@machine/after");
-    assertThat(store.stat(LeaseLocks.globalKey(Namespace.NONE))).isEmpty();
+    assertThat(store.stat(DistributedLock.globalKey(Namespace.NONE))).isEmpty();
     assertThat(filesOutsideInternal(store.root())).containsExactly(VERDICT, LOCKFILE.value());
   }
 
