@@ -1,9 +1,5 @@
 package dev.tierlock;
 
-import dev.tierlock.internal.HeldFileLock;
-import dev.tierlock.internal.LockAttempt;
-import dev.tierlock.internal.LockHolder;
-import dev.tierlock.internal.LockWait;
 import dev.tierlock.internal.OsLockRegistry;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -146,7 +142,7 @@ final class CheckoutLock {
     LockOrder.Ticket ticket = LockOrder.enter(level, describe());
     boolean held = false;
     try {
-      LockWait wait = LockWait.until(deadline, clock, sleeper, poll).withOnQueued(onQueued);
+      OsLockRegistry.Wait wait = OsLockRegistry.Wait.until(deadline, clock, sleeper::sleep, poll).withOnQueued(onQueued);
       Held lock = settle(registry.acquire(lockFile, guards(target), wait), target, ticket);
       held = true;
       return lock;
@@ -175,8 +171,8 @@ final class CheckoutLock {
     LockOrder.Ticket ticket = LockOrder.enter(level, describe());
     boolean held = false;
     try {
-      LockAttempt attempt = registry.tryAcquire(lockFile, guards(target), clock);
-      if (attempt instanceof LockAttempt.Busy) {
+      OsLockRegistry.Attempt attempt = registry.tryAcquire(lockFile, guards(target), clock);
+      if (attempt instanceof OsLockRegistry.Attempt.Busy) {
         return Optional.empty();
       }
       Held lock = settle(attempt, target, ticket);
@@ -195,23 +191,22 @@ final class CheckoutLock {
     return target.equals(description) ? description : description + " for " + target;
   }
 
-  private Held settle(LockAttempt attempt, String target, LockOrder.Ticket ticket) {
-    if (attempt instanceof LockAttempt.Acquired acquired) {
+  private Held settle(OsLockRegistry.Attempt attempt, String target, LockOrder.Ticket ticket) {
+    if (attempt instanceof OsLockRegistry.Attempt.Acquired acquired) {
       return new Release(acquired.lock(), ticket);
     }
-    if (attempt instanceof LockAttempt.Busy busy) {
-      throw LockTimeoutException.ofLockFile(lockFile.toString(), busy.holder().map(LockHolder::describe).orElse(null),
-          busy.waited());
+    if (attempt instanceof OsLockRegistry.Attempt.Busy busy) {
+      throw LockTimeoutException.ofLockFile(lockFile.toString(), busy.holder().orElse(null), busy.waited());
     }
     throw selfWait.apply(target);
   }
 
   /** Releases the file lock, then the lock-order ticket. */
   private static final class Release implements Held {
-    private final HeldFileLock file;
+    private final OsLockRegistry.Held file;
     private final LockOrder.Ticket ticket;
 
-    Release(HeldFileLock file, LockOrder.Ticket ticket) {
+    Release(OsLockRegistry.Held file, LockOrder.Ticket ticket) {
       this.file = file;
       this.ticket = ticket;
     }

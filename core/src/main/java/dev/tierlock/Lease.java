@@ -1,5 +1,6 @@
 package dev.tierlock;
 
+import dev.tierlock.internal.TurnQueue;
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.spi.DeleteResult;
@@ -162,22 +163,21 @@ final class Lease implements DistributedLock {
   public DistributedLock.Held acquire() {
     LockOrder.Ticket ticket = LockOrder.enter(LockLevel.GLOBAL, describe());
     LeaseLine line = null;
-    LeaseLine.Turn turn = null;
+    TurnQueue.Turn<LeaseLine.Grant> turn = null;
     try {
       Instant start = clock.instant();
       Instant deadline = deadlineAfter(start);
       line = LeaseLine.join(lineKey);
       turn = takeTurn(line, start, deadline);
-      LeaseHolding handed = turn.handed();
-      if (handed != null) {
-        if (handed.isHeld()) {
-          handed.lendTo(datastore);
-          return new Held(line, turn, handed, ticket);
+      if (turn.handed() instanceof LeaseLine.Grant.Handed handed) {
+        if (handed.holding().isHeld()) {
+          handed.holding().lendTo(datastore);
+          return new Held(line, turn, handed.holding(), ticket);
         }
         line.drop(turn);
-        handed.release();
+        handed.holding().release();
       }
-      if (turn.yielded()) {
+      if (turn.handed() instanceof LeaseLine.Grant.Yielded) {
         sawContention(clock.instant());
       }
       LeaseHolding holding = new LeaseAcquisition(this, line, newNonce(), start, deadline).acquire();
@@ -195,9 +195,9 @@ final class Lease implements DistributedLock {
     }
   }
 
-  private LeaseLine.Turn takeTurn(LeaseLine line, Instant start, Instant deadline) {
+  private TurnQueue.Turn<LeaseLine.Grant> takeTurn(LeaseLine line, Instant start, Instant deadline) {
     try {
-      LeaseLine.Turn turn = line.take(clock, deadline, options.maxRetryInterval());
+      TurnQueue.Turn<LeaseLine.Grant> turn = line.take(clock, deadline, options.maxRetryInterval());
       if (turn == null) {
         throw new LockTimeoutException(key.value(), line.holderToName(), Duration.between(start, clock.instant()));
       }
@@ -219,7 +219,7 @@ final class Lease implements DistributedLock {
   public Optional<DistributedLock.Held> tryAcquire() {
     LockOrder.Ticket ticket = LockOrder.enter(LockLevel.GLOBAL, describe());
     LeaseLine line = null;
-    LeaseLine.Turn turn = null;
+    TurnQueue.Turn<LeaseLine.Grant> turn = null;
     boolean held = false;
     try {
       line = LeaseLine.join(lineKey);
@@ -378,12 +378,12 @@ final class Lease implements DistributedLock {
   static final class Held implements DistributedLock.Held {
 
     private final LeaseLine line;
-    private final LeaseLine.Turn turn;
+    private final TurnQueue.Turn<LeaseLine.Grant> turn;
     private final LeaseHolding holding;
     private final LockOrder.Ticket ticket;
     private final AtomicBoolean released = new AtomicBoolean();
 
-    Held(LeaseLine line, LeaseLine.Turn turn, LeaseHolding holding, LockOrder.Ticket ticket) {
+    Held(LeaseLine line, TurnQueue.Turn<LeaseLine.Grant> turn, LeaseHolding holding, LockOrder.Ticket ticket) {
       this.line = line;
       this.turn = turn;
       this.holding = holding;

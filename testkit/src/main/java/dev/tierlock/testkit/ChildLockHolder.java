@@ -4,9 +4,6 @@ import dev.tierlock.DistributedLock;
 import dev.tierlock.LockOptions;
 import dev.tierlock.Sleeper;
 import dev.tierlock.Tierlock;
-import dev.tierlock.internal.HeldFileLock;
-import dev.tierlock.internal.LockAttempt;
-import dev.tierlock.internal.LockWait;
 import dev.tierlock.internal.OsLockRegistry;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -160,12 +157,13 @@ public final class ChildLockHolder implements AutoCloseable {
       return;
     }
     Clock clock = Clock.systemUTC();
-    LockAttempt attempt = OsLockRegistry.shared().acquire(Path.of(args[0]), args[1],
-        LockWait.until(clock.instant().plusSeconds(WAIT_SECONDS), clock, Sleeper.SYSTEM, Duration.ofMillis(5)));
-    if (!(attempt instanceof LockAttempt.Acquired acquired)) {
+    OsLockRegistry.Attempt attempt = OsLockRegistry.shared().acquire(Path.of(args[0]), args[1],
+        OsLockRegistry.Wait.until(clock.instant().plusSeconds(WAIT_SECONDS), clock, Sleeper.SYSTEM::sleep,
+            Duration.ofMillis(5)));
+    if (!(attempt instanceof OsLockRegistry.Attempt.Acquired acquired)) {
       throw new IllegalStateException("Cannot hold " + args[0] + ": " + attempt);
     }
-    HeldFileLock held = acquired.lock();
+    OsLockRegistry.Held held = acquired.lock();
     System.out.println("locked");
     System.out.flush();
     new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
