@@ -26,8 +26,8 @@ import org.jspecify.annotations.Nullable;
  * <p>Re-entry is explicit: {@link #acquire()} returns a {@link Section}; code that runs inside it and
  * needs the lock again calls {@link Section#nested()}, which runs inline without taking anything.
  * Acquiring again on a thread that already holds the lock is a programming error and is rejected at
- * once. The lock sits at {@link LockLevel#PULLED_EXTENSIONS}: after the global lock, before the
- * lockfile lock.
+ * once. The lock sits at {@link LockLevel#PULLED_EXTENSIONS}, innermost: after the global lock and
+ * the checkout's transaction lock.
  *
  * <p>Thread-safe. Holds no state of its own besides configuration.
  */
@@ -93,7 +93,6 @@ final class PulledExtensionsLock {
    *
    * @return the held section; close it to release
    * @throws LockTimeoutException if the budget ran out; names the lock file and its holder
-   * @throws LockOrderException if this thread holds the lockfile lock
    * @throws IllegalStateException if this thread already holds this checkout's lock (use {@link
    *     Section#nested()})
    * @throws LocalFileException if the lock file cannot be created or locked
@@ -108,7 +107,6 @@ final class PulledExtensionsLock {
    * waiting.
    *
    * @return the held section, or empty when another thread or process holds the lock
-   * @throws LockOrderException if this thread holds the lockfile lock
    * @throws IllegalStateException if this thread already holds this checkout's lock
    * @throws LocalFileException if the lock file cannot be created or locked
    */
@@ -142,7 +140,6 @@ final class PulledExtensionsLock {
      * releases nothing.
      *
      * @throws IllegalStateException if this section (or its outermost one) is closed
-     * @throws LockOrderException if the calling thread holds the lockfile lock
      */
     Section nested();
 

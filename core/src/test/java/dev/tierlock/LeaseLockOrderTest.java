@@ -32,7 +32,7 @@ class LeaseLockOrderTest {
         .acquire();
     assertThat(LockOrder.innermost()).isEqualTo(LockLevel.GLOBAL);
     AtomicReference<@Nullable LockLevel> whileHolding = new AtomicReference<>();
-    AtomicReference<@Nullable LockLevel> afterRelease = new AtomicReference<>(LockLevel.LOCKFILE);
+    AtomicReference<@Nullable LockLevel> afterRelease = new AtomicReference<>(LockLevel.PULLED_EXTENSIONS);
     AtomicReference<@Nullable String> nonce = new AtomicReference<>();
     CountDownLatch done = new CountDownLatch(1);
     DistributedLock second = new Lease(store, KEY, LockOptions.DEFAULTS, environment, Lease.HandoverBudget.DEFAULT);

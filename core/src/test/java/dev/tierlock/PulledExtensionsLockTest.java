@@ -340,25 +340,21 @@ class PulledExtensionsLockTest {
   }
 
   @Test
-  void acquire_whileHoldingTheLockfileLock_isRejectedAndTakesNothing() throws Exception {
-    PulledExtensionsLock lock = lockOf(checkout).build();
-
-    try (LockOrder.Ticket lockfile = LockOrder.enter(LockLevel.LOCKFILE, "the lockfile lock")) {
-      assertThatThrownBy(lock::acquire)
-          .isInstanceOf(LockOrderException.class)
-          .hasMessageStartingWith("Cannot acquire " + lock.describe() + ": the PULLED_EXTENSIONS lock is taken before the LOCKFILE lock")
-          .extracting(e -> ((LockOrderException) e).code()).isEqualTo("lock_order");
-      assertThatThrownBy(lock::tryAcquire).isInstanceOf(LockOrderException.class)
-          .hasMessageContaining("the PULLED_EXTENSIONS lock is taken before the LOCKFILE lock");
-      assertThat(freeForOthers(lock)).isTrue();
-    }
-  }
-
-  @Test
   void acquire_underTheGlobalLevel_isAllowed() {
     PulledExtensionsLock lock = lockOf(checkout).build();
 
     try (LockOrder.Ticket global = LockOrder.enter(LockLevel.GLOBAL, "the global lock");
+        PulledExtensionsLock.Section section = lock.acquire()) {
+      assertThat(LockOrder.innermost()).isEqualTo(LockLevel.PULLED_EXTENSIONS);
+    }
+  }
+
+  @Test
+  void acquire_underTheGlobalAndCheckoutLevels_isAllowed() {
+    PulledExtensionsLock lock = lockOf(checkout).build();
+
+    try (LockOrder.Ticket global = LockOrder.enter(LockLevel.GLOBAL, "the global lock");
+        LockOrder.Ticket transaction = LockOrder.enter(LockLevel.CHECKOUT, "the transaction lock");
         PulledExtensionsLock.Section section = lock.acquire()) {
       assertThat(LockOrder.innermost()).isEqualTo(LockLevel.PULLED_EXTENSIONS);
     }

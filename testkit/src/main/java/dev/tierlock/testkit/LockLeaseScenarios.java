@@ -14,7 +14,6 @@ import dev.tierlock.Environment;
 import dev.tierlock.LockIdentity;
 import dev.tierlock.LockInfo;
 import dev.tierlock.LockOptions;
-import dev.tierlock.LockOrderException;
 import dev.tierlock.LockTimeoutException;
 import dev.tierlock.Tierlock;
 import dev.tierlock.spi.ObjectVersion;
@@ -219,12 +218,11 @@ final class LockLeaseScenarios {
           Tierlock holder = Tierlock.builder().datastore(other).checkout(checkout).build()) {
         holder.transaction().run(tx -> tx.withPulledExtensionsLock(() -> {
           assertThatThrownBy(lock::acquire)
-              .isInstanceOf(LockOrderException.class)
+              .isInstanceOf(IllegalStateException.class)
               .hasMessageStartingWith("Cannot acquire " + lock.describe()
-                  + ": the GLOBAL lock is taken before the PULLED_EXTENSIONS lock")
-              .extracting(e -> ((LockOrderException) e).code()).isEqualTo("lock_order");
+                  + ": the GLOBAL lock is taken before the PULLED_EXTENSIONS lock");
           assertThatThrownBy(lock::tryAcquire)
-              .isInstanceOf(LockOrderException.class)
+              .isInstanceOf(IllegalStateException.class)
               .hasMessageContaining("the GLOBAL lock is taken before the PULLED_EXTENSIONS lock");
           return null;
         }));
