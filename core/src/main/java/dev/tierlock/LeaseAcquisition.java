@@ -78,6 +78,8 @@ final class LeaseAcquisition {
   private @Nullable String heldBackBy;
   private int turnovers;
   private int reservedTurnovers;
+  /** The holder the attempts of {@link #acquire} last saw. */
+  private @Nullable LockInfo lastHolder;
 
   LeaseAcquisition(Lease lock, LeaseLine line, String nonce, Instant start, Instant deadline) {
     this.lock = lock;
@@ -107,7 +109,6 @@ final class LeaseAcquisition {
    * @throws DatastoreException if the store fails in a way waiting cannot fix, or never answered
    */
   LeaseHolding acquire() {
-    @Nullable LockInfo lastHolder = null;
     @Nullable DatastoreException lastFailure = null;
     boolean reachedStore = false;
     int attempts = 0;
@@ -116,6 +117,7 @@ final class LeaseAcquisition {
     boolean reservedSchedule = false;
     turnovers = 0;
     reservedTurnovers = 0;
+    lastHolder = null;
     try {
       while (true) {
         attempts++;
@@ -134,29 +136,8 @@ final class LeaseAcquisition {
         if (attempt instanceof Attempt.Busy busy) {
           reachedStore = true;
           lastFailure = null;
-          @Nullable LockInfo holder = busy.holder();
-          boolean turnedOver = holder == null || (lastHolder != null && !lastHolder.nonce().equals(holder.nonce()));
-          if (holder != null) {
-            if (lastHolder == null) {
-              LOG.info("Waiting up to {} s for {}, held by {} on {} (pid {}, nonce {}) since {}",
-                  secondsLeft(now, deadline), lock.describe(), holder.holder(),
-                  holder.hostname(), holder.pid(), holder.nonce(), holder.acquiredAt());
-            } else if (turnedOver) {
-              LOG.debug("Still waiting for {}, now held by {} (nonce {})", lock.describe(), holder.holder(), holder.nonce());
-            }
-            lastHolder = holder;
-            line.saw(lastHolder);
-          }
-          if (turnedOver) {
-            // the lock changes hands: it comes free about as often as we see it move, so the waits
-            // start again from the first cap instead of growing as they do behind one long holder;
-            // a reserver does so for its first 256 turnovers only (contended peers hold back for it,
-            // so it sees few; more mean holders that ignore reservations, which must not make it
-            // poll at the round trip until its deadline)
-            turnovers++;
-            if (reserved == null || reservedTurnovers++ < RESERVED_RESTARTS) {
-              backoff = null;
-            }
+          if (sawBusy(busy.holder(), now)) {
+            backoff = null;
           }
           reserveIfStarved(now);
         } else if (attempt instanceof Attempt.HeldBack) {
@@ -175,15 +156,7 @@ final class LeaseAcquisition {
           backoff = Backoff.fullJitter(firstCap, reservedSchedule ? reservedCap(firstCap) : lock.options.maxRetryInterval(),
               lock::nextUnit);
         }
-        Duration wait = backoff.next(remaining);
-        if (attempt instanceof Attempt.Failed failed && failed.failure() instanceof DatastoreBusyException) {
-          // refused for the store's per-object rate (GCS: one write a second): sooner is refused again
-          Duration interval = lock.datastore.minWriteInterval();
-          if (wait.compareTo(interval) < 0) {
-            wait = interval.compareTo(remaining) > 0 ? remaining : interval;
-          }
-        }
-        sleep(wait);
+        sleep(paced(attempt, backoff.next(remaining), remaining));
         line.poke();
       }
     } finally {
@@ -192,6 +165,52 @@ final class LeaseAcquisition {
         reserved = null;
       }
     }
+  }
+
+  /**
+   * Takes in a busy lock held by {@code holder} (null when it was gone or unreadable): logs the wait,
+   * remembers the holder, and counts a turnover when the lock changed hands.
+   *
+   * @return whether the waits start again from the first cap: the lock changes hands, so it comes
+   *     free about as often as we see it move, instead of growing as they do behind one long holder;
+   *     a reserver does so for its first {@link #RESERVED_RESTARTS} turnovers only (contended peers
+   *     hold back for it, so it sees few; more mean holders that ignore reservations, which must not
+   *     make it poll at the round trip until its deadline)
+   */
+  private boolean sawBusy(@Nullable LockInfo holder, Instant now) {
+    LockInfo last = lastHolder;
+    boolean turnedOver = holder == null || (last != null && !last.nonce().equals(holder.nonce()));
+    if (holder != null) {
+      if (last == null) {
+        LOG.info("Waiting up to {} s for {}, held by {} on {} (pid {}, nonce {}) since {}",
+            secondsLeft(now, deadline), lock.describe(), holder.holder(),
+            holder.hostname(), holder.pid(), holder.nonce(), holder.acquiredAt());
+      } else if (turnedOver) {
+        LOG.debug("Still waiting for {}, now held by {} (nonce {})", lock.describe(), holder.holder(), holder.nonce());
+      }
+      lastHolder = holder;
+      line.saw(holder);
+    }
+    if (!turnedOver) {
+      return false;
+    }
+    turnovers++;
+    return reserved == null || reservedTurnovers++ < RESERVED_RESTARTS;
+  }
+
+  /**
+   * Returns {@code wait}, or, after an attempt refused for the store's per-object rate (GCS: one
+   * write a second), at least the store's write interval, within {@code remaining}: sooner is
+   * refused again.
+   */
+  private Duration paced(Attempt attempt, Duration wait, Duration remaining) {
+    if (attempt instanceof Attempt.Failed failed && failed.failure() instanceof DatastoreBusyException) {
+      Duration interval = lock.datastore.minWriteInterval();
+      if (wait.compareTo(interval) < 0) {
+        return interval.compareTo(remaining) > 0 ? remaining : interval;
+      }
+    }
+    return wait;
   }
 
   /** The first cap: the attempt's own duration, at least {@link #SHORTEST_FIRST_WAIT}, at most the retry interval. */

@@ -181,11 +181,11 @@ public final class Tierlock implements AutoCloseable {
    *     {@code action} returned null
    */
   public <T> Optional<T> tryWithPulledExtensionsLock(Supplier<T> action) {
-    Optional<PulledExtensionsLock.Section> taken = pulledExtensions.tryAcquire();
+    Optional<PulledExtensionsLock.Held> taken = pulledExtensions.tryAcquire();
     if (taken.isEmpty()) {
       return Optional.empty();
     }
-    try (PulledExtensionsLock.Section section = taken.get()) {
+    try (PulledExtensionsLock.Held section = taken.get()) {
       T value = action.get();
       if (value == null) {
         throw new IllegalStateException("Cannot run under the pulled-extensions lock of " + checkout
