@@ -194,7 +194,8 @@ public final class ChildLockHolder implements AutoCloseable {
         entries.add(entry);
       }
     }
-    for (Class<?> type : List.of(ChildLockHolder.class, OsLockRegistry.class, NullMarked.class)) {
+    // core is located by a public class: the parent never loads the registry, which only the child uses
+    for (Class<?> type : List.of(ChildLockHolder.class, Tierlock.class, NullMarked.class)) {
       try {
         entries.add(Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI()).toString());
       } catch (URISyntaxException e) {
