@@ -28,7 +28,7 @@ final class ChangeEditor implements TransactionContext {
   private Set<ExtensionName> touched = new LinkedHashSet<>();
   private Set<TierPath> deletions = new LinkedHashSet<>();
   private Map<TierPath, Runnable> required = new LinkedHashMap<>();
-  private PulledExtensionsLock.@Nullable Section section;
+  private PulledExtensionsLock.@Nullable Held section;
   private volatile boolean open = true;
 
   ChangeEditor(Lockfile start, PulledExtensionsLock pulledExtensions) {
@@ -89,11 +89,11 @@ final class ChangeEditor implements TransactionContext {
   @Override
   public <T> T withPulledExtensionsLock(Supplier<T> action) {
     requireOpen("take the pulled-extensions lock");
-    PulledExtensionsLock.Section outer = section;
+    PulledExtensionsLock.Held outer = section;
     if (outer != null && outer.isOpen()) {
       return action.get();
     }
-    try (PulledExtensionsLock.Section taken = pulledExtensions.acquire()) {
+    try (PulledExtensionsLock.Held taken = pulledExtensions.acquire()) {
       section = taken;
       return action.get();
     } finally {
@@ -109,7 +109,7 @@ final class ChangeEditor implements TransactionContext {
   @Override
   public boolean holdsPulledExtensionsLock() {
     requireOpen("ask for the pulled-extensions lock");
-    PulledExtensionsLock.Section held = section;
+    PulledExtensionsLock.Held held = section;
     return held != null && held.isOpen();
   }
 

@@ -1,9 +1,5 @@
 package dev.tierlock;
 
-import dev.tierlock.internal.HeldFileLock;
-import dev.tierlock.internal.LockAttempt;
-import dev.tierlock.internal.LockHolder;
-import dev.tierlock.internal.LockWait;
 import dev.tierlock.internal.OsLockRegistry;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -29,10 +25,11 @@ import org.slf4j.LoggerFactory;
  * lease until just before releasing it, so that two runs on one checkout (two threads, two {@link
  * Tierlock} instances, two processes) never interleave on the checkout's cache, pending record and
  * hydration record, even when one of them stalled past its lease and the other took the lease over.
- * A read-only refresh with nothing pending holds it alone. It belongs to {@link LockLevel#GLOBAL}:
- * the checkout's part of the global level, so it may be taken while the global lease is held, and
- * nothing outer may be taken while it is. {@link PulledExtensionsLock} is the other, at {@link
- * LockLevel#PULLED_EXTENSIONS}. Thread-safe.
+ * A read-only refresh with nothing pending holds it alone. It sits at {@link LockLevel#CHECKOUT},
+ * beside the global lease and before the pulled-extensions lock. A thread that takes it again while
+ * it holds it would wait on itself: that is a nested transaction, refused with an {@link
+ * IllegalStateException} ({@link #nestedTransaction}). {@link PulledExtensionsLock} is the other,
+ * at {@link LockLevel#PULLED_EXTENSIONS}. Thread-safe.
  */
 final class CheckoutLock {
 
@@ -76,8 +73,8 @@ final class CheckoutLock {
   static CheckoutLock in(Path stateDirectory, Clock clock, Sleeper sleeper) {
     try {
       Path file = Files.createDirectories(stateDirectory).toRealPath().resolve(FILE_NAME);
-      return new CheckoutLock(file, LockLevel.GLOBAL, "transaction lock " + file, POLL, clock, sleeper,
-          OsLockRegistry.shared(), () -> { }, NestedTransactionException::new);
+      return new CheckoutLock(file, LockLevel.CHECKOUT, "transaction lock " + file, POLL, clock, sleeper,
+          OsLockRegistry.shared(), () -> { }, CheckoutLock::nestedTransaction);
     } catch (IOException e) {
       throw new LocalFileException("Cannot prepare transaction lock in " + stateDirectory + ": " + e.getMessage(), e);
     }
@@ -95,6 +92,16 @@ final class CheckoutLock {
   static CheckoutLock of(Path lockFile, LockLevel level, String description, Duration poll, Clock clock, Sleeper sleeper,
       OsLockRegistry registry, Runnable onQueued, Function<String, RuntimeException> selfWait) {
     return new CheckoutLock(lockFile, level, description, poll, clock, sleeper, registry, onQueued, selfWait);
+  }
+
+  /**
+   * Returns the failure of a thread that starts a transaction on {@code target} while it runs one
+   * there already (it would wait on its own locks): a programming error; nested work joins the
+   * running transaction through {@link TransactionContext#run}.
+   */
+  static IllegalStateException nestedTransaction(String target) {
+    return new IllegalStateException("Cannot start a transaction on " + target
+        + ": this thread is already running one there; join it with TransactionContext.run instead");
   }
 
   /** Returns this lock, running {@code action} on a thread each time it has to queue in this JVM (for tests). */
@@ -136,9 +143,9 @@ final class CheckoutLock {
    *     to the self-wait failure
    * @throws LockTimeoutException if another holder kept it until the deadline; names the lock file
    *     and, when the file names one, the holder
-   * @throws RuntimeException the lock's self-wait failure ({@link NestedTransactionException} for the
+   * @throws RuntimeException the lock's self-wait failure ({@link #nestedTransaction} for the
    *     transaction lock) if this thread holds it already
-   * @throws LockOrderException if this thread holds a lock of an inner level
+   * @throws IllegalStateException if this thread holds a lock of an inner level
    * @throws InterruptedOperationException if the thread was interrupted while waiting
    * @throws LocalFileException if the lock file cannot be created, locked or written
    */
@@ -146,7 +153,7 @@ final class CheckoutLock {
     LockOrder.Ticket ticket = LockOrder.enter(level, describe());
     boolean held = false;
     try {
-      LockWait wait = LockWait.until(deadline, clock, sleeper, poll).withOnQueued(onQueued);
+      OsLockRegistry.Wait wait = OsLockRegistry.Wait.until(deadline, clock, sleeper::sleep, poll).withOnQueued(onQueued);
       Held lock = settle(registry.acquire(lockFile, guards(target), wait), target, ticket);
       held = true;
       return lock;
@@ -168,15 +175,15 @@ final class CheckoutLock {
    * @param target what the caller runs on
    * @return the held lock, or empty when another thread or process holds it
    * @throws RuntimeException the lock's self-wait failure if this thread holds it already
-   * @throws LockOrderException if this thread holds a lock of an inner level
+   * @throws IllegalStateException if this thread holds a lock of an inner level
    * @throws LocalFileException if the lock file cannot be created, locked or written
    */
   Optional<Held> tryAcquire(String target) {
     LockOrder.Ticket ticket = LockOrder.enter(level, describe());
     boolean held = false;
     try {
-      LockAttempt attempt = registry.tryAcquire(lockFile, guards(target), clock);
-      if (attempt instanceof LockAttempt.Busy) {
+      OsLockRegistry.Attempt attempt = registry.tryAcquire(lockFile, guards(target), clock);
+      if (attempt instanceof OsLockRegistry.Attempt.Busy) {
         return Optional.empty();
       }
       Held lock = settle(attempt, target, ticket);
@@ -195,23 +202,22 @@ final class CheckoutLock {
     return target.equals(description) ? description : description + " for " + target;
   }
 
-  private Held settle(LockAttempt attempt, String target, LockOrder.Ticket ticket) {
-    if (attempt instanceof LockAttempt.Acquired acquired) {
+  private Held settle(OsLockRegistry.Attempt attempt, String target, LockOrder.Ticket ticket) {
+    if (attempt instanceof OsLockRegistry.Attempt.Acquired acquired) {
       return new Release(acquired.lock(), ticket);
     }
-    if (attempt instanceof LockAttempt.Busy busy) {
-      throw LockTimeoutException.ofLockFile(lockFile.toString(), busy.holder().map(LockHolder::describe).orElse(null),
-          busy.waited());
+    if (attempt instanceof OsLockRegistry.Attempt.Busy busy) {
+      throw LockTimeoutException.ofLockFile(lockFile.toString(), busy.holder().orElse(null), busy.waited());
     }
     throw selfWait.apply(target);
   }
 
   /** Releases the file lock, then the lock-order ticket. */
   private static final class Release implements Held {
-    private final HeldFileLock file;
+    private final OsLockRegistry.Held file;
     private final LockOrder.Ticket ticket;
 
-    Release(HeldFileLock file, LockOrder.Ticket ticket) {
+    Release(OsLockRegistry.Held file, LockOrder.Ticket ticket) {
       this.file = file;
       this.ticket = ticket;
     }

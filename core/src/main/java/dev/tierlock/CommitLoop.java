@@ -68,7 +68,7 @@ final class CommitLoop {
   private final LockfileStore store;
   private final Deadline deadline;
   private final List<String> warnings;
-  private final LockLease lease;
+  private final DistributedLock.Held lease;
   private final Names names;
   private final List<TierPath> deletions;
   /** Drops made before the loop (by a re-applied record's rebase), as notices. */
@@ -99,7 +99,7 @@ final class CommitLoop {
    *     run without it waits before it sends a refused write again, and superseded archives are
    *     deleted only while it is held
    */
-  CommitLoop(TransactionSettings settings, Deadline deadline, List<String> warnings, LockLease lease, Commit commit,
+  CommitLoop(TransactionSettings settings, Deadline deadline, List<String> warnings, DistributedLock.Held lease, Commit commit,
       LockfileStore.Fetched base, Names names) {
     this.settings = settings;
     this.store = settings.store();

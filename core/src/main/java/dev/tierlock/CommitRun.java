@@ -28,7 +28,7 @@ final class CommitRun {
   private static final Logger LOG = LoggerFactory.getLogger(CommitRun.class);
 
   /** The lease an optimistic run holds: none. */
-  static final LockLease NO_LEASE = new LockLease() {
+  static final DistributedLock.Held NO_LEASE = new DistributedLock.Held() {
     @Override
     public LockInfo info() {
       throw new IllegalStateException("Cannot describe the lease of an optimistic run: it takes none");
@@ -95,7 +95,7 @@ final class CommitRun {
    *     change pins or deletes an archive); else null, every request of the batch ended
    */
   @Nullable Carried run(List<RunRequest> taken, GroupCommit.Turns turns, LockfileTransaction.Resolution resolution,
-      Instant deadline, LockLease lease, @Nullable Carried carried) {
+      Instant deadline, DistributedLock.Held lease, @Nullable Carried carried) {
     List<RunRequest> batch = new ArrayList<>(taken);
     List<String> warnings = new ArrayList<>();
     PendingRecord.Stored stored = readPending(warnings);
@@ -293,7 +293,7 @@ final class CommitRun {
 
   /** Hands the plan to the commit loop and gives each caller its outcome. */
   private void publish(PendingRecord.Stored stored, List<RunRequest> applied, Replay replay, Plan plan,
-      LockLease lease, Instant deadline, List<String> warnings) {
+      DistributedLock.Held lease, Instant deadline, List<String> warnings) {
     if (lease != NO_LEASE && !lease.isHeld()) {
       warn(warnings, "The global lock " + settings.globalLock().describe() + " was lost during the transaction;"
           + " publishing stays safe: it is conditional on the version fetched");

@@ -6,7 +6,7 @@ import java.util.Optional;
 
 /**
  * The processes of this host, as a lease lock asks about them to tell a dead holder on its own host
- * ({@link LeaseLocks}): a lock record that names this host, a process id and that process's start
+ * ({@link DistributedLock}): a lock record that names this host, a process id and that process's start
  * time is taken over at once when no process with that id runs here any more, or when the id now
  * belongs to a process that started at another time (the id was reused). The default, {@link
  * #system()}, asks the operating system; tests pass a table of their own, and a deployment whose

@@ -20,14 +20,25 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One acquisition of a {@link LeaseLock}'s remote lock, by the thread whose turn it is in its {@link
+ * One acquisition of a {@link Lease}'s remote lock, by the thread whose turn it is in its {@link
  * LeaseLine}: the attempts (a create-only write, a look at the holder, a takeover of a stale or
  * dead one), the waits between them and the reservation of the next turn ({@link
- * LeaseReservation}); see {@link LeaseLocks} for the protocol. Not thread-safe: one per acquisition.
+ * LeaseReservation}); see {@link Lease} for the protocol.
+ *
+ * <p><b>Waits between attempts.</b> Each wait is drawn uniformly from [0, cap] (full jitter). The
+ * first cap is the duration of the acquisition's first attempt as the lock's clock measured it
+ * (near the store's round trip; at least 1 ms, at most the retry interval); each next cap is twice
+ * the last, up to the maximum retry interval, while the attempts find one holder; an attempt that
+ * finds the lock changed hands (another holder, or none) starts the caps again from the first (a
+ * reserver for its first 256 turnovers only), so a waiter behind a stream of short holdings keeps
+ * polling near the round trip (and so keeps an even chance against the one just released) instead
+ * of backing off to seconds; no wait runs past the maximum wait.
+ *
+ * <p>Not thread-safe: one per acquisition.
  */
 final class LeaseAcquisition {
 
-  private static final Logger LOG = LoggerFactory.getLogger(LeaseLock.class);
+  private static final Logger LOG = LoggerFactory.getLogger(Lease.class);
 
   /** The smallest first cap of the waits: a round trip the lock's clock cannot see starts here. */
   static final Duration SHORTEST_FIRST_WAIT = Duration.ofMillis(1);
@@ -44,7 +55,7 @@ final class LeaseAcquisition {
 
   /** What one attempt found. */
   private sealed interface Attempt {
-    record Acquired(HeldLease lease) implements Attempt {}
+    record Acquired(LeaseHolding lease) implements Attempt {}
 
     record Busy(@Nullable LockInfo holder) implements Attempt {}
 
@@ -56,7 +67,7 @@ final class LeaseAcquisition {
   /** Whether a stale holder may be taken over in this step. */
   private enum TakeOver { IF_STALE, NEVER }
 
-  private final LeaseLock lock;
+  private final Lease lock;
   private final LeaseLine line;
   private final String nonce;
   private final Instant start;
@@ -67,8 +78,10 @@ final class LeaseAcquisition {
   private @Nullable String heldBackBy;
   private int turnovers;
   private int reservedTurnovers;
+  /** The holder the attempts of {@link #acquire} last saw. */
+  private @Nullable LockInfo lastHolder;
 
-  LeaseAcquisition(LeaseLock lock, LeaseLine line, String nonce, Instant start, Instant deadline) {
+  LeaseAcquisition(Lease lock, LeaseLine line, String nonce, Instant start, Instant deadline) {
     this.lock = lock;
     this.line = line;
     this.nonce = nonce;
@@ -77,7 +90,7 @@ final class LeaseAcquisition {
   }
 
   /** Tries once, without waiting or reserving: the lease, or empty when a live holder or a reservation keeps it. */
-  Optional<HeldLease> tryOnce() {
+  Optional<LeaseHolding> tryOnce() {
     Attempt attempt = attempt();
     if (attempt instanceof Attempt.Acquired acquired) {
       return Optional.of(acquired.lease());
@@ -95,8 +108,7 @@ final class LeaseAcquisition {
    * @throws LockTimeoutException if the deadline passed first
    * @throws DatastoreException if the store fails in a way waiting cannot fix, or never answered
    */
-  HeldLease acquire() {
-    @Nullable LockInfo lastHolder = null;
+  LeaseHolding acquire() {
     @Nullable DatastoreException lastFailure = null;
     boolean reachedStore = false;
     int attempts = 0;
@@ -105,6 +117,7 @@ final class LeaseAcquisition {
     boolean reservedSchedule = false;
     turnovers = 0;
     reservedTurnovers = 0;
+    lastHolder = null;
     try {
       while (true) {
         attempts++;
@@ -123,29 +136,8 @@ final class LeaseAcquisition {
         if (attempt instanceof Attempt.Busy busy) {
           reachedStore = true;
           lastFailure = null;
-          @Nullable LockInfo holder = busy.holder();
-          boolean turnedOver = holder == null || (lastHolder != null && !lastHolder.nonce().equals(holder.nonce()));
-          if (holder != null) {
-            if (lastHolder == null) {
-              LOG.info("Waiting up to {} s for {}, held by {} on {} (pid {}, nonce {}) since {}",
-                  secondsLeft(now, deadline), lock.describe(), holder.holder(),
-                  holder.hostname(), holder.pid(), holder.nonce(), holder.acquiredAt());
-            } else if (turnedOver) {
-              LOG.debug("Still waiting for {}, now held by {} (nonce {})", lock.describe(), holder.holder(), holder.nonce());
-            }
-            lastHolder = holder;
-            line.saw(lastHolder);
-          }
-          if (turnedOver) {
-            // the lock changes hands: it comes free about as often as we see it move, so the waits
-            // start again from the first cap instead of growing as they do behind one long holder;
-            // a reserver does so for its first 256 turnovers only (contended peers hold back for it,
-            // so it sees few; more mean holders that ignore reservations, which must not make it
-            // poll at the round trip until its deadline)
-            turnovers++;
-            if (reserved == null || reservedTurnovers++ < RESERVED_RESTARTS) {
-              backoff = null;
-            }
+          if (sawBusy(busy.holder(), now)) {
+            backoff = null;
           }
           reserveIfStarved(now);
         } else if (attempt instanceof Attempt.HeldBack) {
@@ -164,15 +156,7 @@ final class LeaseAcquisition {
           backoff = Backoff.fullJitter(firstCap, reservedSchedule ? reservedCap(firstCap) : lock.options.maxRetryInterval(),
               lock::nextUnit);
         }
-        Duration wait = backoff.next(remaining);
-        if (attempt instanceof Attempt.Failed failed && failed.failure() instanceof DatastoreBusyException) {
-          // refused for the store's per-object rate (GCS: one write a second): sooner is refused again
-          Duration interval = lock.datastore.minWriteInterval();
-          if (wait.compareTo(interval) < 0) {
-            wait = interval.compareTo(remaining) > 0 ? remaining : interval;
-          }
-        }
-        sleep(wait);
+        sleep(paced(attempt, backoff.next(remaining), remaining));
         line.poke();
       }
     } finally {
@@ -181,6 +165,52 @@ final class LeaseAcquisition {
         reserved = null;
       }
     }
+  }
+
+  /**
+   * Takes in a busy lock held by {@code holder} (null when it was gone or unreadable): logs the wait,
+   * remembers the holder, and counts a turnover when the lock changed hands.
+   *
+   * @return whether the waits start again from the first cap: the lock changes hands, so it comes
+   *     free about as often as we see it move, instead of growing as they do behind one long holder;
+   *     a reserver does so for its first {@link #RESERVED_RESTARTS} turnovers only (contended peers
+   *     hold back for it, so it sees few; more mean holders that ignore reservations, which must not
+   *     make it poll at the round trip until its deadline)
+   */
+  private boolean sawBusy(@Nullable LockInfo holder, Instant now) {
+    LockInfo last = lastHolder;
+    boolean turnedOver = holder == null || (last != null && !last.nonce().equals(holder.nonce()));
+    if (holder != null) {
+      if (last == null) {
+        LOG.info("Waiting up to {} s for {}, held by {} on {} (pid {}, nonce {}) since {}",
+            secondsLeft(now, deadline), lock.describe(), holder.holder(),
+            holder.hostname(), holder.pid(), holder.nonce(), holder.acquiredAt());
+      } else if (turnedOver) {
+        LOG.debug("Still waiting for {}, now held by {} (nonce {})", lock.describe(), holder.holder(), holder.nonce());
+      }
+      lastHolder = holder;
+      line.saw(holder);
+    }
+    if (!turnedOver) {
+      return false;
+    }
+    turnovers++;
+    return reserved == null || reservedTurnovers++ < RESERVED_RESTARTS;
+  }
+
+  /**
+   * Returns {@code wait}, or, after an attempt refused for the store's per-object rate (GCS: one
+   * write a second), at least the store's write interval, within {@code remaining}: sooner is
+   * refused again.
+   */
+  private Duration paced(Attempt attempt, Duration wait, Duration remaining) {
+    if (attempt instanceof Attempt.Failed failed && failed.failure() instanceof DatastoreBusyException) {
+      Duration interval = lock.datastore.minWriteInterval();
+      if (wait.compareTo(interval) < 0) {
+        return interval.compareTo(remaining) > 0 ? remaining : interval;
+      }
+    }
+    return wait;
   }
 
   /** The first cap: the attempt's own duration, at least {@link #SHORTEST_FIRST_WAIT}, at most the retry interval. */
@@ -196,7 +226,7 @@ final class LeaseAcquisition {
     return cap.compareTo(first) < 0 ? first : cap;
   }
 
-  private HeldLease giveUp(@Nullable LockInfo lastHolder, @Nullable DatastoreException lastFailure, boolean reachedStore,
+  private LeaseHolding giveUp(@Nullable LockInfo lastHolder, @Nullable DatastoreException lastFailure, boolean reachedStore,
       Duration waited) {
     if (maybeWritten) {
       try {
@@ -319,7 +349,7 @@ final class LeaseAcquisition {
 
   /**
    * Claims the reservation of the next turn once this acquisition has waited past the lock's bound:
-   * longer than {@link LeaseLock#reserveAfter()}, or through {@link #RESERVE_AFTER_TURNOVERS} turns
+   * longer than {@link Lease#reserveAfter()}, or through {@link #RESERVE_AFTER_TURNOVERS} turns
    * of other holders.
    */
   private void reserveIfStarved(Instant now) {

@@ -1,36 +1,52 @@
 package dev.tierlock;
 
+import dev.tierlock.spi.Datastore;
+import dev.tierlock.internal.TurnQueue;
 import dev.tierlock.spi.DatastoreIdentity;
 import dev.tierlock.spi.ObjectKey;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The in-JVM queue of one lease ({@link LeaseLocks}): every lease lock of this class loader on one
- * store ({@link DatastoreIdentity}), one key and one holder identity waits here, first come first
- * served, so that only the thread whose turn it is works on the remote lock, and a remote holding
- * can be handed from one turn to the next without a remote delete and create. Lines are kept in
- * one registry per class loader, {@link #join}; a line is dropped when its last user leaves.
+ * The in-JVM queue of one {@link Lease}, in front of its remote lock.
  *
- * <p>A turn is the right to hold the lease: granted to one waiter at a time, in arrival order. A
- * granted turn either comes with a holding handed over by the turn before ({@link Turn#handed()})
- * or without one, and then its waiter acquires the remote lock itself. A waiter that gives up
- * (deadline, interrupt) leaves the queue; those behind keep their places. Waiting is measured by
- * each waiter's own clock, re-read whenever the turn changes hands, whenever the turn's owner
- * retries the remote lock ({@link #poke()}) and at least once per waiter's slice. Thread-safe.
+ * <p><b>One queue per lease in this JVM.</b> Every lease of this class loader on one store (equal
+ * {@link Datastore#identity()}), one key and one {@link LockIdentity} (the records it writes)
+ * queues its callers in memory, first come first served: only the caller whose turn it is works on
+ * the remote lock, the others wait without a call. When a lease is released while another caller is
+ * queued and its remote holding is still held ({@link DistributedLock.Held#isHeld()}), the holding
+ * is handed over: the next caller gets a lease object of its own on the same record (the same
+ * nonce), with no remote call, lent its own lock's store for the heartbeats and the release. A
+ * holding is handed over at most {@link Lease.HandoverBudget#DEFAULT} times in a row and only while
+ * it has been held for less than its time since its remote acquisition ({@link
+ * Lease.HandoverBudget}); after that it is released remotely and the next caller acquires remotely,
+ * as a contended acquirer ({@link LeaseReservation}), so that other processes get their turn.
+ * Closing a lease twice, or closing a lease whose turn has passed, never releases the next
+ * caller's. A caller that gives up (its maximum wait, an interrupt) leaves the queue and those
+ * behind keep their places. Queued callers re-read their own clocks whenever the turn changes hands
+ * and whenever the caller whose turn it is retries, and at least once per maximum retry interval of
+ * real time. A lease lost in this JVM (a stall, a force-release) keeps its turn until it is closed.
+ * {@link DistributedLock#tryAcquire()} never queues: it returns empty when another caller in this
+ * JVM has or awaits the turn.
+ *
+ * <p>A turn is the right to hold the lease, taken in the one fair queue of Tierlock's locks ({@link
+ * TurnQueue}): granted to one waiter at a time, in arrival order. A granted turn comes with a holding
+ * handed over by the turn before ({@link Grant.Handed}), with word that the turn before released
+ * its holding remotely although this waiter was queued ({@link Grant.Yielded}), or with nothing;
+ * without a holding, its waiter acquires the remote lock itself. The line adds to the queue what the
+ * turn's owner holds and how often it was handed over, guarded by the line's monitor; lines are kept
+ * in one registry per class loader, {@link #join}, and a line is dropped when its last user leaves.
+ * Thread-safe.
  */
 final class LeaseLine {
 
   /**
-   * What makes two lease locks one line: the store, the lock's key and who the records name (a
-   * handed-over holding keeps its record, so it only passes between locks that write the same).
+   * What makes two leases one line: the store, the lock's key and who the records name (a
+   * handed-over holding keeps its record, so it only passes between leases that write the same).
    *
    * @param store the store's identity
    * @param lock the lock's key
@@ -38,37 +54,31 @@ final class LeaseLine {
    */
   record Key(DatastoreIdentity store, ObjectKey lock, LockIdentity holder) {}
 
-  /** One waiter's claim on the turn. */
-  static final class Turn {
-    private boolean granted;
-    private @Nullable HeldLease handed;
-    private boolean yielded;
-
-    /** Returns the holding handed over with the turn, if it came with one. */
-    synchronized @Nullable HeldLease handed() {
-      return handed;
-    }
+  /** What a turn comes with from the turn before. */
+  sealed interface Grant {
 
     /**
-     * Returns whether the turn before released its holding remotely although this waiter was
-     * queued (its handover budget was spent): this waiter acquires as a contended acquirer, so that
-     * a waiter of another process that reserved the next turn gets it.
+     * The turn before handed its remote holding over: the waiter continues it.
+     *
+     * @param holding the holding, still held when it was handed over
      */
-    synchronized boolean yielded() {
-      return yielded;
-    }
+    record Handed(LeaseHolding holding) implements Grant {}
+
+    /**
+     * The turn before released its holding remotely although this waiter was queued (its handover
+     * budget was spent): the waiter acquires as a contended acquirer, so that a waiter of another
+     * process that reserved the next turn gets it.
+     */
+    record Yielded() implements Grant {}
   }
 
   private static final Map<Key, LeaseLine> LINES = new HashMap<>();
 
   private final Key key;
-  private final ReentrantLock guard = new ReentrantLock();
-  private final Condition changed = guard.newCondition();
-  private final ArrayDeque<Turn> queue = new ArrayDeque<>();
+  private final TurnQueue<Grant> turns = new TurnQueue<>();
   /** Guarded by {@link #LINES}. */
   private int users;
-  private @Nullable Turn owner;
-  private @Nullable HeldLease holding;
+  private @Nullable LeaseHolding holding;
   private int handovers;
   private boolean yieldNext;
   private volatile @Nullable LockInfo lastSeen;
@@ -96,19 +106,8 @@ final class LeaseLine {
   }
 
   /** Takes the turn if nobody has it and nobody is queued; otherwise returns null at once. */
-  @Nullable Turn tryTake() {
-    guard.lock();
-    try {
-      if (owner != null || !queue.isEmpty()) {
-        return null;
-      }
-      Turn turn = new Turn();
-      turn.granted = true;
-      owner = turn;
-      return turn;
-    } finally {
-      guard.unlock();
-    }
+  TurnQueue.@Nullable Turn<Grant> tryTake() {
+    return turns.tryTake();
   }
 
   /**
@@ -120,59 +119,20 @@ final class LeaseLine {
    * @return the granted turn, or null when the deadline passed first (the waiter left the queue)
    * @throws InterruptedException if interrupted while waiting (the waiter left the queue)
    */
-  @Nullable Turn take(Clock clock, Instant deadline, Duration slice) throws InterruptedException {
-    guard.lock();
-    try {
-      Turn turn = new Turn();
-      if (owner == null && queue.isEmpty()) {
-        turn.granted = true;
-        owner = turn;
-        return turn;
-      }
-      queue.addLast(turn);
-      try {
-        while (!turn.granted) {
-          Duration remaining = Duration.between(clock.instant(), deadline);
-          if (remaining.isNegative() || remaining.isZero()) {
-            queue.remove(turn);
-            return null;
-          }
-          changed.awaitNanos((remaining.compareTo(slice) < 0 ? remaining : slice).toNanos());
-        }
-        return turn;
-      } catch (InterruptedException e) {
-        if (turn.granted) {
-          Thread.currentThread().interrupt();
-          return turn;
-        }
-        queue.remove(turn);
-        throw e;
-      }
-    } finally {
-      guard.unlock();
-    }
+  TurnQueue.@Nullable Turn<Grant> take(Clock clock, Instant deadline, Duration slice) throws InterruptedException {
+    return turns.take(clock, deadline, slice, () -> { });
   }
 
   /** Wakes the queued waiters to re-read their clocks: the owner's remote wait moved on. */
   void poke() {
-    guard.lock();
-    try {
-      changed.signalAll();
-    } finally {
-      guard.unlock();
-    }
+    turns.poke();
   }
 
   /** Records that {@code turn}, the owner, now holds {@code held}, acquired remotely. */
-  void hold(Turn turn, HeldLease held) {
-    guard.lock();
-    try {
-      if (owner == turn) {
-        holding = held;
-        handovers = 0;
-      }
-    } finally {
-      guard.unlock();
+  synchronized void hold(TurnQueue.Turn<Grant> turn, LeaseHolding held) {
+    if (turns.isCurrent(turn)) {
+      holding = held;
+      handovers = 0;
     }
   }
 
@@ -180,15 +140,10 @@ final class LeaseLine {
    * Takes back the holding handed to {@code turn} (found lost when its waiter woke): the owner
    * now releases it and acquires remotely.
    */
-  void drop(Turn turn) {
-    guard.lock();
-    try {
-      if (owner == turn) {
-        holding = null;
-        handovers = 0;
-      }
-    } finally {
-      guard.unlock();
+  synchronized void drop(TurnQueue.Turn<Grant> turn) {
+    if (turns.isCurrent(turn)) {
+      holding = null;
+      handovers = 0;
     }
   }
 
@@ -200,60 +155,39 @@ final class LeaseLine {
    *
    * @return the holding to release remotely, then call {@link #end}; null when nothing is left to do
    */
-  @Nullable HeldLease handOverOrDetach(Turn turn) {
-    guard.lock();
-    try {
-      if (owner != turn) {
-        return null;
-      }
-      HeldLease held = holding;
-      Turn next = queue.peekFirst();
-      if (held != null && next != null && held.isHeld() && held.mayHandOver(handovers)) {
-        queue.pollFirst();
-        handovers++;
-        owner = next;
-        synchronized (next) {
-          next.handed = held;
-        }
-        next.granted = true;
-        changed.signalAll();
-        return null;
-      }
-      holding = null;
-      handovers = 0;
-      if (held == null) {
-        passOn();
-        return null;
-      }
-      yieldNext = next != null;
-      return held;
-    } finally {
-      guard.unlock();
+  synchronized @Nullable LeaseHolding handOverOrDetach(TurnQueue.Turn<Grant> turn) {
+    if (!turns.isCurrent(turn)) {
+      return null;
     }
+    LeaseHolding held = holding;
+    if (held != null && turns.queued() > 0 && held.isHeld() && held.mayHandOver(handovers)
+        && turns.handOver(turn, new Grant.Handed(held))) {
+      handovers++;
+      return null;
+    }
+    holding = null;
+    handovers = 0;
+    if (held == null) {
+      passOn(turn);
+      return null;
+    }
+    yieldNext = turns.queued() > 0;
+    return held;
   }
 
   /** Ends {@code turn}, which holds nothing (any holding released), and grants the next waiter. */
-  void end(Turn turn) {
-    guard.lock();
-    try {
-      if (owner == turn) {
-        holding = null;
-        handovers = 0;
-        passOn();
-      }
-    } finally {
-      guard.unlock();
+  synchronized void end(TurnQueue.Turn<Grant> turn) {
+    if (turns.isCurrent(turn)) {
+      holding = null;
+      handovers = 0;
+      passOn(turn);
     }
   }
 
   /** Returns the holder to name when a queued waiter gives up: the holding's record, else the remote holder last seen. */
-  @Nullable LockInfo holderToName() {
-    guard.lock();
-    try {
-      return holding != null ? holding.info() : lastSeen;
-    } finally {
-      guard.unlock();
-    }
+  synchronized @Nullable LockInfo holderToName() {
+    LeaseHolding held = holding;
+    return held != null ? held.info() : lastSeen;
   }
 
   /** Records the remote holder the owner's attempts last saw. */
@@ -263,18 +197,9 @@ final class LeaseLine {
     }
   }
 
-  private void passOn() {
-    owner = null;
-    Turn next = queue.pollFirst();
-    if (next != null) {
-      synchronized (next) {
-        next.yielded = yieldNext;
-      }
-      next.granted = true;
-      owner = next;
-    }
+  private void passOn(TurnQueue.Turn<Grant> turn) {
+    turns.end(turn, yieldNext ? new Grant.Yielded() : null);
     yieldNext = false;
-    changed.signalAll();
   }
 
   @Override

@@ -19,22 +19,36 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The reservation of a lease lock's next turn ({@link LeaseLocks}, the bounded-wait rule): one
- * object next to the lock, {@code <lock key>.reservation}, holding a {@link LockInfo} record (the
- * reserver's nonce and ttl) in the lock's own format. A waiter that has waited past its bound
- * claims it by a create-only write; contended acquirers other than the reserver hold back while it
- * is fresh; the reserver refreshes it every ttl/3 while it waits, conditional on its version, and
- * deletes it (conditionally) once it holds the lock or gives up. A reservation is fresh while its
- * record is younger than its ttl by the reader's clock and the reader has not itself seen its
- * version unchanged for longer than that ttl, so a dead reserver holds nobody back for more than
- * its ttl whatever the clocks say; an expired or unreadable one is deleted, conditional on the
- * version seen, by the first contended acquirer that finds it. It is advisory only: the lock object
- * alone excludes, and a holder that knows nothing of reservations (the original tool) is excluded
- * by it as before. Thread-safe; one per lease lock (its state is the observation of a version).
+ * The reservation of a lease's next turn: one object next to the lock, {@code <lock
+ * key>.reservation}, holding a {@link LockInfo} record (the reserver's nonce and ttl) in the lock's
+ * own format, read and written by {@link LeaseAcquisition}.
+ *
+ * <p><b>Bounded waits across processes.</b> An acquirer that met contention (a busy lock, a
+ * reservation) within the last two ttls is <em>contended</em>, and before each attempt reads the
+ * reservation object {@code <key>.reservation} ({@link DistributedLock#tryAcquire()} too). Another
+ * waiter's fresh reservation holds it back: no create on that attempt. An expired or unreadable
+ * reservation is deleted, conditional on the version read, and ignored. An acquisition that has
+ * waited longer than twice the maximum retry interval (or half its maximum wait, if that is
+ * shorter), or has seen the lock change hands 64 times, and then finds the lock busy claims the
+ * reservation: a create-only write of its own record (its nonce and ttl). While it waits, the
+ * reserver refreshes the reservation every ttl/3 (conditional on its version) and waits at most the
+ * retry interval between attempts; it deletes the reservation (conditionally) once it holds the
+ * lock or gives up. A reservation is fresh while its record is younger than its ttl by the reader's
+ * clock and the reader has not itself seen it unchanged for longer than its ttl, so a dead reserver
+ * holds nobody back for longer than its ttl. Cost: nothing on the uncontended path (an acquire
+ * stays one create-only write, a release one conditional delete); under contention one read per
+ * attempt, and a write to claim, one per ttl/3 to refresh and a delete to finish for the one waiter
+ * that reserves. The reservation is advisory: the lock object alone excludes. The original tool,
+ * which knows nothing of it, still contends by the lock object and is excluded by it; so is an
+ * acquirer that met no contention within two ttls, which makes its one create without reading the
+ * reservation and may pass a reserver that way. Every acquirer that keeps polling holds back, so a
+ * waiter that outlasts the bound is next among them.
+ *
+ * <p>Thread-safe; one per lease (its state is the observation of a version).
  */
 final class LeaseReservation {
 
-  private static final Logger LOG = LoggerFactory.getLogger(LeaseLock.class);
+  private static final Logger LOG = LoggerFactory.getLogger(Lease.class);
 
   /** What a contended acquirer found. */
   sealed interface Look {
@@ -51,11 +65,11 @@ final class LeaseReservation {
   /** A version of the reservation and when this lock first saw it. */
   private record Observation(ObjectVersion version, Instant since) {}
 
-  private final LeaseLock lock;
+  private final Lease lock;
   private final ObjectKey key;
   private final AtomicReference<@Nullable Observation> observed = new AtomicReference<>();
 
-  LeaseReservation(LeaseLock lock) {
+  LeaseReservation(Lease lock) {
     this.lock = lock;
     this.key = keyOf(lock.key);
   }

@@ -17,6 +17,9 @@ import org.jspecify.annotations.Nullable;
  */
 public final class LockInfo {
 
+  /** The largest lock body a reader accepts, in bytes; a real one is a few hundred. */
+  public static final int MAX_BYTES = LockInfoCodec.MAX_BYTES;
+
   private final String holder;
   private final String hostname;
   private final long pid;
@@ -56,6 +59,20 @@ public final class LockInfo {
     this.ttl = ttl;
     this.nonce = nonce;
     this.processStart = processStart;
+  }
+
+  /**
+   * Reads the body of a lock object as every holder of the datastore global lock writes it (see the
+   * class description), ignoring fields it does not know.
+   *
+   * @param lockKey the lock's key or path, for the message
+   * @param body the lock object's bytes
+   * @return the record the body holds
+   * @throws LockUnreadableException if the body is larger than {@link #MAX_BYTES}, not one JSON
+   *     object, or missing or mistyping a required field
+   */
+  public static LockInfo parse(String lockKey, byte[] body) {
+    return LockInfoCodec.decode(Objects.requireNonNull(lockKey, "lockKey"), Objects.requireNonNull(body, "body"));
   }
 
   /** {@return who holds it, {@code user@host}} */

@@ -5,7 +5,7 @@ import java.time.Duration;
 /**
  * Timing of a lease lock. Defaults: ttl 30 s (heartbeat every ttl/3), waits between attempts
  * drawn with full jitter under a cap that starts near the store's round trip (at most 1 s) and
- * doubles up to 8 s, give up after 60 s ({@link LeaseLocks} tells how the waits are drawn).
+ * doubles up to 8 s, give up after 60 s ({@link DistributedLock} tells how the waits are drawn).
  *
  * @param ttl how long a lease stays fresh without a heartbeat
  * @param retryInterval the largest first cap of the waits between attempts (the lease lock starts

@@ -1,13 +1,18 @@
 package dev.tierlock;
 
 import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Checks, per thread, that locks are taken in {@link LockLevel} order. Every lock of Tierlock calls
- * {@link #enter} before acquiring and closes the returned ticket after releasing. Re-entry at the
- * level already held innermost is allowed (a nested section joins the outer one; the lock itself
- * decides whether it re-enters).
+ * The lock-order rule, written once: per thread, locks are taken in {@link LockLevel} order (the
+ * global lease and the checkout's transaction lock, then the pulled-extensions lock). Every lock of
+ * Tierlock calls {@link #enter} before acquiring and closes the returned ticket after releasing.
+ * Re-entry at the level already held innermost is allowed (a nested section joins the outer one;
+ * the lock itself decides whether it re-enters); an outer level while an inner one is held is a
+ * programming error, refused with an {@link IllegalStateException} before anything is taken.
  *
  * <p>A ticket belongs to the thread that entered it, but may be closed on any thread: a lock taken
  * on a pool thread and released on another frees the level of the thread that took it, so that the
@@ -18,6 +23,12 @@ import org.jspecify.annotations.Nullable;
 final class LockOrder {
 
   private static final ThreadLocal<ArrayDeque<Entry>> HELD = ThreadLocal.withInitial(ArrayDeque::new);
+
+  /** The order for messages: {@code GLOBAL and CHECKOUT, then PULLED_EXTENSIONS}. */
+  private static final String ORDER = Arrays.stream(LockLevel.values())
+      .collect(Collectors.groupingBy(l -> l.rank, TreeMap::new,
+          Collectors.mapping(LockLevel::name, Collectors.joining(" and "))))
+      .values().stream().collect(Collectors.joining(", then "));
 
   private LockOrder() {}
 
@@ -31,19 +42,25 @@ final class LockOrder {
   /**
    * Records that the current thread is about to take {@code level}.
    *
-   * @throws LockOrderException if it already holds an inner level
+   * @param what the lock about to be taken, for the message
+   * @throws IllegalStateException if it already holds an inner level
    */
   static Ticket enter(LockLevel level, String what) {
     ArrayDeque<Entry> stack = HELD.get();
     synchronized (stack) {
       Entry innermost = stack.peek();
-      if (innermost != null && innermost.level.compareTo(level) > 0) {
-        throw new LockOrderException(level, innermost.level, what);
+      if (innermost != null && innermost.level.rank > level.rank) {
+        throw outOfOrder(level, innermost.level, what);
       }
       Entry entry = new Entry(level, stack);
       stack.push(entry);
       return entry;
     }
+  }
+
+  private static IllegalStateException outOfOrder(LockLevel wanted, LockLevel held, String what) {
+    return new IllegalStateException("Cannot acquire " + what + ": the " + wanted + " lock is taken before the " + held
+        + " lock, and this thread already holds the " + held + " lock (lock order is " + ORDER + ")");
   }
 
   /** Returns the innermost level the current thread holds, or {@code null} when it holds none. */

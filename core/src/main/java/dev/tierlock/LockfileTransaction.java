@@ -80,7 +80,7 @@ public final class LockfileTransaction {
    *     PublishFailurePolicy#THROW}); it is kept pending and the next transaction publishes it
    * @throws LockfileOutcomeUnknownException if a write of the change went unanswered and could not
    *     be settled, or a pending change blocks this checkout; the change is kept (whatever the policy)
-   * @throws NestedTransactionException if this thread is already running a transaction here
+   * @throws IllegalStateException if this thread is already running a transaction here
    * @throws RuntimeException whatever {@code change} threw; nothing of it was published or kept
    */
   public TransactionResult run(Consumer<TransactionContext> change) {
@@ -98,12 +98,12 @@ public final class LockfileTransaction {
    * @throws LockTimeoutException if the checkout's transaction lock was not acquired in time
    * @throws ManagedLockfileUnavailableException if the shared lockfile could not be fetched
    * @throws LockfileFormatException if it does not parse
-   * @throws NestedTransactionException if this thread is already running a transaction here
+   * @throws IllegalStateException if this thread is already running a transaction here
    */
   public TransactionResult refresh() {
     Thread self = Thread.currentThread();
     if (!running.add(self)) {
-      throw new NestedTransactionException(describe());
+      throw CheckoutLock.nestedTransaction(describe());
     }
     try (CheckoutLock.Held held = settings.checkoutLock().acquire(deadline(), describe())) {
       List<String> warnings = new ArrayList<>();
@@ -189,7 +189,7 @@ public final class LockfileTransaction {
   private TransactionResult execute(Consumer<TransactionContext> change, Resolution resolution) {
     Thread self = Thread.currentThread();
     if (!running.add(self)) {
-      throw new NestedTransactionException(describe());
+      throw CheckoutLock.nestedTransaction(describe());
     }
     try {
       RunRequest request = new RunRequest(change, deadline());
@@ -220,16 +220,16 @@ public final class LockfileTransaction {
         return;
       }
     }
-    try (LockLease lease = acquireGlobal();
+    try (DistributedLock.Held lease = acquireGlobal();
         CheckoutLock.Held held = settings.checkoutLock().acquire(deadline, describe())) {
       run.run(batch, turns, resolution, deadline, lease, carried);
     }
   }
 
-  private LockLease acquireGlobal() {
+  private DistributedLock.Held acquireGlobal() {
     try {
       return settings.globalLock().acquire();
-    } catch (LockTimeoutException | LockOrderException | InterruptedOperationException | DatastoreUnsafeException
+    } catch (LockTimeoutException | IllegalStateException | InterruptedOperationException | DatastoreUnsafeException
         | DatastoreAccessDeniedException e) {
       throw e;
     } catch (RuntimeException e) {

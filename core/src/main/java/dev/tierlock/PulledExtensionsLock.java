@@ -23,11 +23,11 @@ import org.jspecify.annotations.Nullable;
  * file and its holder (pid, host, since when). The lock file is never deleted and lives in the state
  * directory, outside anything that is synced.
  *
- * <p>Re-entry is explicit: {@link #acquire()} returns a {@link Section}; code that runs inside it and
- * needs the lock again calls {@link Section#nested()}, which runs inline without taking anything.
+ * <p>Re-entry is explicit: {@link #acquire()} returns a {@link Held}; code that runs inside it and
+ * needs the lock again calls {@link Held#nested()}, which runs inline without taking anything.
  * Acquiring again on a thread that already holds the lock is a programming error and is rejected at
- * once. The lock sits at {@link LockLevel#PULLED_EXTENSIONS}: after the global lock, before the
- * lockfile lock.
+ * once. The lock sits at {@link LockLevel#PULLED_EXTENSIONS}, innermost: after the global lock and
+ * the checkout's transaction lock.
  *
  * <p>Thread-safe. Holds no state of its own besides configuration.
  */
@@ -93,13 +93,12 @@ final class PulledExtensionsLock {
    *
    * @return the held section; close it to release
    * @throws LockTimeoutException if the budget ran out; names the lock file and its holder
-   * @throws LockOrderException if this thread holds the lockfile lock
    * @throws IllegalStateException if this thread already holds this checkout's lock (use {@link
-   *     Section#nested()})
+   *     Held#nested()})
    * @throws LocalFileException if the lock file cannot be created or locked
    * @throws InterruptedOperationException if the thread was interrupted while waiting
    */
-  public Section acquire() {
+  public Held acquire() {
     return new Outer(this, checkoutLock.acquire(clock.instant().plus(maxWait), describe()));
   }
 
@@ -108,11 +107,10 @@ final class PulledExtensionsLock {
    * waiting.
    *
    * @return the held section, or empty when another thread or process holds the lock
-   * @throws LockOrderException if this thread holds the lockfile lock
    * @throws IllegalStateException if this thread already holds this checkout's lock
    * @throws LocalFileException if the lock file cannot be created or locked
    */
-  public Optional<Section> tryAcquire() {
+  public Optional<Held> tryAcquire() {
     return checkoutLock.tryAcquire(describe()).map(held -> new Outer(this, held));
   }
 
@@ -122,8 +120,8 @@ final class PulledExtensionsLock {
    * @return what {@code action} returned
    * @throws LockTimeoutException if the budget ran out
    */
-  public <T> T withLock(Function<Section, T> action) {
-    try (Section section = acquire()) {
+  public <T> T withLock(Function<Held, T> action) {
+    try (Held section = acquire()) {
       return action.apply(section);
     }
   }
@@ -132,7 +130,7 @@ final class PulledExtensionsLock {
    * A held pulled-extensions lock, or a nested use of one. Closing the outermost section releases
    * the lock (idempotent); closing a nested section only ends the nesting. Thread-safe.
    */
-  public interface Section extends AutoCloseable {
+  public interface Held extends AutoCloseable {
 
     /** Returns the lock this section holds. */
     PulledExtensionsLock lock();
@@ -142,9 +140,8 @@ final class PulledExtensionsLock {
      * releases nothing.
      *
      * @throws IllegalStateException if this section (or its outermost one) is closed
-     * @throws LockOrderException if the calling thread holds the lockfile lock
      */
-    Section nested();
+    Held nested();
 
     /** Returns whether this section and its outermost one are still open. */
     boolean isOpen();
@@ -160,7 +157,7 @@ final class PulledExtensionsLock {
   }
 
   /** The outermost section: holds the lock until closed. Thread-safe. */
-  private static final class Outer implements Section {
+  private static final class Outer implements Held {
     private final PulledExtensionsLock lock;
     private final CheckoutLock.Held held;
     private boolean closed;
@@ -176,7 +173,7 @@ final class PulledExtensionsLock {
     }
 
     @Override
-    public synchronized Section nested() {
+    public synchronized Held nested() {
       if (closed) {
         throw new IllegalStateException("Cannot enter a nested section of " + lock.describe() + ": the section is closed");
       }
@@ -208,7 +205,7 @@ final class PulledExtensionsLock {
   }
 
   /** A nested section: runs inline in its outermost one and releases nothing. */
-  private static final class Nested implements Section {
+  private static final class Nested implements Held {
     private final Outer root;
     private final LockOrder.Ticket ticket;
     private volatile boolean closed;
@@ -224,7 +221,7 @@ final class PulledExtensionsLock {
     }
 
     @Override
-    public Section nested() {
+    public Held nested() {
       if (closed) {
         throw new IllegalStateException("Cannot enter a nested section of " + root.lock.describe() + ": the section is closed");
       }
@@ -300,15 +297,10 @@ final class PulledExtensionsLock {
       return this;
     }
 
-    /** Sets the clock that measures the wait budget. */
-    public Builder clock(Clock value) {
-      this.clock = value;
-      return this;
-    }
-
-    /** Sets how the lock waits between attempts on a busy lock file. */
-    public Builder sleeper(Sleeper value) {
-      this.sleeper = value;
+    /** Sets the clock that measures the wait budget and how the lock waits on a busy lock file. */
+    Builder environment(Environment value) {
+      this.clock = value.clock();
+      this.sleeper = value.sleeper();
       return this;
     }
 

@@ -49,7 +49,7 @@ final class ReservedKeys extends ForwardingDatastore {
   /** Returns whether {@code key} is a shared lockfile or a global lock, in any namespace. */
   static boolean isReserved(ObjectKey key) {
     String value = key.value();
-    return names(value, TierPath.LOCKFILE.value()) || names(value, LeaseLocks.GLOBAL_LOCK_NAME);
+    return names(value, TierPath.LOCKFILE.value()) || names(value, DistributedLock.GLOBAL_LOCK_NAME);
   }
 
   private static boolean names(String key, String object) {

@@ -20,13 +20,13 @@ final class ShutdownRelease {
   /** How long the hook waits in all for the releases before the JVM goes on shutting down. */
   static final long WAIT_MILLIS = 5_000;
 
-  private static final Set<HeldLease> HELD = ConcurrentHashMap.newKeySet();
+  private static final Set<LeaseHolding> HELD = ConcurrentHashMap.newKeySet();
   private static final AtomicBoolean INSTALLED = new AtomicBoolean();
 
   private ShutdownRelease() {}
 
   /** Registers a lease just acquired; installs the hook with the first. */
-  static void register(HeldLease lease) {
+  static void register(LeaseHolding lease) {
     if (INSTALLED.compareAndSet(false, true)) {
       try {
         Runtime.getRuntime().addShutdownHook(new Thread(ShutdownRelease::releaseAll, "tierlock-release-leases"));
@@ -38,14 +38,14 @@ final class ShutdownRelease {
   }
 
   /** Forgets a lease released (or given up) by its holder. */
-  static void unregister(HeldLease lease) {
+  static void unregister(LeaseHolding lease) {
     HELD.remove(lease);
   }
 
   /** Releases every lease still registered, each on its own thread, waiting at most {@link #WAIT_MILLIS} in all. */
   static void releaseAll() {
     List<Thread> threads = new ArrayList<>();
-    for (HeldLease lease : List.copyOf(HELD)) {
+    for (LeaseHolding lease : List.copyOf(HELD)) {
       Thread thread = new Thread(lease::releaseAtShutdown, "tierlock-release " + lease);
       thread.setDaemon(true);
       thread.start();

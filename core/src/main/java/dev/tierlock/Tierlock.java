@@ -7,13 +7,10 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.Optional;
 import java.util.function.Supplier;
-import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -52,6 +49,7 @@ public final class Tierlock implements AutoCloseable {
   private final Path stateDirectory;
   private final Path cacheDirectory;
   private final Clock clock;
+  private final Environment environment;
   private final SelfCheckedDatastore guard;
   private final Datastore tier;
   private final DistributedLock globalLock;
@@ -62,7 +60,8 @@ public final class Tierlock implements AutoCloseable {
   private Tierlock(Builder b, Datastore datastore, boolean owns) {
     this.ownsDatastore = owns;
     this.namespace = b.namespace;
-    this.clock = b.clock;
+    this.environment = b.environment;
+    this.clock = environment.clock();
     this.checkout = b.checkout.toAbsolutePath().normalize();
     this.stateDirectory = b.stateDirectory != null
         ? b.stateDirectory.toAbsolutePath().normalize()
@@ -77,20 +76,17 @@ public final class Tierlock implements AutoCloseable {
       throw new LocalFileException("Cannot create checkout " + checkout + " and its state directory " + stateDirectory
           + ": " + e.getMessage(), e);
     }
-    this.guard = new SelfCheckedDatastore(datastore, namespace, new SelfCheckMarker(stateDirectory), b.clock);
+    this.guard = new SelfCheckedDatastore(datastore, namespace, new SelfCheckMarker(stateDirectory), clock);
     this.tier = new ReservedKeys(guard);
     this.store = new LockfileStore(guard, namespace, cacheDirectory, stateDirectory);
-    LeaseLocks.Builder lock = LeaseLocks.builder(guard, LeaseLocks.globalKey(namespace))
-        .options(b.lockOptions).clock(b.clock).sleeper(b.sleeper).random(b.random).heartbeats(b.heartbeats);
-    if (b.identity != null) {
-      lock.identity(b.identity);
-    }
-    this.globalLock = lock.build();
+    this.globalLock = new Lease(guard, DistributedLock.globalKey(namespace), b.lockOptions, environment,
+        Lease.HandoverBudget.DEFAULT);
     this.pulledExtensions = PulledExtensionsLock.builder(checkout).stateDirectory(stateDirectory)
-        .clock(b.clock).sleeper(b.sleeper).build();
+        .environment(environment).build();
     this.transaction = new LockfileTransaction(new TransactionSettings(store, new PendingRecord(stateDirectory, namespace, datastore.identity()),
-        globalLock, pulledExtensions, CheckoutLock.in(stateDirectory, b.clock, b.sleeper), b.clock, b.sleeper, b.random,
-        b.policy, b.deadline, b.maxAttempts, b.firstBackoff, b.maxBackoff, b.commitIds, b.mode, b.grouped));
+        globalLock, pulledExtensions, CheckoutLock.in(stateDirectory, clock, environment.sleeper()), clock,
+        environment.sleeper(), environment.random(), b.policy, b.deadline, b.maxAttempts, b.firstBackoff, b.maxBackoff,
+        environment.commitIds(), b.mode, b.grouped));
   }
 
   /**
@@ -105,6 +101,11 @@ public final class Tierlock implements AutoCloseable {
   /** {@return the transaction that changes the shared lockfile} */
   public LockfileTransaction transaction() {
     return transaction;
+  }
+
+  /** {@return the environment this checkout runs in: its clock, sleeper, random source and the rest} */
+  public Environment environment() {
+    return environment;
   }
 
   /** {@return the datastore global lock ({@code [<namespace>/].datastore.lock})} */
@@ -180,11 +181,11 @@ public final class Tierlock implements AutoCloseable {
    *     {@code action} returned null
    */
   public <T> Optional<T> tryWithPulledExtensionsLock(Supplier<T> action) {
-    Optional<PulledExtensionsLock.Section> taken = pulledExtensions.tryAcquire();
+    Optional<PulledExtensionsLock.Held> taken = pulledExtensions.tryAcquire();
     if (taken.isEmpty()) {
       return Optional.empty();
     }
-    try (PulledExtensionsLock.Section section = taken.get()) {
+    try (PulledExtensionsLock.Held section = taken.get()) {
       T value = action.get();
       if (value == null) {
         throw new IllegalStateException("Cannot run under the pulled-extensions lock of " + checkout
@@ -291,16 +292,11 @@ public final class Tierlock implements AutoCloseable {
     private @Nullable Path stateDirectory;
     private @Nullable Path cacheDirectory;
     private Namespace namespace = Namespace.NONE;
-    private Clock clock = Clock.systemUTC();
-    private Sleeper sleeper = Sleeper.SYSTEM;
-    private RandomGenerator random = new SecureRandom();
+    private Environment environment = Environment.system();
     private LockOptions lockOptions = LockOptions.DEFAULTS;
-    private Heartbeats heartbeats = Heartbeats.daemonThreads();
-    private @Nullable LockIdentity identity;
     private PublishFailurePolicy policy = PublishFailurePolicy.THROW;
     private Duration deadline = TransactionSettings.DEFAULT_DEADLINE;
     private int maxAttempts = TransactionSettings.DEFAULT_MAX_ATTEMPTS;
-    private Supplier<String> commitIds = randomCommitIds();
     private Duration firstBackoff = TransactionSettings.DEFAULT_FIRST_BACKOFF;
     private Duration maxBackoff = TransactionSettings.DEFAULT_MAX_BACKOFF;
     private CommitMode mode = CommitMode.LOCKED;
@@ -379,35 +375,16 @@ public final class Tierlock implements AutoCloseable {
     }
 
     /**
-     * Sets the clock of locks and deadlines (default the system UTC clock).
+     * Sets what Tierlock takes from the world around it: the clock of locks and deadlines, how it
+     * waits, the jitter of its backoffs, the heartbeats of the global lock, this host's processes,
+     * who lock records name as the holder, lock nonces, commit ids and the crash-boundary hook
+     * (default {@link Environment#system()}).
      *
-     * @param value the clock
+     * @param value the environment
      * @return this builder
      */
-    public Builder clock(Clock value) {
-      this.clock = value;
-      return this;
-    }
-
-    /**
-     * Sets how Tierlock waits (default real sleeping).
-     *
-     * @param value the sleeper
-     * @return this builder
-     */
-    public Builder sleeper(Sleeper value) {
-      this.sleeper = value;
-      return this;
-    }
-
-    /**
-     * Sets the source of backoff jitter (default a {@link SecureRandom}); drawn from under its own monitor.
-     *
-     * @param value the source of jitter
-     * @return this builder
-     */
-    public Builder random(RandomGenerator value) {
-      this.random = value;
+    public Builder environment(Environment value) {
+      this.environment = value;
       return this;
     }
 
@@ -419,28 +396,6 @@ public final class Tierlock implements AutoCloseable {
      */
     public Builder lockOptions(LockOptions value) {
       this.lockOptions = value;
-      return this;
-    }
-
-    /**
-     * Sets what runs the global lock's heartbeats (default daemon threads).
-     *
-     * @param value what runs heartbeats
-     * @return this builder
-     */
-    public Builder heartbeats(Heartbeats value) {
-      this.heartbeats = value;
-      return this;
-    }
-
-    /**
-     * Sets who the global lock names as its holder (default this process).
-     *
-     * @param value the holder identity
-     * @return this builder
-     */
-    public Builder lockIdentity(LockIdentity value) {
-      this.identity = value;
       return this;
     }
 
@@ -528,28 +483,6 @@ public final class Tierlock implements AutoCloseable {
     public Builder withoutGroupCommit() {
       this.grouped = false;
       return this;
-    }
-
-    /**
-     * Sets where commit ids come from: unique per lockfile write, letters, digits and {@code -}, 1
-     * to 64 characters (default 16 random hex digits). Short ids let a write carry a longer lineage
-     * within the store's metadata capacity.
-     *
-     * @param value the source of commit ids
-     * @return this builder
-     */
-    public Builder commitIds(Supplier<String> value) {
-      this.commitIds = value;
-      return this;
-    }
-
-    private static Supplier<String> randomCommitIds() {
-      SecureRandom random = new SecureRandom();
-      return () -> {
-        byte[] bytes = new byte[8];
-        random.nextBytes(bytes);
-        return HexFormat.of().formatHex(bytes);
-      };
     }
 
     /**

@@ -16,8 +16,6 @@ import org.jspecify.annotations.Nullable;
  *   <tbody>
  *   <tr><td>{@code lock_timeout}</td><td>{@link LockTimeoutException}</td><td>a lock stayed held past its wait; nothing changed; retry</td></tr>
  *   <tr><td>{@code lock_unreadable}</td><td>{@link LockUnreadableException}</td><td>a lock record cannot be read</td></tr>
- *   <tr><td>{@code lock_order}</td><td>{@link LockOrderException}</td><td>locks taken out of order: a programming error</td></tr>
- *   <tr><td>{@code nested_transaction}</td><td>{@link NestedTransactionException}</td><td>a run started inside a run of the same thread: join it instead</td></tr>
  *   <tr><td>{@code managed_lockfile_unavailable}</td><td>{@link ManagedLockfileUnavailableException}</td><td>the shared lockfile could not be fetched or the lock taken, for a passing reason; nothing changed</td></tr>
  *   <tr><td>{@code managed_config_unpublished}</td><td>{@link ManagedConfigUnpublishedException}</td><td>the change did not land; it is saved and the next transaction publishes it</td></tr>
  *   <tr><td>{@code lockfile_outcome_unknown}</td><td>{@link LockfileOutcomeUnknownException}</td><td>a change may or may not have landed; kept, settled next time or by the caller</td></tr>

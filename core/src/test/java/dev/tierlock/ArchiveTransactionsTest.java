@@ -363,8 +363,9 @@ class ArchiveTransactionsTest {
   }
 
   private Tierlock open(Datastore store, String checkout) {
-    return Tierlock.builder().datastore(store).checkout(dir.resolve(checkout)).namespace(TEAM).clock(clock)
-        .sleeper(clock.sleeper()).random(new SplittableRandom(1)).heartbeats((name, interval, beat) -> () -> { })
+    return Tierlock.builder().datastore(store).checkout(dir.resolve(checkout)).namespace(TEAM)
+        .environment(Environment.system().withClock(clock).withSleeper(clock.sleeper()).withRandom(new SplittableRandom(1))
+            .withHeartbeats((name, interval, beat) -> () -> { }))
         .build();
   }
 

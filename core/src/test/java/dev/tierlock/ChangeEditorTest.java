@@ -91,7 +91,7 @@ class ChangeEditorTest {
 
     assertThat(value).isEqualTo(7);
     assertThat(PulledExtensionsLock.builder(dir).build().tryAcquire()).hasValueSatisfying(
-        PulledExtensionsLock.Section::close);
+        PulledExtensionsLock.Held::close);
   }
 
   @Test

@@ -141,14 +141,14 @@ class CheckoutLockTest {
   void acquire_againOnTheHoldingThread_isANestedTransaction() throws Exception {
     try (CheckoutLock.Held held = lock().acquire(clock.instant(), "target")) {
       assertThatThrownBy(() -> lock().acquire(clock.instant().plusSeconds(60), "the lockfile"))
-          .isInstanceOf(NestedTransactionException.class)
-          .hasMessageStartingWith("Cannot start a transaction on the lockfile: this thread is already running one there")
-          .extracting(e -> ((NestedTransactionException) e).code()).isEqualTo("nested_transaction");
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessage("Cannot start a transaction on the lockfile: this thread is already running one there; join it"
+              + " with TransactionContext.run instead");
       assertThatThrownBy(() -> lock().tryAcquire("the lockfile"))
-          .isInstanceOf(NestedTransactionException.class)
+          .isInstanceOf(IllegalStateException.class)
           .hasMessageStartingWith("Cannot start a transaction on the lockfile: this thread is already running one there");
       assertThat(freeForOthers()).as("the rejected re-entry released nothing").isFalse();
-      assertThat(LockOrder.innermost()).isEqualTo(LockLevel.GLOBAL);
+      assertThat(LockOrder.innermost()).isEqualTo(LockLevel.CHECKOUT);
     }
     assertThat(freeForOthers()).isTrue();
     assertThat(clock.sleeps()).isEmpty();
@@ -207,10 +207,10 @@ class CheckoutLockTest {
   @Test
   void acquire_lockFileThatCannotBeOpened_failsAndFreesEverything() throws Exception {
     Path file = lock().lockFile();
-    CheckoutLock broken = CheckoutLock.of(file, LockLevel.GLOBAL, "transaction lock " + file, CheckoutLock.POLL, clock,
+    CheckoutLock broken = CheckoutLock.of(file, LockLevel.CHECKOUT, "transaction lock " + file, CheckoutLock.POLL, clock,
         clock.sleeper(), OsLockRegistry.using(f -> {
           throw new IOException("disk on fire");
-        }), () -> { }, NestedTransactionException::new);
+        }), () -> { }, CheckoutLock::nestedTransaction);
 
     assertThatThrownBy(() -> broken.acquire(clock.instant().plusSeconds(5), "target"))
         .isExactlyInstanceOf(LocalFileException.class)
@@ -245,10 +245,11 @@ class CheckoutLockTest {
 
   @Test
   void acquire_whileHoldingAnInnerLevel_isRejected() {
-    try (LockOrder.Ticket inner = LockOrder.enter(LockLevel.LOCKFILE, "an inner lock")) {
+    try (LockOrder.Ticket inner = LockOrder.enter(LockLevel.PULLED_EXTENSIONS, "an inner lock")) {
       assertThatThrownBy(() -> lock().acquire(clock.instant(), "target"))
-          .isInstanceOf(LockOrderException.class)
-          .extracting(e -> ((LockOrderException) e).code()).isEqualTo("lock_order");
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageStartingWith("Cannot acquire transaction lock " + lock().lockFile()
+              + ": the CHECKOUT lock is taken before the PULLED_EXTENSIONS lock");
     }
     lock().acquire(clock.instant(), "target").close();
   }

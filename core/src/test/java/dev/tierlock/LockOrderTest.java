@@ -20,49 +20,60 @@ class LockOrderTest {
   @Test
   void enter_inOrder_isAllowed() {
     try (LockOrder.Ticket global = LockOrder.enter(LockLevel.GLOBAL, "g");
-        LockOrder.Ticket pulled = LockOrder.enter(LockLevel.PULLED_EXTENSIONS, "p");
-        LockOrder.Ticket lockfile = LockOrder.enter(LockLevel.LOCKFILE, "l")) {
-      assertThat(LockOrder.innermost()).isEqualTo(LockLevel.LOCKFILE);
+        LockOrder.Ticket pulled = LockOrder.enter(LockLevel.CHECKOUT, "p");
+        LockOrder.Ticket lockfile = LockOrder.enter(LockLevel.PULLED_EXTENSIONS, "l")) {
+      assertThat(LockOrder.innermost()).isEqualTo(LockLevel.PULLED_EXTENSIONS);
     }
   }
 
   @Test
   void enter_skippingALevel_isAllowed() {
     try (LockOrder.Ticket global = LockOrder.enter(LockLevel.GLOBAL, "g");
-        LockOrder.Ticket lockfile = LockOrder.enter(LockLevel.LOCKFILE, "l")) {
-      assertThat(LockOrder.innermost()).isEqualTo(LockLevel.LOCKFILE);
+        LockOrder.Ticket lockfile = LockOrder.enter(LockLevel.PULLED_EXTENSIONS, "l")) {
+      assertThat(LockOrder.innermost()).isEqualTo(LockLevel.PULLED_EXTENSIONS);
     }
   }
 
   @Test
   void enter_outerWhileHoldingInner_isRejected() {
-    try (LockOrder.Ticket lockfile = LockOrder.enter(LockLevel.LOCKFILE, "the lockfile lock")) {
+    try (LockOrder.Ticket lockfile = LockOrder.enter(LockLevel.PULLED_EXTENSIONS, "the pulled-extensions lock")) {
       assertThatThrownBy(() -> LockOrder.enter(LockLevel.GLOBAL, "lock \".datastore.lock\""))
-          .isInstanceOf(LockOrderException.class)
-          .hasMessage("Cannot acquire lock \".datastore.lock\": the GLOBAL lock is taken before the LOCKFILE lock,"
-              + " and this thread already holds the LOCKFILE lock (lock order is GLOBAL -> PULLED_EXTENSIONS -> LOCKFILE)")
-          .extracting(e -> ((LockOrderException) e).code()).isEqualTo("lock_order");
-      assertThat(LockOrder.innermost()).isEqualTo(LockLevel.LOCKFILE);
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessage("Cannot acquire lock \".datastore.lock\": the GLOBAL lock is taken before the PULLED_EXTENSIONS"
+              + " lock, and this thread already holds the PULLED_EXTENSIONS lock (lock order is GLOBAL and CHECKOUT,"
+              + " then PULLED_EXTENSIONS)");
+      assertThat(LockOrder.innermost()).isEqualTo(LockLevel.PULLED_EXTENSIONS);
+    }
+  }
+
+  @Test
+  void enter_theGlobalLevelWhileHoldingACheckoutLock_isAllowed() {
+    // the change of a run on one checkout may run a transaction on another store: its lease, then its checkout lock
+    try (LockOrder.Ticket global = LockOrder.enter(LockLevel.GLOBAL, "g");
+        LockOrder.Ticket checkout = LockOrder.enter(LockLevel.CHECKOUT, "c");
+        LockOrder.Ticket otherGlobal = LockOrder.enter(LockLevel.GLOBAL, "another store's g");
+        LockOrder.Ticket otherCheckout = LockOrder.enter(LockLevel.CHECKOUT, "another checkout's c")) {
+      assertThat(LockOrder.innermost()).isEqualTo(LockLevel.CHECKOUT);
     }
   }
 
   @Test
   void enter_sameLevelAgain_isAllowed() {
-    try (LockOrder.Ticket outer = LockOrder.enter(LockLevel.PULLED_EXTENSIONS, "p");
-        LockOrder.Ticket inner = LockOrder.enter(LockLevel.PULLED_EXTENSIONS, "p")) {
+    try (LockOrder.Ticket outer = LockOrder.enter(LockLevel.CHECKOUT, "p");
+        LockOrder.Ticket inner = LockOrder.enter(LockLevel.CHECKOUT, "p")) {
       inner.close();
-      assertThat(LockOrder.innermost()).isEqualTo(LockLevel.PULLED_EXTENSIONS);
+      assertThat(LockOrder.innermost()).isEqualTo(LockLevel.CHECKOUT);
     }
   }
 
   @Test
   void close_innerTicket_allowsAnotherOuterLevelLater() {
     try (LockOrder.Ticket global = LockOrder.enter(LockLevel.GLOBAL, "g")) {
-      LockOrder.Ticket lockfile = LockOrder.enter(LockLevel.LOCKFILE, "l");
+      LockOrder.Ticket lockfile = LockOrder.enter(LockLevel.PULLED_EXTENSIONS, "l");
       lockfile.close();
       lockfile.close();
-      try (LockOrder.Ticket pulled = LockOrder.enter(LockLevel.PULLED_EXTENSIONS, "p")) {
-        assertThat(LockOrder.innermost()).isEqualTo(LockLevel.PULLED_EXTENSIONS);
+      try (LockOrder.Ticket pulled = LockOrder.enter(LockLevel.CHECKOUT, "p")) {
+        assertThat(LockOrder.innermost()).isEqualTo(LockLevel.CHECKOUT);
       }
       assertThat(LockOrder.innermost()).isEqualTo(LockLevel.GLOBAL);
     }
@@ -70,7 +81,7 @@ class LockOrderTest {
 
   @Test
   void enter_isPerThread() throws Exception {
-    try (LockOrder.Ticket lockfile = LockOrder.enter(LockLevel.LOCKFILE, "l")) {
+    try (LockOrder.Ticket lockfile = LockOrder.enter(LockLevel.PULLED_EXTENSIONS, "l")) {
       LockLevel seen = CompletableFuture.supplyAsync(() -> {
         try (LockOrder.Ticket global = LockOrder.enter(LockLevel.GLOBAL, "g")) {
           return LockOrder.innermost();
@@ -84,8 +95,8 @@ class LockOrderTest {
   void close_fromAnotherThread_freesTheLevelOfTheThreadThatEnteredIt() throws Exception {
     ExecutorService pool = Executors.newSingleThreadExecutor();
     try {
-      LockOrder.Ticket lockfile = pool.submit(() -> LockOrder.enter(LockLevel.LOCKFILE, "l")).get(10, TimeUnit.SECONDS);
-      assertThat(pool.submit(LockOrder::innermost).get(10, TimeUnit.SECONDS)).isEqualTo(LockLevel.LOCKFILE);
+      LockOrder.Ticket lockfile = pool.submit(() -> LockOrder.enter(LockLevel.PULLED_EXTENSIONS, "l")).get(10, TimeUnit.SECONDS);
+      assertThat(pool.submit(LockOrder::innermost).get(10, TimeUnit.SECONDS)).isEqualTo(LockLevel.PULLED_EXTENSIONS);
 
       lockfile.close();
       lockfile.close();
@@ -106,13 +117,13 @@ class LockOrderTest {
   @Test
   void close_fromAnotherThread_keepsTheOwnersOtherLevels() throws Exception {
     try (LockOrder.Ticket global = LockOrder.enter(LockLevel.GLOBAL, "g")) {
-      LockOrder.Ticket lockfile = LockOrder.enter(LockLevel.LOCKFILE, "l");
+      LockOrder.Ticket lockfile = LockOrder.enter(LockLevel.PULLED_EXTENSIONS, "l");
 
       CompletableFuture.runAsync(lockfile::close).get(10, TimeUnit.SECONDS);
 
       assertThat(LockOrder.innermost()).isEqualTo(LockLevel.GLOBAL);
-      try (LockOrder.Ticket pulled = LockOrder.enter(LockLevel.PULLED_EXTENSIONS, "p")) {
-        assertThat(LockOrder.innermost()).isEqualTo(LockLevel.PULLED_EXTENSIONS);
+      try (LockOrder.Ticket pulled = LockOrder.enter(LockLevel.CHECKOUT, "p")) {
+        assertThat(LockOrder.innermost()).isEqualTo(LockLevel.CHECKOUT);
       }
     }
   }

@@ -6,6 +6,7 @@ import dev.tierlock.spi.DatastoreIdentity;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
 import dev.tierlock.spi.ObjectVersion;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
@@ -47,6 +48,8 @@ class PublicValueTypesTest {
     tester.testAllPublicInstanceMethods(LockfileEntry.builder("1", AT).build());
     tester.testAllPublicInstanceMethods(Lockfile.EMPTY);
     tester.testAllPublicInstanceMethods(LockfileDelta.EMPTY);
+    tester.setDefault(Clock.class, Clock.systemUTC()).setDefault(LockIdentity.class, LockIdentity.of("a@h", "h", 1))
+        .testAllPublicInstanceMethods(Environment.system());
   }
 
   @Test

@@ -52,7 +52,8 @@ class PulledExtensionsLockTest {
   }
 
   private PulledExtensionsLock.Builder lockOf(Path dir) {
-    return PulledExtensionsLock.builder(dir).clock(clock).sleeper(clock.sleeper()).pollInterval(Duration.ofMillis(5));
+    return PulledExtensionsLock.builder(dir).environment(Environment.system().withClock(clock).withSleeper(clock.sleeper()))
+        .pollInterval(Duration.ofMillis(5));
   }
 
   private <T> T await(Future<T> future) throws Exception {
@@ -62,8 +63,8 @@ class PulledExtensionsLockTest {
   /** Whether another thread could take the lock right now. */
   private boolean freeForOthers(PulledExtensionsLock lock) throws Exception {
     return await(threads.submit(() -> {
-      Optional<PulledExtensionsLock.Section> section = lock.tryAcquire();
-      section.ifPresent(PulledExtensionsLock.Section::close);
+      Optional<PulledExtensionsLock.Held> section = lock.tryAcquire();
+      section.ifPresent(PulledExtensionsLock.Held::close);
       return section.isPresent();
     }));
   }
@@ -72,7 +73,7 @@ class PulledExtensionsLockTest {
   void acquire_holdsUntilClosed_andKeepsTheLockFile() throws Exception {
     PulledExtensionsLock lock = lockOf(checkout).build();
 
-    try (PulledExtensionsLock.Section section = lock.acquire()) {
+    try (PulledExtensionsLock.Held section = lock.acquire()) {
       assertThat(section.isOpen()).isTrue();
       assertThat(section.lock()).isSameAs(lock);
       assertThat(freeForOthers(lock)).isFalse();
@@ -86,7 +87,7 @@ class PulledExtensionsLockTest {
   @Test
   void close_twice_releasesOnce() throws Exception {
     PulledExtensionsLock lock = lockOf(checkout).build();
-    PulledExtensionsLock.Section section = lock.acquire();
+    PulledExtensionsLock.Held section = lock.acquire();
 
     section.close();
     section.close();
@@ -97,7 +98,7 @@ class PulledExtensionsLockTest {
 
   @Test
   void acquire_waiters_getTheLockInArrivalOrder() throws Exception {
-    PulledExtensionsLock.Section held = lockOf(checkout).build().acquire();
+    PulledExtensionsLock.Held held = lockOf(checkout).build().acquire();
     List<Integer> order = new CopyOnWriteArrayList<>();
     List<Future<?>> waiters = new java.util.ArrayList<>();
     for (int i = 1; i <= 3; i++) {
@@ -105,7 +106,7 @@ class PulledExtensionsLockTest {
       CountDownLatch queued = new CountDownLatch(1);
       PulledExtensionsLock lock = lockOf(checkout).onQueued(queued::countDown).build();
       waiters.add(threads.submit(() -> {
-        try (PulledExtensionsLock.Section section = lock.acquire()) {
+        try (PulledExtensionsLock.Held section = lock.acquire()) {
           order.add(id);
         }
       }));
@@ -127,10 +128,10 @@ class PulledExtensionsLockTest {
     PulledExtensionsLock second = lockOf(checkout).onQueued(queued::countDown).build();
     AtomicBoolean firstReleased = new AtomicBoolean();
 
-    PulledExtensionsLock.Section held = first.acquire();
+    PulledExtensionsLock.Held held = first.acquire();
     assertThat(freeForOthers(second)).isFalse();
     Future<Boolean> waiter = threads.submit(() -> {
-      try (PulledExtensionsLock.Section section = second.acquire()) {
+      try (PulledExtensionsLock.Held section = second.acquire()) {
         return firstReleased.get();
       }
     });
@@ -149,7 +150,7 @@ class PulledExtensionsLockTest {
     PulledExtensionsLock byRelative = lockOf(relative).build();
     PulledExtensionsLock byLink = lockOf(viaLink).build();
 
-    try (PulledExtensionsLock.Section section = absolute.acquire()) {
+    try (PulledExtensionsLock.Held section = absolute.acquire()) {
       assertThat(freeForOthers(byRelative)).isFalse();
       assertThat(freeForOthers(byLink)).isFalse();
     }
@@ -162,9 +163,9 @@ class PulledExtensionsLockTest {
   void nested_runsInlineAndReleasesNothing() throws Exception {
     PulledExtensionsLock lock = lockOf(checkout).build();
 
-    try (PulledExtensionsLock.Section outer = lock.acquire()) {
-      try (PulledExtensionsLock.Section inner = outer.nested();
-          PulledExtensionsLock.Section innermost = inner.nested()) {
+    try (PulledExtensionsLock.Held outer = lock.acquire()) {
+      try (PulledExtensionsLock.Held inner = outer.nested();
+          PulledExtensionsLock.Held innermost = inner.nested()) {
         assertThat(innermost.isOpen()).isTrue();
         assertThat(innermost.lock()).isSameAs(lock);
       }
@@ -176,8 +177,8 @@ class PulledExtensionsLockTest {
 
   @Test
   void nested_ofAClosedSection_isRejected() {
-    PulledExtensionsLock.Section section = lockOf(checkout).build().acquire();
-    PulledExtensionsLock.Section inner = section.nested();
+    PulledExtensionsLock.Held section = lockOf(checkout).build().acquire();
+    PulledExtensionsLock.Held inner = section.nested();
     inner.close();
     section.close();
 
@@ -192,7 +193,7 @@ class PulledExtensionsLockTest {
   void acquire_againOnTheHoldingThread_isRejectedAtOnce() throws Exception {
     PulledExtensionsLock lock = lockOf(checkout).build();
 
-    try (PulledExtensionsLock.Section section = lock.acquire()) {
+    try (PulledExtensionsLock.Held section = lock.acquire()) {
       assertThatThrownBy(lock::acquire)
           .isInstanceOf(IllegalStateException.class)
           .hasMessage("Cannot acquire " + lock.describe() + ": this thread already holds it; pass the held section and call nested()");
@@ -206,7 +207,7 @@ class PulledExtensionsLockTest {
     PulledExtensionsLock lock = lockOf(checkout).build();
     PulledExtensionsLock impatient = lockOf(checkout).maxWait(Duration.ZERO).build();
 
-    try (PulledExtensionsLock.Section section = lock.acquire()) {
+    try (PulledExtensionsLock.Held section = lock.acquire()) {
       ExecutionException failure = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
           () -> await(threads.submit(impatient::acquire)));
       assertThat(failure.getCause())
@@ -231,9 +232,9 @@ class PulledExtensionsLockTest {
     PulledExtensionsLock waiter = lockOf(checkout).stateDirectory(state).maxWait(Duration.ofSeconds(30))
         .onQueued(queued::countDown).build();
 
-    try (PulledExtensionsLock.Section section = holder.acquire()) {
+    try (PulledExtensionsLock.Held section = holder.acquire()) {
       assertThat(freeForOthers(waiter)).isFalse();
-      Future<PulledExtensionsLock.Section> waiting = threads.submit(waiter::acquire);
+      Future<PulledExtensionsLock.Held> waiting = threads.submit(waiter::acquire);
       assertThat(queued.await(BOUND_SECONDS, TimeUnit.SECONDS)).as("the second checkout queues in this JVM").isTrue();
       assertThat(ChildJvm.probe(holder.lockFile())).as("the first checkout still holds the OS lock").isEqualTo("busy");
       clock.advance(Duration.ofSeconds(31));
@@ -245,12 +246,13 @@ class PulledExtensionsLockTest {
       assertThat(ChildJvm.probe(holder.lockFile())).isEqualTo("busy");
     }
     assertThat(waiter.lockFile()).isEqualTo(holder.lockFile());
-    assertThat(waiter.tryAcquire()).hasValueSatisfying(PulledExtensionsLock.Section::close);
+    assertThat(waiter.tryAcquire()).hasValueSatisfying(PulledExtensionsLock.Held::close);
   }
 
   @Test
   void acquire_heldByAnotherProcess_pollsThroughTheBudget_thenTimesOutNamingThatProcess() throws Exception {
-    PulledExtensionsLock waiter = PulledExtensionsLock.builder(checkout).clock(clock).sleeper(clock.sleeper()).build();
+    PulledExtensionsLock waiter = PulledExtensionsLock.builder(checkout)
+        .environment(Environment.system().withClock(clock).withSleeper(clock.sleeper())).build();
     Path journal = root.resolve("journal.txt");
 
     try (ChildJvm child = ChildJvm.start("hold", waiter.lockFile().toString(), "the child's install")) {
@@ -267,7 +269,8 @@ class PulledExtensionsLockTest {
       assertThat(clock.sleeps()).hasSize(1800).allSatisfy(d -> assertThat(d).isEqualTo(Duration.ofMillis(100)));
 
       // the exclusion itself: a section of this process that waits writes only after the child released
-      PulledExtensionsLock patient = PulledExtensionsLock.builder(checkout).sleeper(d -> Thread.yield()).build();
+      PulledExtensionsLock patient = PulledExtensionsLock.builder(checkout)
+          .environment(Environment.system().withSleeper(d -> Thread.yield())).build();
       Future<Void> parent = threads.submit(() -> patient.withLock(section -> {
         append(journal, "parent");
         return null;
@@ -283,7 +286,7 @@ class PulledExtensionsLockTest {
       assertThat(child.awaitExit()).isZero();
     }
     assertThat(Files.readAllLines(journal)).containsExactly("child holds", "child still holds", "parent");
-    assertThat(waiter.tryAcquire()).hasValueSatisfying(PulledExtensionsLock.Section::close);
+    assertThat(waiter.tryAcquire()).hasValueSatisfying(PulledExtensionsLock.Held::close);
   }
 
   private static void append(Path file, String line) {
@@ -296,7 +299,7 @@ class PulledExtensionsLockTest {
 
   @Test
   void acquire_waiterBehindATimedOutWaiter_stillWaitsForTheHolder() throws Exception {
-    PulledExtensionsLock.Section held = lockOf(checkout).build().acquire();
+    PulledExtensionsLock.Held held = lockOf(checkout).build().acquire();
     CountDownLatch firstQueued = new CountDownLatch(1);
     CountDownLatch secondQueued = new CountDownLatch(1);
     PulledExtensionsLock shortWait = lockOf(checkout).maxWait(Duration.ofSeconds(10)).onQueued(firstQueued::countDown).build();
@@ -306,7 +309,7 @@ class PulledExtensionsLockTest {
     Future<?> first = threads.submit(() -> shortWait.acquire().close());
     assertThat(firstQueued.await(BOUND_SECONDS, TimeUnit.SECONDS)).isTrue();
     Future<Boolean> second = threads.submit(() -> {
-      try (PulledExtensionsLock.Section section = longWait.acquire()) {
+      try (PulledExtensionsLock.Held section = longWait.acquire()) {
         return holderReleased.get();
       }
     });
@@ -330,24 +333,9 @@ class PulledExtensionsLockTest {
     PulledExtensionsLock lock = lockOf(checkout).build();
     PulledExtensionsLock other = lockOf(otherCheckout).build();
 
-    try (PulledExtensionsLock.Section section = lock.acquire()) {
+    try (PulledExtensionsLock.Held section = lock.acquire()) {
       assertThat(freeForOthers(other)).isTrue();
       assertThat(freeForOthers(lock)).isFalse();
-    }
-  }
-
-  @Test
-  void acquire_whileHoldingTheLockfileLock_isRejectedAndTakesNothing() throws Exception {
-    PulledExtensionsLock lock = lockOf(checkout).build();
-
-    try (LockOrder.Ticket lockfile = LockOrder.enter(LockLevel.LOCKFILE, "the lockfile lock")) {
-      assertThatThrownBy(lock::acquire)
-          .isInstanceOf(LockOrderException.class)
-          .hasMessageStartingWith("Cannot acquire " + lock.describe() + ": the PULLED_EXTENSIONS lock is taken before the LOCKFILE lock")
-          .extracting(e -> ((LockOrderException) e).code()).isEqualTo("lock_order");
-      assertThatThrownBy(lock::tryAcquire).isInstanceOf(LockOrderException.class)
-          .hasMessageContaining("the PULLED_EXTENSIONS lock is taken before the LOCKFILE lock");
-      assertThat(freeForOthers(lock)).isTrue();
     }
   }
 
@@ -356,7 +344,18 @@ class PulledExtensionsLockTest {
     PulledExtensionsLock lock = lockOf(checkout).build();
 
     try (LockOrder.Ticket global = LockOrder.enter(LockLevel.GLOBAL, "the global lock");
-        PulledExtensionsLock.Section section = lock.acquire()) {
+        PulledExtensionsLock.Held section = lock.acquire()) {
+      assertThat(LockOrder.innermost()).isEqualTo(LockLevel.PULLED_EXTENSIONS);
+    }
+  }
+
+  @Test
+  void acquire_underTheGlobalAndCheckoutLevels_isAllowed() {
+    PulledExtensionsLock lock = lockOf(checkout).build();
+
+    try (LockOrder.Ticket global = LockOrder.enter(LockLevel.GLOBAL, "the global lock");
+        LockOrder.Ticket transaction = LockOrder.enter(LockLevel.CHECKOUT, "the transaction lock");
+        PulledExtensionsLock.Held section = lock.acquire()) {
       assertThat(LockOrder.innermost()).isEqualTo(LockLevel.PULLED_EXTENSIONS);
     }
   }
@@ -364,11 +363,11 @@ class PulledExtensionsLockTest {
   @Test
   void tryAcquire_busyThenFree() throws Exception {
     PulledExtensionsLock lock = lockOf(checkout).build();
-    PulledExtensionsLock.Section held = lock.acquire();
+    PulledExtensionsLock.Held held = lock.acquire();
 
-    Optional<PulledExtensionsLock.Section> busy = await(threads.submit(lock::tryAcquire));
+    Optional<PulledExtensionsLock.Held> busy = await(threads.submit(lock::tryAcquire));
     held.close();
-    Optional<PulledExtensionsLock.Section> free = lock.tryAcquire();
+    Optional<PulledExtensionsLock.Held> free = lock.tryAcquire();
 
     assertThat(busy).isEmpty();
     assertThat(free).hasValueSatisfying(section -> {
@@ -409,7 +408,7 @@ class PulledExtensionsLockTest {
   void close_failingUnlock_stillFreesTheCheckout() throws Exception {
     Set<FaultyChannel.Fault> faults = FaultyChannel.faults();
     PulledExtensionsLock broken = lockOf(checkout).registry(OsLockRegistry.using(FaultyChannel.opener(faults))).build();
-    PulledExtensionsLock.Section section = broken.acquire();
+    PulledExtensionsLock.Held section = broken.acquire();
     faults.add(FaultyChannel.Fault.TRUNCATE);
 
     assertThatThrownBy(section::close)
@@ -422,7 +421,7 @@ class PulledExtensionsLockTest {
 
   @Test
   void acquire_interruptedWhileQueued_leavesTheQueue() throws Exception {
-    PulledExtensionsLock.Section held = lockOf(checkout).build().acquire();
+    PulledExtensionsLock.Held held = lockOf(checkout).build().acquire();
     CountDownLatch queued = new CountDownLatch(1);
     AtomicReference<Thread> waitingThread = new AtomicReference<>();
     PulledExtensionsLock waiter = lockOf(checkout).onQueued(queued::countDown).build();

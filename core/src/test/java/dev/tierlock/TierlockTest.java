@@ -39,8 +39,12 @@ class TierlockTest {
   }
 
   private Tierlock.Builder builder(dev.tierlock.spi.Datastore store) {
-    return Tierlock.builder().datastore(store).checkout(dir).namespace(TEAM).clock(clock).sleeper(clock.sleeper())
-        .random(new SplittableRandom(1)).heartbeats((name, interval, beat) -> () -> { });
+    return Tierlock.builder().datastore(store).checkout(dir).namespace(TEAM).environment(environment());
+  }
+
+  private Environment environment() {
+    return Environment.system().withClock(clock).withSleeper(clock.sleeper()).withRandom(new SplittableRandom(1))
+        .withHeartbeats((name, interval, beat) -> () -> { });
   }
 
   private static LockfileEntry entry(String version) {
@@ -95,7 +99,7 @@ class TierlockTest {
   @Test
   void run_publishesTheChangeAsAValue_withACommitId_afterTheSelfCheck() {
     MemoryDatastore memory = new MemoryDatastore();
-    try (Tierlock tierlock = builder(memory).commitIds(() -> "commit-7").build()) {
+    try (Tierlock tierlock = builder(memory).environment(environment().withCommitIds(() -> "commit-7")).build()) {
       TransactionResult result = tierlock.transaction().run(tx -> tx.put(NAME, entry("1")));
 
       assertThat(result.status()).isEqualTo(TransactionStatus.PUBLISHED);

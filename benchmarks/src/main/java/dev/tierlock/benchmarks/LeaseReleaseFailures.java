@@ -6,7 +6,7 @@ import ch.qos.logback.core.AppenderBase;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Counts the lease releases core could not make ({@code HeldLease}'s "Cannot release lock"
+ * Counts the lease releases core could not make ({@code LeaseHolding}'s "Cannot release lock"
  * warning: the lease then lingers until its ttl), leaving out those the benchmark caused by
  * interrupting a writer at the end of a run. Logback builds it from {@code logback.xml}, so it is
  * public.

@@ -1,6 +1,7 @@
 package dev.tierlock.benchmarks;
 
 import dev.tierlock.CommitMode;
+import dev.tierlock.Environment;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.LockIdentity;
 import dev.tierlock.LockfileEntry;
@@ -27,7 +28,8 @@ final class TierlockCommitter implements Committer {
     Tierlock.Builder builder = Tierlock.builder()
         .datastore(store)
         .checkout(directory)
-        .lockIdentity(LockIdentity.of(holder + "@bench", "bench-host", ProcessHandle.current().pid()))
+        .environment(Environment.system()
+            .withLockIdentity(LockIdentity.of(holder + "@bench", "bench-host", ProcessHandle.current().pid())))
         .commitMode(mode);
     if (group == Protocol.GroupCommit.OFF) {
       builder.withoutGroupCommit();

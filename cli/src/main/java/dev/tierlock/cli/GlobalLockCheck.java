@@ -2,10 +2,13 @@ package dev.tierlock.cli;
 
 import dev.tierlock.DistributedLock;
 import dev.tierlock.HostProcesses;
-import dev.tierlock.LeaseLocks;
 import dev.tierlock.LockInfo;
 import dev.tierlock.LockUnreadableException;
 import dev.tierlock.TierlockException;
+import dev.tierlock.spi.Datastore;
+import dev.tierlock.spi.ObjectKey;
+import dev.tierlock.spi.ReadCondition;
+import dev.tierlock.spi.ReadResult;
 import java.time.Instant;
 import java.util.Optional;
 
@@ -25,25 +28,25 @@ final class GlobalLockCheck implements DoctorCheck {
 
   @Override
   public DoctorFinding run(DoctorContext doctor) {
-    DistributedLock lock = LeaseLocks.builder(doctor.datastore(), LeaseLocks.globalKey(doctor.namespace()))
-        .clock(doctor.clock()).build();
+    ObjectKey key = DistributedLock.globalKey(doctor.namespace());
+    String lock = "lock \"" + key + "\" on " + doctor.datastore().describe();
     Optional<LockInfo> info;
     try {
-      info = lock.inspect();
+      info = inspect(doctor.datastore(), key);
     } catch (LockUnreadableException e) {
-      return DoctorFinding.warn(NAME, e.getMessage() + " (" + lock.describe() + ")",
+      return DoctorFinding.warn(NAME, e.getMessage() + " (" + lock + ")",
           "a writer treats it as held until it has stayed unchanged for longer than a lease ttl, then takes it over;"
               + " it cannot be released by nonce", e.code());
     } catch (TierlockException e) {
-      return DoctorFinding.failure(NAME, "Cannot read " + lock.describe(), e, null);
+      return DoctorFinding.failure(NAME, "Cannot read " + lock, e, null);
     }
     if (info.isEmpty()) {
-      return DoctorFinding.ok(NAME, "free: " + lock.describe());
+      return DoctorFinding.ok(NAME, "free: " + lock);
     }
     return held(doctor, lock, info.get());
   }
 
-  private static DoctorFinding held(DoctorContext doctor, DistributedLock lock, LockInfo holder) {
+  private static DoctorFinding held(DoctorContext doctor, String lock, LockInfo holder) {
     Instant now = doctor.now();
     HostProcesses processes = HostProcesses.system();
     boolean here = holder.hostname().equals(processes.hostname());
@@ -59,15 +62,22 @@ final class GlobalLockCheck implements DoctorCheck {
     String release = "tierlock lock release --nonce " + holder.nonce();
     if (gone) {
       return DoctorFinding.warn(NAME, "held by a process that is gone: " + who + ", " + since + ", "
-          + lock.describe(), "break-glass is safe (its process is gone): " + release + " (the next writer on this"
+          + lock, "break-glass is safe (its process is gone): " + release + " (the next writer on this"
               + " host takes it over anyway)", null);
     }
     if (stale) {
       return DoctorFinding.warn(NAME, "stale: held by " + who + ", " + since + ": not refreshed for over twice its"
-          + " ttl, " + lock.describe(), "the next writer takes it over; break-glass is safe: " + release, null);
+          + " ttl, " + lock, "the next writer takes it over; break-glass is safe: " + release, null);
     }
-    return DoctorFinding.ok(NAME, "held by " + who + ", " + since + ", lease fresh, " + lock.describe(), here
+    return DoctorFinding.ok(NAME, "held by " + who + ", " + since + ", lease fresh, " + lock, here
         ? "its process is alive: a writer waits for it; it renews the lease while it works"
         : "its host is another: a writer waits for it; only once you know that process is gone: " + release);
+  }
+
+  /** Reads the global lock's holder as {@link DistributedLock#inspect()} does, through the read-only store. */
+  private static Optional<LockInfo> inspect(Datastore store, ObjectKey key) {
+    ReadResult read = store.read(key, ReadCondition.always(), LockInfo.MAX_BYTES);
+    return read instanceof ReadResult.Found found ? Optional.of(LockInfo.parse(key.value(), found.bytes()))
+        : Optional.empty();
   }
 }

@@ -1,5 +1,6 @@
 package dev.tierlock.cli;
 
+import dev.tierlock.Environment;
 import dev.tierlock.LockOptions;
 import dev.tierlock.Namespace;
 import dev.tierlock.Tierlock;
@@ -115,8 +116,8 @@ public final class TierlockCli {
         System.getProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn"));
     System.setProperty("org.slf4j.simpleLogger.logFile", System.getProperty("org.slf4j.simpleLogger.logFile", "System.err"));
     // a wait on the global lock is said once, naming the holder: never a silent minute
-    System.setProperty("org.slf4j.simpleLogger.log.dev.tierlock.LeaseLock",
-        System.getProperty("org.slf4j.simpleLogger.log.dev.tierlock.LeaseLock", "info"));
+    System.setProperty("org.slf4j.simpleLogger.log.dev.tierlock.Lease",
+        System.getProperty("org.slf4j.simpleLogger.log.dev.tierlock.Lease", "info"));
     // convergence's warnings are in the report the command prints: not twice
     System.setProperty("org.slf4j.simpleLogger.log.dev.tierlock.install.Converger",
         System.getProperty("org.slf4j.simpleLogger.log.dev.tierlock.install.Converger", "error"));
@@ -141,7 +142,7 @@ public final class TierlockCli {
       // read by the logger once, when it first logs: set before anything is opened
       System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "info");
       // and how a wait on the global lock goes: turns reserved, held back, given up
-      System.setProperty("org.slf4j.simpleLogger.log.dev.tierlock.LeaseLock", "debug");
+      System.setProperty("org.slf4j.simpleLogger.log.dev.tierlock.Lease", "debug");
     }
     CommandLine line = new CommandLine(new TierlockCli(environment, clock, err));
     invoked(args).ifPresentOrElse(line::addSubcommand, () -> COMMANDS.forEach(line::addSubcommand));
@@ -230,7 +231,7 @@ public final class TierlockCli {
   Tierlock.Builder builder(URI uri) {
     Path dir = (checkout != null ? checkout : Path.of("")).toAbsolutePath().normalize();
     Tierlock.Builder builder = Tierlock.builder().datastore(uri).checkout(dir).namespace(Namespace.of(namespace))
-        .clock(clock);
+        .environment(Environment.system().withClock(clock));
     if (timeout != null) {
       Duration wait = Inputs.duration("--timeout", timeout);
       builder.transactionDeadline(wait).lockOptions(LockOptions.DEFAULTS.withMaxWait(wait));

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tierlock.Environment;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.Tierlock;
 import dev.tierlock.install.ConvergeOutcome;
@@ -144,7 +145,8 @@ class ConvergeCommandsTest {
     CountDownLatch release = new CountDownLatch(1);
     CompletableFuture<Void> holder;
     // the lock Tierlock itself takes for installs on checkout b, held by another thread (one thread cannot hold it twice)
-    try (Tierlock onB = Tierlock.builder().datastore(home.resolve("datastore").toUri()).checkout(b()).clock(CLOCK)
+    try (Tierlock onB = Tierlock.builder().datastore(home.resolve("datastore").toUri()).checkout(b())
+        .environment(Environment.system().withClock(CLOCK))
         .build()) {
       holder = CompletableFuture.runAsync(() -> onB.transaction().run(tx -> tx.withPulledExtensionsLock(() -> {
         held.countDown();

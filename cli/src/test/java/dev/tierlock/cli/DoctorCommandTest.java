@@ -2,8 +2,9 @@ package dev.tierlock.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tierlock.Environment;
 import dev.tierlock.LockIdentity;
-import dev.tierlock.LockLease;
+import dev.tierlock.DistributedLock;
 import dev.tierlock.Tierlock;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -135,9 +136,10 @@ class DoctorCommandTest {
   @Test
   void lockHeldByALiveHolder_isReportedWithItsHolder() {
     assertThat(run("init").code()).isZero();
-    try (Tierlock peer = Tierlock.builder().datastore(datastore().toUri()).checkout(home.resolve("peer")).clock(CLOCK)
+    try (Tierlock peer = Tierlock.builder().datastore(datastore().toUri()).checkout(home.resolve("peer"))
+        .environment(Environment.system().withClock(CLOCK))
         .build()) {
-      LockLease lease = peer.globalLock().acquire();
+      DistributedLock.Held lease = peer.globalLock().acquire();
       try {
         Run doctor = run("doctor");
 
@@ -161,9 +163,10 @@ class DoctorCommandTest {
         .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
     finished.waitFor();
     LockIdentity here = LockIdentity.current();
-    try (Tierlock peer = Tierlock.builder().datastore(datastore().toUri()).checkout(home.resolve("peer")).clock(CLOCK)
-        .lockIdentity(LockIdentity.of("gone@" + here.hostname(), here.hostname(), finished.pid())).build()) {
-      LockLease lease = peer.globalLock().acquire();
+    try (Tierlock peer = Tierlock.builder().datastore(datastore().toUri()).checkout(home.resolve("peer"))
+        .environment(Environment.system().withClock(CLOCK)
+            .withLockIdentity(LockIdentity.of("gone@" + here.hostname(), here.hostname(), finished.pid()))).build()) {
+      DistributedLock.Held lease = peer.globalLock().acquire();
       try {
         Run doctor = run("doctor");
 

@@ -2,6 +2,7 @@ package dev.tierlock.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tierlock.DistributedLock;
 import dev.tierlock.testkit.gcs.GcsFakeServer;
 import java.io.File;
 import java.io.IOException;
@@ -95,7 +96,7 @@ class TierlockCliModulePathTest {
 
     try (dev.tierlock.Tierlock holder = dev.tierlock.Tierlock.builder().datastore(datastore.toUri())
         .checkout(Files.createDirectories(temp.resolve("holder"))).build()) {
-      dev.tierlock.LockLease lease = holder.globalLock().acquire();
+      dev.tierlock.DistributedLock.Held lease = holder.globalLock().acquire();
       dev.tierlock.LockInfo held = lease.info();
       Run put = cli(layout, List.of(), "--datastore", datastore.toString(), "--checkout", checkout.toString(),
           "--timeout", "1s", "entries", "put", "@demo/late", "1.0.0");

@@ -2,11 +2,10 @@ package dev.tierlock.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tierlock.Environment;
 import dev.tierlock.HostProcesses;
-import dev.tierlock.LeaseLocks;
 import dev.tierlock.LockIdentity;
-import dev.tierlock.LockLease;
-import dev.tierlock.Namespace;
+import dev.tierlock.DistributedLock;
 import dev.tierlock.Tierlock;
 import dev.tierlock.datastore.fs.FileSystemDatastore;
 import java.io.IOException;
@@ -274,8 +273,9 @@ class TierlockCliTest {
 
   @Test
   void lockStatus_held_showsHolderAndNonce_andReleaseWithThatNonceFreesIt() {
-    try (Tierlock tierlock = Tierlock.builder().datastore(home.resolve("datastore").toUri()).checkout(checkout).clock(CLOCK).build()) {
-      LockLease lease = tierlock.globalLock().acquire();
+    try (Tierlock tierlock = Tierlock.builder().datastore(home.resolve("datastore").toUri()).checkout(checkout)
+        .environment(Environment.system().withClock(CLOCK)).build()) {
+      DistributedLock.Held lease = tierlock.globalLock().acquire();
       String nonce = lease.info().nonce();
 
       Run status = run("lock", "status");
@@ -304,8 +304,9 @@ class TierlockCliTest {
     finished.waitFor();
     LockIdentity here = LockIdentity.current();
     try (Tierlock tierlock = Tierlock.builder().datastore(home.resolve("datastore").toUri()).checkout(checkout)
-        .clock(CLOCK).lockIdentity(LockIdentity.of("gone@" + here.hostname(), here.hostname(), finished.pid())).build()) {
-      LockLease lease = tierlock.globalLock().acquire();
+        .environment(Environment.system().withClock(CLOCK)
+            .withLockIdentity(LockIdentity.of("gone@" + here.hostname(), here.hostname(), finished.pid()))).build()) {
+      DistributedLock.Held lease = tierlock.globalLock().acquire();
 
       Run status = run("lock", "status");
 
@@ -339,9 +340,10 @@ class TierlockCliTest {
         return Optional.of(earlier);
       }
     };
-    try (FileSystemDatastore store = FileSystemDatastore.open(home.resolve("datastore"))) {
-      LockLease lease = LeaseLocks.builder(store, LeaseLocks.globalKey(Namespace.NONE)).clock(CLOCK)
-          .hostProcesses(claimingAnEarlierStart).build().acquire();
+    try (FileSystemDatastore store = FileSystemDatastore.open(home.resolve("datastore"));
+        Tierlock holder = Tierlock.builder().datastore(store).checkout(home.resolve("holder"))
+            .environment(Environment.system().withClock(CLOCK).withHostProcesses(claimingAnEarlierStart)).build()) {
+      DistributedLock.Held lease = holder.globalLock().acquire();
 
       Run status = run("lock", "status");
 

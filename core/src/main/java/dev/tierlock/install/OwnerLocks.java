@@ -1,7 +1,5 @@
 package dev.tierlock.install;
 
-import dev.tierlock.internal.HeldFileLock;
-import dev.tierlock.internal.LockAttempt;
 import dev.tierlock.internal.OsLockRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -15,7 +13,7 @@ import java.time.Clock;
  * rolled back. The operating system frees the lock when the process dies, however it dies, so a
  * journal is orphaned exactly when its owner's lock can be taken: no pid is read, none can be
  * reused. Within this JVM the registry's turn keeps other threads out too, and the owning thread
- * is told it is its own ({@link LockAttempt.Reentered}). Thread-safe.
+ * is told it is its own ({@link OsLockRegistry.Attempt.Reentered}). Thread-safe.
  */
 final class OwnerLocks {
 
@@ -34,9 +32,9 @@ final class OwnerLocks {
   /** One owner's held lock; closing it deletes the lock file, then releases the lock. */
   static final class Held implements AutoCloseable {
     private final Path file;
-    private final HeldFileLock lock;
+    private final OsLockRegistry.Held lock;
 
-    private Held(Path file, HeldFileLock lock) {
+    private Held(Path file, OsLockRegistry.Held lock) {
       this.file = file;
       this.lock = lock;
     }
@@ -66,8 +64,8 @@ final class OwnerLocks {
     Path file = file(ownerId);
     try {
       Files.createDirectories(directory);
-      LockAttempt attempt = OsLockRegistry.shared().tryAcquire(file, "the install of " + extension, clock);
-      if (attempt instanceof LockAttempt.Acquired acquired) {
+      OsLockRegistry.Attempt attempt = OsLockRegistry.shared().tryAcquire(file, "the install of " + extension, clock);
+      if (attempt instanceof OsLockRegistry.Attempt.Acquired acquired) {
         return new Held(file, acquired.lock());
       }
       throw InstallException.failed(extension, "its owner lock " + file + " is held already", null);
@@ -86,8 +84,8 @@ final class OwnerLocks {
       return false;
     }
     try {
-      LockAttempt attempt = OsLockRegistry.shared().tryAcquire(file, "a look at an install owner", clock);
-      if (attempt instanceof LockAttempt.Acquired acquired) {
+      OsLockRegistry.Attempt attempt = OsLockRegistry.shared().tryAcquire(file, "a look at an install owner", clock);
+      if (attempt instanceof OsLockRegistry.Attempt.Acquired acquired) {
         new Held(file, acquired.lock()).close();
         return false;
       }

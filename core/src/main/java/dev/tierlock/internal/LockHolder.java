@@ -1,6 +1,7 @@
 package dev.tierlock.internal;
 
-import dev.tierlock.LockIdentity;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.time.DateTimeException;
 import java.time.Instant;
 import java.util.HashMap;
@@ -15,7 +16,7 @@ import org.jspecify.annotations.Nullable;
  * apart), when it acquired the lock, and what the lock guards. Stored as {@code key: value} lines,
  * readable by an operator with {@code cat}. Immutable.
  */
-public final class LockHolder {
+final class LockHolder {
 
   private static final String HEADER = "# Tierlock lock holder (rewritten by every holder, emptied on release)";
 
@@ -46,7 +47,7 @@ public final class LockHolder {
    * @param acquiredAt when the holder acquired the lock
    * @param guards what the lock guards
    */
-  public static LockHolder of(String name, String host, long pid, @Nullable Instant processStart, Instant acquiredAt,
+  static LockHolder of(String name, String host, long pid, @Nullable Instant processStart, Instant acquiredAt,
       String guards) {
     return new LockHolder(name, host, pid, processStart, acquiredAt, guards);
   }
@@ -57,38 +58,38 @@ public final class LockHolder {
    * @param guards what the lock guards
    * @param acquiredAt when the holder acquired the lock
    */
-  public static LockHolder current(String guards, Instant acquiredAt) {
-    return new LockHolder(ThisProcess.IDENTITY.holder() + ", thread " + Thread.currentThread().getName(),
-        ThisProcess.IDENTITY.hostname(), ThisProcess.IDENTITY.pid(), ThisProcess.START, acquiredAt, guards);
+  static LockHolder current(String guards, Instant acquiredAt) {
+    return new LockHolder(ThisProcess.USER + "@" + ThisProcess.HOST + ", thread " + Thread.currentThread().getName(),
+        ThisProcess.HOST, ProcessHandle.current().pid(), ThisProcess.START, acquiredAt, guards);
   }
 
   /** {@return the holder's name: {@code user@host, thread <name>}} */
-  public String name() {
+  String name() {
     return name;
   }
 
   /** {@return the holder's host name} */
-  public String host() {
+  String host() {
     return host;
   }
 
   /** {@return the holder's process id} */
-  public long pid() {
+  long pid() {
     return pid;
   }
 
   /** {@return when the holder's process started, if known} */
-  public Optional<Instant> processStart() {
+  Optional<Instant> processStart() {
     return Optional.ofNullable(processStart);
   }
 
   /** {@return when the holder acquired the lock, on its own clock} */
-  public Instant acquiredAt() {
+  Instant acquiredAt() {
     return acquiredAt;
   }
 
   /** {@return what the lock guards, as the holder put it} */
-  public String guards() {
+  String guards() {
     return guards;
   }
 
@@ -96,13 +97,13 @@ public final class LockHolder {
    * {@return the holder for messages: {@code pid 4242 on host h since <acquired>; started <process
    * start> (<name>; guards <what>)}}
    */
-  public String describe() {
+  String describe() {
     return "pid " + pid + " on host " + host + " since " + acquiredAt + "; started "
         + (processStart == null ? "at an unknown time" : processStart.toString()) + " (" + name + "; guards " + guards + ")";
   }
 
   /** {@return the lock file content that {@link #parse} reads back} */
-  public String encode() {
+  String encode() {
     return HEADER + "\nholder: " + name + "\nhost: " + host + "\npid: " + pid + "\nstarted: "
         + (processStart == null ? "unknown" : processStart.toString()) + "\nacquired: " + acquiredAt + "\nguards: " + guards
         + "\n";
@@ -116,7 +117,7 @@ public final class LockHolder {
    * @param content the lock file's text
    * @return the holder the content names, or empty when it names none
    */
-  public static Optional<LockHolder> parse(String content) {
+  static Optional<LockHolder> parse(String content) {
     Map<String, String> fields = new HashMap<>();
     for (String line : content.split("\n", -1)) {
       int colon = line.indexOf(": ");
@@ -170,9 +171,36 @@ public final class LockHolder {
     return "LockHolder[" + describe() + "]";
   }
 
-  /** This process's identity, looked up once (the host name lookup may be slow). */
+  /**
+   * This process, looked up once (the host name lookup may be slow), as a lock record names it
+   * ({@code dev.tierlock.LockIdentity.current()}, which this package cannot import): the user from
+   * {@code user.name}, else {@code USER}/{@code USERNAME}, else {@code unknown}; the local host name,
+   * else {@code HOSTNAME}, else {@code localhost}.
+   */
   private static final class ThisProcess {
-    static final LockIdentity IDENTITY = LockIdentity.current();
+    static final String USER = userName();
+    static final String HOST = hostName();
     static final @Nullable Instant START = ProcessHandle.current().info().startInstant().orElse(null);
+
+    private static String userName() {
+      String user = System.getProperty("user.name", "");
+      if (user.isBlank()) {
+        user = System.getenv().getOrDefault("USER", System.getenv().getOrDefault("USERNAME", ""));
+      }
+      return user.isBlank() ? "unknown" : user.strip();
+    }
+
+    private static String hostName() {
+      try {
+        String name = InetAddress.getLocalHost().getHostName();
+        if (!name.isBlank()) {
+          return name;
+        }
+      } catch (UnknownHostException e) {
+        // fall through to the environment
+      }
+      String env = System.getenv().getOrDefault("HOSTNAME", "");
+      return env.isBlank() ? "localhost" : env.strip();
+    }
   }
 }

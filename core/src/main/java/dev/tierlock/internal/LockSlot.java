@@ -35,8 +35,8 @@ final class LockSlot {
   }
 
   private final Path file;
-  private final ChannelOpener opener;
-  private final TurnQueue turns = new TurnQueue();
+  private final OsLockRegistry.Opener opener;
+  private final TurnQueue<Void> turns = new TurnQueue<>();
   private volatile @Nullable LockHolder holder;
 
   /** Users (waiters, holders, readers) of this slot; guarded by the registry's map. */
@@ -46,7 +46,7 @@ final class LockSlot {
   private @Nullable FileLock osLock;
   private boolean unsupported;
 
-  LockSlot(Path file, ChannelOpener opener) {
+  LockSlot(Path file, OsLockRegistry.Opener opener) {
     this.file = file;
     this.opener = opener;
   }
@@ -56,7 +56,7 @@ final class LockSlot {
   }
 
   /** Returns the in-JVM queue in front of the OS lock. */
-  TurnQueue turns() {
+  TurnQueue<Void> turns() {
     return turns;
   }
 
@@ -64,7 +64,7 @@ final class LockSlot {
    * Ends a granted turn and hands it to the next waiter, forgetting the holder first (only the
    * turn's owner records one, so the next owner's cannot be lost); a stale turn changes nothing.
    */
-  void endTurn(TurnQueue.Turn turn) {
+  void endTurn(TurnQueue.Turn<Void> turn) {
     if (turns.isCurrent(turn)) {
       holder = null;
     }

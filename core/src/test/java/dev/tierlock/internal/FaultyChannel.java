@@ -38,8 +38,8 @@ public final class FaultyChannel extends AsynchronousFileChannel {
   }
 
   /** Returns an opener of real channels that fail, once each, whatever is in {@code faults} at the time. */
-  public static ChannelOpener opener(Set<Fault> faults) {
-    return file -> new FaultyChannel(ChannelOpener.STANDARD.open(file), faults);
+  public static OsLockRegistry.Opener opener(Set<Fault> faults) {
+    return file -> new FaultyChannel(OsLockRegistry.Opener.STANDARD.open(file), faults);
   }
 
   /** Fails the next operation of {@code fault}'s kind once: the fault is taken out of the set as it fires. */

@@ -20,13 +20,13 @@ public final class LoaderProbe implements Function<Path, String> {
   @Override
   public String apply(Path lockFile) {
     try {
-      LockAttempt attempt = OsLockRegistry.shared().tryAcquire(lockFile, "a probe from another class loader",
+      OsLockRegistry.Attempt attempt = OsLockRegistry.shared().tryAcquire(lockFile, "a probe from another class loader",
           Clock.systemUTC());
-      if (attempt instanceof LockAttempt.Acquired acquired) {
+      if (attempt instanceof OsLockRegistry.Attempt.Acquired acquired) {
         acquired.lock().release();
         return "acquired";
       }
-      return attempt instanceof LockAttempt.Busy ? "busy" : "reentered";
+      return attempt instanceof OsLockRegistry.Attempt.Busy ? "busy" : "reentered";
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

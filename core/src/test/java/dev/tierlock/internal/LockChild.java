@@ -57,9 +57,9 @@ final class LockChild {
 
   private static void hold(Path lockFile, String guards, BufferedReader stdin) throws IOException, InterruptedException {
     Clock clock = Clock.systemUTC();
-    LockAttempt attempt = OsLockRegistry.shared().acquire(lockFile, guards,
-        LockWait.until(clock.instant().plusSeconds(ChildJvm.WAIT_SECONDS), clock, Sleeper.SYSTEM, Duration.ofMillis(5)));
-    HeldFileLock held = ((LockAttempt.Acquired) attempt).lock();
+    OsLockRegistry.Attempt attempt = OsLockRegistry.shared().acquire(lockFile, guards,
+        OsLockRegistry.Wait.until(clock.instant().plusSeconds(ChildJvm.WAIT_SECONDS), clock, Sleeper.SYSTEM::sleep, Duration.ofMillis(5)));
+    OsLockRegistry.Held held = ((OsLockRegistry.Attempt.Acquired) attempt).lock();
     System.out.println("locked");
     System.out.flush();
     for (String line = stdin.readLine(); line != null; line = stdin.readLine()) {
@@ -86,9 +86,9 @@ final class LockChild {
     Clock clock = Clock.systemUTC();
     Sleeper yielding = d -> Thread.yield();
     for (int i = 0; i < rounds; i++) {
-      LockAttempt attempt = registry.acquire(lockFile, label + " round " + i,
-          LockWait.until(clock.instant().plusSeconds(ChildJvm.WAIT_SECONDS), clock, yielding, Duration.ofMillis(1)));
-      HeldFileLock held = ((LockAttempt.Acquired) attempt).lock();
+      OsLockRegistry.Attempt attempt = registry.acquire(lockFile, label + " round " + i,
+          OsLockRegistry.Wait.until(clock.instant().plusSeconds(ChildJvm.WAIT_SECONDS), clock, yielding::sleep, Duration.ofMillis(1)));
+      OsLockRegistry.Held held = ((OsLockRegistry.Attempt.Acquired) attempt).lock();
       try {
         String begin = "begin " + label + " " + i;
         Files.writeString(shared, begin + "\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);

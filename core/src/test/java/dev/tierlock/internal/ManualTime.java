@@ -39,8 +39,8 @@ final class ManualTime extends Clock {
   }
 
   /** A wait until {@code budget} from now, polling every {@code poll}. */
-  LockWait waitFor(Duration budget, Duration poll) {
-    return LockWait.until(instant().plus(budget), this, sleeper(), poll);
+  OsLockRegistry.Wait waitFor(Duration budget, Duration poll) {
+    return OsLockRegistry.Wait.until(instant().plus(budget), this, sleeper()::sleep, poll);
   }
 
   @Override

@@ -41,15 +41,15 @@ class OsLockRegistryProcessTest {
     try (ChildJvm child = ChildJvm.start("hold", lockFile.toString(), "the child's transaction")) {
       assertThat(child.nextLine()).isEqualTo("locked");
 
-      LockAttempt now = registry.tryAcquire(lockFile, "the parent", clock);
-      assertThat(now).isInstanceOf(LockAttempt.Busy.class);
-      assertThat(((LockAttempt.Busy) now).waited()).isZero();
-      LockAttempt later = registry.acquire(lockFile, "the parent", clock.waitFor(Duration.ofSeconds(2), Duration.ofMillis(100)));
-      assertThat(later).isInstanceOf(LockAttempt.Busy.class);
-      LockAttempt.Busy busy = (LockAttempt.Busy) later;
+      OsLockRegistry.Attempt now = registry.tryAcquire(lockFile, "the parent", clock);
+      assertThat(now).isInstanceOf(OsLockRegistry.Attempt.Busy.class);
+      assertThat(((OsLockRegistry.Attempt.Busy) now).waited()).isZero();
+      OsLockRegistry.Attempt later = registry.acquire(lockFile, "the parent", clock.waitFor(Duration.ofSeconds(2), Duration.ofMillis(100)));
+      assertThat(later).isInstanceOf(OsLockRegistry.Attempt.Busy.class);
+      OsLockRegistry.Attempt.Busy busy = (OsLockRegistry.Attempt.Busy) later;
       assertThat(busy.waited()).isEqualTo(Duration.ofSeconds(2));
       assertThat(clock.sleeps()).hasSize(20).allSatisfy(d -> assertThat(d).isEqualTo(Duration.ofMillis(100)));
-      assertThat(busy.holder()).hasValueSatisfying(holder -> {
+      assertThat(busy.lockHolder()).hasValueSatisfying(holder -> {
         assertThat(holder.pid()).isEqualTo(child.pid());
         assertThat(holder.host()).isEqualTo(LockIdentity.current().hostname());
         assertThat(holder.guards()).isEqualTo("the child's transaction");
@@ -63,8 +63,8 @@ class OsLockRegistryProcessTest {
       ExecutorService threads = Executors.newSingleThreadExecutor();
       try {
         Future<Void> parent = threads.submit(() -> {
-          HeldFileLock held = acquired(registry.acquire(lockFile, "the parent",
-              LockWait.until(java.time.Instant.now().plusSeconds(ChildJvm.WAIT_SECONDS), java.time.Clock.systemUTC(),
+          OsLockRegistry.Held held = acquired(registry.acquire(lockFile, "the parent",
+              OsLockRegistry.Wait.until(java.time.Instant.now().plusSeconds(ChildJvm.WAIT_SECONDS), java.time.Clock.systemUTC(),
                   d -> Thread.yield(), Duration.ofMillis(1))));
           try {
             Files.writeString(journal, "parent\n", java.nio.file.StandardOpenOption.CREATE,
@@ -88,7 +88,7 @@ class OsLockRegistryProcessTest {
       assertThat(Files.readAllLines(journal)).containsExactly("child holds", "child still holds", "parent");
       assertThat(child.awaitExit()).isZero();
     }
-    HeldFileLock mine = acquired(registry.tryAcquire(lockFile, "the parent", clock));
+    OsLockRegistry.Held mine = acquired(registry.tryAcquire(lockFile, "the parent", clock));
     mine.release();
     assertThat(Files.size(mine.lockFile())).as("release empties the lock file").isZero();
   }
@@ -124,7 +124,7 @@ class OsLockRegistryProcessTest {
   @Test
   void tryAcquire_fromAnotherClassLoader_isBusyAndLeavesTheLockHeld() throws Exception {
     Path lockFile = dir.resolve("shared-state/pulled-extensions.lock");
-    HeldFileLock held = acquired(registry.tryAcquire(lockFile, "class loader one", clock));
+    OsLockRegistry.Held held = acquired(registry.tryAcquire(lockFile, "class loader one", clock));
     List<URL> urls = new ArrayList<>();
     for (Class<?> type : List.of(OsLockRegistry.class, LoaderProbe.class, NullMarked.class, LoggerFactory.class)) {
       urls.add(ChildJvm.location(type).toUri().toURL());
@@ -155,23 +155,23 @@ class OsLockRegistryProcessTest {
     // a FileChannel is closed by an interrupted thread's read, write or truncate, and closing drops the lock
     Path lockFile = dir.resolve("interrupted.lock");
     Thread.currentThread().interrupt();
-    HeldFileLock held = acquired(registry.tryAcquire(lockFile, "an interrupted holder", clock));
+    OsLockRegistry.Held held = acquired(registry.tryAcquire(lockFile, "an interrupted holder", clock));
     assertThat(Thread.interrupted()).as("the interrupt flag is kept").isTrue();
     assertThat(ChildJvm.probe(lockFile)).as("the lock survived writing the holder").isEqualTo("busy");
 
     CountDownLatch queued = new CountDownLatch(1);
     ExecutorService threads = Executors.newSingleThreadExecutor();
     try {
-      Future<HeldFileLock> next = threads.submit(() -> acquired(registry.acquire(lockFile, "the next holder",
-          LockWait.until(java.time.Instant.now().plusSeconds(ChildJvm.WAIT_SECONDS), java.time.Clock.systemUTC(),
+      Future<OsLockRegistry.Held> next = threads.submit(() -> acquired(registry.acquire(lockFile, "the next holder",
+          OsLockRegistry.Wait.until(java.time.Instant.now().plusSeconds(ChildJvm.WAIT_SECONDS), java.time.Clock.systemUTC(),
               d -> Thread.yield(), Duration.ofMillis(1)).withOnQueued(queued::countDown))));
       assertThat(queued.await(ChildJvm.WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
       Thread.currentThread().interrupt();
       held.release();
       assertThat(Thread.interrupted()).isTrue();
 
-      HeldFileLock nextHeld = next.get(ChildJvm.WAIT_SECONDS, TimeUnit.SECONDS);
-      assertThat(registry.holder(lockFile)).contains(nextHeld.holder());
+      OsLockRegistry.Held nextHeld = next.get(ChildJvm.WAIT_SECONDS, TimeUnit.SECONDS);
+      assertThat(registry.holder(lockFile)).contains(nextHeld.holder().describe());
       assertThat(ChildJvm.probe(lockFile)).as("the channel emptied by an interrupted thread still locks").isEqualTo("busy");
       nextHeld.release();
     } finally {
@@ -180,8 +180,8 @@ class OsLockRegistryProcessTest {
     assertThat(ChildJvm.probe(lockFile)).isEqualTo("free");
   }
 
-  static HeldFileLock acquired(LockAttempt attempt) {
-    assertThat(attempt).isInstanceOf(LockAttempt.Acquired.class);
-    return ((LockAttempt.Acquired) attempt).lock();
+  static OsLockRegistry.Held acquired(OsLockRegistry.Attempt attempt) {
+    assertThat(attempt).isInstanceOf(OsLockRegistry.Attempt.Acquired.class);
+    return ((OsLockRegistry.Attempt.Acquired) attempt).lock();
   }
 }

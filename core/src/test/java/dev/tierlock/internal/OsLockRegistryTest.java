@@ -48,8 +48,8 @@ class OsLockRegistryTest {
   /** Whether another thread could take the lock right now. */
   private boolean freeForOthers(OsLockRegistry on, Path lockFile) throws Exception {
     return await(threads.submit(() -> {
-      LockAttempt attempt = on.tryAcquire(lockFile, "a prober", clock);
-      if (attempt instanceof LockAttempt.Acquired acquired) {
+      OsLockRegistry.Attempt attempt = on.tryAcquire(lockFile, "a prober", clock);
+      if (attempt instanceof OsLockRegistry.Attempt.Acquired acquired) {
         acquired.lock().release();
         return true;
       }
@@ -61,7 +61,7 @@ class OsLockRegistryTest {
   void acquire_writesItsHolderIntoTheLockFile_andReleaseEmptiesIt() throws Exception {
     Path lockFile = dir.resolve("missing/dirs/a.lock");
 
-    HeldFileLock held = acquired(registry.acquire(lockFile, "the work", clock.waitFor(Duration.ofSeconds(1), POLL)));
+    OsLockRegistry.Held held = acquired(registry.acquire(lockFile, "the work", clock.waitFor(Duration.ofSeconds(1), POLL)));
 
     assertThat(held.lockFile()).isEqualTo(dir.toRealPath().resolve("missing/dirs/a.lock"));
     assertThat(held.excludesProcesses()).isTrue();
@@ -71,7 +71,7 @@ class OsLockRegistryTest {
     assertThat(held.holder().name()).endsWith(", thread " + Thread.currentThread().getName());
     assertThat(held.holder().processStart()).isEqualTo(ProcessHandle.current().info().startInstant());
     assertThat(Files.size(held.lockFile())).isEqualTo(held.holder().encode().getBytes(java.nio.charset.StandardCharsets.UTF_8).length);
-    assertThat(await(threads.submit(() -> registry.holder(lockFile)))).contains(held.holder());
+    assertThat(await(threads.submit(() -> registry.holder(lockFile)))).contains(held.holder().describe());
     assertThat(freeForOthers(registry, lockFile)).isFalse();
     assertThat(registry.inUse(lockFile)).isTrue();
 
@@ -89,14 +89,14 @@ class OsLockRegistryTest {
   @Test
   void acquire_waiters_getTheLockInArrivalOrder() throws Exception {
     Path lockFile = dir.resolve("fifo.lock");
-    HeldFileLock held = acquired(registry.tryAcquire(lockFile, "first", clock));
+    OsLockRegistry.Held held = acquired(registry.tryAcquire(lockFile, "first", clock));
     List<Integer> order = new CopyOnWriteArrayList<>();
     List<Future<?>> waiters = new ArrayList<>();
     for (int i = 1; i <= 4; i++) {
       int id = i;
       CountDownLatch queued = new CountDownLatch(1);
       waiters.add(threads.submit(() -> {
-        HeldFileLock mine = acquired(registry.acquire(lockFile, "waiter " + id,
+        OsLockRegistry.Held mine = acquired(registry.acquire(lockFile, "waiter " + id,
             clock.waitFor(Duration.ofMinutes(1), POLL).withOnQueued(queued::countDown)));
         order.add(id);
         mine.release();
@@ -119,26 +119,26 @@ class OsLockRegistryTest {
   @Test
   void acquire_waiterThatTimesOut_leavesTheQueue_andThoseBehindKeepTheirPlaces() throws Exception {
     Path lockFile = dir.resolve("timeout.lock");
-    HeldFileLock held = acquired(registry.tryAcquire(lockFile, "the holder's work", clock));
+    OsLockRegistry.Held held = acquired(registry.tryAcquire(lockFile, "the holder's work", clock));
     CountDownLatch shortQueued = new CountDownLatch(1);
     CountDownLatch longQueued = new CountDownLatch(1);
-    Future<LockAttempt> impatient = threads.submit(() -> registry.acquire(lockFile, "impatient",
+    Future<OsLockRegistry.Attempt> impatient = threads.submit(() -> registry.acquire(lockFile, "impatient",
         clock.waitFor(Duration.ofSeconds(10), POLL).withOnQueued(shortQueued::countDown)));
     assertThat(shortQueued.await(BOUND_SECONDS, TimeUnit.SECONDS)).isTrue();
-    Future<LockAttempt> patient = threads.submit(() -> registry.acquire(lockFile, "patient",
+    Future<OsLockRegistry.Attempt> patient = threads.submit(() -> registry.acquire(lockFile, "patient",
         clock.waitFor(Duration.ofMinutes(5), POLL).withOnQueued(longQueued::countDown)));
     assertThat(longQueued.await(BOUND_SECONDS, TimeUnit.SECONDS)).isTrue();
 
     clock.advance(Duration.ofSeconds(11));
-    LockAttempt gaveUp = await(impatient);
+    OsLockRegistry.Attempt gaveUp = await(impatient);
 
-    assertThat(gaveUp).isInstanceOf(LockAttempt.Busy.class);
-    assertThat(((LockAttempt.Busy) gaveUp).waited()).isEqualTo(Duration.ofSeconds(11));
-    assertThat(((LockAttempt.Busy) gaveUp).holder()).contains(held.holder());
+    assertThat(gaveUp).isInstanceOf(OsLockRegistry.Attempt.Busy.class);
+    assertThat(((OsLockRegistry.Attempt.Busy) gaveUp).waited()).isEqualTo(Duration.ofSeconds(11));
+    assertThat(((OsLockRegistry.Attempt.Busy) gaveUp).holder()).contains(held.holder().describe());
     assertThat(registry.queued(lockFile)).isEqualTo(1);
     assertThat(patient).isNotDone();
     held.release();
-    HeldFileLock next = acquired(await(patient));
+    OsLockRegistry.Held next = acquired(await(patient));
     assertThat(next.holder().guards()).isEqualTo("patient");
     next.release();
     assertThat(registry.inUse(lockFile)).isFalse();
@@ -147,12 +147,12 @@ class OsLockRegistryTest {
   @Test
   void acquire_zeroBudgetBehindAHolder_triesOnceAndIsBusy() throws Exception {
     Path lockFile = dir.resolve("zero.lock");
-    HeldFileLock held = acquired(registry.tryAcquire(lockFile, "the holder", clock));
+    OsLockRegistry.Held held = acquired(registry.tryAcquire(lockFile, "the holder", clock));
 
-    LockAttempt attempt = await(threads.submit(() -> registry.acquire(lockFile, "impatient", clock.waitFor(Duration.ZERO, POLL))));
+    OsLockRegistry.Attempt attempt = await(threads.submit(() -> registry.acquire(lockFile, "impatient", clock.waitFor(Duration.ZERO, POLL))));
 
-    assertThat(attempt).isInstanceOf(LockAttempt.Busy.class);
-    assertThat(((LockAttempt.Busy) attempt).waited()).isZero();
+    assertThat(attempt).isInstanceOf(OsLockRegistry.Attempt.Busy.class);
+    assertThat(((OsLockRegistry.Attempt.Busy) attempt).waited()).isZero();
     held.release();
     assertThat(clock.sleeps()).isEmpty();
   }
@@ -160,13 +160,13 @@ class OsLockRegistryTest {
   @Test
   void acquire_byTheThreadThatHoldsIt_isReentered_andChangesNothing() throws Exception {
     Path lockFile = dir.resolve("reentry.lock");
-    HeldFileLock held = acquired(registry.tryAcquire(lockFile, "outer", clock));
+    OsLockRegistry.Held held = acquired(registry.tryAcquire(lockFile, "outer", clock));
 
     assertThat(registry.acquire(lockFile, "inner", clock.waitFor(Duration.ofMinutes(1), POLL)))
-        .isInstanceOf(LockAttempt.Reentered.class);
-    assertThat(registry.tryAcquire(lockFile, "inner", clock)).isInstanceOf(LockAttempt.Reentered.class);
+        .isInstanceOf(OsLockRegistry.Attempt.Reentered.class);
+    assertThat(registry.tryAcquire(lockFile, "inner", clock)).isInstanceOf(OsLockRegistry.Attempt.Reentered.class);
 
-    assertThat(registry.holder(lockFile)).contains(held.holder());
+    assertThat(registry.holder(lockFile)).contains(held.holder().describe());
     assertThat(freeForOthers(registry, lockFile)).isFalse();
     held.release();
     assertThat(freeForOthers(registry, lockFile)).isTrue();
@@ -176,7 +176,7 @@ class OsLockRegistryTest {
   @Test
   void acquire_interruptedWhileQueued_leavesTheQueue() throws Exception {
     Path lockFile = dir.resolve("interrupt.lock");
-    HeldFileLock held = acquired(registry.tryAcquire(lockFile, "the holder", clock));
+    OsLockRegistry.Held held = acquired(registry.tryAcquire(lockFile, "the holder", clock));
     CountDownLatch queued = new CountDownLatch(1);
     Thread[] waiting = new Thread[1];
     Future<Throwable> waiter = threads.submit(() -> {
@@ -202,8 +202,8 @@ class OsLockRegistryTest {
   @Test
   void acquire_interruptedWhilePollingTheOsLock_holdsNothing() throws Exception {
     Path lockFile = dir.resolve("polling.lock");
-    OsLockRegistry other = OsLockRegistry.using(ChannelOpener.STANDARD);
-    HeldFileLock foreign = acquired(other.tryAcquire(lockFile, "another class loader", clock));
+    OsLockRegistry other = OsLockRegistry.using(OsLockRegistry.Opener.STANDARD);
+    OsLockRegistry.Held foreign = acquired(other.tryAcquire(lockFile, "another class loader", clock));
 
     Thread.currentThread().interrupt();
     assertThatThrownBy(() -> registry.acquire(lockFile, "waiter", clock.waitFor(Duration.ofMinutes(1), POLL)))
@@ -256,7 +256,7 @@ class OsLockRegistryTest {
     Path lockFile = dir.resolve("sticky.lock");
     Set<FaultyChannel.Fault> faults = FaultyChannel.faults();
     OsLockRegistry faulty = OsLockRegistry.using(FaultyChannel.opener(faults));
-    HeldFileLock held = acquired(faulty.tryAcquire(lockFile, "work", clock));
+    OsLockRegistry.Held held = acquired(faulty.tryAcquire(lockFile, "work", clock));
     faults.add(FaultyChannel.Fault.TRUNCATE);
 
     assertThatThrownBy(held::release).isExactlyInstanceOf(IOException.class).hasMessage("truncate refused");
@@ -273,9 +273,9 @@ class OsLockRegistryTest {
     Path lockFile = dir.resolve("sticky-queue.lock");
     Set<FaultyChannel.Fault> faults = FaultyChannel.faults();
     OsLockRegistry faulty = OsLockRegistry.using(FaultyChannel.opener(faults));
-    HeldFileLock held = acquired(faulty.tryAcquire(lockFile, "work", clock));
+    OsLockRegistry.Held held = acquired(faulty.tryAcquire(lockFile, "work", clock));
     CountDownLatch queued = new CountDownLatch(1);
-    Future<LockAttempt> next = threads.submit(() -> faulty.acquire(lockFile, "next",
+    Future<OsLockRegistry.Attempt> next = threads.submit(() -> faulty.acquire(lockFile, "next",
         clock.waitFor(Duration.ofMinutes(1), POLL).withOnQueued(queued::countDown)));
     assertThat(queued.await(BOUND_SECONDS, TimeUnit.SECONDS)).isTrue();
     faults.add(FaultyChannel.Fault.TRUNCATE);
@@ -283,7 +283,7 @@ class OsLockRegistryTest {
     assertThatThrownBy(held::release).isExactlyInstanceOf(IOException.class).hasMessage("truncate refused");
     faults.clear();
 
-    HeldFileLock nextHeld = acquired(await(next));
+    OsLockRegistry.Held nextHeld = acquired(await(next));
     assertThat(freeForOthers(registry, lockFile)).as("the next holder holds the OS lock").isFalse();
     nextHeld.release();
     assertThat(freeForOthers(registry, lockFile)).isTrue();
@@ -292,12 +292,12 @@ class OsLockRegistryTest {
   @Test
   void tryAcquire_heldByAnotherThread_isBusyNamingTheHolder() throws Exception {
     Path lockFile = dir.resolve("busy.lock");
-    HeldFileLock held = acquired(registry.tryAcquire(lockFile, "the holder's work", clock));
+    OsLockRegistry.Held held = acquired(registry.tryAcquire(lockFile, "the holder's work", clock));
 
-    LockAttempt attempt = await(threads.submit(() -> registry.tryAcquire(lockFile, "prober", clock)));
+    OsLockRegistry.Attempt attempt = await(threads.submit(() -> registry.tryAcquire(lockFile, "prober", clock)));
 
-    assertThat(attempt).isInstanceOf(LockAttempt.Busy.class);
-    assertThat(((LockAttempt.Busy) attempt).holder()).contains(held.holder());
+    assertThat(attempt).isInstanceOf(OsLockRegistry.Attempt.Busy.class);
+    assertThat(((OsLockRegistry.Attempt.Busy) attempt).holder()).contains(held.holder().describe());
     assertThat(attempt.toString()).contains("pid " + ProcessHandle.current().pid(), "guards the holder's work");
     held.release();
   }
@@ -306,7 +306,7 @@ class OsLockRegistryTest {
   void acquire_twoSpellingsOfOneFile_shareOneQueue() throws Exception {
     Path real = Files.createDirectories(dir.resolve("real"));
     Path link = Files.createSymbolicLink(dir.resolve("link"), real);
-    HeldFileLock held = acquired(registry.tryAcquire(real.resolve("x.lock"), "work", clock));
+    OsLockRegistry.Held held = acquired(registry.tryAcquire(real.resolve("x.lock"), "work", clock));
 
     assertThat(freeForOthers(registry, link.resolve("x.lock"))).isFalse();
     assertThat(freeForOthers(registry, dir.resolve("real/../real/./x.lock"))).isFalse();
@@ -332,11 +332,11 @@ class OsLockRegistryTest {
     // the JDK's runtime image file system is read-only: it cannot open a channel to lock
     Path lockFile = FileSystems.getFileSystem(URI.create("jrt:/")).getPath("/modules/java.base/tierlock.lock");
 
-    HeldFileLock held = acquired(registry.acquire(lockFile, "work", clock.waitFor(Duration.ofSeconds(1), POLL)));
+    OsLockRegistry.Held held = acquired(registry.acquire(lockFile, "work", clock.waitFor(Duration.ofSeconds(1), POLL)));
 
     assertThat(held.excludesProcesses()).isFalse();
     assertThat(freeForOthers(registry, lockFile)).isFalse();
-    assertThat(await(threads.submit(() -> registry.holder(lockFile)))).contains(held.holder());
+    assertThat(await(threads.submit(() -> registry.holder(lockFile)))).contains(held.holder().describe());
     held.release();
     assertThat(freeForOthers(registry, lockFile)).isTrue();
     assertThat(registry.inUse(lockFile)).isFalse();
@@ -344,7 +344,7 @@ class OsLockRegistryTest {
 
   @Test
   void lockWait_badPauses_areRejected() {
-    assertThatThrownBy(() -> LockWait.until(clock.instant(), clock, clock.sleeper(), Duration.ZERO))
+    assertThatThrownBy(() -> OsLockRegistry.Wait.until(clock.instant(), clock, clock.sleeper()::sleep, Duration.ZERO))
         .isExactlyInstanceOf(IllegalArgumentException.class)
         .hasMessage("Cannot wait for a lock with pauses from PT0S to PT0S: the first must be positive and at most the longest");
     assertThatThrownBy(() -> clock.waitFor(Duration.ofSeconds(1), POLL).withPauses(Duration.ofSeconds(2), Duration.ofSeconds(1)))

@@ -1,5 +1,6 @@
 package dev.tierlock.testkit;
 
+import dev.tierlock.Environment;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.Heartbeats;
 import dev.tierlock.LockIdentity;
@@ -53,11 +54,9 @@ final class ArchiveCheckout implements AutoCloseable {
     Tierlock tierlock = Tierlock.builder()
         .datastore(shared)
         .checkout(directory)
-        .clock(clock)
-        .sleeper(sleeper)
-        .random(new SplittableRandom(directory.toString().hashCode()))
-        .heartbeats(never)
-        .lockIdentity(LockIdentity.of("test@" + directory.getFileName(), "test-host", 1))
+        .environment(Environment.system().withClock(clock).withSleeper(sleeper)
+            .withRandom(new SplittableRandom(directory.toString().hashCode())).withHeartbeats(never)
+            .withLockIdentity(LockIdentity.of("test@" + directory.getFileName(), "test-host", 1)))
         .publishFailurePolicy(policy)
         .build();
     tierlock.checkDatastore();

@@ -2,8 +2,8 @@ package dev.tierlock.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tierlock.DistributedLock;
 import dev.tierlock.ExtensionName;
-import dev.tierlock.LeaseLocks;
 import dev.tierlock.Lockfile;
 import dev.tierlock.LockfileEntry;
 import dev.tierlock.Namespace;
@@ -59,7 +59,7 @@ final class ArchiveFixture {
   static final ObjectKey LOCKFILE_KEY = Namespace.NONE.key(TierPath.LOCKFILE);
 
   /** The global lock's key. */
-  static final ObjectKey GLOBAL_LOCK_KEY = LeaseLocks.globalKey(Namespace.NONE);
+  static final ObjectKey GLOBAL_LOCK_KEY = DistributedLock.globalKey(Namespace.NONE);
 
   private final TestClock clock = TestClock.create();
   private final Datastore shared;

@@ -10,7 +10,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.entry;
 
-import dev.tierlock.LockLease;
+import dev.tierlock.DistributedLock;
 import dev.tierlock.Lockfile;
 import dev.tierlock.ManagedConfigUnpublishedException;
 import dev.tierlock.ManagedLockfileUnavailableException;
@@ -114,7 +114,7 @@ final class BoundaryScenarios {
     TestCheckout b = f.checkout("b");
     a.put("@s/x", "1");
     TestCheckout fresh = f.checkout("fresh");
-    try (LockLease held = b.tierlock().globalLock().acquire()) {
+    try (DistributedLock.Held held = b.tierlock().globalLock().acquire()) {
       f.store().log().clear();
 
       Lockfile cold = fresh.tierlock().snapshot();

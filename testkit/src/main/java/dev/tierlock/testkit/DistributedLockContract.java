@@ -2,18 +2,21 @@ package dev.tierlock.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tierlock.LeaseLocks;
+import dev.tierlock.DistributedLock;
+import dev.tierlock.Tierlock;
 import dev.tierlock.spi.Datastore;
 import java.io.IOException;
+import java.nio.file.Path;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The contract of the lease lock ({@link LeaseLocks}) over a {@link Datastore}: every datastore
- * module runs it against its own store by subclassing it and implementing one hook, {@link
- * #createDatastore()}:
+ * The contract of the datastore global lock ({@link DistributedLock}) as {@link Tierlock} builds it
+ * over a {@link Datastore}: every datastore module runs it against its own store by subclassing it
+ * and implementing one hook, {@link #createDatastore()}:
  *
  * <pre>{@code
  * @ExtendWith(MyServerExtension.class)
@@ -29,8 +32,11 @@ import org.junit.jupiter.api.Test;
  * }</pre>
  *
  * <p>The lock lives at {@code ns1/.datastore.lock}. Each test gets a fresh store wrapped in {@link
- * FaultyDatastore}, a {@link TestClock} whose sleeper is the only way the locks wait, and
- * heartbeats beaten by hand ({@link ManualHeartbeats}); only {@link
+ * FaultyDatastore}, which first passes Tierlock's precondition self-check ({@link
+ * Tierlock#checkDatastore()}; its calls and its verdict object are left out of what the cases
+ * count), a {@link TestClock} whose sleeper is the only way the locks wait, heartbeats beaten by
+ * hand ({@link ManualHeartbeats}), and a Tierlock of its own per peer, its checkout in a temporary
+ * directory; only {@link
  * #acquireRelease_fourThreads_areMutuallyExclusive()} uses real time and real threads. Every case
  * is listed below as a final method with a line saying what it proves; its body is a scenario of
  * one concept (lease lifecycle, takeover and staleness, clock skew, faults, holders on the waiter's
@@ -41,6 +47,10 @@ import org.junit.jupiter.api.Test;
 public abstract class DistributedLockContract {
 
   private @Nullable LockFixture fixture;
+
+  /** Where the peers' checkouts live. */
+  @TempDir
+  Path checkouts;
 
   /** For subclasses. */
   protected DistributedLockContract() {}
@@ -56,8 +66,13 @@ public abstract class DistributedLockContract {
   @BeforeEach
   final void openLockStore() throws Exception {
     FaultyDatastore store = FaultyDatastore.wrap(createDatastore());
-    fixture = new LockFixture(store, TestClock.create(), ManualHeartbeats.create());
-    assertThat(store.delegate().stat(LockFixture.KEY)).as("createDatastore() must return an empty store").isEmpty();
+    try {
+      assertThat(store.delegate().stat(LockFixture.KEY)).as("createDatastore() must return an empty store").isEmpty();
+      fixture = new LockFixture(store, TestClock.create(), ManualHeartbeats.create(), checkouts);
+    } catch (RuntimeException | Error e) {
+      store.close();
+      throw e;
+    }
   }
 
   @AfterEach

@@ -12,7 +12,7 @@ import java.util.Optional;
  * process is started, ended or replaced by another with the same id, between any two calls.
  * Thread-safe.
  */
-final class HostTable implements HostProcesses {
+public final class HostTable implements HostProcesses {
 
   private final String hostname;
   private final Map<Long, Instant> running = new HashMap<>();
@@ -21,19 +21,34 @@ final class HostTable implements HostProcesses {
     this.hostname = hostname;
   }
 
-  /** Returns the table of host {@code hostname}, with no process running. */
-  static HostTable of(String hostname) {
+  /**
+   * {@return the table of host {@code hostname}, with no process running}
+   *
+   * @param hostname the host name lock records of this host carry
+   */
+  public static HostTable of(String hostname) {
     return new HostTable(hostname);
   }
 
-  /** Starts process {@code pid} (or replaces the one with that id) as started at {@code start}. */
-  synchronized HostTable run(long pid, Instant start) {
+  /**
+   * Starts process {@code pid} (or replaces the one with that id) as started at {@code start}.
+   *
+   * @param pid the process id
+   * @param start when the process started
+   * @return this table
+   */
+  public synchronized HostTable run(long pid, Instant start) {
     running.put(pid, start);
     return this;
   }
 
-  /** Ends process {@code pid}. */
-  synchronized HostTable end(long pid) {
+  /**
+   * Ends process {@code pid}.
+   *
+   * @param pid the process id
+   * @return this table
+   */
+  public synchronized HostTable end(long pid) {
     running.remove(pid);
     return this;
   }

@@ -1,5 +1,6 @@
 package dev.tierlock.testkit;
 
+import dev.tierlock.Environment;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.Heartbeats;
 import dev.tierlock.LockIdentity;
@@ -97,9 +98,10 @@ final class InstallFixture {
     Path directory = temp.resolve("checkout-" + name);
     FaultyDatastore store = FaultyDatastore.wrap(shared);
     Heartbeats never = (lock, interval, beat) -> () -> { };
-    Tierlock tierlock = Tierlock.builder().datastore(over.apply(store)).checkout(directory).clock(clock)
-        .sleeper(clock.sleeper()).random(new SplittableRandom(name.hashCode())).heartbeats(never)
-        .lockIdentity(LockIdentity.of("test@" + name, "test-host", 1)).publishFailurePolicy(PublishFailurePolicy.THROW)
+    Tierlock tierlock = Tierlock.builder().datastore(over.apply(store)).checkout(directory)
+        .environment(Environment.system().withClock(clock).withSleeper(clock.sleeper())
+            .withRandom(new SplittableRandom(name.hashCode())).withHeartbeats(never)
+            .withLockIdentity(LockIdentity.of("test@" + name, "test-host", 1))).publishFailurePolicy(PublishFailurePolicy.THROW)
         .build();
     TempDirLayout layout = shape.apply(TempDirLayout.in(directory));
     Installer.Builder builder = Installer.builder(tierlock, layout).clock(clock);

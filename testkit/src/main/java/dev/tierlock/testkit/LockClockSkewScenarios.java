@@ -7,7 +7,6 @@ import static dev.tierlock.testkit.LockFixture.mustMatch;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tierlock.DistributedLock;
-import dev.tierlock.LockLease;
 import dev.tierlock.spi.ObjectVersion;
 import java.time.Clock;
 import java.time.Duration;
@@ -34,7 +33,7 @@ final class LockClockSkewScenarios {
   void acquire_liveHolderWhoseClockLagsByMostOfATtl_isNeverTakenOver() {
     ManualHeartbeats holderBeats = ManualHeartbeats.create();
     Clock lagging = Clock.offset(clock, TTL.multipliedBy(9).dividedBy(10).negated());
-    LockLease held = fixture.peer("ada").clock(lagging).heartbeats(holderBeats).build().acquire();
+    DistributedLock.Held held = fixture.peer("ada").clock(lagging).heartbeats(holderBeats).build().acquire();
     DistributedLock waiter = fixture.lockOf("bob");
 
     for (int beat = 0; beat < 12; beat++) {
@@ -54,7 +53,7 @@ final class LockClockSkewScenarios {
   }
 
   void tryAcquire_crashedHolder_isTakenOverOnceTheWaiterSawItsVersionUnchangedForATtl() {
-    LockLease crashed = fixture.peer("ada").heartbeats(ManualHeartbeats.create()).build().acquire();
+    DistributedLock.Held crashed = fixture.peer("ada").heartbeats(ManualHeartbeats.create()).build().acquire();
     ObjectVersion stale = fixture.storedVersion();
     clock.advance(BEAT);
     DistributedLock waiter = fixture.lockOf("bob");
@@ -63,7 +62,7 @@ final class LockClockSkewScenarios {
     clock.advance(TTL);
     assertThat(waiter.tryAcquire()).as("seen unchanged for exactly the ttl, the record under twice its ttl old").isEmpty();
     clock.advance(Duration.ofMillis(1));
-    Optional<LockLease> taken = waiter.tryAcquire();
+    Optional<DistributedLock.Held> taken = waiter.tryAcquire();
 
     assertThat(taken).isPresent();
     assertThat(fixture.logged(DatastoreOperation.WRITE)).last().isEqualTo(mustMatch(stale) + " -> WRITTEN");
@@ -76,13 +75,13 @@ final class LockClockSkewScenarios {
   }
 
   void acquire_recordOlderThanTwiceItsTtl_isTakenOverAtFirstSight() {
-    LockLease crashed = fixture.peer("ada").heartbeats(ManualHeartbeats.create()).build().acquire();
+    DistributedLock.Held crashed = fixture.peer("ada").heartbeats(ManualHeartbeats.create()).build().acquire();
     ObjectVersion stale = fixture.storedVersion();
     clock.advance(TTL.multipliedBy(2));
     assertThat(fixture.lockOf("cy").tryAcquire()).as("first sight of a record exactly twice its ttl old").isEmpty();
     clock.advance(Duration.ofMillis(1));
 
-    LockLease successor = fixture.lockOf("bob").acquire();
+    DistributedLock.Held successor = fixture.lockOf("bob").acquire();
 
     assertThat(clock.sleeps()).as("no wait: the record's own timestamp is stale").isEmpty();
     assertThat(fixture.logged(DatastoreOperation.WRITE)).last().isEqualTo(mustMatch(stale) + " -> WRITTEN");

@@ -9,7 +9,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tierlock.DistributedLock;
-import dev.tierlock.LockLease;
 import dev.tierlock.spi.DatastoreAccessDeniedException;
 import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.spi.ObjectVersion;
@@ -39,7 +38,7 @@ final class LockFaultScenarios {
   void acquire_lostResponseOnCreate_holdsItsOwnLock() {
     store.faults().failNext(DatastoreOperation.WRITE, 1, Fault.LOSE_RESPONSE);
 
-    LockLease lease = fixture.lockOf("ada").acquire();
+    DistributedLock.Held lease = fixture.lockOf("ada").acquire();
 
     assertThat(lease.isHeld()).isTrue();
     assertThat(fixture.storedHolder().nonce()).isEqualTo(lease.info().nonce());
@@ -56,7 +55,7 @@ final class LockFaultScenarios {
     store.faults().failNext(DatastoreOperation.WRITE, 1, Fault.LOSE_RESPONSE)
         .failNext(DatastoreOperation.READ, 1, Fault.UNAVAILABLE);
 
-    LockLease lease = fixture.lockOf("ada").acquire();
+    DistributedLock.Held lease = fixture.lockOf("ada").acquire();
 
     assertThat(lease.isHeld()).isTrue();
     assertThat(fixture.storedHolder().nonce()).isEqualTo(lease.info().nonce());
@@ -71,7 +70,7 @@ final class LockFaultScenarios {
   void acquire_createTimingOutBeforeApply_isResolvedAndRetried() {
     store.faults().failNext(DatastoreOperation.WRITE, 1, Fault.TIMEOUT_BEFORE_APPLY);
 
-    LockLease lease = fixture.lockOf("ada").acquire();
+    DistributedLock.Held lease = fixture.lockOf("ada").acquire();
 
     assertThat(fixture.logged(DatastoreOperation.WRITE))
         .containsExactly("mustNotExist -> FAULT:TIMEOUT_BEFORE_APPLY", "mustNotExist -> WRITTEN");
@@ -84,7 +83,7 @@ final class LockFaultScenarios {
     store.faults().failNext(DatastoreOperation.WRITE, 1, Fault.UNAVAILABLE)
         .failNext(DatastoreOperation.WRITE, 1, Fault.THROTTLED);
 
-    LockLease lease = fixture.lockOf("ada").acquire();
+    DistributedLock.Held lease = fixture.lockOf("ada").acquire();
 
     assertThat(lease.isHeld()).isTrue();
     assertThat(fixture.logged(DatastoreOperation.WRITE)).containsExactly(
@@ -104,7 +103,7 @@ final class LockFaultScenarios {
         .extracting(e -> ((DatastoreUnavailableException) e).code()).isEqualTo("datastore_unavailable");
     assertThat(clock.slept()).isEqualTo(OPTIONS.maxWait());
     store.faults().online();
-    assertThat(lock.tryAcquire()).hasValueSatisfying(LockLease::release);
+    assertThat(lock.tryAcquire()).hasValueSatisfying(DistributedLock.Held::release);
   }
 
   void acquire_accessDenied_propagatesAtOnce() {
@@ -120,11 +119,11 @@ final class LockFaultScenarios {
         .hasMessageStartingWith("Cannot ");
     assertThat(clock.sleeps()).isEmpty();
     assertThat(store.delegate().stat(KEY)).isEmpty();
-    assertThat(lock.tryAcquire()).hasValueSatisfying(LockLease::release);
+    assertThat(lock.tryAcquire()).hasValueSatisfying(DistributedLock.Held::release);
   }
 
   void heartbeat_throughTransientFaults_keepsTheLeaseUntilTtlPasses() {
-    LockLease lease = fixture.lockOf("ada").acquire();
+    DistributedLock.Held lease = fixture.lockOf("ada").acquire();
     Instant start = clock.instant();
 
     store.faults().offline();
@@ -146,14 +145,14 @@ final class LockFaultScenarios {
     DistributedLock bob = fixture.lockOf("bob");
     assertThat(bob.tryAcquire()).as("first sight of a record refreshed a ttl ago").isEmpty();
     clock.advance(TTL.plusMillis(1));
-    LockLease successor = bob.tryAcquire().orElseThrow();
+    DistributedLock.Held successor = bob.tryAcquire().orElseThrow();
     lease.release();
     assertThat(fixture.storedHolder().nonce()).isEqualTo(successor.info().nonce());
     successor.release();
   }
 
   void heartbeat_lostResponse_adoptsTheVersionItWrote() {
-    LockLease lease = fixture.lockOf("ada").acquire();
+    DistributedLock.Held lease = fixture.lockOf("ada").acquire();
     store.faults().failNext(DatastoreOperation.WRITE, 1, Fault.LOSE_RESPONSE);
 
     fixture.beatAfter(BEAT);
@@ -170,7 +169,7 @@ final class LockFaultScenarios {
   }
 
   void release_afterAHeartbeatWhoseAnswerAndReadBackWereLost_deletesTheVersionThatLanded() {
-    LockLease lease = fixture.lockOf("ada").acquire();
+    DistributedLock.Held lease = fixture.lockOf("ada").acquire();
     ObjectVersion first = fixture.storedVersion();
     store.faults().failNext(DatastoreOperation.WRITE, 1, Fault.LOSE_RESPONSE)
         .failNext(DatastoreOperation.READ, 1, Fault.UNAVAILABLE);
@@ -187,7 +186,7 @@ final class LockFaultScenarios {
   }
 
   void heartbeat_lockDeletedBehindItsBack_losesTheLease() {
-    LockLease lease = fixture.lockOf("ada").acquire();
+    DistributedLock.Held lease = fixture.lockOf("ada").acquire();
     store.delegate().delete(KEY, WriteCondition.none());
 
     fixture.beatAfter(BEAT);

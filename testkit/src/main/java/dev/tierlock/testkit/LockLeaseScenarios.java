@@ -10,20 +10,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tierlock.DistributedLock;
-import dev.tierlock.LeaseLocks;
+import dev.tierlock.Environment;
 import dev.tierlock.LockIdentity;
 import dev.tierlock.LockInfo;
-import dev.tierlock.LockLease;
 import dev.tierlock.LockOptions;
-import dev.tierlock.LockOrderException;
 import dev.tierlock.LockTimeoutException;
 import dev.tierlock.Tierlock;
-import dev.tierlock.Sleeper;
 import dev.tierlock.spi.ObjectVersion;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -65,7 +61,7 @@ final class LockLeaseScenarios {
     DistributedLock lock = fixture.lockOf("ada");
     Instant start = clock.instant();
 
-    LockLease lease = lock.acquire();
+    DistributedLock.Held lease = lock.acquire();
 
     assertThat(lease.isHeld()).isTrue();
     LockInfo info = lease.info();
@@ -94,7 +90,7 @@ final class LockLeaseScenarios {
   }
 
   void heartbeat_refreshesTheRecordConditionally() {
-    LockLease lease = fixture.lockOf("ada").acquire();
+    DistributedLock.Held lease = fixture.lockOf("ada").acquire();
     ObjectVersion first = fixture.storedVersion();
 
     clock.advance(TTL.dividedBy(3));
@@ -116,7 +112,7 @@ final class LockLeaseScenarios {
   }
 
   void acquire_busy_timesOutWithKeyHolderAndTimeWaited() {
-    LockLease held = fixture.peer("ada").options(OPTIONS.withTtl(Duration.ofMinutes(5))).build().acquire();
+    DistributedLock.Held held = fixture.peer("ada").options(OPTIONS.withTtl(Duration.ofMinutes(5))).build().acquire();
     LockInfo holder = held.info();
 
     assertThatThrownBy(fixture.lockOf("bob")::acquire)
@@ -150,7 +146,7 @@ final class LockLeaseScenarios {
   }
 
   void forceRelease_byNonce_deletesOnlyThatHolding() {
-    LockLease held = fixture.lockOf("ada").acquire();
+    DistributedLock.Held held = fixture.lockOf("ada").acquire();
     ObjectVersion version = fixture.storedVersion();
     DistributedLock operator = fixture.lockOf("ops");
 
@@ -168,7 +164,7 @@ final class LockLeaseScenarios {
   }
 
   void forceRelease_blankNonce_isRejectedAndChangesNothing() {
-    LockLease held = fixture.lockOf("ada").acquire();
+    DistributedLock.Held held = fixture.lockOf("ada").acquire();
     DistributedLock operator = fixture.lockOf("ops");
     long calls = store.log().size();
 
@@ -181,12 +177,12 @@ final class LockLeaseScenarios {
   }
 
   void tryAcquire_busyThenFree_returnsEmptyThenALeaseWithoutWaiting() {
-    LockLease held = fixture.lockOf("ada").acquire();
+    DistributedLock.Held held = fixture.lockOf("ada").acquire();
     DistributedLock other = fixture.lockOf("bob");
 
     assertThat(other.tryAcquire()).isEmpty();
     held.release();
-    Optional<LockLease> free = other.tryAcquire();
+    Optional<DistributedLock.Held> free = other.tryAcquire();
 
     assertThat(free).hasValueSatisfying(lease -> assertThat(lease.isHeld()).isTrue());
     assertThat(fixture.storedHolder().nonce()).isEqualTo(free.get().info().nonce());
@@ -196,21 +192,21 @@ final class LockLeaseScenarios {
 
   void lockKey_neverLeavesTheNamespace() {
     assertThat(KEY.value()).isEqualTo("ns1/.datastore.lock");
-    LockLease first = fixture.lockOf("ada").acquire();
+    DistributedLock.Held first = fixture.lockOf("ada").acquire();
     assertThat(fixture.lockOf("bob").tryAcquire()).isEmpty();
     clock.advance(TTL.plusSeconds(1));
-    LockLease second = fixture.lockOf("bob").acquire();
+    DistributedLock.Held second = fixture.lockOf("bob").acquire();
     heartbeats.beat();
     first.release();
     second.release();
-    LockLease third = fixture.lockOf("cy").acquire();
+    DistributedLock.Held third = fixture.lockOf("cy").acquire();
     assertThat(fixture.lockOf("ops").forceRelease(third.info().nonce())).isTrue();
     third.release();
     assertThat(fixture.lockOf("ops").inspect()).isEmpty();
 
     assertThat(store.log().entries()).isNotEmpty()
         .allSatisfy(e -> assertThat(e.target()).isIn(KEY.value(), RESERVATION.value()));
-    assertThat(store.delegate().list("")).isEmpty();
+    assertThat(fixture.leftovers()).isEmpty();
   }
 
   void acquire_whileHoldingAnInnerLock_isRejectedBeforeAnyCall() throws IOException {
@@ -222,12 +218,11 @@ final class LockLeaseScenarios {
           Tierlock holder = Tierlock.builder().datastore(other).checkout(checkout).build()) {
         holder.transaction().run(tx -> tx.withPulledExtensionsLock(() -> {
           assertThatThrownBy(lock::acquire)
-              .isInstanceOf(LockOrderException.class)
+              .isInstanceOf(IllegalStateException.class)
               .hasMessageStartingWith("Cannot acquire " + lock.describe()
-                  + ": the GLOBAL lock is taken before the PULLED_EXTENSIONS lock")
-              .extracting(e -> ((LockOrderException) e).code()).isEqualTo("lock_order");
+                  + ": the GLOBAL lock is taken before the PULLED_EXTENSIONS lock");
           assertThatThrownBy(lock::tryAcquire)
-              .isInstanceOf(LockOrderException.class)
+              .isInstanceOf(IllegalStateException.class)
               .hasMessageContaining("the GLOBAL lock is taken before the PULLED_EXTENSIONS lock");
           return null;
         }));
@@ -253,12 +248,11 @@ final class LockLeaseScenarios {
     try {
       List<Future<?>> workers = new ArrayList<>();
       for (int t = 0; t < THREADS; t++) {
-        DistributedLock lock = LeaseLocks.builder(store, KEY).options(fast).clock(Clock.systemUTC())
-            .sleeper(Sleeper.SYSTEM).random(new SplittableRandom(t)).identity(LockIdentity.of("t" + t + "@h", "h", t))
-            .heartbeats(ManualHeartbeats.create()).build();
+        DistributedLock lock = fixture.globalLock("t" + t, Environment.system().withRandom(new SplittableRandom(t))
+            .withLockIdentity(LockIdentity.of("t" + t + "@h", "h", t)).withHeartbeats(ManualHeartbeats.create()), fast);
         workers.add(pool.submit(() -> {
           for (int round = 0; round < ROUNDS; round++) {
-            try (LockLease lease = lock.acquire()) {
+            try (DistributedLock.Held lease = lock.acquire()) {
               mostInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
               int seen = counter.get();
               Thread.yield();

@@ -8,7 +8,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tierlock.DistributedLock;
-import dev.tierlock.LockLease;
 import dev.tierlock.LockTimeoutException;
 import dev.tierlock.Sleeper;
 import dev.tierlock.spi.ObjectBody;
@@ -44,11 +43,11 @@ final class LockReservationScenarios {
 
   void acquire_starvedWaiter_reservesTheNextTurn_andContendedPeersHoldBackUntilItHasTheLock() {
     ManualHeartbeats adaBeats = ManualHeartbeats.create();
-    LockLease ada = fixture.peer("ada").heartbeats(adaBeats).build().acquire();
+    DistributedLock.Held ada = fixture.peer("ada").heartbeats(adaBeats).build().acquire();
     DistributedLock cy = fixture.lockOf("cy");
     assertThat(cy.tryAcquire()).as("cy meets the busy lock, and contends from now on").isEmpty();
     Instant start = clock.instant();
-    List<Optional<LockLease>> cyWhileFree = new ArrayList<>();
+    List<Optional<DistributedLock.Held>> cyWhileFree = new ArrayList<>();
     List<Long> keyWritesAtRelease = new ArrayList<>();
     Sleeper advance = clock.sleeper();
     // each of bob's waits: time passes and ada renews, until bob has reserved; then ada releases and
@@ -67,7 +66,7 @@ final class LockReservationScenarios {
       cyWhileFree.add(cy.tryAcquire());
     };
 
-    LockLease bob = fixture.peer("bob").sleeper(script).nonces(() -> "nonce-bob").build().acquire();
+    DistributedLock.Held bob = fixture.peer("bob").sleeper(script).nonces(() -> "nonce-bob").build().acquire();
 
     assertThat(Duration.between(start, clock.instant())).as("bob waited past its bound of twice the longest retry")
         .isGreaterThan(OPTIONS.maxRetryInterval().multipliedBy(2));
@@ -81,14 +80,14 @@ final class LockReservationScenarios {
     assertThat(store.delegate().stat(RESERVATION)).isEmpty();
     assertThat(cy.tryAcquire()).as("bob holds the lock itself").isEmpty();
     bob.release();
-    LockLease cyAfter = cy.tryAcquire().orElseThrow();
+    DistributedLock.Held cyAfter = cy.tryAcquire().orElseThrow();
     assertThat(fixture.storedHolder().nonce()).isEqualTo(cyAfter.info().nonce());
     cyAfter.release();
-    assertThat(store.delegate().list("")).isEmpty();
+    assertThat(fixture.leftovers()).isEmpty();
   }
 
   void tryAcquire_deadReserver_holdsBackNoLongerThanItsTtl() {
-    LockLease ada = fixture.lockOf("ada").acquire();
+    DistributedLock.Held ada = fixture.lockOf("ada").acquire();
     DistributedLock cy = fixture.lockOf("cy");
     assertThat(cy.tryAcquire()).as("cy meets the busy lock, and contends from now on").isEmpty();
     plantReservation("dan", clock.instant());
@@ -100,17 +99,17 @@ final class LockReservationScenarios {
     clock.advance(TTL.minusMillis(1));
     assertThat(cy.tryAcquire()).as("a millisecond inside dan's ttl").isEmpty();
     clock.advance(Duration.ofMillis(1));
-    LockLease taken = cy.tryAcquire().orElseThrow();
+    DistributedLock.Held taken = cy.tryAcquire().orElseThrow();
 
     assertThat(fixture.storedHolder().nonce()).isEqualTo(taken.info().nonce());
     assertThat(fixture.logged(DatastoreOperation.DELETE, RESERVATION)).as("the expired reservation is removed conditionally")
         .singleElement().asString().startsWith("mustMatch(").endsWith(" -> DELETED");
     taken.release();
-    assertThat(store.delegate().list("")).isEmpty();
+    assertThat(fixture.leftovers()).isEmpty();
   }
 
   void tryAcquire_deadReserverWhoseClockRanAhead_holdsBackNoLongerThanItsTtlFromFirstSight() {
-    LockLease ada = fixture.lockOf("ada").acquire();
+    DistributedLock.Held ada = fixture.lockOf("ada").acquire();
     DistributedLock cy = fixture.lockOf("cy");
     assertThat(cy.tryAcquire()).isEmpty();
     plantReservation("dan", clock.instant().plus(Duration.ofHours(1)));
@@ -120,7 +119,7 @@ final class LockReservationScenarios {
     clock.advance(TTL);
     assertThat(cy.tryAcquire()).as("seen unchanged for exactly its ttl").isEmpty();
     clock.advance(Duration.ofMillis(1));
-    LockLease taken = cy.tryAcquire().orElseThrow();
+    DistributedLock.Held taken = cy.tryAcquire().orElseThrow();
 
     assertThat(fixture.storedHolder().nonce()).isEqualTo(taken.info().nonce());
     assertThat(store.delegate().stat(RESERVATION)).isEmpty();
@@ -130,7 +129,7 @@ final class LockReservationScenarios {
   void acquireAndRelease_uncontended_areOneCreateAndOneDelete() {
     DistributedLock lock = fixture.lockOf("ada");
 
-    LockLease lease = lock.acquire();
+    DistributedLock.Held lease = lock.acquire();
     assertThat(store.log().entries()).as("one create-only write, nothing else").singleElement()
         .satisfies(e -> assertThat(e.condition() + " " + e.target()).isEqualTo("mustNotExist " + KEY.value()));
     lease.release();
@@ -138,7 +137,7 @@ final class LockReservationScenarios {
     assertThat(store.log().entries()).hasSize(2).last()
         .satisfies(e -> assertThat(e.operation()).isEqualTo(DatastoreOperation.DELETE))
         .satisfies(e -> assertThat(e.target()).isEqualTo(KEY.value()));
-    assertThat(store.delegate().list("")).isEmpty();
+    assertThat(fixture.leftovers()).isEmpty();
   }
 
   void acquire_aHolderThatKnowsNothingOfReservations_isStillExcludedByTheLockObject() {

@@ -8,7 +8,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tierlock.DistributedLock;
-import dev.tierlock.LockLease;
 import dev.tierlock.LockTimeoutException;
 import dev.tierlock.spi.ObjectVersion;
 import java.time.Duration;
@@ -43,14 +42,14 @@ final class LockSameHostScenarios {
 
   void acquire_sameHostHolderWhoseProcessIsGone_isTakenOverAtOnce() {
     ManualHeartbeats adaBeats = ManualHeartbeats.create();
-    LockLease ada = fixture.peerOn("ada", host, ADA).heartbeats(adaBeats).build().acquire();
+    DistributedLock.Held ada = fixture.peerOn("ada", host, ADA).heartbeats(adaBeats).build().acquire();
     ObjectVersion held = fixture.storedVersion();
     assertThat(fixture.storedHolder().processStart()).as("the record pins ada's process").contains(PROCESS_START);
     DistributedLock bob = fixture.peerOn("bob", host, BOB).build();
     assertThat(bob.tryAcquire()).as("ada's process runs").isEmpty();
 
     host.end(ADA);
-    LockLease successor = bob.acquire();
+    DistributedLock.Held successor = bob.acquire();
 
     assertThat(clock.sleeps()).as("no wait: the holder's process is gone").isEmpty();
     assertThat(fixture.logged(DatastoreOperation.WRITE)).containsExactly("mustNotExist -> WRITTEN",
@@ -65,14 +64,14 @@ final class LockSameHostScenarios {
   }
 
   void acquire_sameHostHolderWhosePidWasReused_isTakenOverAtOnce() {
-    LockLease ada = fixture.peerOn("ada", host, ADA).heartbeats(ManualHeartbeats.create()).build().acquire();
+    DistributedLock.Held ada = fixture.peerOn("ada", host, ADA).heartbeats(ManualHeartbeats.create()).build().acquire();
     ObjectVersion held = fixture.storedVersion();
     DistributedLock bob = fixture.peerOn("bob", host, BOB).build();
     host.run(ADA, PROCESS_START.plus(Duration.ofMillis(900)));
     assertThat(bob.tryAcquire()).as("a start 0.9 s off is the same process, read twice").isEmpty();
 
     host.run(ADA, PROCESS_START.plus(Duration.ofMinutes(5)));
-    LockLease successor = bob.acquire();
+    DistributedLock.Held successor = bob.acquire();
 
     assertThat(clock.sleeps()).as("no wait: pid %d is another process now", ADA).isEmpty();
     assertThat(fixture.logged(DatastoreOperation.WRITE)).last().isEqualTo(mustMatch(held) + " -> WRITTEN");
@@ -84,7 +83,7 @@ final class LockSameHostScenarios {
 
   void acquire_liveSameHostHolder_isNotTakenOver() {
     ManualHeartbeats adaBeats = ManualHeartbeats.create();
-    LockLease ada = fixture.peerOn("ada", host, ADA).heartbeats(adaBeats).build().acquire();
+    DistributedLock.Held ada = fixture.peerOn("ada", host, ADA).heartbeats(adaBeats).build().acquire();
     DistributedLock bob = fixture.peerOn("bob", host, BOB).sleeper(fixture.sleeperBeating(adaBeats)).build();
 
     assertThatThrownBy(bob::acquire)
@@ -109,7 +108,7 @@ final class LockSameHostScenarios {
     clock.advance(TTL);
     assertThat(bob.tryAcquire()).as("unchanged for exactly the ttl").isEmpty();
     clock.advance(Duration.ofMillis(1));
-    LockLease taken = bob.tryAcquire().orElseThrow();
+    DistributedLock.Held taken = bob.tryAcquire().orElseThrow();
 
     assertThat(fixture.storedHolder().nonce()).isEqualTo(taken.info().nonce());
     taken.release();
@@ -117,7 +116,7 @@ final class LockSameHostScenarios {
 
   void tryAcquire_holderOnAnotherHost_waitsOutItsTtl() {
     HostTable other = HostTable.of("other-host").run(ADA, PROCESS_START);
-    LockLease ada = fixture.peerOn("ada", other, ADA).heartbeats(ManualHeartbeats.create()).build().acquire();
+    DistributedLock.Held ada = fixture.peerOn("ada", other, ADA).heartbeats(ManualHeartbeats.create()).build().acquire();
     host.end(ADA);
     DistributedLock bob = fixture.peerOn("bob", host, BOB).build();
 
@@ -125,7 +124,7 @@ final class LockSameHostScenarios {
     clock.advance(TTL);
     assertThat(bob.tryAcquire()).isEmpty();
     clock.advance(Duration.ofMillis(1));
-    LockLease taken = bob.tryAcquire().orElseThrow();
+    DistributedLock.Held taken = bob.tryAcquire().orElseThrow();
 
     assertThat(fixture.storedHolder().nonce()).isEqualTo(taken.info().nonce());
     assertThat(ada.isHeld()).isFalse();
@@ -135,17 +134,17 @@ final class LockSameHostScenarios {
   }
 
   void takeOver_twoSameHostWaitersOfADeadHolder_exactlyOneWins() {
-    LockLease ada = fixture.peerOn("ada", host, ADA).heartbeats(ManualHeartbeats.create()).build().acquire();
+    DistributedLock.Held ada = fixture.peerOn("ada", host, ADA).heartbeats(ManualHeartbeats.create()).build().acquire();
     ObjectVersion dead = fixture.storedVersion();
     host.end(ADA);
     DistributedLock cy = fixture.peerOn("cy", host, CY).build();
-    List<LockLease> cyTook = new ArrayList<>();
+    List<DistributedLock.Held> cyTook = new ArrayList<>();
     // bob and cy both read the dead holder's version; cy's takeover lands between bob's read and bob's write
     store.faults().beforeNext(DatastoreOperation.READ, KEY::equals,
         () -> store.faults().beforeNext(DatastoreOperation.WRITE, KEY::equals,
             () -> cy.tryAcquire().ifPresent(cyTook::add)));
 
-    Optional<LockLease> bob = fixture.peerOn("bob", host, BOB).build().tryAcquire();
+    Optional<DistributedLock.Held> bob = fixture.peerOn("bob", host, BOB).build().tryAcquire();
 
     assertThat(bob).isEmpty();
     assertThat(cyTook).hasSize(1);

@@ -9,7 +9,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tierlock.DistributedLock;
-import dev.tierlock.LockLease;
 import dev.tierlock.LockTimeoutException;
 import dev.tierlock.LockUnreadableException;
 import dev.tierlock.spi.ObjectVersion;
@@ -39,11 +38,11 @@ final class LockTakeoverScenarios {
   }
 
   void acquire_staleHolder_isTakenOverByAConditionalWrite_andTheOldLeaseLearnsItIsLost() {
-    LockLease old = fixture.lockOf("ada").acquire();
+    DistributedLock.Held old = fixture.lockOf("ada").acquire();
     ObjectVersion stale = fixture.storedVersion();
     clock.advance(TTL.multipliedBy(2).plusMillis(1));
 
-    LockLease successor = fixture.lockOf("bob").acquire();
+    DistributedLock.Held successor = fixture.lockOf("bob").acquire();
 
     assertThat(clock.sleeps()).isEmpty();
     assertThat(fixture.logged(DatastoreOperation.WRITE)).containsExactly(
@@ -62,7 +61,7 @@ final class LockTakeoverScenarios {
 
   void acquire_liveHolder_isNeverStolen() {
     ManualHeartbeats holderBeats = ManualHeartbeats.create();
-    LockLease held = fixture.peer("ada").heartbeats(holderBeats).build().acquire();
+    DistributedLock.Held held = fixture.peer("ada").heartbeats(holderBeats).build().acquire();
     DistributedLock waiter = fixture.peer("bob").sleeper(fixture.sleeperBeating(holderBeats)).build();
 
     assertThatThrownBy(waiter::acquire)
@@ -78,10 +77,10 @@ final class LockTakeoverScenarios {
   }
 
   void release_neverDeletesASuccessorsLock() {
-    LockLease old = fixture.lockOf("ada").acquire();
+    DistributedLock.Held old = fixture.lockOf("ada").acquire();
     ObjectVersion oldVersion = fixture.storedVersion();
     clock.advance(TTL.multipliedBy(2).plusSeconds(1));
-    LockLease successor = fixture.lockOf("bob").acquire();
+    DistributedLock.Held successor = fixture.lockOf("bob").acquire();
 
     old.release();
 
@@ -95,13 +94,13 @@ final class LockTakeoverScenarios {
   }
 
   void tryAcquire_staleHolder_isTakenOver() {
-    LockLease old = fixture.lockOf("ada").acquire();
+    DistributedLock.Held old = fixture.lockOf("ada").acquire();
     ObjectVersion stale = fixture.storedVersion();
     DistributedLock bob = fixture.lockOf("bob");
     assertThat(bob.tryAcquire()).as("a fresh holder").isEmpty();
     clock.advance(TTL.plusSeconds(1));
 
-    Optional<LockLease> taken = bob.tryAcquire();
+    Optional<DistributedLock.Held> taken = bob.tryAcquire();
 
     assertThat(taken).isPresent();
     assertThat(fixture.logged(DatastoreOperation.WRITE)).last().isEqualTo(mustMatch(stale) + " -> WRITTEN");
@@ -111,7 +110,7 @@ final class LockTakeoverScenarios {
   }
 
   void isHeld_heartbeatsStopped_turnsFalseNoLaterThanAPeerMayTakeOver() {
-    LockLease lease = fixture.lockOf("ada").acquire();
+    DistributedLock.Held lease = fixture.lockOf("ada").acquire();
     DistributedLock bob = fixture.lockOf("bob");
     assertThat(bob.tryAcquire()).as("bob sees the version as it is written").isEmpty();
 
@@ -121,7 +120,7 @@ final class LockTakeoverScenarios {
     assertThat(lease.isHeld()).as("its only refresh is a ttl old: a peer may take it over a moment later").isFalse();
     assertThat(bob.tryAcquire()).as("bob has seen the version unchanged for exactly the ttl").isEmpty();
     clock.advance(Duration.ofMillis(1));
-    LockLease successor = bob.tryAcquire().orElseThrow();
+    DistributedLock.Held successor = bob.tryAcquire().orElseThrow();
 
     assertThat(lease.isHeld()).isFalse();
     assertThat(successor.isHeld()).isTrue();
@@ -133,13 +132,13 @@ final class LockTakeoverScenarios {
 
   void takeOver_racingTheStaleHoldersHeartbeat_losesAndLeavesTheHolder() {
     ManualHeartbeats holderBeats = ManualHeartbeats.create();
-    LockLease holder = fixture.peer("ada").heartbeats(holderBeats).build().acquire();
+    DistributedLock.Held holder = fixture.peer("ada").heartbeats(holderBeats).build().acquire();
     clock.advance(TTL.multipliedBy(2).plusSeconds(1));
     // the holder wakes from its stall between the taker's read and its conditional takeover write
     store.faults().beforeNext(DatastoreOperation.READ, KEY::equals,
         () -> store.faults().beforeNext(DatastoreOperation.WRITE, KEY::equals, holderBeats::beat));
 
-    Optional<LockLease> taken = fixture.lockOf("bob").tryAcquire();
+    Optional<DistributedLock.Held> taken = fixture.lockOf("bob").tryAcquire();
 
     assertThat(taken).isEmpty();
     assertThat(holder.isHeld()).isTrue();
@@ -150,17 +149,17 @@ final class LockTakeoverScenarios {
   }
 
   void takeOver_twoWaitersOnOneStaleVersion_exactlyOneWins() {
-    LockLease stale = fixture.lockOf("ada").acquire();
+    DistributedLock.Held stale = fixture.lockOf("ada").acquire();
     ObjectVersion staleVersion = fixture.storedVersion();
     clock.advance(TTL.multipliedBy(2).plusSeconds(1));
     DistributedLock cy = fixture.lockOf("cy");
-    List<LockLease> cyTook = new ArrayList<>();
+    List<DistributedLock.Held> cyTook = new ArrayList<>();
     // bob and cy both read the stale version; cy's takeover lands between bob's read and bob's write
     store.faults().beforeNext(DatastoreOperation.READ, KEY::equals,
         () -> store.faults().beforeNext(DatastoreOperation.WRITE, KEY::equals,
             () -> cy.tryAcquire().ifPresent(cyTook::add)));
 
-    Optional<LockLease> bob = fixture.lockOf("bob").tryAcquire();
+    Optional<DistributedLock.Held> bob = fixture.lockOf("bob").tryAcquire();
 
     assertThat(bob).isEmpty();
     assertThat(cyTook).hasSize(1);
@@ -189,7 +188,7 @@ final class LockTakeoverScenarios {
     assertThat(lock.tryAcquire()).as("unchanged for exactly the ttl").isEmpty();
     clock.advance(Duration.ofMillis(1));
     ObjectVersion unreadable = fixture.storedVersion();
-    Optional<LockLease> taken = lock.tryAcquire();
+    Optional<DistributedLock.Held> taken = lock.tryAcquire();
 
     assertThat(taken).isPresent();
     assertThat(fixture.logged(DatastoreOperation.WRITE)).last().isEqualTo(mustMatch(unreadable) + " -> WRITTEN");

@@ -1,6 +1,7 @@
 package dev.tierlock.testkit;
 
 import dev.tierlock.CommitMode;
+import dev.tierlock.Environment;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.Heartbeats;
 import dev.tierlock.Lockfile;
@@ -377,25 +378,21 @@ public final class TestCheckout implements AutoCloseable {
         throw new UncheckedIOException("Cannot create checkout directory " + directory, e);
       }
       Heartbeats never = (name, interval, beat) -> () -> { };
+      Environment environment = Environment.system().withClock(clock).withSleeper(clock.sleeper())
+          .withRandom(new SplittableRandom(seed)).withHeartbeats(never)
+          .withLockIdentity(LockIdentity.of("test@" + directory.getFileName(), "test-host", 1));
       Tierlock.Builder builder = Tierlock.builder()
           .datastore(shared)
           .checkout(directory)
           .namespace(namespace)
-          .clock(clock)
-          .sleeper(clock.sleeper())
-          .random(new SplittableRandom(seed))
+          .environment(commitIds == null ? environment : environment.withCommitIds(commitIds))
           .lockOptions(lockOptions)
-          .heartbeats(never)
-          .lockIdentity(LockIdentity.of("test@" + directory.getFileName(), "test-host", 1))
           .publishFailurePolicy(policy)
           .transactionDeadline(deadline)
           .maxPublishAttempts(maxAttempts)
           .commitMode(mode);
       if (!grouped) {
         builder.withoutGroupCommit();
-      }
-      if (commitIds != null) {
-        builder.commitIds(commitIds);
       }
       Tierlock tierlock = builder.build();
       if (selfCheck) {

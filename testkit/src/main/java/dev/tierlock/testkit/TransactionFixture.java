@@ -2,8 +2,8 @@ package dev.tierlock.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tierlock.DistributedLock;
 import dev.tierlock.ExtensionName;
-import dev.tierlock.LeaseLocks;
 import dev.tierlock.LockOptions;
 import dev.tierlock.Lockfile;
 import dev.tierlock.LockfileDelta;
@@ -47,7 +47,7 @@ final class TransactionFixture implements AutoCloseable {
   static final ObjectKey LOCKFILE_KEY = NAMESPACE.key(TierPath.LOCKFILE);
 
   /** The global lock's key. */
-  static final ObjectKey GLOBAL_LOCK_KEY = LeaseLocks.globalKey(NAMESPACE);
+  static final ObjectKey GLOBAL_LOCK_KEY = DistributedLock.globalKey(NAMESPACE);
 
   /** The prefix of the self-check's probes and verdict. */
   static final String SELF_CHECK_PREFIX = NAMESPACE.name().orElseThrow() + "/.tierlock-selfcheck/";

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tierlock.CommitMode;
+import dev.tierlock.DistributedLock;
 import dev.tierlock.ExtensionName;
-import dev.tierlock.LeaseLocks;
 import dev.tierlock.LockfileConflictException;
 import dev.tierlock.LockfileEntry;
 import dev.tierlock.Namespace;
@@ -30,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class CommitModeTest {
 
-  private static final ObjectKey LOCK = LeaseLocks.globalKey(Namespace.NONE);
+  private static final ObjectKey LOCK = DistributedLock.globalKey(Namespace.NONE);
   private static final ObjectKey LOCKFILE = Namespace.NONE.key(TierPath.LOCKFILE);
   private static final String DIGEST = "ab".repeat(32);
 

@@ -2,6 +2,7 @@ package dev.tierlock.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tierlock.Environment;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.Heartbeats;
 import dev.tierlock.LockIdentity;
@@ -52,9 +53,9 @@ class ConvergePollerTest {
 
   private Tierlock open(String name, dev.tierlock.spi.Datastore store) {
     Heartbeats never = (lock, interval, beat) -> () -> { };
-    return Tierlock.builder().datastore(store).checkout(temp.resolve(name)).clock(clock).sleeper(clock.sleeper())
-        .random(new SplittableRandom(name.hashCode())).heartbeats(never)
-        .lockIdentity(LockIdentity.of("test@" + name, "host", 1)).build();
+    return Tierlock.builder().datastore(store).checkout(temp.resolve(name)).environment(Environment.system()
+            .withClock(clock).withSleeper(clock.sleeper()).withRandom(new SplittableRandom(name.hashCode()))
+            .withHeartbeats(never).withLockIdentity(LockIdentity.of("test@" + name, "host", 1))).build();
   }
 
   @BeforeEach

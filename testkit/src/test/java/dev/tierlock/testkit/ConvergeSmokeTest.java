@@ -2,6 +2,7 @@ package dev.tierlock.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tierlock.Environment;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.Heartbeats;
 import dev.tierlock.LockIdentity;
@@ -23,8 +24,9 @@ class ConvergeSmokeTest {
 
   private Tierlock open(FakeRemote remote, TestClock clock, String name) {
     Heartbeats never = (lock, interval, beat) -> () -> { };
-    return Tierlock.builder().datastore(remote).checkout(temp.resolve(name)).clock(clock).sleeper(clock.sleeper())
-        .random(new SplittableRandom(1)).heartbeats(never).lockIdentity(LockIdentity.of("t@" + name, "h", 1)).build();
+    return Tierlock.builder().datastore(remote).checkout(temp.resolve(name)).environment(Environment.system()
+            .withClock(clock).withSleeper(clock.sleeper()).withRandom(new SplittableRandom(1)).withHeartbeats(never)
+            .withLockIdentity(LockIdentity.of("t@" + name, "h", 1))).build();
   }
 
   @Test

@@ -2,6 +2,7 @@ package dev.tierlock.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tierlock.Environment;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.Heartbeats;
 import dev.tierlock.LockIdentity;
@@ -37,9 +38,9 @@ class ConvergeStateFileTest {
 
   private Tierlock open(String name, FakeRemote store) {
     Heartbeats never = (lock, interval, beat) -> () -> { };
-    return Tierlock.builder().datastore(store).checkout(temp.resolve(name)).clock(clock).sleeper(clock.sleeper())
-        .random(new SplittableRandom(name.hashCode())).heartbeats(never)
-        .lockIdentity(LockIdentity.of("test@" + name, "host", 1)).build();
+    return Tierlock.builder().datastore(store).checkout(temp.resolve(name)).environment(Environment.system()
+            .withClock(clock).withSleeper(clock.sleeper()).withRandom(new SplittableRandom(name.hashCode()))
+            .withHeartbeats(never).withLockIdentity(LockIdentity.of("test@" + name, "host", 1))).build();
   }
 
   @BeforeEach
@@ -105,7 +106,8 @@ class ConvergeStateFileTest {
   @Test
   void aCheckoutInAnotherNamespace_isAnotherBase() {
     try (Tierlock other = Tierlock.builder().datastore(remote).checkout(b.checkoutDirectory())
-        .namespace(Namespace.of("team")).clock(clock).sleeper(clock.sleeper()).build()) {
+        .namespace(Namespace.of("team")).environment(Environment.system().withClock(clock).withSleeper(clock.sleeper()))
+        .build()) {
       Converger elsewhere = Converger.builder(other, TempDirLayout.in(other.checkoutDirectory())).clock(clock).build();
 
       ConvergeReport report = elsewhere.converge();

@@ -3,12 +3,19 @@ package dev.tierlock.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tierlock.spi.Datastore;
+import dev.tierlock.spi.DeleteResult;
+import dev.tierlock.spi.ForwardingDatastore;
+import dev.tierlock.spi.ObjectBody;
+import dev.tierlock.spi.ObjectKey;
+import dev.tierlock.spi.ObjectMetadata;
+import dev.tierlock.spi.WriteCondition;
+import dev.tierlock.spi.WriteResult;
 import org.junit.jupiter.api.Test;
 
 /**
  * Checks the lock contract itself: it fails a store whose writes and deletes ignore their
- * preconditions wherever two peers meet, and it refuses a store that is not empty, so its
- * exclusion tests are not vacuous.
+ * preconditions wherever two peers meet (yet honour them where Tierlock's self-check looks), and
+ * it refuses a store that is not empty, so its exclusion tests are not vacuous.
  */
 class DistributedLockContractTest {
 
@@ -47,13 +54,36 @@ class DistributedLockContractTest {
     assertThat(run.results().values()).allMatch(r -> r.contains("createDatastore() must return an empty store"));
   }
 
-  /** A store that ignores every precondition, so that create-only and conditional calls always land. */
+  /**
+   * A store that ignores every precondition on the lock's objects, so that create-only and
+   * conditional calls there always land. It honours them on the self-check's probes, so that
+   * Tierlock's self-check, which refuses a store that ignores them everywhere, lets its locks reach
+   * the contract's cases.
+   */
   static class IgnoringPreconditions extends DistributedLockContract {
     @Override
     protected Datastore createDatastore() {
       FakeRemote remote = FakeRemote.create();
-      remote.ignorePreconditions();
-      return remote;
+      return new ForwardingDatastore() {
+        @Override
+        protected Datastore delegate() {
+          return remote;
+        }
+
+        @Override
+        public WriteResult write(ObjectKey key, ObjectBody body, WriteCondition condition, ObjectMetadata metadata) {
+          return remote.write(key, body, isProbe(key) ? condition : WriteCondition.none(), metadata);
+        }
+
+        @Override
+        public DeleteResult delete(ObjectKey key, WriteCondition condition) {
+          return remote.delete(key, isProbe(key) ? condition : WriteCondition.none());
+        }
+      };
+    }
+
+    private static boolean isProbe(ObjectKey key) {
+      return key.value().contains("/.tierlock-selfcheck/");
     }
   }
 

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tierlock.CommitMode;
+import dev.tierlock.DistributedLock;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.InterruptedOperationException;
-import dev.tierlock.LeaseLocks;
 import dev.tierlock.LockfileConflictException;
 import dev.tierlock.LockfileEntry;
 import dev.tierlock.LockfileTransaction;
@@ -38,7 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class GroupCommitAttackTest {
 
-  private static final ObjectKey LOCK = LeaseLocks.globalKey(Namespace.NONE);
+  private static final ObjectKey LOCK = DistributedLock.globalKey(Namespace.NONE);
   private static final ObjectKey LOCKFILE = Namespace.NONE.key(TierPath.LOCKFILE);
   private static final ExtensionName X = ExtensionName.of("@s/x");
   private static final ExtensionName Y = ExtensionName.of("@s/y");

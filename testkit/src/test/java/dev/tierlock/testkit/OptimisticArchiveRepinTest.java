@@ -6,8 +6,8 @@ import static dev.tierlock.testkit.ArchiveFixture.objectKey;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tierlock.CommitMode;
+import dev.tierlock.DistributedLock;
 import dev.tierlock.ExtensionName;
-import dev.tierlock.LeaseLocks;
 import dev.tierlock.LockfileEntry;
 import dev.tierlock.Namespace;
 import dev.tierlock.TransactionResult;
@@ -59,7 +59,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class OptimisticArchiveRepinTest {
 
-  private static final ObjectKey LOCK = LeaseLocks.globalKey(Namespace.NONE);
+  private static final ObjectKey LOCK = DistributedLock.globalKey(Namespace.NONE);
   private static final ExtensionName TOOLS = ExtensionName.of("@acme/tools");
 
   @TempDir Path dir;

@@ -1,10 +1,6 @@
 package dev.tierlock.datastore.fs;
 
 import dev.tierlock.Sleeper;
-import dev.tierlock.internal.HeldFileLock;
-import dev.tierlock.internal.LockAttempt;
-import dev.tierlock.internal.LockHolder;
-import dev.tierlock.internal.LockWait;
 import dev.tierlock.internal.OsLockRegistry;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -86,16 +82,17 @@ final class KeyLocks {
    * @throws IllegalStateException if this thread holds the lock already
    */
   Optional<Held> acquire(Path lockFile, String guards) throws IOException, InterruptedException {
-    LockWait wait = LockWait.until(clock.instant().plus(timeout), clock, sleeper, MAX_PAUSE)
+    OsLockRegistry.Wait wait = OsLockRegistry.Wait
+        .until(clock.instant().plus(timeout), clock, sleeper::sleep, MAX_PAUSE)
         .withPauses(FIRST_PAUSE, MAX_PAUSE).withOnQueued(onQueued);
-    LockAttempt attempt = registry.acquire(lockFile, guards, wait);
-    if (attempt instanceof LockAttempt.Acquired acquired) {
+    OsLockRegistry.Attempt attempt = registry.acquire(lockFile, guards, wait);
+    if (attempt instanceof OsLockRegistry.Attempt.Acquired acquired) {
       if (!acquired.lock().excludesProcesses()) {
         processLocksUnsupported = true;
       }
       return Optional.of(new Held(acquired.lock()));
     }
-    if (attempt instanceof LockAttempt.Busy) {
+    if (attempt instanceof OsLockRegistry.Attempt.Busy) {
       return Optional.empty();
     }
     throw new IllegalStateException("Cannot lock " + lockFile + ": this thread holds it already, and key locks do not re-enter");
@@ -109,7 +106,7 @@ final class KeyLocks {
    */
   Optional<String> holder(Path lockFile) {
     try {
-      return registry.holder(lockFile).map(LockHolder::describe);
+      return registry.holder(lockFile);
     } catch (IOException e) {
       return Optional.empty();
     }
@@ -117,9 +114,9 @@ final class KeyLocks {
 
   /** A held key lock; closing it releases the OS lock, then the in-JVM turn. */
   static final class Held implements AutoCloseable {
-    private final HeldFileLock lock;
+    private final OsLockRegistry.Held lock;
 
-    private Held(HeldFileLock lock) {
+    private Held(OsLockRegistry.Held lock) {
       this.lock = lock;
     }
 

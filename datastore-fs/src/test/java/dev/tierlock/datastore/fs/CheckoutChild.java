@@ -1,5 +1,6 @@
 package dev.tierlock.datastore.fs;
 
+import dev.tierlock.Environment;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.Heartbeats;
 import dev.tierlock.LockIdentity;
@@ -59,7 +60,7 @@ final class CheckoutChild {
     switch (args[0]) {
       case "commit" -> {
         Tierlock tierlock = Tierlock.builder().datastore(store).checkout(checkout).lockOptions(FAST)
-            .lockIdentity(identity).build();
+            .environment(Environment.system().withLockIdentity(identity)).build();
         tierlock.transaction().refresh();
         System.out.println("ready");
         System.out.flush();
@@ -82,9 +83,9 @@ final class CheckoutChild {
         Sleeper refuse = d -> {
           throw new IllegalStateException("the holding child never waits, yet was asked to wait " + d);
         };
-        Tierlock tierlock = Tierlock.builder().datastore(store).checkout(checkout).clock(fixed).sleeper(refuse)
-            .heartbeats(never).lockOptions(LockOptions.DEFAULTS.withTtl(Duration.ofMillis(Long.parseLong(args[4]))))
-            .lockIdentity(identity).build();
+        Tierlock tierlock = Tierlock.builder().datastore(store).checkout(checkout).environment(Environment.system()
+                .withClock(fixed).withSleeper(refuse).withHeartbeats(never).withLockIdentity(identity))
+                .lockOptions(LockOptions.DEFAULTS.withTtl(Duration.ofMillis(Long.parseLong(args[4])))).build();
         LockfileEntry entry = LockfileEntry.builder("1", fixed.instant()).build();
         tierlock.transaction().run(tx -> tx.put(ExtensionName.of("@child/committed"), entry));
         tierlock.transaction().run(tx -> tx.withPulledExtensionsLock(() -> {

@@ -5,8 +5,9 @@ import static dev.tierlock.datastore.fs.Fixtures.tempFiles;
 import static dev.tierlock.datastore.fs.Fixtures.versions;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tierlock.DistributedLock;
+import dev.tierlock.Environment;
 import dev.tierlock.ExtensionName;
-import dev.tierlock.LeaseLocks;
 import dev.tierlock.LockIdentity;
 import dev.tierlock.LockInfo;
 import dev.tierlock.Lockfile;
@@ -15,7 +16,6 @@ import dev.tierlock.TierPath;
 import dev.tierlock.Tierlock;
 import dev.tierlock.TransactionResult;
 import dev.tierlock.TransactionStatus;
-import dev.tierlock.internal.LockAttempt;
 import dev.tierlock.internal.OsLockRegistry;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.testkit.TestCheckout;
@@ -58,7 +58,8 @@ class FileSystemCheckoutsProcessTest {
       throws Exception {
     FileSystemDatastore store = FileSystemDatastore.open(temp.resolve("shared"));
     Tierlock here = Tierlock.builder().datastore(store).checkout(temp.resolve("here")).lockOptions(CheckoutChild.FAST)
-        .lockIdentity(LockIdentity.of("parent@here", "parent-host", ProcessHandle.current().pid())).build();
+        .environment(Environment.system()
+            .withLockIdentity(LockIdentity.of("parent@here", "parent-host", ProcessHandle.current().pid()))).build();
     List<String> hereAcks = new ArrayList<>();
     List<String> thereAcks = new ArrayList<>();
 
@@ -159,17 +160,17 @@ class FileSystemCheckoutsProcessTest {
         assertThat(holder.ttl()).isEqualTo(CHILD_TTL);
         nonce = holder.nonce();
       }
-      LockAttempt busy = OsLockRegistry.shared().tryAcquire(transactionLock, "a probe of the test", clock);
-      assertThat(busy).isInstanceOfSatisfying(LockAttempt.Busy.class,
-          b -> assertThat(b.holder()).hasValueSatisfying(h -> assertThat(h.pid()).isEqualTo(child.pid())));
+      OsLockRegistry.Attempt busy = OsLockRegistry.shared().tryAcquire(transactionLock, "a probe of the test", clock);
+      assertThat(busy).isInstanceOfSatisfying(OsLockRegistry.Attempt.Busy.class,
+          b -> assertThat(b.holder()).hasValueSatisfying(h -> assertThat(h).startsWith("pid " + child.pid() + " on host ")));
       assertThat(versions(shared(store))).containsOnlyKeys("@peer/before", "@child/committed");
 
       child.kill();
     }
 
-    LockAttempt free = OsLockRegistry.shared().tryAcquire(transactionLock, "a probe of the test", clock);
-    assertThat(free).as("the OS freed the dead process's transaction lock").isInstanceOf(LockAttempt.Acquired.class);
-    ((LockAttempt.Acquired) free).lock().release();
+    OsLockRegistry.Attempt free = OsLockRegistry.shared().tryAcquire(transactionLock, "a probe of the test", clock);
+    assertThat(free).as("the OS freed the dead process's transaction lock").isInstanceOf(OsLockRegistry.Attempt.Acquired.class);
+    ((OsLockRegistry.Attempt.Acquired) free).lock().release();
     try (TestCheckout restarted = TestCheckout.builder(store, machine, clock).build()) {
       assertThat(restarted.transaction().pending()).as("the killed change left nothing pending").isEmpty();
       assertThat(restarted.tierlock().globalLock().inspect()).map(LockInfo::nonce).contains(nonce);
@@ -188,7 +189,7 @@ class FileSystemCheckoutsProcessTest {
       assertThat(restarted.tierlock().globalLock().inspect()).isEmpty();
     }
     assertThat(versions(shared(store))).containsOnlyKeys("@peer/before", "@child/committed", "@machine/after");
-    assertThat(store.stat(LeaseLocks.globalKey(Namespace.NONE))).isEmpty();
+    assertThat(store.stat(DistributedLock.globalKey(Namespace.NONE))).isEmpty();
     assertThat(filesOutsideInternal(store.root())).containsExactly(VERDICT, LOCKFILE.value());
   }
 

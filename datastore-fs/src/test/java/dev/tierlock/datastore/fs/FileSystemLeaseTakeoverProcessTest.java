@@ -3,12 +3,14 @@ package dev.tierlock.datastore.fs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tierlock.DistributedLock;
-import dev.tierlock.LeaseLocks;
+import dev.tierlock.Environment;
 import dev.tierlock.LockInfo;
-import dev.tierlock.LockLease;
 import dev.tierlock.LockOptions;
 import dev.tierlock.Namespace;
+import dev.tierlock.Tierlock;
 import dev.tierlock.spi.ObjectKey;
+import dev.tierlock.spi.ReadCondition;
+import dev.tierlock.spi.ReadResult;
 import dev.tierlock.testkit.ChildLockHolder;
 import dev.tierlock.testkit.ManualHeartbeats;
 import dev.tierlock.testkit.TestClock;
@@ -26,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class FileSystemLeaseTakeoverProcessTest {
 
-  private static final ObjectKey KEY = LeaseLocks.globalKey(Namespace.NONE);
+  private static final ObjectKey KEY = DistributedLock.globalKey(Namespace.NONE);
   private static final Duration TTL = Duration.ofMinutes(10);
 
   @TempDir
@@ -36,22 +38,27 @@ class FileSystemLeaseTakeoverProcessTest {
   void aHolderKilledOnThisHost_isTakenOverAtOnce_notAfterItsTtl() throws Exception {
     FileSystemDatastore store = FileSystemDatastore.open(temp.resolve("shared"));
     try (ChildLockHolder child = ChildLockHolder.holdingLease(store.root().toUri(), temp.resolve("child"), TTL)) {
-      LockInfo holder = LeaseLocks.builder(store, KEY).build().inspect().orElseThrow();
+      LockInfo holder = LockInfo.parse(KEY.value(), ((ReadResult.Found) store.read(KEY, ReadCondition.always(),
+          LockInfo.MAX_BYTES)).bytes());
       assertThat(holder.pid()).isEqualTo(child.pid());
       assertThat(holder.ttl()).isEqualTo(TTL);
       assertThat(holder.processStart()).as("the child's record pins its process")
           .isEqualTo(ProcessHandle.of(child.pid()).flatMap(p -> p.info().startInstant()));
       TestClock clock = TestClock.at(holder.acquiredAt());
-      DistributedLock taker = LeaseLocks.builder(store, KEY).options(LockOptions.DEFAULTS.withTtl(TTL)
-          .withMaxWait(Duration.ZERO)).clock(clock).sleeper(clock.sleeper()).heartbeats(ManualHeartbeats.create()).build();
+      Tierlock tierlock = Tierlock.builder().datastore(store).checkout(temp.resolve("taker"))
+          .lockOptions(LockOptions.DEFAULTS.withTtl(TTL).withMaxWait(Duration.ZERO))
+          .environment(Environment.system().withClock(clock).withSleeper(clock.sleeper())
+              .withHeartbeats(ManualHeartbeats.create())).build();
+      tierlock.checkDatastore();
+      DistributedLock taker = tierlock.globalLock();
       assertThat(taker.tryAcquire()).as("the child's process runs: its lease is live").isEmpty();
 
       child.kill();
-      LockLease lease = taker.acquire();
+      DistributedLock.Held lease = taker.acquire();
 
       assertThat(clock.sleeps()).as("no wait at all").isEmpty();
       assertThat(clock.instant()).as("the record is as fresh as it was written").isEqualTo(holder.acquiredAt());
-      LockInfo now = LeaseLocks.builder(store, KEY).build().inspect().orElseThrow();
+      LockInfo now = taker.inspect().orElseThrow();
       assertThat(now.nonce()).isEqualTo(lease.info().nonce()).isNotEqualTo(holder.nonce());
       assertThat(now.pid()).isEqualTo(ProcessHandle.current().pid());
       lease.release();

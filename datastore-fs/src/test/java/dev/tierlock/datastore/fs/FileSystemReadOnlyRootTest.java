@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.entry;
 
+import dev.tierlock.Environment;
 import dev.tierlock.Lockfile;
 import dev.tierlock.Namespace;
 import dev.tierlock.TierPath;
@@ -152,8 +153,8 @@ class FileSystemReadOnlyRootTest {
   @Test
   void snapshotAndRefresh_onAReadOnlyRoot_returnTheLockfile_andAPutIsRefused() {
     FileSystemDatastore store = FileSystemDatastore.open(readOnly.getPath("/tier"));
-    try (Tierlock reader = Tierlock.builder().datastore(store).checkout(dir.resolve("reader")).clock(clock)
-        .sleeper(clock.sleeper()).build()) {
+    try (Tierlock reader = Tierlock.builder().datastore(store).checkout(dir.resolve("reader"))
+        .environment(Environment.system().withClock(clock).withSleeper(clock.sleeper())).build()) {
 
       assertThat(versions(reader.snapshot())).containsExactly(entry("@acme/web", "1.0.0"), entry("@acme/db", "2.0.0"));
       assertThat(reader.transaction().refresh().status()).isEqualTo(TransactionStatus.NO_CHANGE);

@@ -1,5 +1,6 @@
 package dev.tierlock.datastore.s3;
 
+import dev.tierlock.Environment;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.LockOptions;
 import dev.tierlock.LockfileEntry;
@@ -79,7 +80,7 @@ final class S3PeerProcess {
     Tierlock.Builder builder = Tierlock.builder()
         .checkout(Path.of(args[5]))
         .lockOptions(LOCK_OPTIONS)
-        .commitIds(() -> name + "-" + commits.incrementAndGet());
+        .environment(Environment.system().withCommitIds(() -> name + "-" + commits.incrementAndGet()));
     S3Client client = null;
     switch (args[1]) {
       case "uri" -> builder.datastore(URI.create(

@@ -1,19 +1,14 @@
-package dev.tierlock.testkit;
+package dev.tierlock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tierlock.DistributedLock;
-import dev.tierlock.InterruptedOperationException;
-import dev.tierlock.LeaseLocks;
-import dev.tierlock.LockIdentity;
-import dev.tierlock.LockInfo;
-import dev.tierlock.LockLease;
-import dev.tierlock.LockOptions;
-import dev.tierlock.LockTimeoutException;
-import dev.tierlock.Namespace;
-import dev.tierlock.Sleeper;
 import dev.tierlock.spi.ObjectKey;
-import java.time.Clock;
+import dev.tierlock.testkit.CountingDatastore;
+import dev.tierlock.testkit.DatastoreOperation;
+import dev.tierlock.testkit.FakeRemote;
+import dev.tierlock.testkit.HostTable;
+import dev.tierlock.testkit.ManualHeartbeats;
+import dev.tierlock.testkit.TestClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -40,7 +35,7 @@ import org.junit.jupiter.api.Test;
  */
 class LeaseQueueTest {
 
-  private static final ObjectKey KEY = LeaseLocks.globalKey(Namespace.of("ns1"));
+  private static final ObjectKey KEY = DistributedLock.globalKey(Namespace.of("ns1"));
   private static final LockIdentity APP = LockIdentity.of("app@box", "box", 4242);
   private static final HostTable BOX = HostTable.of("box").run(4242, TestClock.DEFAULT_START.minusSeconds(60));
   private static final long BOUND_SECONDS = 30;
@@ -65,7 +60,7 @@ class LeaseQueueTest {
 
   @Test
   void acquire_callersOfOneJvm_areServedInArrivalOrder_eachHandoverWithoutARemoteCall() throws Exception {
-    LockLease first = lock().acquire();
+    DistributedLock.Held first = lock().acquire();
     Caller b = queue("b", lock());
     Caller c = queue("c", lock());
     Caller d = queue("d", lock());
@@ -96,7 +91,7 @@ class LeaseQueueTest {
 
   @Test
   void release_afterTheHandoverBudget_releasesRemotely_andTheNextCallerAcquiresRemotely() throws Exception {
-    LockLease first = lock(budget(2, Duration.ofHours(1))).acquire();
+    DistributedLock.Held first = budget(2, Duration.ofHours(1)).acquire();
     Caller b = queue("b", lock());
     Caller c = queue("c", lock());
     Caller d = queue("d", lock());
@@ -123,7 +118,7 @@ class LeaseQueueTest {
 
   @Test
   void release_afterTheHandoverTimeBudget_releasesRemotely() throws Exception {
-    LockLease first = lock(budget(16, Duration.ofSeconds(5))).acquire();
+    DistributedLock.Held first = budget(16, Duration.ofSeconds(5)).acquire();
     Caller b = queue("b", lock());
     store.reset();
     clock.advance(Duration.ofSeconds(5));
@@ -140,7 +135,7 @@ class LeaseQueueTest {
 
   @Test
   void release_ofALeaseNoLongerHeld_isNotHandedOver_theNextCallerAcquiresRemotely() throws Exception {
-    LockLease first = lock().acquire();
+    DistributedLock.Held first = lock().acquire();
     Caller b = queue("b", lock());
     clock.advance(LockOptions.DEFAULTS.ttl());
     assertThat(first.isHeld()).as("no heartbeat confirmed it for a ttl").isFalse();
@@ -159,7 +154,7 @@ class LeaseQueueTest {
 
   @Test
   void acquire_aCallerGivingUp_leavesTheQueue_andThoseBehindKeepTheirPlaces() throws Exception {
-    LockLease first = lock().acquire();
+    DistributedLock.Held first = lock().acquire();
     // b gives up after 2 s of the test clock; it re-reads the clock at least every 5 ms
     Caller b = queue("b", lock(new LockOptions(Duration.ofSeconds(30), Duration.ofMillis(1), Duration.ofMillis(5),
         Duration.ofSeconds(2))));
@@ -193,7 +188,7 @@ class LeaseQueueTest {
 
   @Test
   void release_twiceOrAfterTheTurnPassed_neverReleasesTheNextCallersTurn() throws Exception {
-    LockLease first = lock().acquire();
+    DistributedLock.Held first = lock().acquire();
     Caller b = queue("b", lock());
     first.release();
     b.awaitHolding();
@@ -221,14 +216,14 @@ class LeaseQueueTest {
 
   @Test
   void tryAcquire_whileACallerOfThisJvmHoldsIt_isEmptyWithoutARemoteCall() {
-    LockLease first = lock().acquire();
+    DistributedLock.Held first = lock().acquire();
     DistributedLock other = lock();
     store.reset();
 
     assertThat(other.tryAcquire()).isEmpty();
     assertThat(store.total()).isZero();
     first.release();
-    LockLease second = other.tryAcquire().orElseThrow();
+    DistributedLock.Held second = other.tryAcquire().orElseThrow();
     assertThat(second.info().nonce()).isNotEqualTo(first.info().nonce());
     second.release();
     assertThat(remote.stat(KEY)).isEmpty();
@@ -236,10 +231,11 @@ class LeaseQueueTest {
 
   @Test
   void acquire_otherIdentities_doNotShareTheQueue_theyContendByTheStore() {
-    LockLease first = lock().acquire();
-    DistributedLock stranger = LeaseLocks.builder(store, KEY).clock(clock).sleeper(clock.sleeper())
-        .identity(LockIdentity.of("other@box2", "box2", 7)).heartbeats(heartbeats)
-        .hostProcesses(HostTable.of("box2").run(7, TestClock.DEFAULT_START)).build();
+    DistributedLock.Held first = lock().acquire();
+    DistributedLock stranger = lease(Environment.system().withClock(clock).withSleeper(clock.sleeper())
+        .withLockIdentity(LockIdentity.of("other@box2", "box2", 7)).withHeartbeats(heartbeats)
+        .withHostProcesses(HostTable.of("box2").run(7, TestClock.DEFAULT_START)), LockOptions.DEFAULTS,
+        Lease.HandoverBudget.DEFAULT);
     store.reset();
 
     assertThat(stranger.tryAcquire()).as("another process's lock asks the store").isEmpty();
@@ -263,12 +259,12 @@ class LeaseQueueTest {
       for (int process = 0; process < 3; process++) {
         LockIdentity identity = LockIdentity.of("p" + process + "@h", "h", 100 + process);
         for (int thread = 0; thread < 3; thread++) {
-          DistributedLock lock = LeaseLocks.builder(store, KEY).options(fast).clock(Clock.systemUTC()).sleeper(Sleeper.SYSTEM)
-              .random(new SplittableRandom(process * 10L + thread)).identity(identity).heartbeats(ManualHeartbeats.create())
-              .hostProcesses(HostTable.of("h")).build();
+          DistributedLock lock = lease(Environment.system().withRandom(new SplittableRandom(process * 10L + thread))
+              .withLockIdentity(identity).withHeartbeats(ManualHeartbeats.create()).withHostProcesses(HostTable.of("h")),
+              fast, Lease.HandoverBudget.DEFAULT);
           workers.add(pool.submit(() -> {
             for (int round = 0; round < rounds; round++) {
-              try (LockLease lease = lock.acquire()) {
+              try (DistributedLock.Held lease = lock.acquire()) {
                 mostInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
                 int seen = counter.get();
                 Thread.yield();
@@ -294,25 +290,26 @@ class LeaseQueueTest {
     assertThat(remote.stat(ObjectKey.of(KEY.value() + ".reservation"))).isEmpty();
   }
 
-  private LeaseLocks.Builder builder() {
-    return LeaseLocks.builder(store, KEY).clock(clock).sleeper(clock.sleeper()).random(new SplittableRandom(1))
-        .identity(APP).heartbeats(heartbeats).hostProcesses(BOX);
+  /** Returns a lease of this test's store, key and identity, as a Tierlock builds it. */
+  private DistributedLock lease(Environment environment, LockOptions options, Lease.HandoverBudget budget) {
+    return new Lease(store, KEY, options, environment, budget);
+  }
+
+  private Environment app() {
+    return Environment.system().withClock(clock).withSleeper(clock.sleeper()).withRandom(new SplittableRandom(1))
+        .withLockIdentity(APP).withHeartbeats(heartbeats).withHostProcesses(BOX);
   }
 
   private DistributedLock lock() {
-    return builder().build();
+    return lease(app(), LockOptions.DEFAULTS, Lease.HandoverBudget.DEFAULT);
   }
 
   private DistributedLock lock(LockOptions options) {
-    return builder().options(options).build();
+    return lease(app(), options, Lease.HandoverBudget.DEFAULT);
   }
 
-  private DistributedLock lock(LeaseLocks.Builder configured) {
-    return configured.build();
-  }
-
-  private LeaseLocks.Builder budget(int leases, Duration held) {
-    return builder().handoverBudget(leases, held);
+  private DistributedLock budget(int leases, Duration held) {
+    return lease(app(), LockOptions.DEFAULTS, new Lease.HandoverBudget(leases, held));
   }
 
   /** Starts {@code name} acquiring {@code lock} on a thread of its own and returns once it waits in the queue. */
@@ -340,12 +337,12 @@ class LeaseQueueTest {
     private final CountDownLatch holding = new CountDownLatch(1);
     private final CountDownLatch release = new CountDownLatch(1);
     private final CountDownLatch done = new CountDownLatch(1);
-    private final AtomicReference<@Nullable LockLease> lease = new AtomicReference<>();
+    private final AtomicReference<DistributedLock.@Nullable Held> lease = new AtomicReference<>();
     private final AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
 
     Caller(String name, DistributedLock lock) {
       this.thread = new Thread(() -> {
-        LockLease held = null;
+        DistributedLock.Held held = null;
         try {
           held = lock.acquire();
           lease.set(held);
@@ -387,8 +384,8 @@ class LeaseQueueTest {
       return seen;
     }
 
-    LockLease lease() {
-      LockLease held = lease.get();
+    DistributedLock.Held lease() {
+      DistributedLock.Held held = lease.get();
       assertThat(held).as("%s holds a lease", thread.getName()).isNotNull();
       return held;
     }
@@ -400,7 +397,8 @@ class LeaseQueueTest {
 
   /** Returns the nonce of the holder the store shows, read past the counting through a lock that only inspects. */
   private String storedNonce() {
-    return LeaseLocks.builder(remote, KEY).identity(LockIdentity.of("inspector@nowhere", "nowhere", 0)).build()
+    return new Lease(remote, KEY, LockOptions.DEFAULTS, Environment.system()
+        .withLockIdentity(LockIdentity.of("inspector@nowhere", "nowhere", 0)), Lease.HandoverBudget.DEFAULT)
         .inspect().map(LockInfo::nonce).orElse("<free>");
   }
 }

@@ -21,13 +21,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One remote holding of a {@link LeaseLock}: the record this JVM wrote into the lock object. Its
+ * One remote holding of a {@link Lease}: the record this JVM wrote into the lock object. Its
  * heartbeat rewrites the record conditional on the version it last wrote; its release deletes
  * conditional on that version. Both run under this object's monitor, so a release never races a
- * heartbeat's write. The leases handed to callers ride on it ({@link LeaseTurn}): one after another
- * while it is handed over in this JVM ({@link LeaseLine}), each lent the store of the lock it was
- * handed to, so that a caller who closed the store of an earlier lock leaves it out of the path.
- * Its clock, options and heartbeat stay those of the lock that acquired it.
+ * heartbeat's write. The handles given to callers ride on it ({@link Lease.Held}): one after
+ * another while it is handed over in this JVM ({@link LeaseLine}), each lent the store of the lease
+ * it was handed to, so that a caller who closed the store of an earlier lease leaves it out of the
+ * path. Its clock, options and heartbeat stay those of the lease that acquired it.
  *
  * <p>A heartbeat that finds the lock gone or under another nonce loses the lease at once. One that
  * cannot reach the store keeps the lease and tries again on the next beat, but loses it once the
@@ -35,9 +35,9 @@ import org.slf4j.LoggerFactory;
  * answer was lost is resolved by reading the record back: our nonce with the bytes we sent means it
  * landed.
  */
-final class HeldLease {
+final class LeaseHolding {
 
-  private static final Logger LOG = LoggerFactory.getLogger(HeldLease.class);
+  private static final Logger LOG = LoggerFactory.getLogger(LeaseHolding.class);
 
   private enum State { HELD, LOST, RELEASED }
 
@@ -47,7 +47,7 @@ final class HeldLease {
   /** How many times a release refused for the store's rate is sent again. */
   private static final int BUSY_RELEASES = 3;
 
-  private final LeaseLock lock;
+  private final Lease lock;
   private final LockInfo acquired;
   private volatile Datastore store;
   private volatile State state = State.HELD;
@@ -59,7 +59,7 @@ final class HeldLease {
   private volatile Instant expiresAt;
   private Heartbeats.@Nullable Scheduled heartbeat;
 
-  HeldLease(LeaseLock lock, ObjectVersion version, LockInfo record) {
+  LeaseHolding(Lease lock, ObjectVersion version, LockInfo record) {
     this.lock = lock;
     this.acquired = record;
     this.store = lock.datastore;
@@ -91,7 +91,7 @@ final class HeldLease {
    * it was acquired remotely, by that lock's clock.
    */
   boolean mayHandOver(int handedSoFar) {
-    LeaseLock.HandoverBudget budget = lock.budget;
+    Lease.HandoverBudget budget = lock.budget;
     return handedSoFar < budget.leases()
         && Duration.between(acquired.acquiredAt(), lock.clock.instant()).compareTo(budget.held()) < 0;
   }

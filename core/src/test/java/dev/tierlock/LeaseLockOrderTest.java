@@ -16,9 +16,9 @@ import org.junit.jupiter.api.Test;
  * of the thread whose lease it continues: each thread's level is entered when it acquires and freed
  * when it releases, whichever remote holding its lease rides on.
  */
-class LeaseTurnLockOrderTest {
+class LeaseLockOrderTest {
 
-  private static final ObjectKey KEY = LeaseLocks.globalKey(Namespace.of("team"));
+  private static final ObjectKey KEY = DistributedLock.globalKey(Namespace.of("team"));
   private static final Heartbeats NONE = (name, interval, beat) -> () -> { };
 
   @Test
@@ -26,17 +26,18 @@ class LeaseTurnLockOrderTest {
     MemoryDatastore store = new MemoryDatastore();
     ManualClock clock = ManualClock.create();
     LockIdentity app = LockIdentity.of("app@box", "box", 4242);
-    LeaseLocks.Builder builder = LeaseLocks.builder(store, KEY).clock(clock).sleeper(clock.sleeper()).identity(app)
-        .heartbeats(NONE).hostProcesses(new NoProcesses());
-    LockLease first = builder.build().acquire();
+    Environment environment = Environment.system().withClock(clock).withSleeper(clock.sleeper()).withLockIdentity(app)
+        .withHeartbeats(NONE).withHostProcesses(new NoProcesses());
+    DistributedLock.Held first = new Lease(store, KEY, LockOptions.DEFAULTS, environment, Lease.HandoverBudget.DEFAULT)
+        .acquire();
     assertThat(LockOrder.innermost()).isEqualTo(LockLevel.GLOBAL);
     AtomicReference<@Nullable LockLevel> whileHolding = new AtomicReference<>();
-    AtomicReference<@Nullable LockLevel> afterRelease = new AtomicReference<>(LockLevel.LOCKFILE);
+    AtomicReference<@Nullable LockLevel> afterRelease = new AtomicReference<>(LockLevel.PULLED_EXTENSIONS);
     AtomicReference<@Nullable String> nonce = new AtomicReference<>();
     CountDownLatch done = new CountDownLatch(1);
-    DistributedLock second = builder.build();
+    DistributedLock second = new Lease(store, KEY, LockOptions.DEFAULTS, environment, Lease.HandoverBudget.DEFAULT);
     Thread receiver = new Thread(() -> {
-      try (LockLease lease = second.acquire()) {
+      try (DistributedLock.Held lease = second.acquire()) {
         nonce.set(lease.info().nonce());
         whileHolding.set(LockOrder.innermost());
       }

@@ -1,19 +1,17 @@
-package dev.tierlock.testkit;
+package dev.tierlock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tierlock.DistributedLock;
-import dev.tierlock.LeaseLocks;
-import dev.tierlock.LockIdentity;
-import dev.tierlock.LockLease;
-import dev.tierlock.LockOptions;
-import dev.tierlock.LockTimeoutException;
-import dev.tierlock.Namespace;
-import dev.tierlock.Sleeper;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ReadCondition;
 import dev.tierlock.spi.ReadResult;
+import dev.tierlock.testkit.DatastoreOperation;
+import dev.tierlock.testkit.FakeRemote;
+import dev.tierlock.testkit.Fault;
+import dev.tierlock.testkit.HostTable;
+import dev.tierlock.testkit.ManualHeartbeats;
+import dev.tierlock.testkit.TestClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -34,7 +32,7 @@ import org.junit.jupiter.api.Test;
  */
 class LeaseRetryScheduleTest {
 
-  private static final ObjectKey KEY = LeaseLocks.globalKey(Namespace.of("ns1"));
+  private static final ObjectKey KEY = DistributedLock.globalKey(Namespace.of("ns1"));
   private static final Duration RTT = Duration.ofMillis(10);
 
   private final FakeRemote remote = FakeRemote.create();
@@ -48,7 +46,7 @@ class LeaseRetryScheduleTest {
   @Test
   void acquire_waits_startNearTheMeasuredRoundTrip_withFullJitter_andDoubleUpToTheMaximum() {
     remote.faults().latency(RTT, clock::advance, Duration.ofMinutes(1));
-    LockLease held = holder();
+    DistributedLock.Held held = holder();
     DistributedLock waiter = waiter(LockOptions.DEFAULTS.withMaxWait(Duration.ofSeconds(12)),
         0.5, 0.25, 0.75, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5);
 
@@ -65,7 +63,7 @@ class LeaseRetryScheduleTest {
   @Test
   void acquire_firstCap_isAtMostTheRetryInterval_onASlowStore() {
     remote.faults().latency(Duration.ofSeconds(2), clock::advance, Duration.ofMinutes(1));
-    LockLease held = holder();
+    DistributedLock.Held held = holder();
     DistributedLock waiter = waiter(LockOptions.DEFAULTS, 1.0, 1.0);
 
     assertThatThrownBy(waiter::acquire).isInstanceOf(LockTimeoutException.class);
@@ -77,7 +75,7 @@ class LeaseRetryScheduleTest {
 
   @Test
   void acquire_lastWait_endsExactlyAtTheDeadline() {
-    LockLease held = holder();
+    DistributedLock.Held held = holder();
     DistributedLock waiter = waiter(LockOptions.DEFAULTS.withMaxWait(Duration.ofMillis(11)), 1.0, 1.0, 1.0, 1.0, 1.0, 1.0);
 
     assertThatThrownBy(waiter::acquire).isInstanceOf(LockTimeoutException.class)
@@ -95,7 +93,7 @@ class LeaseRetryScheduleTest {
   @Test
   void acquire_waits_startAgainFromTheFirstCap_whenTheLockChangesHands() {
     remote.faults().latency(RTT, clock::advance, Duration.ofMinutes(1));
-    LockLease[] held = {holder()};
+    DistributedLock.Held[] held = {holder()};
     Sleeper advance = clock.sleeper();
     int[] sleeps = {0};
     // after bob's fourth wait, ada's holding ends and cy's begins: the lock is moving, not stuck
@@ -121,7 +119,7 @@ class LeaseRetryScheduleTest {
   @Test
   void acquire_reservesTheNextTurn_onceItHasSeenTheLockChangeHands64Times_longBeforeItsTimeBound() {
     remote.faults().latency(RTT, clock::advance, Duration.ofMinutes(1));
-    LockLease[] held = {holder()};
+    DistributedLock.Held[] held = {holder()};
     ObjectKey reservation = ObjectKey.of(KEY.value() + ".reservation");
     Sleeper advance = clock.sleeper();
     int[] sleeps = {0};
@@ -138,7 +136,7 @@ class LeaseRetryScheduleTest {
     };
     DistributedLock waiter = waiter(LockOptions.DEFAULTS, script);
 
-    LockLease bobs = waiter.acquire();
+    DistributedLock.Held bobs = waiter.acquire();
 
     assertThat(reservedBefore).as("no reservation while bob has seen fewer than 64 turnovers").hasSize(65)
         .containsOnly(false, true).startsWith(Collections.nCopies(64, false).toArray(Boolean[]::new))
@@ -155,12 +153,10 @@ class LeaseRetryScheduleTest {
   void acquire_refusedForTheStoresPerObjectRate_waitsOutItsIntervalAndAcquires() {
     try (FakeRemote paced = FakeRemote.builder().minWriteInterval(Duration.ofSeconds(1)).build()) {
       paced.faults().failNext(DatastoreOperation.WRITE, 1, Fault.BUSY);
-      DistributedLock waiter = LeaseLocks.builder(paced, KEY).options(LockOptions.DEFAULTS).clock(clock)
-          .sleeper(clock.sleeper()).random(new Draws()).identity(LockIdentity.of("bob@here", "here", 2))
-          .hostProcesses(HostTable.of("here").run(2, TestClock.DEFAULT_START)).heartbeats(ManualHeartbeats.create())
-          .build();
+      DistributedLock waiter = new Lease(paced, KEY, LockOptions.DEFAULTS, bob(clock.sleeper()),
+          Lease.HandoverBudget.DEFAULT);
 
-      LockLease lease = waiter.acquire();
+      DistributedLock.Held lease = waiter.acquire();
 
       assertThat(clock.sleeps()).as("one wait, of the store's interval, not a failure").containsExactly(Duration.ofSeconds(1));
       assertThat(lease.isHeld()).isTrue();
@@ -170,7 +166,7 @@ class LeaseRetryScheduleTest {
 
   @Test
   void acquire_aReserverBehindAHolderThatIgnoresReservations_letsItsWaitsGrowAfter256Turnovers() {
-    LockLease[] held = {holder()};
+    DistributedLock.Held[] held = {holder()};
     Sleeper advance = clock.sleeper();
     ObjectKey reservation = ObjectKey.of(KEY.value() + ".reservation");
     int[] holds = {0};
@@ -194,15 +190,15 @@ class LeaseRetryScheduleTest {
     held[0].release();
   }
 
-  private LockLease holder() {
+  private DistributedLock.Held holder() {
     return peer("ada").acquire();
   }
 
   private DistributedLock peer(String name) {
-    return LeaseLocks.builder(remote, KEY).options(LockOptions.DEFAULTS.withTtl(Duration.ofMinutes(10))).clock(clock)
-        .sleeper(clock.sleeper()).identity(LockIdentity.of(name + "@elsewhere", "elsewhere", 1))
-        .hostProcesses(HostTable.of("elsewhere").run(1, TestClock.DEFAULT_START)).heartbeats(ManualHeartbeats.create())
-        .build();
+    return new Lease(remote, KEY, LockOptions.DEFAULTS.withTtl(Duration.ofMinutes(10)), Environment.system()
+        .withClock(clock).withSleeper(clock.sleeper()).withLockIdentity(LockIdentity.of(name + "@elsewhere", "elsewhere", 1))
+        .withHostProcesses(HostTable.of("elsewhere").run(1, TestClock.DEFAULT_START))
+        .withHeartbeats(ManualHeartbeats.create()), Lease.HandoverBudget.DEFAULT);
   }
 
   private DistributedLock waiter(LockOptions options, double... draws) {
@@ -210,9 +206,14 @@ class LeaseRetryScheduleTest {
   }
 
   private DistributedLock waiter(LockOptions options, Sleeper sleeper, double... draws) {
-    return LeaseLocks.builder(remote, KEY).options(options).clock(clock).sleeper(sleeper)
-        .random(new Draws(draws)).identity(LockIdentity.of("bob@here", "here", 2))
-        .hostProcesses(HostTable.of("here").run(2, TestClock.DEFAULT_START)).heartbeats(ManualHeartbeats.create()).build();
+    return new Lease(remote, KEY, options, bob(sleeper, draws), Lease.HandoverBudget.DEFAULT);
+  }
+
+  /** Returns the waiter's environment: the test clock, {@code sleeper}, and the unit draws {@code draws}. */
+  private Environment bob(Sleeper sleeper, double... draws) {
+    return Environment.system().withClock(clock).withSleeper(sleeper).withRandom(new Draws(draws))
+        .withLockIdentity(LockIdentity.of("bob@here", "here", 2))
+        .withHostProcesses(HostTable.of("here").run(2, TestClock.DEFAULT_START)).withHeartbeats(ManualHeartbeats.create());
   }
 
   /** Unit draws given by the test, then 0.5 for ever. */

@@ -1,0 +1,431 @@
+package dev.tierlock;
+
+import dev.tierlock.internal.TurnQueue;
+import dev.tierlock.spi.Datastore;
+import dev.tierlock.spi.DatastoreUnavailableException;
+import dev.tierlock.spi.DeleteResult;
+import dev.tierlock.spi.ObjectKey;
+import dev.tierlock.spi.ObjectVersion;
+import dev.tierlock.spi.OutcomeUnknownException;
+import dev.tierlock.spi.ReadCondition;
+import dev.tierlock.spi.ReadResult;
+import dev.tierlock.spi.WriteCondition;
+import java.time.Clock;
+import java.time.DateTimeException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import java.util.random.RandomGenerator;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The datastore global lock ({@link DistributedLock}) over any {@link Datastore}: a lease kept as one
+ * object, built by {@link Tierlock} from its {@link Environment} and {@link LockOptions}.
+ *
+ * <p>The lock is one object at its key holding a JSON {@link LockInfo}. Acquiring is a create-only
+ * write; a holder renews its lease by a heartbeat every ttl/3, written conditional on the version it
+ * last wrote; a holder whose record this lock has itself seen stay at one version for longer than
+ * its ttl (measured on this lock's clock alone, so clock skew cannot shorten it), or whose record is
+ * older than twice its ttl by this lock's clock ({@link LockInfo#isStaleAt}: taken over at first
+ * sight, yet a live holder whose clock lags by up to about 5/3 ttl is safe), is stale and is taken
+ * over by a write conditional on the stale version; release is a delete conditional on the held
+ * version. No operation ever deletes or overwrites a lock unconditionally, so a stalled holder can
+ * never remove its successor's lock. A record that cannot be read is treated as held until it has
+ * stayed unchanged for longer than this lock's ttl: {@link DistributedLock#inspect()} then throws
+ * {@link LockUnreadableException} (code {@code lock_unreadable}) rather than report the lock free,
+ * and {@link DistributedLock#forceRelease(String)} cannot match its nonce.
+ *
+ * <p><b>A dead holder on this host.</b> A record names its holder's process start time when it is
+ * known ({@code processStartedAt}), so that host, pid and start time pin one process. A record that
+ * names this host ({@link HostProcesses#hostname()}) is taken over at once, by the same write
+ * conditional on the version read (two takers never both win), when no process with its pid runs
+ * here any more or the one that does started at another time: the pid was reused ({@link
+ * HostProcesses#isGone}). A record without a start time (the original tool's, an older Tierlock's,
+ * one of an identity that names no process of this host) is judged by its ttl alone: a pid on its
+ * own cannot tell a reused or made-up id from the holder, and taking it over early could steal a
+ * live lease. A holder on another host is judged by its ttl, as before. The rule trusts that one
+ * host name names one process table; where containers share a host name but not their process ids,
+ * build the Tierlock with an {@link Environment#withHostProcesses} whose host name no record
+ * carries.
+ *
+ * <p><b>One queue per lease in this JVM.</b> Callers of one store, key and identity queue in
+ * memory, first come first served, and a held lease passes from one to the next without a remote
+ * call, within a {@link HandoverBudget}: see {@link LeaseLine}. {@link
+ * DistributedLock#tryAcquire()} never queues.
+ *
+ * <p><b>Waits between attempts</b> are drawn with full jitter under a cap that starts near the
+ * store's round trip and starts again whenever the lock changes hands: see {@link
+ * LeaseAcquisition}.
+ *
+ * <p><b>Bounded waits across processes.</b> A waiter past its bound reserves the next turn in
+ * {@code <key>.reservation}, and contended acquirers hold back for it: see {@link
+ * LeaseReservation}.
+ *
+ * <p>Acquiring retries {@link DatastoreUnavailableException} and {@link OutcomeUnknownException}
+ * within the maximum wait (a create whose answer was lost is resolved by reading the record back:
+ * our nonce means we hold it); any other datastore failure, such as access denied, propagates at
+ * once. When the wait runs out, {@link LockTimeoutException} names the key, the last holder seen and
+ * the time waited; when no attempt ever reached the store, the last store failure is thrown
+ * instead. A thread interrupted while waiting gets {@link InterruptedOperationException}. Every
+ * lock takes {@link LockLevel#GLOBAL} in the lock order, on the thread that acquires it.
+ *
+ * <p>Thread-safe: its state is its configuration, one observation of the lock object (used to judge
+ * a record that never changes), one of the reservation ({@link LeaseReservation}), and when it last
+ * met contention, shared by every acquisition through it. Its callers queue in the {@link
+ * LeaseLine} of its store, key and identity; the one whose turn it is runs a {@link
+ * LeaseAcquisition}, whose remote holding is a {@link LeaseHolding}; each caller gets a {@link
+ * Held} of its own.
+ */
+final class Lease implements DistributedLock {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Lease.class);
+  private static final Pattern NONCE = Pattern.compile("[A-Za-z0-9-]{1,128}");
+  private static final int FORCE_RELEASE_ROUNDS = 3;
+
+  /**
+   * How far one remote holding may be handed over in this JVM before it is released remotely, so
+   * that other processes get their turn. Zero leases turns handing over off.
+   *
+   * @param leases the most consecutive handovers; not negative
+   * @param held the longest the holding may have been held, since its remote acquisition, when it
+   *     is handed over; not negative
+   */
+  record HandoverBudget(int leases, Duration held) {
+
+    /** The default: 16 handovers in a row, within 10 s of the remote acquisition. */
+    static final HandoverBudget DEFAULT = new HandoverBudget(16, Duration.ofSeconds(10));
+
+    HandoverBudget {
+      if (leases < 0 || held.isNegative()) {
+        throw new IllegalArgumentException("Cannot use handover budget of " + leases + " leases and " + held
+            + ": neither may be negative");
+      }
+    }
+  }
+
+  final Datastore datastore;
+  final ObjectKey key;
+  final LockOptions options;
+  final Clock clock;
+  final Sleeper sleeper;
+  final HostProcesses processes;
+  final HandoverBudget budget;
+  final LeaseReservation reservations;
+  private final RandomGenerator random;
+  private final LockIdentity identity;
+  private final @Nullable Instant processStart;
+  private final Supplier<String> nonces;
+  private final Heartbeats heartbeats;
+  private final LeaseLine.Key lineKey;
+  private final AtomicReference<@Nullable Observation> observed = new AtomicReference<>();
+  private volatile Instant contendedUntil = Instant.MIN;
+
+  /**
+   * Creates the lease kept at {@code key} in {@code datastore}; it holds nothing until acquired.
+   *
+   * @param datastore where the lock lives; not closed by the lease
+   * @param environment the clock, sleeper, jitter, identity (looked up once, here), nonces,
+   *     heartbeats and host processes of the lease
+   */
+  Lease(Datastore datastore, ObjectKey key, LockOptions options, Environment environment, HandoverBudget budget) {
+    this.datastore = datastore;
+    this.key = key;
+    this.options = options;
+    this.clock = environment.clock();
+    this.sleeper = environment.sleeper();
+    this.random = environment.random();
+    this.identity = environment.lockIdentity();
+    this.nonces = environment.nonces();
+    this.heartbeats = environment.heartbeats();
+    this.processes = environment.hostProcesses();
+    this.budget = budget;
+    this.processStart = identity.hostname().equals(processes.hostname())
+        ? processes.startOf(identity.pid()).orElse(null) : null;
+    this.reservations = new LeaseReservation(this);
+    this.lineKey = new LeaseLine.Key(datastore.identity(), key, identity);
+  }
+
+  /** A version of the lock object and when this lease first saw it. */
+  private record Observation(ObjectVersion version, Instant since) {}
+
+  @Override
+  public String describe() {
+    return "lock \"" + key + "\" on " + datastore.describe();
+  }
+
+  @Override
+  public DistributedLock.Held acquire() {
+    LockOrder.Ticket ticket = LockOrder.enter(LockLevel.GLOBAL, describe());
+    LeaseLine line = null;
+    TurnQueue.Turn<LeaseLine.Grant> turn = null;
+    try {
+      Instant start = clock.instant();
+      Instant deadline = deadlineAfter(start);
+      line = LeaseLine.join(lineKey);
+      turn = takeTurn(line, start, deadline);
+      if (turn.handed() instanceof LeaseLine.Grant.Handed handed) {
+        if (handed.holding().isHeld()) {
+          handed.holding().lendTo(datastore);
+          return new Held(line, turn, handed.holding(), ticket);
+        }
+        line.drop(turn);
+        handed.holding().release();
+      }
+      if (turn.handed() instanceof LeaseLine.Grant.Yielded) {
+        sawContention(clock.instant());
+      }
+      LeaseHolding holding = new LeaseAcquisition(this, line, newNonce(), start, deadline).acquire();
+      line.hold(turn, holding);
+      return new Held(line, turn, holding, ticket);
+    } catch (RuntimeException | Error e) {
+      if (turn != null) {
+        line.end(turn);
+      }
+      if (line != null) {
+        line.leave();
+      }
+      ticket.close();
+      throw e;
+    }
+  }
+
+  private TurnQueue.Turn<LeaseLine.Grant> takeTurn(LeaseLine line, Instant start, Instant deadline) {
+    try {
+      TurnQueue.Turn<LeaseLine.Grant> turn = line.take(clock, deadline, options.maxRetryInterval());
+      if (turn == null) {
+        throw new LockTimeoutException(key.value(), line.holderToName(), Duration.between(start, clock.instant()));
+      }
+      return turn;
+    } catch (InterruptedException e) {
+      throw new InterruptedOperationException("Cannot acquire " + describe() + " while queued in this JVM", e);
+    }
+  }
+
+  private Instant deadlineAfter(Instant start) {
+    try {
+      return start.plus(options.maxWait());
+    } catch (ArithmeticException | DateTimeException e) {
+      return Instant.MAX;
+    }
+  }
+
+  @Override
+  public Optional<DistributedLock.Held> tryAcquire() {
+    LockOrder.Ticket ticket = LockOrder.enter(LockLevel.GLOBAL, describe());
+    LeaseLine line = null;
+    TurnQueue.Turn<LeaseLine.Grant> turn = null;
+    boolean held = false;
+    try {
+      line = LeaseLine.join(lineKey);
+      turn = line.tryTake();
+      if (turn == null) {
+        return Optional.empty();
+      }
+      Instant now = clock.instant();
+      Optional<LeaseHolding> holding = new LeaseAcquisition(this, line, newNonce(), now, now).tryOnce();
+      if (holding.isEmpty()) {
+        return Optional.empty();
+      }
+      line.hold(turn, holding.get());
+      held = true;
+      return Optional.of(new Held(line, turn, holding.get(), ticket));
+    } finally {
+      if (!held) {
+        if (turn != null) {
+          line.end(turn);
+        }
+        if (line != null) {
+          line.leave();
+        }
+        ticket.close();
+      }
+    }
+  }
+
+  /** Starts holding the lock at {@code version} under {@code record}: registers it for shutdown and starts its heartbeat. */
+  LeaseHolding hold(ObjectVersion version, LockInfo record) {
+    observed.set(null);
+    LeaseHolding holding = new LeaseHolding(this, version, record);
+    ShutdownRelease.register(holding);
+    try {
+      holding.startHeartbeat(heartbeats);
+    } catch (RuntimeException | Error e) {
+      holding.release();
+      throw e;
+    }
+    return holding;
+  }
+
+  /**
+   * Returns whether the holder is stale: its version unchanged for longer than its ttl since this
+   * lease first saw it (whatever the record says, even when it cannot be read; measured on our clock
+   * alone, so immune to skew, and it also defeats a holder whose clock runs ahead), or its record
+   * older than twice its ttl by our clock ({@link LockInfo#isStaleAt}), so a lock abandoned long ago
+   * is taken over at first sight while a live holder whose clock lags ours by up to about 5/3 ttl is
+   * not.
+   */
+  boolean isStale(ObjectVersion version, Optional<LockInfo> holder) {
+    Instant now = clock.instant();
+    Observation seen = observed.updateAndGet(
+        o -> o != null && o.version().equals(version) ? o : new Observation(version, now));
+    Duration unchanged = Duration.between(seen.since(), now);
+    if (holder.isPresent()) {
+      return holder.get().isStaleAt(now) || unchanged.compareTo(holder.get().ttl()) > 0;
+    }
+    return unchanged.compareTo(options.ttl()) > 0;
+  }
+
+  /** Returns whether this lease met contention (a busy lock, a reservation) within the last two ttls. */
+  boolean isContended(Instant now) {
+    return now.isBefore(contendedUntil);
+  }
+
+  /** Records that this lease met contention at {@code now}. */
+  void sawContention(Instant now) {
+    try {
+      contendedUntil = now.plus(options.ttl().multipliedBy(2));
+    } catch (ArithmeticException | DateTimeException e) {
+      contendedUntil = Instant.MAX;
+    }
+  }
+
+  /**
+   * Returns how long an acquisition waits before it reserves the next turn: twice the maximum retry
+   * interval, or half the maximum wait if that is shorter.
+   */
+  Duration reserveAfter() {
+    Duration twice = options.maxRetryInterval().multipliedBy(2);
+    Duration half = options.maxWait().dividedBy(2);
+    return twice.compareTo(half) < 0 ? twice : half;
+  }
+
+  @Override
+  public Optional<LockInfo> inspect() {
+    ReadResult read = datastore.read(key, ReadCondition.always(), LockInfoCodec.MAX_BYTES);
+    if (read instanceof ReadResult.Found found) {
+      return Optional.of(LockInfoCodec.decode(key.value(), found.bytes()));
+    }
+    return Optional.empty();
+  }
+
+  @Override
+  public boolean forceRelease(String nonce) {
+    if (nonce.isBlank()) {
+      throw new IllegalArgumentException("Cannot force-release " + describe() + ": the nonce is blank");
+    }
+    boolean maybeDeleted = false;
+    for (int round = 0; round < FORCE_RELEASE_ROUNDS; round++) {
+      ReadResult read = datastore.read(key, ReadCondition.always(), LockInfoCodec.MAX_BYTES);
+      if (!(read instanceof ReadResult.Found found)) {
+        return maybeDeleted;
+      }
+      Optional<LockInfo> holder = LockInfoCodec.tryDecode(key.value(), found.bytes());
+      if (holder.isEmpty() || !holder.get().nonce().equals(nonce)) {
+        return maybeDeleted;
+      }
+      try {
+        DeleteResult result = datastore.delete(key, WriteCondition.mustMatch(found.object().version()));
+        if (result == DeleteResult.DELETED) {
+          LOG.warn("Force-released {} held by {} (pid {}, nonce {})", describe(), holder.get().holder(),
+              holder.get().pid(), nonce);
+          return true;
+        }
+        if (result == DeleteResult.ABSENT) {
+          return false;
+        }
+      } catch (OutcomeUnknownException e) {
+        maybeDeleted = true;
+      }
+    }
+    return false;
+  }
+
+  /** Returns a record of this lease's holder at {@code now}, naming its process start time when known. */
+  LockInfo recordAt(Instant now, String nonce) {
+    LockInfo record = new LockInfo(identity.holder(), identity.hostname(), identity.pid(), now, options.ttl(), nonce);
+    return processStart == null ? record : record.withProcessStart(processStart);
+  }
+
+  private String newNonce() {
+    String nonce = nonces.get();
+    if (!NONCE.matcher(nonce).matches()) {
+      throw new IllegalStateException("Cannot acquire " + describe() + ": the nonce supplier returned \""
+          + nonce + "\", which does not match " + NONCE.pattern());
+    }
+    return nonce;
+  }
+
+  /** Draws the next jitter unit, under the random source's own lock. */
+  double nextUnit() {
+    synchronized (random) {
+      return random.nextDouble();
+    }
+  }
+
+  /**
+   * One lease handed to one caller: a turn of its {@link LeaseLine} riding on a remote {@link
+   * LeaseHolding}. Every acquisition gets its own, also when the holding is handed over from the
+   * turn before, so closing one twice, or closing one whose turn has passed, never touches the next
+   * caller's: only the first release of the turn that owns the line ends it (handing the holding
+   * on, or releasing it remotely). Thread-safe.
+   */
+  static final class Held implements DistributedLock.Held {
+
+    private final LeaseLine line;
+    private final TurnQueue.Turn<LeaseLine.Grant> turn;
+    private final LeaseHolding holding;
+    private final LockOrder.Ticket ticket;
+    private final AtomicBoolean released = new AtomicBoolean();
+
+    Held(LeaseLine line, TurnQueue.Turn<LeaseLine.Grant> turn, LeaseHolding holding, LockOrder.Ticket ticket) {
+      this.line = line;
+      this.turn = turn;
+      this.holding = holding;
+      this.ticket = ticket;
+    }
+
+    @Override
+    public LockInfo info() {
+      return holding.info();
+    }
+
+    @Override
+    public boolean isHeld() {
+      return !released.get() && holding.isHeld();
+    }
+
+    @Override
+    public void release() {
+      if (!released.compareAndSet(false, true)) {
+        return;
+      }
+      try {
+        LeaseHolding detached = line.handOverOrDetach(turn);
+        if (detached != null) {
+          try {
+            detached.release();
+          } finally {
+            line.end(turn);
+          }
+        }
+      } finally {
+        try {
+          ticket.close();
+        } finally {
+          line.leave();
+        }
+      }
+    }
+
+    @Override
+    public String toString() {
+      return (released.get() ? "released " : "") + holding;
+    }
+  }
+}
