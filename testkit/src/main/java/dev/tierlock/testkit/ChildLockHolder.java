@@ -185,10 +185,16 @@ public final class ChildLockHolder implements AutoCloseable {
     }
   }
 
-  /** The test class path as surefire reports it (else {@code java.class.path}), plus testkit, core and JSpecify. */
+  /**
+   * The test class path as surefire reports it (else {@code java.class.path}), and the module path
+   * when the tests run on it (a datastore module tested in its own module: core and what core
+   * requires are modules there), plus testkit, core and JSpecify: the child runs them all on its
+   * class path.
+   */
   private static String classpath() {
     Set<String> entries = new LinkedHashSet<>();
-    String reported = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path", ""));
+    String reported = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path", ""))
+        + System.getProperty("path.separator") + System.getProperty("jdk.module.path", "");
     for (String entry : reported.split(System.getProperty("path.separator"))) {
       if (!entry.isBlank()) {
         entries.add(entry);
