@@ -25,7 +25,7 @@ final class Datastores {
    *
    * @param uri the datastore's URI
    * @return the datastore, open
-   * @throws UnknownSchemeException if no provider handles the scheme; the message lists those found
+   * @throws InvalidInputException ({@code unknown_scheme}) if no provider handles the scheme; the message lists those found
    * @throws IllegalArgumentException if the provider refuses the URI; the message says why
    */
   static Datastore open(URI uri) {
@@ -37,7 +37,7 @@ final class Datastores {
       }
     }
     String shown = uri.getUserInfo() == null ? uri.toString() : uri.toString().replace(uri.getRawUserInfo() + "@", "");
-    throw new UnknownSchemeException(shown, schemes());
+    throw InvalidInputException.scheme(shown, schemes());
   }
 
   /** {@return the schemes the registered providers open, sorted} */

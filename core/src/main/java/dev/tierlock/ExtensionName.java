@@ -20,11 +20,11 @@ public record ExtensionName(String value) implements Comparable<ExtensionName> {
    * Validates the name.
    *
    * @param value the name text
-   * @throws InvalidNameException if the name does not match {@link #PATTERN} or is too long
+   * @throws InvalidInputException ({@code invalid_name}) if the name does not match {@link #PATTERN} or is too long
    */
   public ExtensionName {
     if (value.length() > MAX_LENGTH || !PATTERN.matcher(value).matches()) {
-      throw new InvalidNameException(value);
+      throw InvalidInputException.name(value);
     }
   }
 
@@ -33,7 +33,7 @@ public record ExtensionName(String value) implements Comparable<ExtensionName> {
    *
    * @param value the name text
    * @return the name
-   * @throws InvalidNameException if the name breaks the rule
+   * @throws InvalidInputException ({@code invalid_name}) if the name breaks the rule
    */
   public static ExtensionName of(String value) {
     return new ExtensionName(value);

@@ -24,7 +24,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>A top-level member whose key is not a valid name, or whose value does not match the entry
  * schema, is {@linkplain #foreign() foreign}: it is not an entry, it keeps its bytes through every
- * change, and a change of its key is refused with {@link ForeignEntryException}.
+ * change, and a change of its key is refused with {@link LockfileFormatException} ({@code foreign_entry}).
  *
  * <p>Two lockfiles are equal when they map the same names to equal entries, whatever the order and
  * the formatting (order and bytes are kept for writing, but they are not content); foreign members
@@ -153,7 +153,7 @@ public final class Lockfile {
    *
    * @param name the entry's name
    * @param entry the entry it gets
-   * @throws ForeignEntryException if {@code name} is the key of a foreign member
+   * @throws LockfileFormatException ({@code foreign_entry}) if {@code name} is the key of a foreign member
    */
   public Lockfile with(ExtensionName name, LockfileEntry entry) {
     java.util.Objects.requireNonNull(name, "name");
@@ -168,7 +168,7 @@ public final class Lockfile {
    * no such entry}
    *
    * @param name the entry to remove
-   * @throws ForeignEntryException if {@code name} is the key of a foreign member
+   * @throws LockfileFormatException ({@code foreign_entry}) if {@code name} is the key of a foreign member
    */
   public Lockfile without(ExtensionName name) {
     java.util.Objects.requireNonNull(name, "name");

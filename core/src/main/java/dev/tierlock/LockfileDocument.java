@@ -190,7 +190,7 @@ final class LockfileDocument {
    * is already there and equal; the member's value rewritten in place when the name exists (its key
    * and the whitespace around it kept); a member appended after the last one otherwise.
    *
-   * @throws ForeignEntryException if the key is held by a foreign member
+   * @throws LockfileFormatException ({@code foreign_entry}) if the key is held by a foreign member
    */
   LockfileDocument with(ExtensionName name, LockfileEntry entry) {
     if (generated != null && members == null) {
@@ -242,7 +242,7 @@ final class LockfileDocument {
    * it was the only member, the object becomes {@code {}}. This document when there is no such
    * entry.
    *
-   * @throws ForeignEntryException if the key is held by a foreign member
+   * @throws LockfileFormatException ({@code foreign_entry}) if the key is held by a foreign member
    */
   LockfileDocument without(ExtensionName name) {
     if (generated != null && members == null) {
@@ -267,7 +267,7 @@ final class LockfileDocument {
   private static Content.Entry refuseForeign(String verb, Member member) {
     Content content = member.content();
     if (content instanceof Content.Foreign f) {
-      throw new ForeignEntryException(verb, f.member().name(), f.member().reason());
+      throw LockfileFormatException.foreignEntry(verb, f.member().name(), f.member().reason());
     }
     return (Content.Entry) content;
   }

@@ -139,7 +139,7 @@ final class LockfileParser {
     ExtensionName name;
     try {
       name = ExtensionName.of(key);
-    } catch (InvalidNameException e) {
+    } catch (InvalidInputException e) {
       return foreign(key, "the key is not a valid extension name (names match " + ExtensionName.PATTERN.pattern()
           + " and have at most " + ExtensionName.MAX_LENGTH + " characters)", value);
     }

@@ -491,7 +491,7 @@ public final class Tierlock implements AutoCloseable {
      *
      * @return the checkout, ready to use
      * @throws IllegalStateException if no datastore or checkout was set
-     * @throws UnknownSchemeException if no provider opens the datastore URI's scheme
+     * @throws InvalidInputException ({@code unknown_scheme}) if no provider opens the datastore URI's scheme
      * @throws LockfileFormatException if the local lockfile does not decode
      * @throws LocalFileException if a directory cannot be created
      */

@@ -3,10 +3,13 @@ package dev.tierlock;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The root of every exception Tierlock throws. Unchecked. Each subtype says what the caller can do
- * next, and each stable {@link #code()} has exactly one subtype. Messages read {@code Cannot <verb>
- * <object>: <reason>}, name the key or path involved and never hold a secret. The cause is always
- * kept.
+ * The root of every exception Tierlock throws. Unchecked. A type stands for what the caller can do
+ * next (retry later, fix the input, fix the lockfile by hand, resolve a pending change...); its
+ * stable {@link #code()} says which case it is, and each code belongs to one type. Programming
+ * errors (a transaction started inside one on the same thread, locks taken out of order, a context
+ * used after its change returned) are {@link IllegalStateException}s, not Tierlock exceptions.
+ * Messages read {@code Cannot <verb> <object>: <reason>}, name the key or path involved and never
+ * hold a secret. The cause is always kept.
  *
  * <p><b>Every code</b>, by what to do next:
  *
@@ -21,9 +24,9 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>{@code lockfile_outcome_unknown}</td><td>{@link LockfileOutcomeUnknownException}</td><td>a change may or may not have landed; kept, settled next time or by the caller</td></tr>
  *   <tr><td>{@code lockfile_conflict}</td><td>{@link LockfileConflictException}</td><td>another checkout changed the same entry; theirs is kept, the rest published</td></tr>
  *   <tr><td>{@code lockfile_format}</td><td>{@link LockfileFormatException}</td><td>the lockfile is not JSON or not an object; it is never replaced</td></tr>
- *   <tr><td>{@code foreign_entry}</td><td>{@link ForeignEntryException}</td><td>a write names a member that is not a valid entry</td></tr>
- *   <tr><td>{@code invalid_name}</td><td>{@link InvalidNameException}</td><td>not an extension name</td></tr>
- *   <tr><td>{@code unknown_scheme}</td><td>{@link UnknownSchemeException}</td><td>no datastore module for the URI's scheme</td></tr>
+ *   <tr><td>{@code foreign_entry}</td><td>{@link LockfileFormatException}</td><td>a write names a member that is not a valid entry; only a hand edit changes it</td></tr>
+ *   <tr><td>{@code invalid_name}</td><td>{@link InvalidInputException}</td><td>not an extension name</td></tr>
+ *   <tr><td>{@code unknown_scheme}</td><td>{@link InvalidInputException}</td><td>no datastore module for the URI's scheme</td></tr>
  *   <tr><td>{@code local_io}</td><td>{@link LocalFileException}</td><td>a file of the checkout could not be read or written</td></tr>
  *   <tr><td>{@code interrupted}</td><td>{@link InterruptedOperationException}</td><td>the thread was interrupted</td></tr>
  *   <tr><td>{@code datastore_unavailable}</td><td>{@link dev.tierlock.spi.DatastoreUnavailableException}</td><td>the store did not answer or refused for a passing reason; nothing changed</td></tr>
@@ -33,8 +36,8 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>{@code datastore_unsafe}</td><td>{@link dev.tierlock.spi.DatastoreUnsafeException}</td><td>the store does not honour preconditions; Tierlock writes nothing to it</td></tr>
  *   <tr><td>{@code object_too_large}</td><td>{@link dev.tierlock.spi.ObjectTooLargeException}</td><td>an object is over the read's bound</td></tr>
  *   <tr><td>{@code object_body_unreadable}</td><td>{@link dev.tierlock.spi.ObjectBodyUnreadableException}</td><td>the bytes of a write could not be read</td></tr>
- *   <tr><td>{@code archive_*}</td><td>{@link dev.tierlock.archive.ArchiveException} subtypes</td><td>see {@code dev.tierlock.archive}</td></tr>
- *   <tr><td>{@code install_*}, {@code registry_*}</td><td>{@link dev.tierlock.install.InstallException} subtypes</td><td>see {@code dev.tierlock.install}</td></tr>
+ *   <tr><td>{@code archive_*}</td><td>{@link dev.tierlock.archive.ArchiveException}</td><td>an archive is over a cap, hostile, tampered, corrupt, missing or unreadable: see its {@code code()}</td></tr>
+ *   <tr><td>{@code install_*}, {@code registry_*}</td><td>{@link dev.tierlock.install.InstallException}, {@link dev.tierlock.install.InstallBusyException} ({@code install_busy}, {@code install_stale}: run it again)</td><td>see its {@code code()}</td></tr>
  *   </tbody>
  * </table>
  */

@@ -53,7 +53,7 @@ public interface TransactionContext {
    *
    * @param name the extension
    * @param entry its new entry
-   * @throws ForeignEntryException if the shared lockfile holds {@code name} as a member that is
+   * @throws LockfileFormatException ({@code foreign_entry}) if the shared lockfile holds {@code name} as a member that is
    *     not a valid entry; nothing changed
    * @throws IllegalStateException if called outside the running change or from another thread
    */
@@ -64,7 +64,7 @@ public interface TransactionContext {
    *
    * @param name the extension
    * @return the entry removed, or empty when there was none (nothing changes)
-   * @throws ForeignEntryException if the shared lockfile holds {@code name} as a member that is
+   * @throws LockfileFormatException ({@code foreign_entry}) if the shared lockfile holds {@code name} as a member that is
    *     not a valid entry; nothing changed
    * @throws IllegalStateException if called outside the running change or from another thread
    */

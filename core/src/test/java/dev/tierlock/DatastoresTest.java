@@ -18,11 +18,11 @@ class DatastoresTest {
   @Test
   void open_unknownScheme_listsTheKnownSchemesWithoutCredentials() {
     assertThatThrownBy(() -> Datastores.open(URI.create("nope://user:secret@bucket/prefix")))
-        .isInstanceOf(UnknownSchemeException.class)
+        .isInstanceOf(InvalidInputException.class)
         .hasMessageStartingWith("Cannot open datastore nope://bucket/prefix: no datastore provider handles its scheme; known schemes: ")
         .hasMessageContaining("memory")
         .hasMessageNotContaining("secret")
-        .extracting(e -> ((UnknownSchemeException) e).code()).isEqualTo("unknown_scheme");
+        .extracting(e -> ((InvalidInputException) e).code()).isEqualTo("unknown_scheme");
   }
 
   @Test

@@ -32,9 +32,9 @@ class ExtensionNamePropertyTest {
       assertThat(ExtensionName.of(text).value()).isEqualTo(text);
     } else {
       assertThatThrownBy(() -> ExtensionName.of(text))
-          .isInstanceOf(InvalidNameException.class)
+          .isInstanceOf(InvalidInputException.class)
           .hasMessageStartingWith("Cannot use extension name \"")
-          .extracting(e -> ((InvalidNameException) e).code()).isEqualTo("invalid_name");
+          .extracting(e -> ((InvalidInputException) e).code()).isEqualTo("invalid_name");
     }
   }
 }

@@ -191,7 +191,7 @@ class LockfileCodecTest {
         .containsExactly(new Lockfile.Foreign("@a/b", "the entry of @a/b must be a JSON object, found a string", "\"1.0\""));
     assertThat(lockfile.contains(ExtensionName.of("@a/b"))).isFalse();
     assertThatThrownBy(() -> lockfile.with(ExtensionName.of("@a/b"), LockfileEntry.builder("1", "t").build()))
-        .isInstanceOf(ForeignEntryException.class)
+        .isInstanceOf(LockfileFormatException.class)
         .hasMessage("Cannot put lockfile entry @a/b: the lockfile holds it as a foreign member (the entry of @a/b must"
             + " be a JSON object, found a string), kept byte for byte; only a hand edit of the file can change it")
         .extracting(e -> ((TierlockException) e).code()).isEqualTo("foreign_entry");

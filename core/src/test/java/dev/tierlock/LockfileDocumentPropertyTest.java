@@ -114,7 +114,7 @@ class LockfileDocumentPropertyTest {
           } else {
             before.with(name, generated.toEntry());
           }
-        }).isInstanceOf(ForeignEntryException.class)
+        }).isInstanceOf(LockfileFormatException.class)
             .hasMessageStartingWith("Cannot " + (generated == null ? "remove" : "put") + " lockfile entry " + name + ": ");
         refused++;
         continue;

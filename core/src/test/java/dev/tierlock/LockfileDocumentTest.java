@@ -328,16 +328,16 @@ class LockfileDocumentTest {
     Lockfile lockfile = parse(WITH_FOREIGN);
 
     assertThatThrownBy(() -> lockfile.with(ExtensionName.of("@acme/sum"), entry("2")))
-        .isInstanceOfSatisfying(ForeignEntryException.class, e -> {
-          assertThat(e.code()).isEqualTo("foreign_entry").isEqualTo(ForeignEntryException.CODE);
-          assertThat(e.key()).isEqualTo("@acme/sum");
-          assertThat(e.reason()).startsWith("field \"checksum\" of @acme/sum is invalid");
+        .isInstanceOfSatisfying(LockfileFormatException.class, e -> {
+          assertThat(e.code()).isEqualTo("foreign_entry").isEqualTo(LockfileFormatException.FOREIGN_ENTRY);
+          assertThat(e.foreignMember()).contains("@acme/sum");
+          assertThat(e.foreignReason().orElseThrow()).startsWith("field \"checksum\" of @acme/sum is invalid");
         })
         .hasMessage("Cannot put lockfile entry @acme/sum: the lockfile holds it as a foreign member (field \"checksum\" of"
             + " @acme/sum is invalid: checksum must be exactly 64 lowercase hex digits (a SHA-256), got \"ABC\"), kept byte"
             + " for byte; only a hand edit of the file can change it");
     assertThatThrownBy(() -> lockfile.without(ExtensionName.of("@acme/list")))
-        .isInstanceOf(ForeignEntryException.class)
+        .isInstanceOf(LockfileFormatException.class)
         .hasMessage("Cannot remove lockfile entry @acme/list: the lockfile holds it as a foreign member (the entry of"
             + " @acme/list must be a JSON object, found an array), kept byte for byte; only a hand edit of the file can"
             + " change it")

@@ -3,7 +3,7 @@ package dev.tierlock.cli;
 import dev.tierlock.Namespace;
 import dev.tierlock.Tierlock;
 import dev.tierlock.TierlockException;
-import dev.tierlock.UnknownSchemeException;
+import dev.tierlock.InvalidInputException;
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.DatastoreProvider;
 import java.io.PrintWriter;
@@ -98,7 +98,7 @@ final class DoctorCommand implements Callable<Integer> {
    * Opens the datastore and runs the checks that read it, in order: those that need an answer are
    * skipped when it gives none, and all of them when it cannot be opened.
    *
-   * @throws UnknownSchemeException if no provider handles the URI's scheme (a usage error)
+   * @throws InvalidInputException ({@code unknown_scheme}) if no provider handles the URI's scheme (a usage error)
    */
   private List<DoctorFinding> datastoreChecks(URI uri, DoctorContext doctor) {
     if ("file".equalsIgnoreCase(uri.getScheme()) && !Files.isDirectory(Path.of(uri))) {
@@ -109,7 +109,7 @@ final class DoctorCommand implements Callable<Integer> {
     Datastore opened;
     try {
       opened = openDatastore(uri);
-    } catch (UnknownSchemeException e) {
+    } catch (InvalidInputException e) {
       throw e;
     } catch (TierlockException e) {
       return unopened(DoctorFinding.failure(DatastoreReachableCheck.NAME, "Cannot open datastore " + uri, e, null),
@@ -154,6 +154,6 @@ final class DoctorCommand implements Callable<Integer> {
       schemes.add(provider.scheme());
     }
     String shown = uri.getUserInfo() == null ? uri.toString() : uri.toString().replace(uri.getRawUserInfo() + "@", "");
-    throw new UnknownSchemeException(shown, List.copyOf(schemes));
+    throw InvalidInputException.scheme(shown, List.copyOf(schemes));
   }
 }

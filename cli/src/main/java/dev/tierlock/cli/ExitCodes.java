@@ -4,10 +4,9 @@ import dev.tierlock.spi.DatastoreAccessDeniedException;
 import dev.tierlock.spi.DatastoreBusyException;
 import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.spi.DatastoreUnsafeException;
-import dev.tierlock.InvalidNameException;
+import dev.tierlock.InvalidInputException;
 import dev.tierlock.LockTimeoutException;
 import dev.tierlock.PendingChange;
-import dev.tierlock.UnknownSchemeException;
 import dev.tierlock.LockfileConflictException;
 import dev.tierlock.LockfileOutcomeUnknownException;
 import dev.tierlock.ManagedConfigUnpublishedException;
@@ -30,7 +29,7 @@ final class ExitCodes {
 
   /** Maps a failure to its exit code. */
   static int of(Exception ex) {
-    if (ex instanceof InvalidNameException || ex instanceof UnknownSchemeException || ex instanceof IllegalArgumentException
+    if (ex instanceof InvalidInputException || ex instanceof IllegalArgumentException
         || ex instanceof MissingDatastoreException) {
       return USAGE;
     }

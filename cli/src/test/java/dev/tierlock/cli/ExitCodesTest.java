@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import dev.tierlock.spi.DatastoreAccessDeniedException;
 import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.spi.DatastoreUnsafeException;
-import dev.tierlock.InvalidNameException;
+import dev.tierlock.InvalidInputException;
 import dev.tierlock.LockTimeoutException;
 import dev.tierlock.LockfileDelta;
 import dev.tierlock.LockfileFormatException;
@@ -40,7 +40,7 @@ class ExitCodesTest {
 
   @Test
   void of_badInput_isUsage() {
-    assertThat(ExitCodes.of(new InvalidNameException("Bad"))).isEqualTo(ExitCodes.USAGE);
+    assertThat(ExitCodes.of(InvalidInputException.name("Bad"))).isEqualTo(ExitCodes.USAGE);
     assertThat(ExitCodes.of(new IllegalArgumentException("Cannot use x"))).isEqualTo(ExitCodes.USAGE);
   }
 

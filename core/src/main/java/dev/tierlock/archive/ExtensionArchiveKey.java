@@ -1,7 +1,7 @@
 package dev.tierlock.archive;
 
 import dev.tierlock.ExtensionName;
-import dev.tierlock.InvalidNameException;
+import dev.tierlock.InvalidInputException;
 import dev.tierlock.TierPath;
 import java.util.Optional;
 
@@ -45,13 +45,13 @@ public record ExtensionArchiveKey(ExtensionName name, String sha256) implements 
    * @param sha256 the archive's SHA-256, 64 lowercase hex characters
    * @return the key
    * @throws ArchiveException ({@code invalid_archive_key}) if either part breaks its rule; the cause of a bad name is
-   *     the {@link InvalidNameException}
+   *     the {@link InvalidInputException}
    */
   public static ExtensionArchiveKey of(String name, String sha256) {
     ExtensionName parsed;
     try {
       parsed = ExtensionName.of(name);
-    } catch (InvalidNameException e) {
+    } catch (InvalidInputException e) {
       throw ArchiveException.invalidKey(name, sha256,
           "the name must match " + ExtensionName.PATTERN.pattern() + " and have at most "
               + ExtensionName.MAX_LENGTH + " characters", e);

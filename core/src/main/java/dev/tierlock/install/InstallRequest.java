@@ -41,7 +41,7 @@ public record InstallRequest(ExtensionName name, VersionConstraint constraint, R
    *
    * @param spec the request's text, {@code NAME[@CONSTRAINT]}
    * @return the request
-   * @throws dev.tierlock.InvalidNameException if the name is not a scoped extension name
+   * @throws dev.tierlock.InvalidInputException ({@code invalid_name}) if the name is not a scoped extension name
    * @throws IllegalArgumentException if the constraint is not one
    */
   public static InstallRequest parse(String spec) {

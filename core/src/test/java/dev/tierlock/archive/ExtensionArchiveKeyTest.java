@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tierlock.ExtensionName;
-import dev.tierlock.InvalidNameException;
+import dev.tierlock.InvalidInputException;
 import dev.tierlock.Namespace;
 import dev.tierlock.TierPath;
 import java.nio.file.Path;
@@ -41,7 +41,7 @@ class ExtensionArchiveKeyTest {
             e -> assertThat(e.code()).isEqualTo(ArchiveException.INVALID_KEY))
         .hasMessage("Cannot use archive key \"@acme/../etc\" with SHA-256 \"" + DIGEST + "\": the name must match "
             + ExtensionName.PATTERN.pattern() + " and have at most 214 characters")
-        .hasCauseInstanceOf(InvalidNameException.class)
+        .hasCauseInstanceOf(InvalidInputException.class)
         .satisfies(e -> assertThat(((ArchiveException) e).code()).isEqualTo("invalid_archive_key"));
   }
 

@@ -6,7 +6,6 @@ import static dev.tierlock.testkit.TransactionFixture.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tierlock.ForeignEntryException;
 import dev.tierlock.Lockfile;
 import dev.tierlock.LockfileEntry;
 import dev.tierlock.LockfileFormatException;
@@ -122,11 +121,11 @@ final class LockfileBytesScenarios {
         () -> a.transaction().run(tx -> tx.put(name("@s/odd"), entry("1"))),
         () -> a.transaction().run(tx -> tx.remove(name("@s/odd"))))) {
       assertThatThrownBy(write)
-          .isInstanceOf(ForeignEntryException.class)
+          .isInstanceOf(LockfileFormatException.class)
           .hasMessageStartingWith("Cannot ")
           .hasMessageContaining(" lockfile entry @s/odd: the lockfile holds it as a foreign member (the entry of @s/odd"
               + " must be a JSON object, found an array), kept byte for byte; only a hand edit of the file can change it")
-          .extracting(e -> ((ForeignEntryException) e).code()).isEqualTo("foreign_entry");
+          .extracting(e -> ((LockfileFormatException) e).code()).isEqualTo("foreign_entry");
     }
 
     assertThat(stored()).isEqualTo(REAL_LOOKING);

@@ -45,7 +45,7 @@ public final class TestArchives {
    * @param name a scoped extension name, such as {@code @acme/tool}
    * @param version the manifest's version, not blank
    * @return the builder
-   * @throws dev.tierlock.InvalidNameException if {@code name} is not a scoped extension name
+   * @throws dev.tierlock.InvalidInputException ({@code invalid_name}) if {@code name} is not a scoped extension name
    * @throws IllegalArgumentException if {@code version} is blank
    */
   public static Builder extension(String name, String version) {
@@ -89,7 +89,7 @@ public final class TestArchives {
      * @param dependency a scoped extension name
      * @param constraint its version constraint, such as {@code ^1}
      * @return this builder
-     * @throws dev.tierlock.InvalidNameException if {@code dependency} is not a scoped name
+     * @throws dev.tierlock.InvalidInputException ({@code invalid_name}) if {@code dependency} is not a scoped name
      * @throws IllegalArgumentException if {@code constraint} is not a version constraint
      */
     public Builder dependency(String dependency, String constraint) {
