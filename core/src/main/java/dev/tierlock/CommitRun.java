@@ -94,9 +94,9 @@ final class CommitRun {
    * @return what the batch must carry over to a run under the lease (optimistic, no lease, and a
    *     change pins or deletes an archive); else null, every request of the batch ended
    */
-  @Nullable Carried run(List<RunRequest> taken, GroupCommit.Turns turns, LockfileTransaction.Resolution resolution,
+  @Nullable Carried run(List<GroupCommit.Request> taken, GroupCommit.Turns turns, LockfileTransaction.Resolution resolution,
       Instant deadline, DistributedLock.Held lease, @Nullable Carried carried) {
-    List<RunRequest> batch = new ArrayList<>(taken);
+    List<GroupCommit.Request> batch = new ArrayList<>(taken);
     List<String> warnings = new ArrayList<>();
     PendingRecord.Stored stored = readPending(warnings);
     if (stored instanceof PendingRecord.Unreadable || stored instanceof PendingRecord.Recorded r
@@ -125,7 +125,7 @@ final class CommitRun {
       // it is held (no peer deletes one without it); a change whose archive is gone fails
       refuseMissingArchives(live(batch), carried.start());
     }
-    List<RunRequest> applied = live(batch);
+    List<GroupCommit.Request> applied = live(batch);
     if (applied.isEmpty()) {
       // every change threw: nothing of them is published, and a pending commit waits for the next run
       return null;
@@ -211,10 +211,10 @@ final class CommitRun {
    * the changes before it left it; callers that queued while the batch took its locks and fetched
    * join it first.
    */
-  private static void runChanges(List<RunRequest> batch, GroupCommit.Turns turns, Lockfile start) {
+  private static void runChanges(List<GroupCommit.Request> batch, GroupCommit.Turns turns, Lockfile start) {
     batch.addAll(turns.more());
     Lockfile from = start;
-    for (RunRequest request : batch) {
+    for (GroupCommit.Request request : batch) {
       turns.apply(request, from);
       if (!request.failIfThrown()) {
         from = request.own().applyTo(from);
@@ -227,13 +227,13 @@ final class CommitRun {
    * names a change made on a cached (maybe stale) view must have checked, a carried change rebased
    * onto the lockfile fetched under the lease, and what earlier writes in doubt ask a write to carry.
    */
-  private Plan plan(List<RunRequest> applied, Replay replay, LockfileStore.Fetched fetched, Lockfile start,
+  private Plan plan(List<GroupCommit.Request> applied, Replay replay, LockfileStore.Fetched fetched, Lockfile start,
       boolean warm, @Nullable Carried carried) {
     Lockfile made = carried == null ? start : carried.start();
     Lockfile changed = made;
     Set<ExtensionName> own = new LinkedHashSet<>();
     Set<ExtensionName> wanted = new LinkedHashSet<>();
-    for (RunRequest r : applied) {
+    for (GroupCommit.Request r : applied) {
       changed = r.own().applyTo(changed);
       own.addAll(r.own().names());
       wanted.addAll(r.wanted().names());
@@ -275,7 +275,7 @@ final class CommitRun {
   }
 
   /** Ends a batch that has nothing to write: the record (if any) is settled, each caller told. */
-  private void noChange(PendingRecord.Stored stored, List<RunRequest> applied, Replay replay, Plan plan,
+  private void noChange(PendingRecord.Stored stored, List<GroupCommit.Request> applied, Replay replay, Plan plan,
       List<String> warnings) {
     if (!(stored instanceof PendingRecord.None)) {
       try {
@@ -292,7 +292,7 @@ final class CommitRun {
   }
 
   /** Hands the plan to the commit loop and gives each caller its outcome. */
-  private void publish(PendingRecord.Stored stored, List<RunRequest> applied, Replay replay, Plan plan,
+  private void publish(PendingRecord.Stored stored, List<GroupCommit.Request> applied, Replay replay, Plan plan,
       DistributedLock.Held lease, Instant deadline, List<String> warnings) {
     if (lease != NO_LEASE && !lease.isHeld()) {
       warn(warnings, "The global lock " + settings.globalLock().describe() + " was lost during the transaction;"
@@ -311,7 +311,7 @@ final class CommitRun {
   }
 
   /** Gives each applied request its outcome from how the commit ended. */
-  private void conclude(List<RunRequest> applied, Landing landing, CommitLoop loop,
+  private void conclude(List<GroupCommit.Request> applied, Landing landing, CommitLoop loop,
       List<LockfileConflictException.Conflict> conflicts, Lockfile fetched, List<String> warnings) {
     if (landing instanceof Landing.Landed) {
       Results results = new Results(TransactionStatus.PUBLISHED, loop.attempts(), loop.lockfile(), conflicts,
@@ -331,16 +331,16 @@ final class CommitRun {
     }
     Throwable cause = landing instanceof Landing.NotYet notYet ? notYet.cause() : null;
     PendingRecord.Stored now = settings.pending().read();
-    for (RunRequest r : applied) {
+    for (GroupCommit.Request r : applied) {
       r.fail(withConflicts(blocked(now, cause, warnings), conflicts, r, applied));
     }
   }
 
   /** Gives each applied request its outcome when nothing landed: it fails, or is deferred by policy. */
-  private void unpublished(List<RunRequest> applied, @Nullable RuntimeException cause, CommitLoop loop,
+  private void unpublished(List<GroupCommit.Request> applied, @Nullable RuntimeException cause, CommitLoop loop,
       List<LockfileConflictException.Conflict> conflicts, Lockfile fetched, List<String> warnings) {
     LockfileDelta left = loop.recorded();
-    for (RunRequest r : applied) {
+    for (GroupCommit.Request r : applied) {
       if (settings.policy() == PublishFailurePolicy.THROW) {
         r.fail(withConflicts(new ManagedConfigUnpublishedException(description, left, settings.pending().path(),
             loop.attempts(), cause, warnings), conflicts, r, applied));
@@ -360,7 +360,7 @@ final class CommitRun {
 
   /** Adds the conflicts on {@code request}'s names to {@code failure}, as suppressed. */
   private RuntimeException withConflicts(RuntimeException failure, List<LockfileConflictException.Conflict> conflicts,
-      RunRequest request, List<RunRequest> applied) {
+      GroupCommit.Request request, List<GroupCommit.Request> applied) {
     List<LockfileConflictException.Conflict> its = Results.conflictsOf(request, conflicts, applied);
     if (!its.isEmpty()) {
       failure.addSuppressed(new LockfileConflictException(description, its, List.of()));
@@ -373,13 +373,13 @@ final class CommitRun {
    * deferred: the conflicts on its own names fail it; otherwise it gets the result.
    */
   private record Results(TransactionStatus status, int attempts, Lockfile lockfile,
-      List<LockfileConflictException.Conflict> conflicts, List<String> warnings, List<RunRequest> applied) {
+      List<LockfileConflictException.Conflict> conflicts, List<String> warnings, List<GroupCommit.Request> applied) {
 
     /**
      * Ends {@code request}: a conflict on a name its change wrote (or on a replayed pending name,
      * for a batch of one) fails it; otherwise it gets the result.
      */
-    void give(RunRequest request, LockfileDelta delta, String description) {
+    void give(GroupCommit.Request request, LockfileDelta delta, String description) {
       List<LockfileConflictException.Conflict> its = conflictsOf(request, conflicts, applied);
       if (!its.isEmpty()) {
         request.fail(new LockfileConflictException(description, its, warnings));
@@ -394,8 +394,8 @@ final class CommitRun {
      * for the batch's first request also those on names no change of the batch wrote (a re-applied
      * pending change's).
      */
-    static List<LockfileConflictException.Conflict> conflictsOf(RunRequest request,
-        List<LockfileConflictException.Conflict> conflicts, List<RunRequest> applied) {
+    static List<LockfileConflictException.Conflict> conflictsOf(GroupCommit.Request request,
+        List<LockfileConflictException.Conflict> conflicts, List<GroupCommit.Request> applied) {
       boolean first = !applied.isEmpty() && applied.get(0) == request;
       return conflicts.stream().filter(c -> request.wanted().touches(c.name())
           || first && applied.stream().noneMatch(r -> r.wanted().touches(c.name()))).toList();
@@ -403,7 +403,7 @@ final class CommitRun {
   }
 
   /** Returns the requests whose change ran without throwing and that no check failed since. */
-  private static List<RunRequest> live(List<RunRequest> batch) {
+  private static List<GroupCommit.Request> live(List<GroupCommit.Request> batch) {
     return batch.stream().filter(r -> r.applied() && !r.isDone()).toList();
   }
 
@@ -420,9 +420,9 @@ final class CommitRun {
   }
 
   /** Returns the archives to delete after the publish: the replayed commit's, then each request's, once each. */
-  private static List<TierPath> deletionsOf(Replay replay, List<RunRequest> requests) {
+  private static List<TierPath> deletionsOf(Replay replay, List<GroupCommit.Request> requests) {
     List<TierPath> out = new ArrayList<>(replay.deletions());
-    for (RunRequest r : requests) {
+    for (GroupCommit.Request r : requests) {
       if (r.applied()) {
         r.deletions().stream().filter(p -> !out.contains(p)).forEach(out::add);
       }
@@ -436,8 +436,8 @@ final class CommitRun {
    * archive cannot be stored again fails, and nothing of it is published. Run under the lease, so
    * no deletion can follow the check before the publish.
    */
-  private void refuseMissingArchives(List<RunRequest> requests, Lockfile start) {
-    for (RunRequest r : requests) {
+  private void refuseMissingArchives(List<GroupCommit.Request> requests, Lockfile start) {
+    for (GroupCommit.Request r : requests) {
       for (var required : r.required().entrySet()) {
         try {
           if (!store.holds(required.getKey())) {
@@ -462,13 +462,13 @@ final class CommitRun {
    *
    * @param batch the requests whose change ran without throwing
    */
-  private static boolean needsLease(List<RunRequest> batch, Lockfile fetched, Replay replay) {
+  private static boolean needsLease(List<GroupCommit.Request> batch, Lockfile fetched, Replay replay) {
     if (!deletionsOf(replay, batch).isEmpty() || batch.stream().anyMatch(r -> !r.required().isEmpty())) {
       return true;
     }
     Lockfile target = replay.delta().applyTo(fetched);
     Set<ExtensionName> names = new LinkedHashSet<>(replay.delta().names());
-    for (RunRequest r : batch) {
+    for (GroupCommit.Request r : batch) {
       target = r.own().applyTo(target);
       names.addAll(r.own().names());
     }

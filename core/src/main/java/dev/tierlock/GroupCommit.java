@@ -6,9 +6,11 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -30,12 +32,12 @@ final class GroupCommit {
 
   /** Runs one batch; must end every run in it (the queue ends whatever it left with its failure). */
   interface Batches {
-    void run(List<RunRequest> batch, Turns turns);
+    void run(List<Request> batch, Turns turns);
   }
 
   /** Gives a run of the batch its turn to run its change, on its own thread. */
   interface Turns {
-    void apply(RunRequest request, Lockfile from);
+    void apply(Request request, Lockfile from);
 
     /**
      * Takes into the batch the runs that queued since it started (up to {@link #MAX_BATCH} in
@@ -44,21 +46,21 @@ final class GroupCommit {
      *
      * @return the runs taken now, to run after those the batch already has
      */
-    default List<RunRequest> more() {
+    default List<Request> more() {
       return List.of();
     }
   }
 
   private final ReentrantLock guard = new ReentrantLock();
   private final Condition changed = guard.newCondition();
-  private final ArrayDeque<RunRequest> waiting = new ArrayDeque<>();
+  private final ArrayDeque<Request> waiting = new ArrayDeque<>();
   private final Clock clock;
   private final String description;
   private final PulledExtensionsLock pulledExtensions;
   private final Runnable onQueued;
   private boolean leading;
   /** The run whose turn it is to apply its change, and what it applies it to. */
-  private @Nullable RunRequest turn;
+  private @Nullable Request turn;
   private @Nullable Lockfile turnFrom;
 
   /**
@@ -92,7 +94,7 @@ final class GroupCommit {
    * @throws InterruptedOperationException if interrupted before a batch took it
    * @throws RuntimeException how the run failed for this caller
    */
-  TransactionResult submit(RunRequest request, Batches batches) {
+  TransactionResult submit(Request request, Batches batches) {
     guard.lock();
     try {
       waiting.addLast(request);
@@ -164,7 +166,7 @@ final class GroupCommit {
     }
   }
 
-  private void applyTurn(RunRequest request) {
+  private void applyTurn(Request request) {
     Lockfile from = turnFrom;
     guard.unlock();
     try {
@@ -178,7 +180,7 @@ final class GroupCommit {
   }
 
   private void lead(Batches batches) {
-    List<RunRequest> batch = new ArrayList<>();
+    List<Request> batch = new ArrayList<>();
     while (!waiting.isEmpty() && batch.size() < MAX_BATCH) {
       batch.add(waiting.pollFirst());
     }
@@ -189,17 +191,17 @@ final class GroupCommit {
     Throwable failure = null;
     Turns turns = new Turns() {
       @Override
-      public void apply(RunRequest request, Lockfile from) {
+      public void apply(Request request, Lockfile from) {
         hand(request, from, leader);
       }
 
       @Override
-      public List<RunRequest> more() {
+      public List<Request> more() {
         guard.lock();
         try {
-          List<RunRequest> taken = new ArrayList<>();
+          List<Request> taken = new ArrayList<>();
           while (!waiting.isEmpty() && batch.size() < MAX_BATCH) {
-            RunRequest next = waiting.pollFirst();
+            Request next = waiting.pollFirst();
             batch.add(next);
             taken.add(next);
           }
@@ -216,8 +218,8 @@ final class GroupCommit {
     } finally {
       guard.lock();
       leading = false;
-      List<RunRequest> again = new ArrayList<>();
-      for (RunRequest r : batch) {
+      List<Request> again = new ArrayList<>();
+      for (Request r : batch) {
         if (r.isDone()) {
           continue;
         }
@@ -238,7 +240,7 @@ final class GroupCommit {
   }
 
   /** Runs {@code request}'s change against {@code from}: here when it is the leader's, else on its caller's thread. */
-  private void hand(RunRequest request, Lockfile from, Thread leader) {
+  private void hand(Request request, Lockfile from, Thread leader) {
     if (request.thread == leader) {
       request.apply(from, pulledExtensions);
       return;
@@ -253,6 +255,163 @@ final class GroupCommit {
       }
     } finally {
       guard.unlock();
+    }
+  }
+
+  /**
+   * One caller's run of {@link LockfileTransaction#run}: its change, which always runs on the
+   * caller's own thread (a group commit's leader hands it its turn), what the change did, and how the
+   * run ended for this caller. Confined to the batch that holds it: the leader writes the outcome, the
+   * caller reads it once {@link #isDone()} (both under the group's monitor, or on one thread).
+   */
+  static final class Request {
+
+    final Consumer<TransactionContext> change;
+    final Thread thread = Thread.currentThread();
+    final Instant deadline;
+
+    /** The lockfile the change started from, its delta and deletions, once it ran without throwing. */
+    private @Nullable Lockfile start;
+    private LockfileDelta own = LockfileDelta.EMPTY;
+    private LockfileDelta wanted = LockfileDelta.EMPTY;
+    private List<TierPath> deletions = List.of();
+    private Map<TierPath, Runnable> required = Map.of();
+    /** What the change threw: nothing of it is published or kept. */
+    private @Nullable Throwable thrown;
+
+    private @Nullable TransactionResult result;
+    private @Nullable Throwable failure;
+    private boolean done;
+
+    Request(Consumer<TransactionContext> change, Instant deadline) {
+      this.change = change;
+      this.deadline = deadline;
+    }
+
+    /**
+     * Runs the change on this thread against an editor over {@code from}; records its delta and
+     * deletions, or what it threw (then nothing of it counts).
+     */
+    void apply(Lockfile from, PulledExtensionsLock pulledExtensions) {
+      if (Thread.currentThread() != thread) {
+        throw new IllegalStateException("Cannot run a change on another thread than its caller's");
+      }
+      ChangeEditor editor = new ChangeEditor(from, pulledExtensions);
+      try {
+        change.accept(editor);
+        start = from;
+        own = editor.delta();
+        wanted = editor.wanted();
+        deletions = editor.deletions();
+        required = editor.required();
+      } catch (RuntimeException | Error e) {
+        thrown = e;
+      } finally {
+        editor.close();
+      }
+    }
+
+    /** Returns whether the change ran (whether or not it threw). */
+    boolean ran() {
+      return start != null || thrown != null;
+    }
+
+    /** Returns whether the change ran and did not throw. */
+    boolean applied() {
+      return start != null && thrown == null;
+    }
+
+    /** Returns what the change changed, against the lockfile it started from (empty unless applied). */
+    LockfileDelta own() {
+      return own;
+    }
+
+    /** Returns what the change wants of every name it touched, changed or not (empty unless applied). */
+    LockfileDelta wanted() {
+      return wanted;
+    }
+
+    /** Drops what the change did: it fails, and nothing of it is published. */
+    void discard() {
+      own = LockfileDelta.EMPTY;
+      wanted = LockfileDelta.EMPTY;
+      deletions = List.of();
+      required = Map.of();
+    }
+
+    /** Returns the tier paths the change stored and relies on, each with how to store it again. */
+    Map<TierPath, Runnable> required() {
+      return required;
+    }
+
+    /** Returns the archives the change asked to delete after the publish. */
+    List<TierPath> deletions() {
+      return deletions;
+    }
+
+    /** Returns the lockfile the change started from. */
+    Lockfile start() {
+      Lockfile from = start;
+      if (from == null) {
+        throw new IllegalStateException("Cannot read the start of a change that has not run");
+      }
+      return from;
+    }
+
+    /** Ends the run for this caller with {@code value}; the first ending counts. */
+    void succeed(TransactionResult value) {
+      if (!done) {
+        result = value;
+        done = true;
+      }
+    }
+
+    /** Ends the run for this caller with {@code value}; the first ending counts. */
+    void fail(Throwable value) {
+      if (!done) {
+        failure = value;
+        done = true;
+      }
+    }
+
+    /** Ends the run with what the change threw, if it threw; returns whether it did. */
+    boolean failIfThrown() {
+      Throwable t = thrown;
+      if (t != null) {
+        fail(t);
+        return true;
+      }
+      return false;
+    }
+
+    boolean isDone() {
+      return done;
+    }
+
+    /**
+     * Returns the result, or throws how the run failed for this caller.
+     *
+     * @throws IllegalStateException if the run has not ended
+     */
+    TransactionResult outcome() {
+      if (!done) {
+        throw new IllegalStateException("Cannot read the outcome of a run that has not ended");
+      }
+      Throwable f = failure;
+      if (f instanceof RuntimeException e) {
+        throw e;
+      }
+      if (f instanceof Error e) {
+        throw e;
+      }
+      if (f != null) {
+        throw new IllegalStateException("Cannot end a run with " + f, f);
+      }
+      TransactionResult r = result;
+      if (r == null) {
+        throw new IllegalStateException("Cannot read the outcome of a run that ended without one");
+      }
+      return r;
     }
   }
 }

@@ -192,7 +192,7 @@ public final class LockfileTransaction {
       throw CheckoutLock.nestedTransaction(describe());
     }
     try {
-      RunRequest request = new RunRequest(change, deadline());
+      GroupCommit.Request request = new GroupCommit.Request(change, deadline());
       if (settings.grouped() && resolution == Resolution.NONE) {
         return group.submit(request, (batch, turns) -> runBatch(batch, turns, resolution));
       }
@@ -208,7 +208,7 @@ public final class LockfileTransaction {
    * optimistic, the checkout lock alone, then, when a change pins or deletes an archive, the lease
    * and the checkout lock again for the publish.
    */
-  private void runBatch(List<RunRequest> batch, GroupCommit.Turns turns, Resolution resolution) {
+  private void runBatch(List<GroupCommit.Request> batch, GroupCommit.Turns turns, Resolution resolution) {
     Instant deadline = batch.get(0).deadline;
     CommitRun run = new CommitRun(settings, describe());
     CommitRun.Carried carried = null;

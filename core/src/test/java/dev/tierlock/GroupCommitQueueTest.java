@@ -99,7 +99,7 @@ class GroupCommitQueueTest {
     CompletableFuture<TransactionResult> third = new CompletableFuture<>();
     Thread thirdThread = new Thread(() -> {
       try {
-        third.complete(group.submit(new RunRequest(NOTHING, NOW.plusSeconds(120)), batchesOf));
+        third.complete(group.submit(new GroupCommit.Request(NOTHING, NOW.plusSeconds(120)), batchesOf));
       } catch (Throwable t) {
         interruptedAfter.add(Thread.currentThread().isInterrupted());
         third.completeExceptionally(t);
@@ -157,14 +157,14 @@ class GroupCommitQueueTest {
       // the leader holds its locks now; two callers arrive before it runs the changes
       late.add(queued(start(group, (b, t) -> { throw new AssertionError("never leads"); }, "late-1")));
       late.add(queued(start(group, (b, t) -> { throw new AssertionError("never leads"); }, "late-2")));
-      List<RunRequest> all = new ArrayList<>(batch);
+      List<GroupCommit.Request> all = new ArrayList<>(batch);
       all.addAll(turns.more());
       batches.add(all.stream().map(r -> r.thread.getName()).toList());
       all.forEach(r -> turns.apply(r, Lockfile.EMPTY));
       all.forEach(r -> r.succeed(result()));
     };
 
-    TransactionResult leader = group.submit(new RunRequest(NOTHING, NOW.plusSeconds(120)), batchesOf);
+    TransactionResult leader = group.submit(new GroupCommit.Request(NOTHING, NOW.plusSeconds(120)), batchesOf);
 
     assertThat(leader.status()).isEqualTo(TransactionStatus.NO_CHANGE);
     for (CompletableFuture<TransactionResult> f : late) {
@@ -191,7 +191,7 @@ class GroupCommitQueueTest {
     CompletableFuture<TransactionResult> result = new CompletableFuture<>();
     Thread thread = new Thread(() -> {
       try {
-        result.complete(group.submit(new RunRequest(NOTHING, NOW.plusSeconds(120)), batchesOf));
+        result.complete(group.submit(new GroupCommit.Request(NOTHING, NOW.plusSeconds(120)), batchesOf));
       } catch (Throwable t) {
         result.completeExceptionally(t);
       }
