@@ -64,6 +64,22 @@ final class CommitLoop {
     }
   }
 
+  /** The lease an optimistic run holds: none. */
+  static final DistributedLock.Held NO_LEASE = new DistributedLock.Held() {
+    @Override
+    public LockInfo info() {
+      throw new IllegalStateException("Cannot describe the lease of an optimistic run: it takes none");
+    }
+
+    @Override
+    public boolean isHeld() {
+      return false;
+    }
+
+    @Override
+    public void release() {}
+  };
+
   private final TransactionSettings settings;
   private final LockfileStore store;
   private final Deadline deadline;
@@ -95,12 +111,12 @@ final class CommitLoop {
   /**
    * Prepares the loop for {@code commit}, made on {@code base}.
    *
-   * @param lease the global lease the run holds ({@link CommitRun#NO_LEASE} when optimistic): a
+   * @param lease the global lease the run holds ({@link #NO_LEASE} when optimistic): a
    *     run without it waits before it sends a refused write again, and superseded archives are
    *     deleted only while it is held
    */
-  CommitLoop(TransactionSettings settings, Deadline deadline, List<String> warnings, DistributedLock.Held lease, Commit commit,
-      LockfileStore.Fetched base, Names names) {
+  CommitLoop(TransactionSettings settings, Deadline deadline, List<String> warnings, DistributedLock.Held lease,
+      Commit commit, LockfileStore.Fetched base, Names names) {
     this.settings = settings;
     this.store = settings.store();
     this.deadline = deadline;
@@ -174,7 +190,8 @@ final class CommitLoop {
       return finish(base.lockfile(), true);
     }
     // a write in doubt is sent again as the same commit: of the two, at most one lands
-    Commit.Attempt attempt = new Commit.Attempt(doubt != null ? doubt.commitId() : settings.nextCommitId(), base.head());
+    String commitId = doubt != null ? doubt.commitId() : settings.nextCommitId();
+    Commit.Attempt attempt = new Commit.Attempt(commitId, base.head());
     sending = attempt;
     store.commitMetadata(attempt.commitId(), attempt.parent());
     pace();
@@ -408,7 +425,7 @@ final class CommitLoop {
    * @return false when interrupted (the loop stops)
    */
   private boolean waitAfterRace() {
-    if (lease != CommitRun.NO_LEASE || deadline.hasPassed()) {
+    if (lease != NO_LEASE || deadline.hasPassed()) {
       return true;
     }
     Duration wait = raceWait(raceTrip, ++racesLost, settings.maxBackoff(), settings.nextUnit());
@@ -471,7 +488,8 @@ final class CommitLoop {
    */
   static List<TierPath> unpinned(List<TierPath> paths, Lockfile lockfile) {
     return paths.stream().filter(path -> path.archiveOf()
-        .flatMap(name -> lockfile.entry(name).flatMap(LockfileEntry::checksum).filter(path.archiveSha256().orElseThrow()::equals))
+        .flatMap(name -> lockfile.entry(name).flatMap(LockfileEntry::checksum)
+            .filter(path.archiveSha256().orElseThrow()::equals))
         .isEmpty()).toList();
   }
 

@@ -27,22 +27,6 @@ final class CommitRun {
 
   private static final Logger LOG = LoggerFactory.getLogger(CommitRun.class);
 
-  /** The lease an optimistic run holds: none. */
-  static final DistributedLock.Held NO_LEASE = new DistributedLock.Held() {
-    @Override
-    public LockInfo info() {
-      throw new IllegalStateException("Cannot describe the lease of an optimistic run: it takes none");
-    }
-
-    @Override
-    public boolean isHeld() {
-      return false;
-    }
-
-    @Override
-    public void release() {}
-  };
-
   /**
    * What a batch that must take the lease first carries over: the changes as they ran, made on
    * {@code start} (the fetched lockfile with the pending commit replayed).
@@ -87,15 +71,15 @@ final class CommitRun {
   }
 
   /**
-   * Runs {@code taken} under {@code lease} (or {@link #NO_LEASE}, optimistic).
+   * Runs {@code taken} under {@code lease} (or {@link CommitLoop#NO_LEASE}, optimistic).
    *
    * @param carried the changes of an optimistic batch that ran before it had to take the lease, or
    *     null to run the changes now
    * @return what the batch must carry over to a run under the lease (optimistic, no lease, and a
    *     change pins or deletes an archive); else null, every request of the batch ended
    */
-  @Nullable Carried run(List<GroupCommit.Request> taken, GroupCommit.Turns turns, LockfileTransaction.Resolution resolution,
-      Instant deadline, DistributedLock.Held lease, @Nullable Carried carried) {
+  @Nullable Carried run(List<GroupCommit.Request> taken, GroupCommit.Turns turns,
+      LockfileTransaction.Resolution resolution, Instant deadline, DistributedLock.Held lease, @Nullable Carried carried) {
     List<GroupCommit.Request> batch = new ArrayList<>(taken);
     List<String> warnings = new ArrayList<>();
     PendingRecord.Stored stored = readPending(warnings);
@@ -105,7 +89,7 @@ final class CommitRun {
       batch.forEach(request -> request.fail(blocked(stored, null, warnings)));
       return null;
     }
-    boolean optimistic = lease == NO_LEASE;
+    boolean optimistic = lease == CommitLoop.NO_LEASE;
     // optimistic with nothing pending: the lockfile this checkout last saw, without a call
     Optional<LockfileStore.Fetched> cached = optimistic && stored instanceof PendingRecord.None
         ? store.cached() : Optional.empty();
@@ -294,7 +278,7 @@ final class CommitRun {
   /** Hands the plan to the commit loop and gives each caller its outcome. */
   private void publish(PendingRecord.Stored stored, List<GroupCommit.Request> applied, Replay replay, Plan plan,
       DistributedLock.Held lease, Instant deadline, List<String> warnings) {
-    if (lease != NO_LEASE && !lease.isHeld()) {
+    if (lease != CommitLoop.NO_LEASE && !lease.isHeld()) {
       warn(warnings, "The global lock " + settings.globalLock().describe() + " was lost during the transaction;"
           + " publishing stays safe: it is conditional on the version fetched");
     }

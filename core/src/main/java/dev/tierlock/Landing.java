@@ -82,7 +82,8 @@ sealed interface Landing {
    * @return {@link #LANDED}, {@link NotYet} (with {@code now}), {@link #NOT_LANDED} or {@link
    *     Unknown} (with {@code now})
    */
-  static Landing of(String commitId, @Nullable LockfileHead parent, @Nullable LockfileHead now, boolean versionsRepeat) {
+  static Landing of(String commitId, @Nullable LockfileHead parent, @Nullable LockfileHead now,
+      boolean versionsRepeat) {
     if (now != null && now.includes(commitId)) {
       return LANDED;
     }

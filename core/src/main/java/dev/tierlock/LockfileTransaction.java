@@ -214,7 +214,7 @@ public final class LockfileTransaction {
     CommitRun.Carried carried = null;
     if (settings.mode() == CommitMode.OPTIMISTIC) {
       try (CheckoutLock.Held held = settings.checkoutLock().acquire(deadline, describe())) {
-        carried = run.run(batch, turns, resolution, deadline, CommitRun.NO_LEASE, null);
+        carried = run.run(batch, turns, resolution, deadline, CommitLoop.NO_LEASE, null);
       }
       if (carried == null) {
         return;
