@@ -129,7 +129,7 @@ public final class ConvergePoller implements AutoCloseable {
         break;
     }
     Baseline now = new Baseline(report.lockfileSha256(), report.restoreGeneration());
-    if (report.outcome() == ConvergeOutcome.UNCHANGED && now.sha256().isEmpty()) {
+    if (report.outcome() == ConvergeReport.Outcome.UNCHANGED && now.sha256().isEmpty()) {
       return PollResult.UNCHANGED;
     }
     if (baseline == null) {
