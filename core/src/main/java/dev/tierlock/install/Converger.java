@@ -150,7 +150,7 @@ public final class Converger {
    * @param options its interval and reload callback
    * @return the poller; {@link ConvergePoller#start()} it, and close it when done
    */
-  public ConvergePoller poller(PollerOptions options) {
+  public ConvergePoller poller(ConvergePoller.Options options) {
     return new ConvergePoller(this, options);
   }
 

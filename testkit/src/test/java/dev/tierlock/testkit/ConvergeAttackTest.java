@@ -367,7 +367,7 @@ class ConvergeAttackTest {
     List<ConvergeReport> reloads = new ArrayList<>();
     byte[] bytes = f.install().shared().bytes();
     try (dev.tierlock.install.ConvergePoller poller = b.converger().poller(
-        dev.tierlock.install.PollerOptions.builder(reloads::add).build())) {
+        dev.tierlock.install.ConvergePoller.Options.builder(reloads::add).build())) {
       assertThat(poller.poll()).isEqualTo(dev.tierlock.install.ConvergePoller.PollResult.UNCHANGED);
       f.datastore().delete(LOCKFILE, dev.tierlock.spi.WriteCondition.none());
       dev.tierlock.install.ConvergePoller.PollResult gone = poller.poll();
@@ -391,7 +391,7 @@ class ConvergeAttackTest {
     assertThat(names(boot.restored())).containsExactly(ALPHA);
     List<ConvergeReport> reloads = new ArrayList<>();
     try (dev.tierlock.install.ConvergePoller poller = b.converger().poller(
-        dev.tierlock.install.PollerOptions.builder(reloads::add).build())) {
+        dev.tierlock.install.ConvergePoller.Options.builder(reloads::add).build())) {
       assertThat(poller.poll()).isEqualTo(dev.tierlock.install.ConvergePoller.PollResult.UNCHANGED);
       // the files go missing and the state file is torn (a crash, a disk full)
       deleteTree(b.root(ALPHA));
