@@ -65,6 +65,11 @@ public record ConvergeReport(Outcome outcome, List<ExtensionName> restored, List
     Objects.requireNonNull(lockfileSha256, "lockfileSha256");
   }
 
+  /** {@return whether the pass swapped files on this checkout (restored or removed an extension)} */
+  public boolean changedFiles() {
+    return !restored.isEmpty() || !removed.isEmpty();
+  }
+
   /** How a convergence pass ended as a whole (what happened to each entry is in the rest of the report). */
   public enum Outcome {
     /** The pass ran: each entry is restored, verified, removed, pending or unrestorable. */
@@ -90,11 +95,6 @@ public record ConvergeReport(Outcome outcome, List<ExtensionName> restored, List
     LOCKFILE_UNREADABLE,
     /** The shared lockfile could not be read (the store failed, refused or was interrupted): nothing was touched. */
     UNAVAILABLE
-  }
-
-  /** {@return whether the pass swapped files on this checkout (restored or removed an extension)} */
-  public boolean changedFiles() {
-    return !restored.isEmpty() || !removed.isEmpty();
   }
 
   /**

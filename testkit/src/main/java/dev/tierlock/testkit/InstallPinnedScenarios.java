@@ -15,10 +15,9 @@ import dev.tierlock.install.InstallException;
 import dev.tierlock.install.InstallRequest;
 import dev.tierlock.install.InstallSource;
 import dev.tierlock.install.InstalledExtension;
+import dev.tierlock.install.PinnedInstallResult.Outcome.Backfill;
+import dev.tierlock.install.PinnedInstallResult.Outcome.Install;
 import dev.tierlock.install.PinnedInstallResult;
-import dev.tierlock.install.PinnedOutcome.Backfill;
-import dev.tierlock.install.PinnedOutcome.Install;
-import dev.tierlock.install.PinnedOutcome;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectStream;
 import dev.tierlock.spi.WriteCondition;
@@ -84,7 +83,9 @@ final class InstallPinnedScenarios {
 
     PinnedInstallResult again = b.installer().installPinned(Catalog.NONE);
 
-    assertThat(again.outcomes()).extracting(PinnedOutcome::install, PinnedOutcome::backfill).as("nothing left to do")
+    assertThat(again.outcomes())
+        .extracting(PinnedInstallResult.Outcome::install, PinnedInstallResult.Outcome::backfill)
+        .as("nothing left to do")
         .containsOnly(tuple(Install.ALREADY_INSTALLED, Backfill.PRESENT));
     assertThat(f.registry().resolveCalls() - resolves).isEqualTo(1);
   }
@@ -150,8 +151,10 @@ final class InstallPinnedScenarios {
     InstallFixture.Checkout b = f.checkout("b");
     PinnedInstallResult peer = b.installer().installPinned(Catalog.NONE);
 
-    assertThat(peer.outcomes()).extracting(PinnedOutcome::install, PinnedOutcome::backfill).as("a peer cannot install"
-        + " them either, and each failure is its own").containsOnly(tuple(Install.FAILED, Backfill.FAILED));
+    assertThat(peer.outcomes())
+        .extracting(PinnedInstallResult.Outcome::install, PinnedInstallResult.Outcome::backfill)
+        .as("a peer cannot install them either, and each failure is its own")
+        .containsOnly(tuple(Install.FAILED, Backfill.FAILED));
     assertThat(peer.outcomes()).allSatisfy(o -> assertThat(o.installFailure().orElseThrow())
         .isInstanceOfSatisfying(ArchiveException.class, e -> assertThat(e.code()).isEqualTo(ArchiveException.TAMPERED))
         .hasMessageContaining("Cannot restore archive " + o.name().value()));
@@ -233,7 +236,7 @@ final class InstallPinnedScenarios {
   }
 
   /** Returns the columns the cases compare: name, install, source, backfill. */
-  private static Tuple row(PinnedOutcome outcome) {
+  private static Tuple row(PinnedInstallResult.Outcome outcome) {
     return tuple(outcome.name().value(), outcome.install(), outcome.source().orElse(null), outcome.backfill());
   }
 }
