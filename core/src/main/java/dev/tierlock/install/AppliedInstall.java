@@ -196,7 +196,7 @@ final class AppliedInstall {
     if (!previous.map(LockfileEntry::include).orElse(List.of()).isEmpty()) {
       builder.include(previous.get().include());
     }
-    Optional<String> serverUrl = prepared.release().flatMap(RegistryRelease::serverUrl)
+    Optional<String> serverUrl = prepared.release().flatMap(ExtensionRegistry.Release::serverUrl)
         .or(() -> previous.flatMap(LockfileEntry::serverUrl));
     serverUrl.ifPresent(builder::serverUrl);
     if (prepared.source() == InstallSource.TIER || prepared.storable().isPresent()) {

@@ -18,7 +18,7 @@ public final class PreparedInstall implements AutoCloseable {
   private final ExtensionManifest manifest;
   private final String checksum;
   private final InstallSource source;
-  private final @Nullable RegistryRelease release;
+  private final ExtensionRegistry.@Nullable Release release;
   private final @Nullable VerifiedArchive storable;
   private final Path tree;
   private final List<PreparedInstall> dependencies;
@@ -26,7 +26,7 @@ public final class PreparedInstall implements AutoCloseable {
   private boolean closed;
 
   PreparedInstall(InstallRequest request, ExtensionManifest manifest, String checksum, InstallSource source,
-      @Nullable RegistryRelease release, @Nullable VerifiedArchive storable, Path tree,
+      ExtensionRegistry.@Nullable Release release, @Nullable VerifiedArchive storable, Path tree,
       List<PreparedInstall> dependencies) {
     this.request = request;
     this.manifest = manifest;
@@ -69,7 +69,7 @@ public final class PreparedInstall implements AutoCloseable {
   }
 
   /** {@return the registry's release, when the archive came from the registry} */
-  public Optional<RegistryRelease> release() {
+  public Optional<ExtensionRegistry.Release> release() {
     return Optional.ofNullable(release);
   }
 

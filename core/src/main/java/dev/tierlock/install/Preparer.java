@@ -121,7 +121,7 @@ final class Preparer {
 
   /** What one extension's fetch produced. */
   private record Fetched(Path file, boolean download, String checksum, InstallSource source,
-      @Nullable RegistryRelease release, boolean storable, Optional<String> expectedVersion) {}
+      ExtensionRegistry.@Nullable Release release, boolean storable, Optional<String> expectedVersion) {}
 
   /** One extension staged, before its archive is verified for the tier. */
   private record Staged(InstallRequest request, Fetched fetched, ExtensionManifest manifest, Path tree,

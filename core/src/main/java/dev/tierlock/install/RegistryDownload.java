@@ -26,7 +26,7 @@ import java.util.Optional;
  * @param file the downloaded archive
  * @param sha256 the SHA-256 of its bytes
  */
-record RegistryDownload(RegistryRelease release, Path file, String sha256) {
+record RegistryDownload(ExtensionRegistry.Release release, Path file, String sha256) {
 
   private static final String DOWNLOAD = "archive.tar.gz";
   private static final int BUFFER = 64 * 1024;
@@ -44,7 +44,7 @@ record RegistryDownload(RegistryRelease release, Path file, String sha256) {
    */
   static RegistryDownload fetch(ExtensionRegistry source, ExtensionName name, VersionConstraint constraint,
       Path directory, ArchiveLimits limits) {
-    RegistryRelease release;
+    ExtensionRegistry.Release release;
     try {
       release = source.resolve(name, constraint);
     } catch (UncheckedIOException e) {
@@ -79,7 +79,7 @@ record RegistryDownload(RegistryRelease release, Path file, String sha256) {
     return new RegistryDownload(release, file, digest);
   }
 
-  private static InputStream open(ExtensionRegistry source, RegistryRelease release, String what) {
+  private static InputStream open(ExtensionRegistry source, ExtensionRegistry.Release release, String what) {
     try {
       return Objects.requireNonNull(source.open(release), "the registry opened no stream");
     } catch (UncheckedIOException e) {

@@ -243,7 +243,7 @@ class PreparerTest {
         Lockfile.EMPTY)) {
       assertThat(prepared.source()).isEqualTo(InstallSource.REGISTRY);
       assertThat(prepared.version()).isEqualTo("1.2.0");
-      assertThat(prepared.release()).map(RegistryRelease::checksum).contains(java.util.Optional.of(
+      assertThat(prepared.release()).map(ExtensionRegistry.Release::checksum).contains(java.util.Optional.of(
           TestTarGz.sha256(archive)));
       assertThat(prepared.storable()).map(VerifiedArchive::key).contains(key(TOOL, archive));
       assertThat(prepared.tree()).isEqualTo(Roots.stagingRoot(layout).resolve("prepared-id-1").resolve("tree"));
