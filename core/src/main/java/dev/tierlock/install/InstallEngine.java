@@ -168,7 +168,7 @@ final class InstallEngine {
   private PendingInstall applySaved(TransactionContext tx, PreparedInstall prepared, Catalog catalog) {
     PendingInstall pending = apply(tx, prepared);
     try {
-      catalog.save(new CatalogUpdate(pending.installed(), List.of()));
+      catalog.save(new Catalog.Update(pending.installed(), List.of()));
     } catch (RuntimeException | Error e) {
       try {
         pending.rollback();

@@ -35,7 +35,7 @@ final class Removal {
     if (entry.isEmpty() && !onDisk) {
       return null;
     }
-    catalog.save(new CatalogUpdate(List.of(), List.of(name)));
+    catalog.save(new Catalog.Update(List.of(), List.of(name)));
     engine.archives().remove(tx, name);
     if (!onDisk) {
       return null;
