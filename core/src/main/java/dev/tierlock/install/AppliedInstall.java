@@ -151,9 +151,9 @@ final class AppliedInstall {
   private static List<SwapRoot> roots(ExtensionLayout layout, ExtensionName name, Path tree) {
     List<SwapRoot> roots = new ArrayList<>();
     roots.add(new SwapRoot(SwapRoot.Role.EXTENSION, Roots.extensionRoot(layout, name), tree));
-    List<BundleRoot> bundles = layout.bundleRoots(name);
+    List<ExtensionLayout.BundleRoot> bundles = layout.bundleRoots(name);
     for (int i = 0; i < bundles.size(); i++) {
-      BundleRoot bundle = bundles.get(i);
+      ExtensionLayout.BundleRoot bundle = bundles.get(i);
       Path source = tree.resolve(bundle.archivePrefix());
       Path moved = null;
       try {
