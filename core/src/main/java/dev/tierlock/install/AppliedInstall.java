@@ -91,7 +91,7 @@ final class AppliedInstall {
    * removed since. Applying it would pin an archive the peer's publish may have deleted.
    */
   private static void requireCurrent(PreparedInstall prepared, Optional<LockfileEntry> current) {
-    boolean fromPin = prepared.source() == InstallSource.TIER || prepared.request().constraint().isLocked();
+    boolean fromPin = prepared.source() == InstallResult.Source.TIER || prepared.request().constraint().isLocked();
     if (!fromPin) {
       return;
     }
@@ -100,7 +100,7 @@ final class AppliedInstall {
       throw InstallBusyException.stale(prepared.name().value(), "the lockfile now pins sha256 " + pinned.get()
           + ", not the " + prepared.checksum() + " it was prepared from");
     }
-    if (pinned.isEmpty() && prepared.source() == InstallSource.TIER) {
+    if (pinned.isEmpty() && prepared.source() == InstallResult.Source.TIER) {
       throw InstallBusyException.stale(prepared.name().value(), "the lockfile no longer pins the tier archive "
           + prepared.checksum() + " it was prepared from");
     }
@@ -199,7 +199,7 @@ final class AppliedInstall {
     Optional<String> serverUrl = prepared.release().flatMap(ExtensionRegistry.Release::serverUrl)
         .or(() -> previous.flatMap(LockfileEntry::serverUrl));
     serverUrl.ifPresent(builder::serverUrl);
-    if (prepared.source() == InstallSource.TIER || prepared.storable().isPresent()) {
+    if (prepared.source() == InstallResult.Source.TIER || prepared.storable().isPresent()) {
       builder.checksum(prepared.checksum());
     }
     Path extensionRoot = roots.get(0).live();

@@ -300,8 +300,8 @@ final class InstallEngine {
     }
   }
 
-  private static Map<ExtensionName, InstallSource> sources(PreparedInstall prepared) {
-    Map<ExtensionName, InstallSource> sources = new LinkedHashMap<>();
+  private static Map<ExtensionName, InstallResult.Source> sources(PreparedInstall prepared) {
+    Map<ExtensionName, InstallResult.Source> sources = new LinkedHashMap<>();
     for (PreparedInstall p : flatten(prepared)) {
       sources.put(p.name(), p.source());
     }

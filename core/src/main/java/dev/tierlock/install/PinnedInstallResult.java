@@ -124,7 +124,7 @@ public record PinnedInstallResult(List<Outcome> outcomes) {
     }
 
     /** {@return where the installed archive came from; empty unless {@link Install#INSTALLED}} */
-    public Optional<InstallSource> source() {
+    public Optional<InstallResult.Source> source() {
       return installed.map(r -> r.sources().get(name));
     }
 

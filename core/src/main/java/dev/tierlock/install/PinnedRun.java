@@ -108,7 +108,7 @@ final class PinnedRun {
     try (PreparedInstall prepared = preparer.prepare(request, lockfile, false)) {
       InstallResult result = engine.install(prepared, catalog, tx -> requireUnchanged(tx, name, entry));
       boolean storedWithEntry = result.recorded() && prepared.storable().isPresent();
-      Optional<VerifiedArchive> verified = prepared.source() == InstallSource.REGISTRY && !storedWithEntry
+      Optional<VerifiedArchive> verified = prepared.source() == InstallResult.Source.REGISTRY && !storedWithEntry
           ? prepared.storable() : Optional.empty();
       return new Step(PinnedInstallResult.Outcome.Install.INSTALLED, Optional.of(result), Optional.empty(), verified,
           storedWithEntry);

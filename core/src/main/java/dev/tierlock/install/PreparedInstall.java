@@ -17,7 +17,7 @@ public final class PreparedInstall implements AutoCloseable {
   private final InstallRequest request;
   private final ExtensionManifest manifest;
   private final String checksum;
-  private final InstallSource source;
+  private final InstallResult.Source source;
   private final ExtensionRegistry.@Nullable Release release;
   private final @Nullable VerifiedArchive storable;
   private final Path tree;
@@ -25,7 +25,7 @@ public final class PreparedInstall implements AutoCloseable {
   private boolean consumed;
   private boolean closed;
 
-  PreparedInstall(InstallRequest request, ExtensionManifest manifest, String checksum, InstallSource source,
+  PreparedInstall(InstallRequest request, ExtensionManifest manifest, String checksum, InstallResult.Source source,
       ExtensionRegistry.@Nullable Release release, @Nullable VerifiedArchive storable, Path tree,
       List<PreparedInstall> dependencies) {
     this.request = request;
@@ -64,7 +64,7 @@ public final class PreparedInstall implements AutoCloseable {
   }
 
   /** {@return where the archive came from} */
-  public InstallSource source() {
+  public InstallResult.Source source() {
     return source;
   }
 

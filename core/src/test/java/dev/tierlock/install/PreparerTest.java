@@ -87,7 +87,7 @@ class PreparerTest {
 
     for (VersionConstraint constraint : List.of(VersionConstraint.LOCKED, VersionConstraint.of("1.0.0"))) {
       try (PreparedInstall prepared = preparer(registry).prepare(request(TOOL, constraint), lockfile)) {
-        assertThat(prepared.source()).isEqualTo(InstallSource.TIER);
+        assertThat(prepared.source()).isEqualTo(InstallResult.Source.TIER);
         assertThat(prepared.checksum()).isEqualTo(TestTarGz.sha256(archive));
         assertThat(prepared.version()).isEqualTo("1.0.0");
         assertThat(prepared.release()).isEmpty();
@@ -109,8 +109,8 @@ class PreparerTest {
         lockfile(TOOL, "1.0.0", archive));
         PreparedInstall none = preparer(null).prepare(request(TOOL, VersionConstraint.LOCKED),
             lockfile(TOOL, "1.0.0", archive))) {
-      assertThat(offline.source()).isEqualTo(InstallSource.TIER);
-      assertThat(none.source()).isEqualTo(InstallSource.TIER);
+      assertThat(offline.source()).isEqualTo(InstallResult.Source.TIER);
+      assertThat(none.source()).isEqualTo(InstallResult.Source.TIER);
     }
     assertThat(registry.resolveCalls()).isZero();
   }
@@ -122,7 +122,7 @@ class PreparerTest {
 
     try (PreparedInstall prepared = preparer(registry).prepare(request(TOOL, VersionConstraint.LOCKED),
         lockfile(TOOL, "1.0.0", archive))) {
-      assertThat(prepared.source()).isEqualTo(InstallSource.REGISTRY);
+      assertThat(prepared.source()).isEqualTo(InstallResult.Source.REGISTRY);
       assertThat(prepared.version()).isEqualTo("1.0.0");
       assertThat(prepared.checksum()).isEqualTo(TestTarGz.sha256(archive));
       assertThat(prepared.storable()).map(VerifiedArchive::key).contains(key(TOOL, archive));
@@ -241,7 +241,7 @@ class PreparerTest {
 
     try (PreparedInstall prepared = preparer(registry).prepare(request(TOOL, VersionConstraint.of("^1")),
         Lockfile.EMPTY)) {
-      assertThat(prepared.source()).isEqualTo(InstallSource.REGISTRY);
+      assertThat(prepared.source()).isEqualTo(InstallResult.Source.REGISTRY);
       assertThat(prepared.version()).isEqualTo("1.2.0");
       assertThat(prepared.release()).map(ExtensionRegistry.Release::checksum).contains(java.util.Optional.of(
           TestTarGz.sha256(archive)));
@@ -419,12 +419,12 @@ class PreparerTest {
     try (PreparedInstall prepared = preparer(registry).prepare(
         request(TOOL, VersionConstraint.LOCKED).withPolicy(RecordPolicy.IF_MISSING_CHECKSUM),
         lockfile(TOOL, "1.0.0", tool))) {
-      assertThat(prepared.source()).isEqualTo(InstallSource.TIER);
+      assertThat(prepared.source()).isEqualTo(InstallResult.Source.TIER);
       assertThat(prepared.dependencies()).hasSize(1);
       PreparedInstall dependency = prepared.dependencies().get(0);
       assertThat(dependency.request()).isEqualTo(new InstallRequest(ExtensionName.of(BASE), VersionConstraint.of("^1"),
           RecordPolicy.IF_MISSING_CHECKSUM));
-      assertThat(dependency.source()).isEqualTo(InstallSource.REGISTRY);
+      assertThat(dependency.source()).isEqualTo(InstallResult.Source.REGISTRY);
       assertThat(dependency.version()).isEqualTo("1.4.0");
       assertThat(dependency.checksum()).isEqualTo(TestTarGz.sha256(base)).isNotEqualTo(prepared.checksum());
       assertThat(dependency.storable()).map(VerifiedArchive::key).contains(key(BASE, base));
@@ -442,7 +442,7 @@ class PreparerTest {
         lockfile(BASE, "1.0.0", base))) {
       PreparedInstall dependency = prepared.dependencies().get(0);
       assertThat(dependency.request().constraint()).isEqualTo(VersionConstraint.LOCKED);
-      assertThat(dependency.source()).isEqualTo(InstallSource.TIER);
+      assertThat(dependency.source()).isEqualTo(InstallResult.Source.TIER);
       assertThat(dependency.version()).isEqualTo("1.0.0");
     }
     assertThat(registry.resolveCalls()).isEqualTo(1);

@@ -13,7 +13,7 @@ import dev.tierlock.archive.ExtensionArchiveKey;
 import dev.tierlock.install.Catalog;
 import dev.tierlock.install.InstallException;
 import dev.tierlock.install.InstallRequest;
-import dev.tierlock.install.InstallSource;
+import dev.tierlock.install.InstallResult;
 import dev.tierlock.install.InstalledExtension;
 import dev.tierlock.install.PinnedInstallResult.Outcome.Backfill;
 import dev.tierlock.install.PinnedInstallResult.Outcome.Install;
@@ -64,8 +64,8 @@ final class InstallPinnedScenarios {
         .forEach(m -> saved.add(m.name().value())));
 
     assertThat(result.outcomes()).extracting(InstallPinnedScenarios::row).containsExactly(
-        tuple(BASE, Install.INSTALLED, InstallSource.REGISTRY, Backfill.STORED),
-        tuple(TOOL, Install.INSTALLED, InstallSource.TIER, Backfill.PRESENT));
+        tuple(BASE, Install.INSTALLED, InstallResult.Source.REGISTRY, Backfill.STORED),
+        tuple(TOOL, Install.INSTALLED, InstallResult.Source.TIER, Backfill.PRESENT));
     assertThat(f.registry().resolveCalls() - resolves).as("one release asked for: the one the tier lacked; the other"
         + " came from the tier alone").isEqualTo(1);
     assertThat(f.registry().openCalls() - opens).as("downloaded once: the backfill stores the bytes the install"
@@ -181,7 +181,7 @@ final class InstallPinnedScenarios {
 
     assertThat(restored.outcomes()).extracting(InstallPinnedScenarios::row).containsExactly(
         tuple(BASE, Install.FAILED, null, Backfill.SKIPPED),
-        tuple(TOOL, Install.INSTALLED, InstallSource.TIER, Backfill.PRESENT));
+        tuple(TOOL, Install.INSTALLED, InstallResult.Source.TIER, Backfill.PRESENT));
     assertThat(restored.outcomes().get(0).installFailure().orElseThrow())
         .isInstanceOfSatisfying(InstallException.class,
             e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_UNAVAILABLE))
@@ -213,8 +213,8 @@ final class InstallPinnedScenarios {
     PinnedInstallResult edited = a.installer().installPinned(Catalog.NONE);
 
     assertThat(peer.outcomes()).extracting(InstallPinnedScenarios::row).containsExactly(
-        tuple(BASE, Install.INSTALLED, InstallSource.TIER, Backfill.PRESENT),
-        tuple(TOOL, Install.INSTALLED, InstallSource.REGISTRY, Backfill.STORED));
+        tuple(BASE, Install.INSTALLED, InstallResult.Source.TIER, Backfill.PRESENT),
+        tuple(TOOL, Install.INSTALLED, InstallResult.Source.REGISTRY, Backfill.STORED));
     assertThat(peer.outcomes().get(1).installed().orElseThrow().recorded()).isTrue();
     assertThat(f.shared().entry(name(TOOL)).orElseThrow().checksum()).as("the entry gained its checksum")
         .contains(TestArchives.sha256(tool));

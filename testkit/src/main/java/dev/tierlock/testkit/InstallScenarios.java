@@ -17,7 +17,6 @@ import dev.tierlock.install.InstallBusyException;
 import dev.tierlock.install.InstallException;
 import dev.tierlock.install.InstallRequest;
 import dev.tierlock.install.InstallResult;
-import dev.tierlock.install.InstallSource;
 import dev.tierlock.install.InstalledExtension;
 import dev.tierlock.install.PendingInstall;
 import dev.tierlock.install.PreparedInstall;
@@ -65,7 +64,7 @@ final class InstallScenarios {
     InstallResult result = a.installer().install(InstallRequest.parse(TOOL + "@1.0.0"), Catalog.NONE);
 
     assertThat(result.transaction().status()).isEqualTo(TransactionStatus.PUBLISHED);
-    assertThat(result.sources()).containsEntry(name(TOOL), InstallSource.REGISTRY);
+    assertThat(result.sources()).containsEntry(name(TOOL), InstallResult.Source.REGISTRY);
     assertThat(tree(a.root(TOOL))).containsKeys("manifest.json", "lib/a.txt", "lib/only-v1.txt");
     LockfileEntry entry = f.shared().entry(name(TOOL)).orElseThrow();
     assertThat(entry.version()).isEqualTo("1.0.0");
@@ -94,7 +93,7 @@ final class InstallScenarios {
     InstallResult result = b.installer().install(InstallRequest.parse(TOOL), Catalog.NONE);
 
     assertThat(f.registry().resolveCalls() + f.registry().openCalls()).as("no registry call").isEqualTo(calls);
-    assertThat(result.sources()).containsEntry(name(TOOL), InstallSource.TIER);
+    assertThat(result.sources()).containsEntry(name(TOOL), InstallResult.Source.TIER);
     assertThat(tree(b.root(TOOL))).isEqualTo(tree(a.root(TOOL)));
     assertThat(f.shared().entry(name(TOOL))).as("a restore keeps pulledAt and the checksum").contains(pinned);
   }
