@@ -103,7 +103,8 @@ final class PinnedRun {
     if (state == InstalledExtension.State.EDITED) {
       return Step.of(PinnedInstallResult.Outcome.Install.LEFT_EDITED);
     }
-    RecordPolicy policy = entry.checksum().isPresent() ? RecordPolicy.IF_MISSING_CHECKSUM : RecordPolicy.ALWAYS;
+    InstallRequest.RecordPolicy policy = entry.checksum().isPresent() ? InstallRequest.RecordPolicy.IF_MISSING_CHECKSUM
+        : InstallRequest.RecordPolicy.ALWAYS;
     InstallRequest request = new InstallRequest(name, VersionConstraint.LOCKED, policy);
     try (PreparedInstall prepared = preparer.prepare(request, lockfile, false)) {
       InstallResult result = engine.install(prepared, catalog, tx -> requireUnchanged(tx, name, entry));

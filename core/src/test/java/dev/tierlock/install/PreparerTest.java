@@ -417,13 +417,13 @@ class PreparerTest {
         .publish(BASE, "2.0.0", TestTarGz.extension(BASE, "2.0.0").build());
 
     try (PreparedInstall prepared = preparer(registry).prepare(
-        request(TOOL, VersionConstraint.LOCKED).withPolicy(RecordPolicy.IF_MISSING_CHECKSUM),
+        request(TOOL, VersionConstraint.LOCKED).withPolicy(InstallRequest.RecordPolicy.IF_MISSING_CHECKSUM),
         lockfile(TOOL, "1.0.0", tool))) {
       assertThat(prepared.source()).isEqualTo(InstallResult.Source.TIER);
       assertThat(prepared.dependencies()).hasSize(1);
       PreparedInstall dependency = prepared.dependencies().get(0);
       assertThat(dependency.request()).isEqualTo(new InstallRequest(ExtensionName.of(BASE), VersionConstraint.of("^1"),
-          RecordPolicy.IF_MISSING_CHECKSUM));
+          InstallRequest.RecordPolicy.IF_MISSING_CHECKSUM));
       assertThat(dependency.source()).isEqualTo(InstallResult.Source.REGISTRY);
       assertThat(dependency.version()).isEqualTo("1.4.0");
       assertThat(dependency.checksum()).isEqualTo(TestTarGz.sha256(base)).isNotEqualTo(prepared.checksum());

@@ -14,7 +14,6 @@ import dev.tierlock.archive.ExtensionArchiveKey;
 import dev.tierlock.install.Catalog;
 import dev.tierlock.install.ConvergeReport;
 import dev.tierlock.install.InstallRequest;
-import dev.tierlock.install.RecordPolicy;
 import dev.tierlock.spi.ObjectKey;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -179,7 +178,8 @@ final class ConvergeScenarios {
     ConvergeFixture.Peer a = f.peer("a", ConvergeFixture.Registry.CONFIGURED);
     a.install(ALPHA + "@1.0.0");
     ConvergeFixture.Peer b = f.peer("b", ConvergeFixture.Registry.NONE);
-    b.checkout().installer().install(InstallRequest.parse(ALPHA).withPolicy(RecordPolicy.NEVER), Catalog.NONE);
+    b.checkout().installer()
+        .install(InstallRequest.parse(ALPHA).withPolicy(InstallRequest.RecordPolicy.NEVER), Catalog.NONE);
     Files.writeString(b.root(ALPHA).resolve("lib/main.txt"), "edited on b");
     TreeMap<String, String> edited = tree(b.root(ALPHA));
 

@@ -20,7 +20,6 @@ import dev.tierlock.install.InstallResult;
 import dev.tierlock.install.InstalledExtension;
 import dev.tierlock.install.PendingInstall;
 import dev.tierlock.install.PreparedInstall;
-import dev.tierlock.install.RecordPolicy;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
@@ -213,10 +212,11 @@ final class InstallScenarios {
     String before = f.shared().text();
     InstallFixture.Checkout b = f.checkout("b");
 
-    InstallResult pinned = b.installer().install(InstallRequest.parse(TOOL).withPolicy(RecordPolicy.IF_MISSING_CHECKSUM),
-        Catalog.NONE);
+    InstallResult pinned = b.installer()
+        .install(InstallRequest.parse(TOOL).withPolicy(InstallRequest.RecordPolicy.IF_MISSING_CHECKSUM), Catalog.NONE);
     InstallFixture.Checkout c = f.checkout("c");
-    InstallResult never = c.installer().install(InstallRequest.parse(TOOL).withPolicy(RecordPolicy.NEVER), Catalog.NONE);
+    InstallResult never = c.installer()
+        .install(InstallRequest.parse(TOOL).withPolicy(InstallRequest.RecordPolicy.NEVER), Catalog.NONE);
 
     assertThat(pinned.recorded()).isFalse();
     assertThat(never.recorded()).isFalse();
@@ -288,7 +288,7 @@ final class InstallScenarios {
     a.installer().install(InstallRequest.parse(BASE + "@1.0.0"), Catalog.NONE);
     Files.writeString(a.root(TOOL).resolve("lib/a.txt"), "edited");
     InstallFixture.Checkout b = f.checkout("b");
-    b.installer().install(InstallRequest.parse(TOOL).withPolicy(RecordPolicy.NEVER), Catalog.NONE);
+    b.installer().install(InstallRequest.parse(TOOL).withPolicy(InstallRequest.RecordPolicy.NEVER), Catalog.NONE);
     Files.createDirectories(b.root("@acme/local"));
     Files.writeString(b.root("@acme/local").resolve("manifest.json"), "{\"name\":\"@acme/local\",\"version\":\"0.0.1\"}");
 
