@@ -2,7 +2,6 @@ package dev.tierlock.install;
 
 import dev.tierlock.ExtensionName;
 import dev.tierlock.archive.ArchiveException;
-import dev.tierlock.archive.ArchiveLimit;
 import dev.tierlock.archive.ArchiveLimits;
 import dev.tierlock.archive.ExtensionArchiveKey;
 import java.io.IOException;
@@ -60,7 +59,7 @@ record RegistryDownload(ExtensionRegistry.Release release, Path file, String sha
       for (int n = read(in, buffer, name, what); n >= 0; n = read(in, buffer, name, what)) {
         copied += n;
         if (copied > limits.maxCompressedBytes()) {
-          throw ArchiveException.limit(what + " from the registry", ArchiveLimit.COMPRESSED_BYTES,
+          throw ArchiveException.limit(what + " from the registry", ArchiveException.Limit.COMPRESSED_BYTES,
               limits.maxCompressedBytes(), copied);
         }
         sha256.update(buffer, 0, n);

@@ -157,7 +157,7 @@ class TarGzReaderTest {
         .satisfies(e -> {
           ArchiveException limit = (ArchiveException) e;
           assertThat(limit.code()).isEqualTo("archive_limit");
-          assertThat(limit.limit().orElseThrow()).isEqualTo(ArchiveLimit.COMPRESSED_BYTES);
+          assertThat(limit.limit().orElseThrow()).isEqualTo(ArchiveException.Limit.COMPRESSED_BYTES);
           assertThat(limit.observed().getAsLong()).isEqualTo(Files.size(archive));
         });
   }

@@ -10,7 +10,6 @@ import dev.tierlock.Namespace;
 import dev.tierlock.TestDatastoreProvider;
 import dev.tierlock.Tierlock;
 import dev.tierlock.archive.ArchiveException;
-import dev.tierlock.archive.ArchiveLimit;
 import dev.tierlock.archive.ArchiveLimits;
 import dev.tierlock.archive.ArchiveTransactions;
 import dev.tierlock.archive.ExtensionArchiveKey;
@@ -356,7 +355,7 @@ class PreparerTest {
         .isInstanceOfSatisfying(ArchiveException.class, e -> assertThat(e.code()).isEqualTo(ArchiveException.LIMIT))
         .hasMessageStartingWith("Cannot accept archive @acme/tool@1.0.0 from the registry: its compressed size exceeds"
             + " the cap COMPRESSED_BYTES of " + cap + " bytes")
-        .extracting(e -> ((ArchiveException) e).limit().orElseThrow()).isEqualTo(ArchiveLimit.COMPRESSED_BYTES);
+        .extracting(e -> ((ArchiveException) e).limit().orElseThrow()).isEqualTo(ArchiveException.Limit.COMPRESSED_BYTES);
     assertNothingLeft();
     assertThat(registry.unclosedStreams()).isZero();
   }
