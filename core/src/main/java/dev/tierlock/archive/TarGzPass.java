@@ -85,8 +85,8 @@ final class TarGzPass {
   private ArchiveListing entries(GuardedTarInputStream tar, CappedInputStream decompressed, EntrySink sink)
       throws IOException {
     EntryTree tree = new EntryTree(source, limits.maxEntries());
-    List<ArchiveEntry> accepted = new ArrayList<>();
-    List<ArchiveEntry.SymbolicLink> links = new ArrayList<>();
+    List<ArchiveListing.Entry> accepted = new ArrayList<>();
+    List<ArchiveListing.Entry.SymbolicLink> links = new ArrayList<>();
     byte[] buffer = new byte[BUFFER_SIZE];
     int seen = 0;
     int skipped = 0;
@@ -110,7 +110,7 @@ final class TarGzPass {
         case DIRECTORY -> {
           tree.addDirectory(path, name);
           sink.directory(path, mode);
-          accepted.add(new ArchiveEntry.Directory(path, mode));
+          accepted.add(new ArchiveListing.Entry.Directory(path, mode));
         }
         case FILE -> {
           long declared = entry.getSize();
@@ -125,18 +125,18 @@ final class TarGzPass {
           }
           tree.addFile(path, name);
           copy(tar, sink.file(path, mode), buffer, name, declared);
-          accepted.add(new ArchiveEntry.File(path, declared, mode));
+          accepted.add(new ArchiveListing.Entry.File(path, declared, mode));
         }
         case HARD_LINK -> {
           String target = names.hardLinkTarget(name, entry.getLinkName());
           tree.addHardLink(path, name, target);
           sink.hardLink(path, target);
-          accepted.add(new ArchiveEntry.HardLink(path, target));
+          accepted.add(new ArchiveListing.Entry.HardLink(path, target));
         }
         case SYMBOLIC_LINK -> {
           String target = names.symbolicLinkTarget(name, entry.getLinkName());
           tree.addSymbolicLink(path, name, target);
-          ArchiveEntry.SymbolicLink link = new ArchiveEntry.SymbolicLink(path, target);
+          ArchiveListing.Entry.SymbolicLink link = new ArchiveListing.Entry.SymbolicLink(path, target);
           links.add(link);
           accepted.add(link);
         }
@@ -147,7 +147,7 @@ final class TarGzPass {
     }
     requireZeroPadding(decompressed, buffer);
     tree.checkSymbolicLinks();
-    for (ArchiveEntry.SymbolicLink link : links) {
+    for (ArchiveListing.Entry.SymbolicLink link : links) {
       sink.symbolicLink(link.path(), link.target());
     }
     sink.finish();
