@@ -5,9 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tierlock.archive.ArchiveException;
 import dev.tierlock.archive.ArchiveFile;
-import dev.tierlock.archive.ArchiveLimit;
 import dev.tierlock.archive.ArchiveLimits;
-import dev.tierlock.archive.ArchiveRule;
 import dev.tierlock.archive.ArchiveTransactions;
 import dev.tierlock.archive.ExtensionArchiveKey;
 import dev.tierlock.archive.VerifiedArchive;
@@ -272,12 +270,12 @@ class ArchiveTransactionsTest {
               e -> assertThat(e.code()).isEqualTo(ArchiveException.REJECTED))
           .hasMessageStartingWith("Cannot accept archive " + key(traversal) + ": entry \"../evil.txt\" breaks the rule ")
           .satisfies(e -> assertThat(((ArchiveException) e).code()).isEqualTo("archive_rejected"))
-          .extracting(e -> ((ArchiveException) e).rule().orElseThrow()).isEqualTo(ArchiveRule.PARENT_REFERENCE);
+          .extracting(e -> ((ArchiveException) e).rule().orElseThrow()).isEqualTo(ArchiveException.Rule.PARENT_REFERENCE);
       assertThatThrownBy(() -> archives.verify(key(large), file("large.tar.gz", large)))
           .isInstanceOfSatisfying(ArchiveException.class, e -> assertThat(e.code()).isEqualTo(ArchiveException.LIMIT))
           .hasMessageStartingWith("Cannot accept archive " + key(large) + ": ")
           .satisfies(e -> assertThat(((ArchiveException) e).code()).isEqualTo("archive_limit"))
-          .extracting(e -> ((ArchiveException) e).limit().orElseThrow()).isEqualTo(ArchiveLimit.DECOMPRESSED_BYTES);
+          .extracting(e -> ((ArchiveException) e).limit().orElseThrow()).isEqualTo(ArchiveException.Limit.DECOMPRESSED_BYTES);
 
       assertThat(cachedArchives(tierlock)).isEmpty();
       assertThat(memory.writes()).isEmpty();

@@ -9,7 +9,6 @@ import dev.tierlock.install.ConvergePoller;
 import dev.tierlock.install.ConvergeReport;
 import dev.tierlock.install.ConvergeStatus;
 import dev.tierlock.install.Converger;
-import dev.tierlock.install.PollerOptions;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -194,7 +193,7 @@ final class ConvergeCommands {
     @Override
     public Integer call() throws InterruptedException {
       PrintWriter out = spec.commandLine().getOut();
-      PollerOptions options = PollerOptions.builder(report -> change(out, root.clock(), report))
+      ConvergePoller.Options options = ConvergePoller.Options.builder(report -> change(out, root.clock(), report))
           .interval(Inputs.duration("--interval", interval)).build();
       if (polls != null && polls < 1) {
         throw new IllegalArgumentException("Cannot poll " + polls + " times: at least once");

@@ -13,7 +13,6 @@ import dev.tierlock.install.InstallResult;
 import dev.tierlock.install.InstalledExtension;
 import dev.tierlock.install.Installer;
 import dev.tierlock.install.PinnedInstallResult;
-import dev.tierlock.install.PinnedOutcome;
 import java.io.PrintWriter;
 import java.net.URI;
 import java.nio.file.Path;
@@ -112,9 +111,9 @@ final class ExtensionsCommands {
       PrintWriter err = spec.commandLine().getErr();
       List<RuntimeException> failures = new ArrayList<>();
       int installed = 0;
-      for (PinnedOutcome o : result.outcomes()) {
+      for (PinnedInstallResult.Outcome o : result.outcomes()) {
         out.printf("%s@%s\t%s\t%s%n", o.name(), o.entry().version(), installColumn(o), backfillColumn(o.backfill()));
-        if (o.install() == PinnedOutcome.Install.INSTALLED) {
+        if (o.install() == PinnedInstallResult.Outcome.Install.INSTALLED) {
           installed++;
         }
         o.installed().ifPresent(r -> r.transaction().warnings().forEach(w -> err.println("tierlock: warning: " + w)));
@@ -131,7 +130,7 @@ final class ExtensionsCommands {
       return failures.isEmpty() ? ExitCodes.OK : ExitCodes.of(failures.get(0));
     }
 
-    private static String installColumn(PinnedOutcome o) {
+    private static String installColumn(PinnedInstallResult.Outcome o) {
       return switch (o.install()) {
         case ALREADY_INSTALLED -> "already installed";
         case INSTALLED -> "installed from the " + o.source().orElseThrow().name().toLowerCase(java.util.Locale.ROOT);
@@ -140,7 +139,7 @@ final class ExtensionsCommands {
       };
     }
 
-    private static String backfillColumn(PinnedOutcome.Backfill backfill) {
+    private static String backfillColumn(PinnedInstallResult.Outcome.Backfill backfill) {
       return switch (backfill) {
         case PRESENT -> "archive in the tier";
         case STORED -> "archive backfilled";

@@ -7,9 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tierlock.Environment;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.Tierlock;
-import dev.tierlock.install.ConvergeOutcome;
 import dev.tierlock.install.ConvergeReport;
-import dev.tierlock.install.UnrestorableReason;
 import dev.tierlock.testkit.FakeRegistry;
 import dev.tierlock.testkit.TestArchives;
 import java.io.IOException;
@@ -213,23 +211,24 @@ class ConvergeCommandsTest {
   @Test
   void exitCode_followsTheOutcome_andWhatIsLeft() {
     ConvergeReport.Pending pending = new ConvergeReport.Pending(TOOL, 1, CLOCK.instant(), "reset");
-    ConvergeReport.Unrestorable blocked = new ConvergeReport.Unrestorable(TOOL, UnrestorableReason.TAMPERED, "bad");
+    ConvergeReport.Unrestorable blocked =
+        new ConvergeReport.Unrestorable(TOOL, ConvergeReport.Unrestorable.Reason.TAMPERED, "bad");
 
-    assertThat(ConvergeCommands.exitCode(report(ConvergeOutcome.CONVERGED, List.of(), List.of()))).isEqualTo(0);
-    assertThat(ConvergeCommands.exitCode(report(ConvergeOutcome.UNCHANGED, List.of(), List.of()))).isEqualTo(0);
-    assertThat(ConvergeCommands.exitCode(report(ConvergeOutcome.NO_LOCKFILE, List.of(), List.of()))).isEqualTo(0);
-    assertThat(ConvergeCommands.exitCode(report(ConvergeOutcome.BUSY, List.of(), List.of()))).isEqualTo(75);
-    assertThat(ConvergeCommands.exitCode(report(ConvergeOutcome.UNAVAILABLE, List.of(), List.of()))).isEqualTo(69);
-    assertThat(ConvergeCommands.exitCode(report(ConvergeOutcome.LOCKFILE_UNREADABLE, List.of(), List.of())))
+    assertThat(ConvergeCommands.exitCode(report(ConvergeReport.Outcome.CONVERGED, List.of(), List.of()))).isEqualTo(0);
+    assertThat(ConvergeCommands.exitCode(report(ConvergeReport.Outcome.UNCHANGED, List.of(), List.of()))).isEqualTo(0);
+    assertThat(ConvergeCommands.exitCode(report(ConvergeReport.Outcome.NO_LOCKFILE, List.of(), List.of()))).isEqualTo(0);
+    assertThat(ConvergeCommands.exitCode(report(ConvergeReport.Outcome.BUSY, List.of(), List.of()))).isEqualTo(75);
+    assertThat(ConvergeCommands.exitCode(report(ConvergeReport.Outcome.UNAVAILABLE, List.of(), List.of()))).isEqualTo(69);
+    assertThat(ConvergeCommands.exitCode(report(ConvergeReport.Outcome.LOCKFILE_UNREADABLE, List.of(), List.of())))
         .isEqualTo(1);
-    assertThat(ConvergeCommands.exitCode(report(ConvergeOutcome.CONVERGED, List.of(pending), List.of()))).isEqualTo(75);
-    assertThat(ConvergeCommands.exitCode(report(ConvergeOutcome.UNCHANGED, List.of(pending), List.of()))).isEqualTo(75);
-    assertThat(ConvergeCommands.exitCode(report(ConvergeOutcome.CONVERGED, List.of(), List.of(blocked)))).isEqualTo(1);
-    assertThat(ConvergeCommands.exitCode(report(ConvergeOutcome.CONVERGED, List.of(pending), List.of(blocked))))
+    assertThat(ConvergeCommands.exitCode(report(ConvergeReport.Outcome.CONVERGED, List.of(pending), List.of()))).isEqualTo(75);
+    assertThat(ConvergeCommands.exitCode(report(ConvergeReport.Outcome.UNCHANGED, List.of(pending), List.of()))).isEqualTo(75);
+    assertThat(ConvergeCommands.exitCode(report(ConvergeReport.Outcome.CONVERGED, List.of(), List.of(blocked)))).isEqualTo(1);
+    assertThat(ConvergeCommands.exitCode(report(ConvergeReport.Outcome.CONVERGED, List.of(pending), List.of(blocked))))
         .as("a person must look, whatever else is pending").isEqualTo(1);
   }
 
-  private static ConvergeReport report(ConvergeOutcome outcome, List<ConvergeReport.Pending> pending,
+  private static ConvergeReport report(ConvergeReport.Outcome outcome, List<ConvergeReport.Pending> pending,
       List<ConvergeReport.Unrestorable> blocked) {
     return new ConvergeReport(outcome, List.of(), List.of(), List.of(), List.of(), pending, blocked, List.of(), false, 0,
         0, Optional.empty(), Optional.empty(), 0);

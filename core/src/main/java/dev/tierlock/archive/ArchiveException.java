@@ -82,7 +82,7 @@ public final class ArchiveException extends TierlockException {
   /** What the archive was: its key ({@code <name>@<sha256>}) or its file. */
   private final String source;
   /** The cap that was exceeded ({@value #LIMIT} only). */
-  private final @Nullable ArchiveLimit limit;
+  private final @Nullable Limit limit;
   /** The cap's value ({@value #LIMIT} only). */
   private final long max;
   /** The value seen when the archive was refused ({@value #LIMIT} only). */
@@ -90,7 +90,7 @@ public final class ArchiveException extends TierlockException {
   /** The refused entry's name as the archive holds it ({@value #REJECTED} only). */
   private final @Nullable String entry;
   /** The rule the refused entry broke ({@value #REJECTED} only). */
-  private final @Nullable ArchiveRule rule;
+  private final @Nullable Rule rule;
   /** The archive's key ({@value #TAMPERED} and {@value #TIMEOUT}). */
   private final transient @Nullable ExtensionArchiveKey key;
   /** The SHA-256 of the bytes seen ({@value #TAMPERED} only). */
@@ -120,7 +120,7 @@ public final class ArchiveException extends TierlockException {
    * @param max the cap's value
    * @param observed the value seen (for streamed measures, the count when the cap was crossed)
    */
-  public static ArchiveException limit(String source, ArchiveLimit limit, long max, long observed) {
+  public static ArchiveException limit(String source, Limit limit, long max, long observed) {
     Builder b = new Builder(LIMIT, source, "Cannot accept archive " + source + ": " + limit.what() + " exceeds the cap "
         + limit.name() + " of " + max + " " + limit.unit() + " (" + observed + " " + limit.unit() + " seen)");
     b.limit = limit;
@@ -147,7 +147,7 @@ public final class ArchiveException extends TierlockException {
   }
 
   /** Returns the failure of an archive holding a hostile or unsupported {@code entry} ({@value #REJECTED}). */
-  static ArchiveException rejected(String source, String entry, ArchiveRule rule, String detail) {
+  static ArchiveException rejected(String source, String entry, Rule rule, String detail) {
     Builder b = new Builder(REJECTED, source, "Cannot accept archive " + source + ": entry \"" + Printable.of(entry)
         + "\" breaks the rule " + rule.name() + " (" + rule.description() + ")" + (detail.isEmpty() ? "" : "; "
         + detail));
@@ -208,7 +208,7 @@ public final class ArchiveException extends TierlockException {
   }
 
   /** {@return the cap that was exceeded; present exactly for {@value #LIMIT}} */
-  public Optional<ArchiveLimit> limit() {
+  public Optional<Limit> limit() {
     return Optional.ofNullable(limit);
   }
 
@@ -234,7 +234,7 @@ public final class ArchiveException extends TierlockException {
   }
 
   /** {@return the rule the refused entry broke; present exactly for {@value #REJECTED}} */
-  public Optional<ArchiveRule> rule() {
+  public Optional<Rule> rule() {
     return Optional.ofNullable(rule);
   }
 
@@ -261,17 +261,112 @@ public final class ArchiveException extends TierlockException {
     return Optional.ofNullable(timeout);
   }
 
+  /** The cap a failure {@value ArchiveException#LIMIT} reports ({@link ArchiveException#limit()}). */
+  public enum Limit {
+    /** {@link ArchiveLimits#maxCompressedBytes()}: the archive file is too large. */
+    COMPRESSED_BYTES("its compressed size", "bytes"),
+    /** {@link ArchiveLimits#maxDecompressedBytes()}: one pass would decompress too much. */
+    DECOMPRESSED_BYTES("its decompressed size", "bytes"),
+    /** {@link ArchiveLimits#maxEntries()}: too many entries and implied directories. */
+    ENTRIES("its number of entries and implied directories", "entries"),
+    /** {@link ArchiveLimits#maxPathLength()}: an entry name or link target is too long. */
+    PATH_LENGTH("an entry name or link target", "characters"),
+    /**
+     * A header the parsers would hold in memory is too large: a tar extended header (PAX or GNU long
+     * name; 64 KiB each, 64 KiB of global headers in all) or the gzip header's file name or comment
+     * (4 KiB each). Fixed: legitimate archives stay far below.
+     */
+    EXTENDED_HEADER("an extended header", "bytes"),
+    /**
+     * More than 16 tar extended headers precede one entry (the parser recurses once per header).
+     * Fixed: legitimate archives use one or two.
+     */
+    EXTENDED_HEADERS_IN_A_ROW("its run of extended headers before one entry", "headers");
+
+    private final String what;
+    private final String unit;
+
+    Limit(String what, String unit) {
+      this.what = what;
+      this.unit = unit;
+    }
+
+    /** {@return what is measured, for messages ("its decompressed size")} */
+    public String what() {
+      return what;
+    }
+
+    /** {@return the unit of the measure ("bytes")} */
+    public String unit() {
+      return unit;
+    }
+  }
+
+  /**
+   * The rule a hostile or unsupported entry broke, which a failure {@value ArchiveException#REJECTED}
+   * reports ({@link ArchiveException#rule()}).
+   */
+  public enum Rule {
+    /** An entry has an empty name. */
+    EMPTY_NAME("an entry has a name"),
+    /** A name or link target holds NUL or another control character. */
+    CONTROL_CHARACTER("names and link targets hold no NUL or control character"),
+    /** A name or link target is not valid UTF-8. */
+    INVALID_ENCODING("names and link targets are valid UTF-8"),
+    /** A name or link target holds a backslash (a separator on Windows). */
+    BACKSLASH("names and link targets hold no backslash"),
+    /** A name is absolute: a leading {@code /} or a Windows drive such as {@code C:}. */
+    ABSOLUTE_PATH("entry names are relative: no leading '/' and no drive letter"),
+    /** A name holds a {@code ..} segment. */
+    PARENT_REFERENCE("entry names hold no '..' segment"),
+    /** A name segment is longer than filesystems accept. */
+    SEGMENT_TOO_LONG("a name segment has at most 255 bytes of UTF-8"),
+    /** A non-directory entry names the archive root ({@code ./}). */
+    ROOT_ENTRY("only a directory may name the archive root"),
+    /** A path appears twice, or names a directory that earlier entries implied. */
+    DUPLICATE("each path appears once"),
+    /** An entry lies under a path that an earlier entry made a file. */
+    PARENT_NOT_DIRECTORY("an entry's parent is a directory, not a file"),
+    /** An entry lies under a symbolic link of the archive. */
+    THROUGH_SYMLINK("no entry lies under a symbolic link"),
+    /** A link target is absolute. */
+    ABSOLUTE_LINK_TARGET("link targets are relative"),
+    /** A link resolves outside the archive root, directly or through other links of the archive. */
+    LINK_ESCAPES("links resolve inside the archive"),
+    /** A symbolic link does not resolve within a bounded number of steps. */
+    LINK_LOOP("symbolic links resolve in at most 40 links and 4096 steps"),
+    /** A hard link does not name an earlier regular file of the archive. */
+    HARD_LINK_TARGET("a hard link names an earlier regular file of the archive"),
+    /** A character device, block device or FIFO. */
+    SPECIAL_FILE("no device or FIFO entries"),
+    /** A sparse entry (GNU or PAX sparse formats). */
+    SPARSE("no sparse entries"),
+    /** Any other entry type. */
+    UNSUPPORTED_TYPE("entries are regular files, directories, symbolic links or hard links");
+
+    private final String description;
+
+    Rule(String description) {
+      this.description = description;
+    }
+
+    /** {@return the rule in words, for messages} */
+    public String description() {
+      return description;
+    }
+  }
+
   /** What one failure carries while it is made. */
   private static final class Builder {
     private final String code;
     private final String source;
     private final String message;
     private @Nullable Throwable cause;
-    private @Nullable ArchiveLimit limit;
+    private @Nullable Limit limit;
     private long max;
     private long observed;
     private @Nullable String entry;
-    private @Nullable ArchiveRule rule;
+    private @Nullable Rule rule;
     private @Nullable ExtensionArchiveKey key;
     private @Nullable String actual;
     private @Nullable Duration timeout;

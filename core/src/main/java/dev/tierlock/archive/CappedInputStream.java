@@ -13,11 +13,11 @@ import java.io.InputStream;
 final class CappedInputStream extends FilterInputStream {
 
   private final long max;
-  private final ArchiveLimit limit;
+  private final ArchiveException.Limit limit;
   private final String source;
   private long count;
 
-  CappedInputStream(InputStream in, long max, ArchiveLimit limit, String source) {
+  CappedInputStream(InputStream in, long max, ArchiveException.Limit limit, String source) {
     super(in);
     this.max = max;
     this.limit = limit;

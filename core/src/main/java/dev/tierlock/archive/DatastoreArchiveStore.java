@@ -143,7 +143,8 @@ final class DatastoreArchiveStore implements ArchiveStore {
           + e.getMessage(), e);
     }
     if (size > limits.maxCompressedBytes()) {
-      throw ArchiveException.limit(key.toString(), ArchiveLimit.COMPRESSED_BYTES, limits.maxCompressedBytes(), size);
+      throw ArchiveException.limit(key.toString(), ArchiveException.Limit.COMPRESSED_BYTES, limits.maxCompressedBytes(),
+          size);
     }
     try (InputStream in = Files.newInputStream(file)) {
       return copyIntoCache(key, in, where);
@@ -214,7 +215,7 @@ final class DatastoreArchiveStore implements ArchiveStore {
   private ArchiveFile download(ExtensionArchiveKey key, Path local, ObjectStream stream, ReadCheckpoint deadline) {
     long declared = stream.object().size();
     if (declared > limits.maxCompressedBytes()) {
-      throw ArchiveException.limit(key.toString(), ArchiveLimit.COMPRESSED_BYTES, limits.maxCompressedBytes(),
+      throw ArchiveException.limit(key.toString(), ArchiveException.Limit.COMPRESSED_BYTES, limits.maxCompressedBytes(),
           declared);
     }
     Path temp = cache.newTemp(key, local);

@@ -29,13 +29,13 @@ final class EntryNames {
    */
   String entryPath(String name) {
     if (name.isEmpty()) {
-      throw reject(name, ArchiveRule.EMPTY_NAME, "");
+      throw reject(name, ArchiveException.Rule.EMPTY_NAME, "");
     }
     checkText(name, name, "name");
     if (name.startsWith("/") || hasDrive(name)) {
-      throw reject(name, ArchiveRule.ABSOLUTE_PATH, "");
+      throw reject(name, ArchiveException.Rule.ABSOLUTE_PATH, "");
     }
-    List<String> segments = segments(name, name, ArchiveRule.PARENT_REFERENCE);
+    List<String> segments = segments(name, name, ArchiveException.Rule.PARENT_REFERENCE);
     return String.join("/", segments);
   }
 
@@ -48,11 +48,11 @@ final class EntryNames {
    */
   String symbolicLinkTarget(String name, String target) {
     if (target.isEmpty()) {
-      throw reject(name, ArchiveRule.EMPTY_NAME, "empty link target");
+      throw reject(name, ArchiveException.Rule.EMPTY_NAME, "empty link target");
     }
     checkText(name, target, "link target");
     if (target.startsWith("/") || hasDrive(target)) {
-      throw reject(name, ArchiveRule.ABSOLUTE_LINK_TARGET, "target \"" + Printable.of(target) + "\"");
+      throw reject(name, ArchiveException.Rule.ABSOLUTE_LINK_TARGET, "target \"" + Printable.of(target) + "\"");
     }
     for (String segment : target.split("/", -1)) {
       checkSegmentLength(name, segment);
@@ -70,15 +70,15 @@ final class EntryNames {
    */
   String hardLinkTarget(String name, String target) {
     if (target.isEmpty()) {
-      throw reject(name, ArchiveRule.EMPTY_NAME, "empty link target");
+      throw reject(name, ArchiveException.Rule.EMPTY_NAME, "empty link target");
     }
     checkText(name, target, "link target");
     if (target.startsWith("/") || hasDrive(target)) {
-      throw reject(name, ArchiveRule.ABSOLUTE_LINK_TARGET, "target \"" + Printable.of(target) + "\"");
+      throw reject(name, ArchiveException.Rule.ABSOLUTE_LINK_TARGET, "target \"" + Printable.of(target) + "\"");
     }
-    List<String> segments = segments(name, target, ArchiveRule.LINK_ESCAPES);
+    List<String> segments = segments(name, target, ArchiveException.Rule.LINK_ESCAPES);
     if (segments.isEmpty()) {
-      throw reject(name, ArchiveRule.HARD_LINK_TARGET, "target \"" + Printable.of(target) + "\" is the root");
+      throw reject(name, ArchiveException.Rule.HARD_LINK_TARGET, "target \"" + Printable.of(target) + "\" is the root");
     }
     return String.join("/", segments);
   }
@@ -89,7 +89,7 @@ final class EntryNames {
     return path.startsWith("._", slash + 1);
   }
 
-  private List<String> segments(String name, String text, ArchiveRule parentRule) {
+  private List<String> segments(String name, String text, ArchiveException.Rule parentRule) {
     List<String> segments = new ArrayList<>();
     for (String segment : text.split("/", -1)) {
       if (segment.isEmpty() || segment.equals(".")) {
@@ -106,18 +106,19 @@ final class EntryNames {
 
   private void checkText(String name, String text, String what) {
     if (text.length() > limits.maxPathLength()) {
-      throw ArchiveException.limit(source, ArchiveLimit.PATH_LENGTH, limits.maxPathLength(), text.length());
+      throw ArchiveException.limit(source, ArchiveException.Limit.PATH_LENGTH, limits.maxPathLength(), text.length());
     }
     for (int i = 0; i < text.length(); i++) {
       char c = text.charAt(i);
       if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) {
-        throw reject(name, ArchiveRule.CONTROL_CHARACTER, what + " holds U+" + String.format("%04X", (int) c));
+        throw reject(name, ArchiveException.Rule.CONTROL_CHARACTER,
+            what + " holds U+" + String.format("%04X", (int) c));
       }
       if (c == '\\') {
-        throw reject(name, ArchiveRule.BACKSLASH, what + " \"" + Printable.of(text) + "\"");
+        throw reject(name, ArchiveException.Rule.BACKSLASH, what + " \"" + Printable.of(text) + "\"");
       }
       if (c == '\uFFFD' || (Character.isSurrogate(c) && !validSurrogate(text, i))) {
-        throw reject(name, ArchiveRule.INVALID_ENCODING, what + " is not valid UTF-8");
+        throw reject(name, ArchiveException.Rule.INVALID_ENCODING, what + " is not valid UTF-8");
       }
     }
   }
@@ -125,7 +126,7 @@ final class EntryNames {
   private void checkSegmentLength(String name, String segment) {
     if (segment.length() * 3 > MAX_SEGMENT_BYTES
         && segment.getBytes(StandardCharsets.UTF_8).length > MAX_SEGMENT_BYTES) {
-      throw reject(name, ArchiveRule.SEGMENT_TOO_LONG, "");
+      throw reject(name, ArchiveException.Rule.SEGMENT_TOO_LONG, "");
     }
   }
 
@@ -142,7 +143,7 @@ final class EntryNames {
         && ((text.charAt(0) >= 'a' && text.charAt(0) <= 'z') || (text.charAt(0) >= 'A' && text.charAt(0) <= 'Z'));
   }
 
-  private ArchiveException reject(String name, ArchiveRule rule, String detail) {
+  private ArchiveException reject(String name, ArchiveException.Rule rule, String detail) {
     return ArchiveException.rejected(source, name, rule, detail);
   }
 }

@@ -79,7 +79,7 @@ final class EntryTree {
   void addHardLink(String path, String name, String target) {
     Node node = find(target);
     if (node == null || node.kind != Kind.FILE) {
-      throw ArchiveException.rejected(source, name, ArchiveRule.HARD_LINK_TARGET,
+      throw ArchiveException.rejected(source, name, ArchiveException.Rule.HARD_LINK_TARGET,
           "target \"" + Printable.of(target) + "\" is " + (node == null ? "not in the archive before it" : "not a regular file"));
     }
     add(path, name, Kind.HARD_LINK);
@@ -100,8 +100,8 @@ final class EntryTree {
   /**
    * Checks that every symbolic link resolves inside the root, following the archive's links.
    *
-   * @throws ArchiveException ({@code archive_rejected}) ({@link ArchiveRule#LINK_ESCAPES} or {@link
-   *     ArchiveRule#LINK_LOOP}) for the first link that does not
+   * @throws ArchiveException ({@code archive_rejected}) ({@link ArchiveException.Rule#LINK_ESCAPES} or {@link
+   *     ArchiveException.Rule#LINK_LOOP}) for the first link that does not
    */
   void checkSymbolicLinks() {
     for (Link link : symbolicLinks) {
@@ -120,10 +120,10 @@ final class EntryTree {
       if (child == null) {
         child = put(parent, segments[i], Kind.IMPLIED_DIRECTORY);
       } else if (child.kind == Kind.SYMBOLIC_LINK) {
-        throw ArchiveException.rejected(source, name, ArchiveRule.THROUGH_SYMLINK,
+        throw ArchiveException.rejected(source, name, ArchiveException.Rule.THROUGH_SYMLINK,
             "\"" + Printable.of(String.join("/", Arrays.copyOf(segments, i + 1))) + "\" is a symbolic link");
       } else if (child.kind == Kind.FILE || child.kind == Kind.HARD_LINK) {
-        throw ArchiveException.rejected(source, name, ArchiveRule.PARENT_NOT_DIRECTORY,
+        throw ArchiveException.rejected(source, name, ArchiveException.Rule.PARENT_NOT_DIRECTORY,
             "\"" + Printable.of(String.join("/", Arrays.copyOf(segments, i + 1))) + "\" is a file");
       }
       parent = child;
@@ -138,14 +138,14 @@ final class EntryTree {
     } else if (existing.kind == Kind.IMPLIED_DIRECTORY && kind == Kind.DIRECTORY) {
       existing.kind = Kind.DIRECTORY;
     } else {
-      throw ArchiveException.rejected(source, name, ArchiveRule.DUPLICATE,
+      throw ArchiveException.rejected(source, name, ArchiveException.Rule.DUPLICATE,
           "\"" + Printable.of(path) + "\" already appeared");
     }
   }
 
   private Node put(Node parent, String segment, Kind kind) {
     if (nodes >= maxNodes) {
-      throw ArchiveException.limit(source, ArchiveLimit.ENTRIES, maxNodes, nodes + 1L);
+      throw ArchiveException.limit(source, ArchiveException.Limit.ENTRIES, maxNodes, nodes + 1L);
     }
     if (parent.children == null) {
       parent.children = new HashMap<>();
@@ -199,7 +199,7 @@ final class EntryTree {
       }
       if (segment.equals("..")) {
         if (stack.isEmpty()) {
-          throw ArchiveException.rejected(source, link.name(), ArchiveRule.LINK_ESCAPES,
+          throw ArchiveException.rejected(source, link.name(), ArchiveException.Rule.LINK_ESCAPES,
               "target \"" + Printable.of(link.target()) + "\" resolves outside the archive root");
         }
         stack.remove(stack.size() - 1);
@@ -224,13 +224,13 @@ final class EntryTree {
   }
 
   private ArchiveException caseCollision(String name, String segment, String earlier) {
-    return ArchiveException.rejected(source, name, ArchiveRule.DUPLICATE, "\"" + Printable.of(segment)
+    return ArchiveException.rejected(source, name, ArchiveException.Rule.DUPLICATE, "\"" + Printable.of(segment)
         + "\" and the earlier \"" + Printable.of(earlier)
         + "\" name one file on case-insensitive or normalising filesystems");
   }
 
   private ArchiveException loop(Link link, String why) {
-    return ArchiveException.rejected(source, link.name(), ArchiveRule.LINK_LOOP,
+    return ArchiveException.rejected(source, link.name(), ArchiveException.Rule.LINK_LOOP,
         "target \"" + Printable.of(link.target()) + "\": " + why);
   }
 

@@ -82,7 +82,7 @@ final class GuardedTarInputStream extends TarArchiveInputStream {
       if (current.isGlobalPaxHeader()) {
         globalHeaderBytes += n;
         if (globalHeaderBytes > MAX_GLOBAL_HEADER_BYTES) {
-          throw ArchiveException.limit(source, ArchiveLimit.EXTENDED_HEADER, MAX_GLOBAL_HEADER_BYTES,
+          throw ArchiveException.limit(source, ArchiveException.Limit.EXTENDED_HEADER, MAX_GLOBAL_HEADER_BYTES,
               globalHeaderBytes);
         }
       }
@@ -99,7 +99,7 @@ final class GuardedTarInputStream extends TarArchiveInputStream {
   protected byte[] readRecord() throws IOException {
     TarArchiveEntry current = getCurrentEntry();
     if (current != null && current.isOldGNUSparse()) {
-      throw ArchiveException.rejected(source, current.getName(), ArchiveRule.SPARSE, "GNU sparse map");
+      throw ArchiveException.rejected(source, current.getName(), ArchiveException.Rule.SPARSE, "GNU sparse map");
     }
     long before = getBytesRead();
     byte[] record = super.readRecord();
@@ -131,7 +131,7 @@ final class GuardedTarInputStream extends TarArchiveInputStream {
     boolean posix = record[257] == 'u' && record[258] == 's' && record[259] == 't' && record[260] == 'a'
         && record[261] == 'r' && record[262] == 0;
     if (!isUtf8(record, 0, 100) || !isUtf8(record, 157, 100) || (posix && !isUtf8(record, 345, 155))) {
-      throw ArchiveException.rejected(source, lossy(record, 0, 100), ArchiveRule.INVALID_ENCODING,
+      throw ArchiveException.rejected(source, lossy(record, 0, 100), ArchiveException.Rule.INVALID_ENCODING,
           "a header field is not valid UTF-8");
     }
   }
@@ -141,7 +141,7 @@ final class GuardedTarInputStream extends TarArchiveInputStream {
       byte[] bytes = gnuName.toByteArray();
       gnuName.reset();
       if (!isUtf8(bytes, 0, bytes.length)) {
-        throw ArchiveException.rejected(source, lossy(bytes, 0, bytes.length), ArchiveRule.INVALID_ENCODING,
+        throw ArchiveException.rejected(source, lossy(bytes, 0, bytes.length), ArchiveException.Rule.INVALID_ENCODING,
             "a GNU long name is not valid UTF-8");
       }
     }
@@ -176,11 +176,11 @@ final class GuardedTarInputStream extends TarArchiveInputStream {
     sparseMatch = 0;
     headersInARow++;
     if (headersInARow > MAX_HEADERS_IN_A_ROW) {
-      throw ArchiveException.limit(source, ArchiveLimit.EXTENDED_HEADERS_IN_A_ROW, MAX_HEADERS_IN_A_ROW,
+      throw ArchiveException.limit(source, ArchiveException.Limit.EXTENDED_HEADERS_IN_A_ROW, MAX_HEADERS_IN_A_ROW,
           headersInARow);
     }
     if (header.getSize() > MAX_HEADER_BYTES) {
-      throw ArchiveException.limit(source, ArchiveLimit.EXTENDED_HEADER, MAX_HEADER_BYTES, header.getSize());
+      throw ArchiveException.limit(source, ArchiveException.Limit.EXTENDED_HEADER, MAX_HEADER_BYTES, header.getSize());
     }
   }
 
@@ -190,7 +190,8 @@ final class GuardedTarInputStream extends TarArchiveInputStream {
       if (b == SPARSE_KEY[sparseMatch]) {
         sparseMatch++;
         if (sparseMatch == SPARSE_KEY.length) {
-          throw ArchiveException.rejected(source, header.getName(), ArchiveRule.SPARSE, "PAX GNU.sparse header");
+          throw ArchiveException.rejected(source, header.getName(), ArchiveException.Rule.SPARSE,
+              "PAX GNU.sparse header");
         }
       } else {
         // 'G' occurs once in the key, at its start, so restarting here misses no match

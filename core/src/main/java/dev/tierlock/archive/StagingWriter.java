@@ -130,7 +130,7 @@ final class StagingWriter implements EntrySink {
       channel = parent.newByteChannel(name, CREATE_FILE);
     } catch (FileAlreadyExistsException e) {
       SecureDirectories.closeQuietly(parent, e);
-      throw ArchiveException.rejected(source, path, ArchiveRule.DUPLICATE, "the filesystem already holds \""
+      throw ArchiveException.rejected(source, path, ArchiveException.Rule.DUPLICATE, "the filesystem already holds \""
           + Printable.of(path) + "\" (a case-insensitive or normalising filesystem)");
     } catch (IOException | RuntimeException e) {
       SecureDirectories.closeQuietly(parent, e);
@@ -169,7 +169,7 @@ final class StagingWriter implements EntrySink {
         SecureDirectoryStream<Path> targetParent = openDirectory(path, parentOf(targetSegments), Missing.REFUSE)) {
       BasicFileAttributes existing = SecureDirectories.attributes(targetParent, name(targetSegments));
       if (existing == null || !existing.isRegularFile()) {
-        throw ArchiveException.rejected(source, path, ArchiveRule.HARD_LINK_TARGET,
+        throw ArchiveException.rejected(source, path, ArchiveException.Rule.HARD_LINK_TARGET,
             "\"" + Printable.of(target) + "\" is not a regular file in the staging directory");
       }
       Files.createLink(root.resolve(path), root.resolve(target));
@@ -181,7 +181,7 @@ final class StagingWriter implements EntrySink {
         throw changed(path);
       }
     } catch (FileAlreadyExistsException e) {
-      throw ArchiveException.rejected(source, path, ArchiveRule.DUPLICATE, "the filesystem already holds it");
+      throw ArchiveException.rejected(source, path, ArchiveException.Rule.DUPLICATE, "the filesystem already holds it");
     } catch (IOException e) {
       throw failure(path, e);
     }
@@ -197,7 +197,7 @@ final class StagingWriter implements EntrySink {
         throw changed(path);
       }
     } catch (FileAlreadyExistsException e) {
-      throw ArchiveException.rejected(source, path, ArchiveRule.DUPLICATE, "the filesystem already holds it");
+      throw ArchiveException.rejected(source, path, ArchiveException.Rule.DUPLICATE, "the filesystem already holds it");
     } catch (IOException | UnsupportedOperationException e) {
       throw failure(path, e);
     }
@@ -285,11 +285,11 @@ final class StagingWriter implements EntrySink {
           throw new NoSuchFileException(root.resolve(walked).toString());
         }
         if (attributes.isSymbolicLink()) {
-          throw ArchiveException.rejected(source, entry, ArchiveRule.THROUGH_SYMLINK,
+          throw ArchiveException.rejected(source, entry, ArchiveException.Rule.THROUGH_SYMLINK,
               "\"" + Printable.of(walked) + "\" is a symbolic link in the staging directory");
         }
         if (!attributes.isDirectory()) {
-          throw ArchiveException.rejected(source, entry, ArchiveRule.PARENT_NOT_DIRECTORY,
+          throw ArchiveException.rejected(source, entry, ArchiveException.Rule.PARENT_NOT_DIRECTORY,
               "\"" + Printable.of(walked) + "\" is not a directory");
         }
         SecureDirectoryStream<Path> next = current.newDirectoryStream(name, NOFOLLOW);
@@ -350,7 +350,7 @@ final class StagingWriter implements EntrySink {
   }
 
   private ArchiveException changed(String path) {
-    return ArchiveException.rejected(source, path, ArchiveRule.THROUGH_SYMLINK,
+    return ArchiveException.rejected(source, path, ArchiveException.Rule.THROUGH_SYMLINK,
         "the staging directory was changed by someone else while extracting (a symbolic link took a directory's place)");
   }
 

@@ -21,7 +21,7 @@ import org.apache.commons.compress.compressors.gzip.GzipCompressorInputStream;
  * even zeros, is corrupt: the parser would hold each later member's header text in memory, and two
  * tools could disagree on what follows); one tar stream that ends with its end-of-archive marker,
  * after which only zero bytes may follow (tar's block padding). Everything else, and every entry
- * rule of {@link ArchiveRule}, fails the whole pass.
+ * rule of {@link ArchiveException.Rule}, fails the whole pass.
  */
 final class TarGzPass {
 
@@ -55,13 +55,13 @@ final class TarGzPass {
    */
   ArchiveListing run(InputStream raw, EntrySink sink) {
     try (BufferedInputStream compressed = new BufferedInputStream(new CappedInputStream(
-            new SourceInputStream(raw, source), limits.maxCompressedBytes(), ArchiveLimit.COMPRESSED_BYTES, source),
-            BUFFER_SIZE)) {
+            new SourceInputStream(raw, source), limits.maxCompressedBytes(), ArchiveException.Limit.COMPRESSED_BYTES,
+            source), BUFFER_SIZE)) {
       checkGzipHeader(compressed);
       try (GzipCompressorInputStream gzip = GzipCompressorInputStream.builder().setInputStream(compressed)
               .setDecompressConcatenated(false).get();
           CappedInputStream decompressed = new CappedInputStream(gzip, limits.maxDecompressedBytes(),
-              ArchiveLimit.DECOMPRESSED_BYTES, source);
+              ArchiveException.Limit.DECOMPRESSED_BYTES, source);
           GuardedTarInputStream tar = new GuardedTarInputStream(decompressed, source)) {
         ArchiveListing listing = entries(tar, decompressed, sink);
         if (compressed.read() >= 0) {
@@ -85,15 +85,15 @@ final class TarGzPass {
   private ArchiveListing entries(GuardedTarInputStream tar, CappedInputStream decompressed, EntrySink sink)
       throws IOException {
     EntryTree tree = new EntryTree(source, limits.maxEntries());
-    List<ArchiveEntry> accepted = new ArrayList<>();
-    List<ArchiveEntry.SymbolicLink> links = new ArrayList<>();
+    List<ArchiveListing.Entry> accepted = new ArrayList<>();
+    List<ArchiveListing.Entry.SymbolicLink> links = new ArrayList<>();
     byte[] buffer = new byte[BUFFER_SIZE];
     int seen = 0;
     int skipped = 0;
     TarArchiveEntry entry;
     while ((entry = tar.next()) != null) {
       if (++seen > limits.maxEntries()) {
-        throw ArchiveException.limit(source, ArchiveLimit.ENTRIES, limits.maxEntries(), seen);
+        throw ArchiveException.limit(source, ArchiveException.Limit.ENTRIES, limits.maxEntries(), seen);
       }
       String name = entry.getName();
       current = name;
@@ -101,7 +101,7 @@ final class TarGzPass {
       String path = names.entryPath(name);
       if (path.isEmpty()) {
         if (type != Type.DIRECTORY) {
-          throw ArchiveException.rejected(source, name, ArchiveRule.ROOT_ENTRY, "");
+          throw ArchiveException.rejected(source, name, ArchiveException.Rule.ROOT_ENTRY, "");
         }
         continue;
       }
@@ -110,13 +110,13 @@ final class TarGzPass {
         case DIRECTORY -> {
           tree.addDirectory(path, name);
           sink.directory(path, mode);
-          accepted.add(new ArchiveEntry.Directory(path, mode));
+          accepted.add(new ArchiveListing.Entry.Directory(path, mode));
         }
         case FILE -> {
           long declared = entry.getSize();
           if (declared > limits.maxDecompressedBytes() - decompressed.count()) {
-            throw ArchiveException.limit(source, ArchiveLimit.DECOMPRESSED_BYTES, limits.maxDecompressedBytes(),
-                decompressed.count() + declared);
+            throw ArchiveException.limit(source, ArchiveException.Limit.DECOMPRESSED_BYTES,
+                limits.maxDecompressedBytes(), decompressed.count() + declared);
           }
           if (EntryNames.isAppleDouble(path)) {
             skipped++;
@@ -125,18 +125,18 @@ final class TarGzPass {
           }
           tree.addFile(path, name);
           copy(tar, sink.file(path, mode), buffer, name, declared);
-          accepted.add(new ArchiveEntry.File(path, declared, mode));
+          accepted.add(new ArchiveListing.Entry.File(path, declared, mode));
         }
         case HARD_LINK -> {
           String target = names.hardLinkTarget(name, entry.getLinkName());
           tree.addHardLink(path, name, target);
           sink.hardLink(path, target);
-          accepted.add(new ArchiveEntry.HardLink(path, target));
+          accepted.add(new ArchiveListing.Entry.HardLink(path, target));
         }
         case SYMBOLIC_LINK -> {
           String target = names.symbolicLinkTarget(name, entry.getLinkName());
           tree.addSymbolicLink(path, name, target);
-          ArchiveEntry.SymbolicLink link = new ArchiveEntry.SymbolicLink(path, target);
+          ArchiveListing.Entry.SymbolicLink link = new ArchiveListing.Entry.SymbolicLink(path, target);
           links.add(link);
           accepted.add(link);
         }
@@ -147,7 +147,7 @@ final class TarGzPass {
     }
     requireZeroPadding(decompressed, buffer);
     tree.checkSymbolicLinks();
-    for (ArchiveEntry.SymbolicLink link : links) {
+    for (ArchiveListing.Entry.SymbolicLink link : links) {
       sink.symbolicLink(link.path(), link.target());
     }
     sink.finish();
@@ -204,7 +204,7 @@ final class TarGzPass {
         return b == 0;
       }
       if (length >= MAX_GZIP_TEXT) {
-        throw ArchiveException.limit(source, ArchiveLimit.EXTENDED_HEADER, MAX_GZIP_TEXT, length + 1L);
+        throw ArchiveException.limit(source, ArchiveException.Limit.EXTENDED_HEADER, MAX_GZIP_TEXT, length + 1L);
       }
     }
   }
@@ -212,7 +212,7 @@ final class TarGzPass {
   private Type type(TarArchiveEntry entry) {
     String name = entry.getName();
     if (entry.isSparse()) {
-      throw ArchiveException.rejected(source, name, ArchiveRule.SPARSE, "");
+      throw ArchiveException.rejected(source, name, ArchiveException.Rule.SPARSE, "");
     }
     byte flag = entry.getLinkFlag();
     switch (flag) {
@@ -225,17 +225,17 @@ final class TarGzPass {
       case TarConstants.LF_SYMLINK:
         return Type.SYMBOLIC_LINK;
       case TarConstants.LF_CHR, TarConstants.LF_BLK, TarConstants.LF_FIFO:
-        throw ArchiveException.rejected(source, name, ArchiveRule.SPECIAL_FILE, kind(flag));
+        throw ArchiveException.rejected(source, name, ArchiveException.Rule.SPECIAL_FILE, kind(flag));
       case TarConstants.LF_GNUTYPE_SPARSE:
-        throw ArchiveException.rejected(source, name, ArchiveRule.SPARSE, "");
+        throw ArchiveException.rejected(source, name, ArchiveException.Rule.SPARSE, "");
       default:
-        throw ArchiveException.rejected(source, name, ArchiveRule.UNSUPPORTED_TYPE, kind(flag));
+        throw ArchiveException.rejected(source, name, ArchiveException.Rule.UNSUPPORTED_TYPE, kind(flag));
     }
   }
 
   private Type directory(TarArchiveEntry entry) {
     if (entry.getSize() != 0) {
-      throw ArchiveException.rejected(source, entry.getName(), ArchiveRule.UNSUPPORTED_TYPE,
+      throw ArchiveException.rejected(source, entry.getName(), ArchiveException.Rule.UNSUPPORTED_TYPE,
           "a directory entry that carries " + entry.getSize() + " bytes of data");
     }
     return Type.DIRECTORY;

@@ -11,7 +11,7 @@ import java.nio.file.Path;
  * through one 64 KiB buffer; only the entry list (bounded by the entry cap) is kept.
  *
  * <p><b>What is refused</b> (the whole archive, with {@link ArchiveException} ({@code archive_rejected}) naming the
- * entry and its {@link ArchiveRule}): names that are empty, absolute ({@code /x}, {@code C:x}),
+ * entry and its {@link ArchiveException.Rule}): names that are empty, absolute ({@code /x}, {@code C:x}),
  * hold {@code ..}, a backslash, NUL or another control character, or invalid UTF-8; absolute link
  * targets; symbolic links that resolve outside the root, directly or through other links of the
  * archive, whatever their order; entries under a symbolic link or a file; hard links to anything
@@ -132,7 +132,8 @@ final class TarGzReader {
     try {
       long size = Files.size(archive);
       if (size > limits.maxCompressedBytes()) {
-        throw ArchiveException.limit(source, ArchiveLimit.COMPRESSED_BYTES, limits.maxCompressedBytes(), size);
+        throw ArchiveException.limit(source, ArchiveException.Limit.COMPRESSED_BYTES, limits.maxCompressedBytes(),
+            size);
       }
       return Files.newInputStream(archive);
     } catch (IOException e) {

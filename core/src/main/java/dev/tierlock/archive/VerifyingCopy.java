@@ -44,7 +44,7 @@ final class VerifyingCopy {
    * Copies {@code in} to its end (not closing it) into {@code out} when given, hashing.
    *
    * @param max the cap on the bytes read; crossing it throws {@link ArchiveException} ({@code archive_limit})
-   *     ({@link ArchiveLimit#COMPRESSED_BYTES}) naming {@code source}
+   *     ({@link ArchiveException.Limit#COMPRESSED_BYTES}) naming {@code source}
    * @throws SourceException if reading {@code in} fails
    * @throws IOException if writing {@code out} fails
    */
@@ -67,7 +67,7 @@ final class VerifyingCopy {
       }
       total += n;
       if (total > max) {
-        throw ArchiveException.limit(source, ArchiveLimit.COMPRESSED_BYTES, max, total);
+        throw ArchiveException.limit(source, ArchiveException.Limit.COMPRESSED_BYTES, max, total);
       }
       digest.update(buffer, 0, n);
       if (out != null) {

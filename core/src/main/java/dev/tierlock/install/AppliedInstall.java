@@ -91,7 +91,7 @@ final class AppliedInstall {
    * removed since. Applying it would pin an archive the peer's publish may have deleted.
    */
   private static void requireCurrent(PreparedInstall prepared, Optional<LockfileEntry> current) {
-    boolean fromPin = prepared.source() == InstallSource.TIER || prepared.request().constraint().isLocked();
+    boolean fromPin = prepared.source() == InstallResult.Source.TIER || prepared.request().constraint().isLocked();
     if (!fromPin) {
       return;
     }
@@ -100,7 +100,7 @@ final class AppliedInstall {
       throw InstallBusyException.stale(prepared.name().value(), "the lockfile now pins sha256 " + pinned.get()
           + ", not the " + prepared.checksum() + " it was prepared from");
     }
-    if (pinned.isEmpty() && prepared.source() == InstallSource.TIER) {
+    if (pinned.isEmpty() && prepared.source() == InstallResult.Source.TIER) {
       throw InstallBusyException.stale(prepared.name().value(), "the lockfile no longer pins the tier archive "
           + prepared.checksum() + " it was prepared from");
     }
@@ -151,9 +151,9 @@ final class AppliedInstall {
   private static List<SwapRoot> roots(ExtensionLayout layout, ExtensionName name, Path tree) {
     List<SwapRoot> roots = new ArrayList<>();
     roots.add(new SwapRoot(SwapRoot.Role.EXTENSION, Roots.extensionRoot(layout, name), tree));
-    List<BundleRoot> bundles = layout.bundleRoots(name);
+    List<ExtensionLayout.BundleRoot> bundles = layout.bundleRoots(name);
     for (int i = 0; i < bundles.size(); i++) {
-      BundleRoot bundle = bundles.get(i);
+      ExtensionLayout.BundleRoot bundle = bundles.get(i);
       Path source = tree.resolve(bundle.archivePrefix());
       Path moved = null;
       try {
@@ -196,10 +196,10 @@ final class AppliedInstall {
     if (!previous.map(LockfileEntry::include).orElse(List.of()).isEmpty()) {
       builder.include(previous.get().include());
     }
-    Optional<String> serverUrl = prepared.release().flatMap(RegistryRelease::serverUrl)
+    Optional<String> serverUrl = prepared.release().flatMap(ExtensionRegistry.Release::serverUrl)
         .or(() -> previous.flatMap(LockfileEntry::serverUrl));
     serverUrl.ifPresent(builder::serverUrl);
-    if (prepared.source() == InstallSource.TIER || prepared.storable().isPresent()) {
+    if (prepared.source() == InstallResult.Source.TIER || prepared.storable().isPresent()) {
       builder.checksum(prepared.checksum());
     }
     Path extensionRoot = roots.get(0).live();

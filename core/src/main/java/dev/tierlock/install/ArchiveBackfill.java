@@ -43,29 +43,31 @@ final class ArchiveBackfill {
    * Backfills the archive {@code entry} pins for {@code name}.
    *
    * @param verified the archive an install of this run verified for the entry, if any
-   * @return {@link PinnedOutcome.Backfill#UNPINNED}, {@link PinnedOutcome.Backfill#PRESENT}, {@link
-   *     PinnedOutcome.Backfill#SKIPPED} or {@link PinnedOutcome.Backfill#STORED}
+   * @return {@link PinnedInstallResult.Outcome.Backfill#UNPINNED}, {@link
+   *     PinnedInstallResult.Outcome.Backfill#PRESENT}, {@link PinnedInstallResult.Outcome.Backfill#SKIPPED}
+   *     or {@link PinnedInstallResult.Outcome.Backfill#STORED}
    * @throws ArchiveException ({@code archive_tampered}) if the registry's bytes are not the pinned ones, or it stated
    *     no checksum for them; nothing was stored
    * @throws RuntimeException as the registry, the download ({@link RegistryDownload#fetch}) and the store
    *     do; nothing was stored
    */
-  PinnedOutcome.Backfill run(ExtensionName name, LockfileEntry entry, Optional<VerifiedArchive> verified) {
+  PinnedInstallResult.Outcome.Backfill run(ExtensionName name, LockfileEntry entry,
+      Optional<VerifiedArchive> verified) {
     Optional<String> checksum = entry.checksum();
     if (checksum.isEmpty()) {
-      return PinnedOutcome.Backfill.UNPINNED;
+      return PinnedInstallResult.Outcome.Backfill.UNPINNED;
     }
     ExtensionArchiveKey key = ExtensionArchiveKey.of(name, checksum.get());
     if (store.contains(key)) {
-      return PinnedOutcome.Backfill.PRESENT;
+      return PinnedInstallResult.Outcome.Backfill.PRESENT;
     }
     if (verified.isPresent() && verified.get().key().equals(key)) {
       store.store(key, verified.get().path());
-      return PinnedOutcome.Backfill.STORED;
+      return PinnedInstallResult.Outcome.Backfill.STORED;
     }
     Optional<ExtensionRegistry> registry = preparer.registry();
     if (registry.isEmpty()) {
-      return PinnedOutcome.Backfill.SKIPPED;
+      return PinnedInstallResult.Outcome.Backfill.SKIPPED;
     }
     VersionConstraint exact = VersionConstraint.exactly(version(name, entry));
     Path directory = newDirectory(name);
@@ -81,7 +83,7 @@ final class ArchiveBackfill {
             + " bytes)");
       }
       store.store(key, download.file());
-      return PinnedOutcome.Backfill.STORED;
+      return PinnedInstallResult.Outcome.Backfill.STORED;
     } finally {
       StagingFiles.deleteQuietly(directory);
     }

@@ -1,5 +1,8 @@
 package dev.tierlock.install;
 
+import dev.tierlock.ExtensionName;
+import java.util.List;
+
 /**
  * The embedding tool's own save after the files are swapped and before the install commits: it
  * indexes what the extensions define. A save that throws rolls the install back (a v1 to v2
@@ -17,5 +20,26 @@ public interface Catalog {
    * @param update what changed on disk
    * @throws RuntimeException to refuse the change: it is rolled back
    */
-  void save(CatalogUpdate update);
+  void save(Update update);
+
+  /**
+   * What an install or a removal changed on disk, for the embedding tool's catalog: the extensions
+   * now installed (with their staged manifests) and those removed.
+   *
+   * @param installed the extensions swapped in, the requested one first, then its dependencies
+   * @param removed the extensions removed
+   */
+  record Update(List<ExtensionManifest> installed, List<ExtensionName> removed) {
+
+    /**
+     * Copies the lists.
+     *
+     * @param installed the extensions swapped in, the requested one first, then its dependencies
+     * @param removed the extensions removed
+     */
+    public Update {
+      installed = List.copyOf(installed);
+      removed = List.copyOf(removed);
+    }
+  }
 }

@@ -65,19 +65,19 @@ final class ConvergePass {
       read = tierlock.read();
     } catch (LockfileFormatException e) {
       ledger.warnings.add("the shared lockfile does not parse, so nothing was converged: " + e.getMessage());
-      return end(ConvergeOutcome.LOCKFILE_UNREADABLE, null, null, false);
+      return end(ConvergeReport.Outcome.LOCKFILE_UNREADABLE, null, null, false);
     } catch (RuntimeException e) {
       ledger.warnings.add("the shared lockfile could not be read, so nothing was converged: " + e.getMessage());
-      return end(ConvergeOutcome.UNAVAILABLE, null, null, false);
+      return end(ConvergeReport.Outcome.UNAVAILABLE, null, null, false);
     }
     if (read.version().isEmpty()) {
       ledger.warnings.add("the datastore holds no shared lockfile, so nothing was converged");
-      return end(ConvergeOutcome.NO_LOCKFILE, null, null, false);
+      return end(ConvergeReport.Outcome.NO_LOCKFILE, null, null, false);
     }
     if (pendingUnreadable()) {
       ledger.warnings.add("this checkout's pending-change record cannot be read, so it may hold an install not yet"
           + " published: nothing is swapped until it is re-applied or discarded");
-      return end(ConvergeOutcome.BLOCKED, null, null, false);
+      return end(ConvergeReport.Outcome.BLOCKED, null, null, false);
     }
     Lockfile view = withPending(read.lockfile());
     String version = read.version().get();
@@ -128,29 +128,29 @@ final class ConvergePass {
     } finally {
       prepared.values().forEach(PreparedInstall::close);
     }
-    return end(ConvergeOutcome.CONVERGED, version, sha, true);
+    return end(ConvergeReport.Outcome.CONVERGED, version, sha, true);
   }
 
   /** Takes the try-lock and swaps; returns a result when the pass has to stop there (busy or blocked). */
   private Optional<Result> underLock(Lockfile shared, Lockfile view, Optional<String> readVersion,
       Map<ExtensionName, ConvergePlan.Step> plan, Map<ExtensionName, PreparedInstall> prepared) {
-    Optional<ConvergeOutcome> swapped = tierlock.tryWithPulledExtensionsLock(() -> {
+    Optional<ConvergeReport.Outcome> swapped = tierlock.tryWithPulledExtensionsLock(() -> {
       if (!unchangedSince(shared, view, readVersion)) {
         ledger.warnings.add("the lockfile changed during the pass (an install on this checkout): nothing was swapped");
-        return ConvergeOutcome.BUSY;
+        return ConvergeReport.Outcome.BUSY;
       }
-      return new ConvergeSwap(steps, planner, ledger).run(view, plan, prepared) ? ConvergeOutcome.CONVERGED
-          : ConvergeOutcome.BLOCKED;
+      return new ConvergeSwap(steps, planner, ledger).run(view, plan, prepared) ? ConvergeReport.Outcome.CONVERGED
+          : ConvergeReport.Outcome.BLOCKED;
     });
     if (swapped.isEmpty()) {
       ledger.warnings.add("another install, removal or convergence of this checkout is running: nothing was swapped");
       return Optional.of(busy());
     }
-    if (swapped.get() == ConvergeOutcome.BUSY) {
+    if (swapped.get() == ConvergeReport.Outcome.BUSY) {
       return Optional.of(busy());
     }
-    if (swapped.get() == ConvergeOutcome.BLOCKED) {
-      return Optional.of(end(ConvergeOutcome.BLOCKED, null, null, false));
+    if (swapped.get() == ConvergeReport.Outcome.BLOCKED) {
+      return Optional.of(end(ConvergeReport.Outcome.BLOCKED, null, null, false));
     }
     return Optional.empty();
   }
@@ -185,17 +185,18 @@ final class ConvergePass {
   }
 
   private Result unchanged() {
-    ConvergeReport report = report(ConvergeOutcome.UNCHANGED, Optional.ofNullable(state.lockfileVersion()),
+    ConvergeReport report = report(ConvergeReport.Outcome.UNCHANGED, Optional.ofNullable(state.lockfileVersion()),
         Optional.ofNullable(state.lockfileSha256()), false);
     return new Result(report, null);
   }
 
   private Result busy() {
-    return end(ConvergeOutcome.BUSY, null, null, false);
+    return end(ConvergeReport.Outcome.BUSY, null, null, false);
   }
 
   /** Ends the pass: the state is saved when the pass converged, or when it learnt something. */
-  private Result end(ConvergeOutcome outcome, @Nullable String version, @Nullable String sha, boolean converged) {
+  private Result end(ConvergeReport.Outcome outcome, @Nullable String version, @Nullable String sha,
+      boolean converged) {
     String warned = ledger.warnings.isEmpty() ? null
         : sha256(String.join("\n", ledger.warnings).getBytes(StandardCharsets.UTF_8));
     boolean fresh = !Objects.equals(warned, state.warned());
@@ -210,7 +211,7 @@ final class ConvergePass {
     return new Result(report(outcome, v, s, fresh), next);
   }
 
-  private ConvergeReport report(ConvergeOutcome outcome, Optional<String> version, Optional<String> sha,
+  private ConvergeReport report(ConvergeReport.Outcome outcome, Optional<String> version, Optional<String> sha,
       boolean fresh) {
     List<ConvergeReport.Pending> pending = new ArrayList<>();
     List<ConvergeReport.Unrestorable> blocked = new ArrayList<>();

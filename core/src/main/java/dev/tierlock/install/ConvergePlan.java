@@ -129,7 +129,7 @@ final class ConvergePlan {
       return Step.SKIP;
     }
     if (entry.checksum().isEmpty()) {
-      ledger.block(name, identity, UnrestorableReason.UNPINNED,
+      ledger.block(name, identity, ConvergeReport.Unrestorable.Reason.UNPINNED,
           "its lockfile entry has no checksum, so it pins no archive");
       return Step.SKIP;
     }
@@ -171,7 +171,7 @@ final class ConvergePlan {
     try {
       return Optional.of(steps.prepare(name, view));
     } catch (RuntimeException e) {
-      Optional<UnrestorableReason> reason = unrestorable(e);
+      Optional<ConvergeReport.Unrestorable.Reason> reason = unrestorable(e);
       if (reason.isPresent()) {
         ledger.block(name, identity, reason.get(), e.getMessage());
       } else {
@@ -188,22 +188,23 @@ final class ConvergePlan {
    * Returns why a restore that failed with {@code failure} cannot succeed until its entry changes,
    * or empty when it failed for a passing reason (it is retried).
    */
-  static Optional<UnrestorableReason> unrestorable(RuntimeException failure) {
+  static Optional<ConvergeReport.Unrestorable.Reason> unrestorable(RuntimeException failure) {
     if (failure instanceof ArchiveException archive) {
       return switch (archive.code()) {
-        case ArchiveException.TAMPERED -> Optional.of(UnrestorableReason.TAMPERED);
-        case ArchiveException.MISSING -> Optional.of(UnrestorableReason.ARCHIVE_MISSING);
-        case ArchiveException.LIMIT -> Optional.of(UnrestorableReason.LIMIT);
-        case ArchiveException.REJECTED, ArchiveException.CORRUPT -> Optional.of(UnrestorableReason.REJECTED);
+        case ArchiveException.TAMPERED -> Optional.of(ConvergeReport.Unrestorable.Reason.TAMPERED);
+        case ArchiveException.MISSING -> Optional.of(ConvergeReport.Unrestorable.Reason.ARCHIVE_MISSING);
+        case ArchiveException.LIMIT -> Optional.of(ConvergeReport.Unrestorable.Reason.LIMIT);
+        case ArchiveException.REJECTED, ArchiveException.CORRUPT ->
+            Optional.of(ConvergeReport.Unrestorable.Reason.REJECTED);
         default -> Optional.empty();
       };
     }
     if (failure instanceof InstallException install) {
       return switch (install.code()) {
         // converge mode has no registry: the tier lacks the archive
-        case InstallException.REGISTRY_UNAVAILABLE -> Optional.of(UnrestorableReason.ARCHIVE_MISSING);
-        case InstallException.MANIFEST_MISMATCH -> Optional.of(UnrestorableReason.MANIFEST_MISMATCH);
-        case InstallException.UNSAFE -> Optional.of(UnrestorableReason.UNSAFE);
+        case InstallException.REGISTRY_UNAVAILABLE -> Optional.of(ConvergeReport.Unrestorable.Reason.ARCHIVE_MISSING);
+        case InstallException.MANIFEST_MISMATCH -> Optional.of(ConvergeReport.Unrestorable.Reason.MANIFEST_MISMATCH);
+        case InstallException.UNSAFE -> Optional.of(ConvergeReport.Unrestorable.Reason.UNSAFE);
         default -> Optional.empty();
       };
     }

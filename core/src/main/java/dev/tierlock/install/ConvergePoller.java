@@ -1,5 +1,6 @@
 package dev.tierlock.install;
 
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
@@ -22,9 +23,9 @@ import org.slf4j.LoggerFactory;
  *   <li>A busy pass (an install or another process holding the checkout's lock) defers every
  *       reload to the next pass that is not busy.
  *   <li>A reload that throws is tried again at the next poll, at most {@value
- *       PollerOptions#MAX_FAILED_RELOADS} times for one change; then the poller waits for the next change.
+ *       Options#MAX_FAILED_RELOADS} times for one change; then the poller waits for the next change.
  *   <li>A poll that would overlap one in flight is skipped; {@link #close()} interrupts a poll in
- *       flight (a read included) and waits for it within {@link PollerOptions#closeWait()}.
+ *       flight (a read included) and waits for it within {@link Options#closeWait()}.
  * </ul>
  *
  * <p>Thread-safe.
@@ -49,10 +50,121 @@ public final class ConvergePoller implements AutoCloseable {
     RELOAD_FAILED
   }
 
+  /**
+   * How a {@link ConvergePoller} polls: every {@link #interval()} (default 30 s, at least 1 s), and
+   * whom it tells to reload. Immutable; build with {@link #builder(Reload)}.
+   */
+  public static final class Options {
+
+    /** The default interval between polls. */
+    public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(30);
+
+    /** The shortest interval allowed. */
+    public static final Duration MIN_INTERVAL = Duration.ofSeconds(1);
+
+    /** The most failed reloads of one lockfile version before the poller waits for the next change. */
+    public static final int MAX_FAILED_RELOADS = 3;
+
+    /** What the embedder does when the checkout's extensions changed: reload them. */
+    @FunctionalInterface
+    public interface Reload {
+      /**
+       * Reloads; called on the poller's thread once the pass that changed things has saved its state.
+       *
+       * @param report the pass that found the change
+       * @throws Exception if the reload failed: it is tried again at the next poll, up to {@value
+       *     Options#MAX_FAILED_RELOADS} times for one lockfile version
+       */
+      void reload(ConvergeReport report) throws Exception;
+    }
+
+    private final Duration interval;
+    private final Duration closeWait;
+    private final Reload reload;
+
+    private Options(Builder b) {
+      this.interval = b.interval;
+      this.closeWait = b.closeWait;
+      this.reload = b.reload;
+    }
+
+    /**
+     * Starts options that call {@code reload} on every change.
+     *
+     * @param reload what reloads the embedder
+     * @return a builder with the defaults
+     */
+    public static Builder builder(Reload reload) {
+      return new Builder(reload);
+    }
+
+    /** {@return the interval between the end of one poll and the start of the next} */
+    public Duration interval() {
+      return interval;
+    }
+
+    /** {@return how long {@link ConvergePoller#close()} waits for a poll in flight to stop} */
+    public Duration closeWait() {
+      return closeWait;
+    }
+
+    /** {@return what reloads the embedder} */
+    public Reload reload() {
+      return reload;
+    }
+
+    /** Builds {@link Options}. Not thread-safe. */
+    public static final class Builder {
+      private final Reload reload;
+      private Duration interval = DEFAULT_INTERVAL;
+      private Duration closeWait = Duration.ofSeconds(5);
+
+      private Builder(Reload reload) {
+        this.reload = Objects.requireNonNull(reload, "reload");
+      }
+
+      /**
+       * Sets the interval between polls (default 30 s).
+       *
+       * @param value the interval, at least 1 s
+       * @return this builder
+       * @throws IllegalArgumentException if below 1 s
+       */
+      public Builder interval(Duration value) {
+        if (value.compareTo(MIN_INTERVAL) < 0) {
+          throw new IllegalArgumentException("Cannot poll every " + value + ": the interval is at least "
+              + MIN_INTERVAL);
+        }
+        this.interval = value;
+        return this;
+      }
+
+      /**
+       * Sets how long closing waits for a poll in flight, which it interrupts (default 5 s).
+       *
+       * @param value the wait, not negative
+       * @return this builder
+       * @throws IllegalArgumentException if negative
+       */
+      public Builder closeWait(Duration value) {
+        if (value.isNegative()) {
+          throw new IllegalArgumentException("Cannot wait " + value + " on close: not negative");
+        }
+        this.closeWait = value;
+        return this;
+      }
+
+      /** {@return the options} */
+      public Options build() {
+        return new Options(this);
+      }
+    }
+  }
+
   private record Baseline(Optional<String> sha256, long generation) {}
 
   private final Converger converger;
-  private final PollerOptions options;
+  private final Options options;
   private final AtomicBoolean polling = new AtomicBoolean();
   private final Object lock = new Object();
   private @Nullable ScheduledExecutorService scheduler;
@@ -62,7 +174,7 @@ public final class ConvergePoller implements AutoCloseable {
   private @Nullable Baseline reloadPending;
   private int failedReloads;
 
-  ConvergePoller(Converger converger, PollerOptions options) {
+  ConvergePoller(Converger converger, Options options) {
     this.converger = converger;
     this.options = Objects.requireNonNull(options, "options");
     converger.loadState(new java.util.ArrayList<>())
@@ -129,7 +241,7 @@ public final class ConvergePoller implements AutoCloseable {
         break;
     }
     Baseline now = new Baseline(report.lockfileSha256(), report.restoreGeneration());
-    if (report.outcome() == ConvergeOutcome.UNCHANGED && now.sha256().isEmpty()) {
+    if (report.outcome() == ConvergeReport.Outcome.UNCHANGED && now.sha256().isEmpty()) {
       return PollResult.UNCHANGED;
     }
     if (baseline == null) {
@@ -152,7 +264,7 @@ public final class ConvergePoller implements AutoCloseable {
       return PollResult.RELOADED;
     } catch (Exception e) {
       failedReloads++;
-      if (failedReloads >= PollerOptions.MAX_FAILED_RELOADS) {
+      if (failedReloads >= Options.MAX_FAILED_RELOADS) {
         LOG.warn("Reload after a change of the shared lockfile failed {} times; waiting for the next change: {}",
             failedReloads, e.toString());
         reloadPending = null;
@@ -173,7 +285,7 @@ public final class ConvergePoller implements AutoCloseable {
 
   /**
    * Stops polling: interrupts a poll in flight (its read included) and waits for it within {@link
-   * PollerOptions#closeWait()}. Idempotent.
+   * Options#closeWait()}. Idempotent.
    */
   @Override
   public void close() {

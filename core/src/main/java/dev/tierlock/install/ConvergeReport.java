@@ -27,7 +27,7 @@ import java.util.Optional;
  * @param restoreGeneration the count of passes and recoveries that changed files on this checkout;
  *     moves only once those changes are complete and recorded
  */
-public record ConvergeReport(ConvergeOutcome outcome, List<ExtensionName> restored, List<ExtensionName> removed,
+public record ConvergeReport(Outcome outcome, List<ExtensionName> restored, List<ExtensionName> removed,
     List<ExtensionName> verified, List<ExtensionName> skipped, List<Pending> pending, List<Unrestorable> unrestorable,
     List<String> warnings, boolean newWarnings, long requests, long bytes, Optional<String> lockfileVersion,
     Optional<String> lockfileSha256, long restoreGeneration) {
@@ -70,6 +70,33 @@ public record ConvergeReport(ConvergeOutcome outcome, List<ExtensionName> restor
     return !restored.isEmpty() || !removed.isEmpty();
   }
 
+  /** How a convergence pass ended as a whole (what happened to each entry is in the rest of the report). */
+  public enum Outcome {
+    /** The pass ran: each entry is restored, verified, removed, pending or unrestorable. */
+    CONVERGED,
+    /** Nothing was due: the lockfile is the one the last pass converged to, and no retry is due. */
+    UNCHANGED,
+    /**
+     * Another install, removal or convergence of this checkout holds its pulled-extensions lock (or
+     * changed the lockfile during the pass): nothing was swapped; the next pass tries again.
+     */
+    BUSY,
+    /**
+     * This checkout's pending-change record cannot be read, so what it pins here is unknown (it may
+     * hold an install not yet published), or an interrupted install left a journal that names no
+     * extension: nothing was swapped until it is resolved (the record re-applied or discarded, the
+     * journal's staging looked at and removed), as every transaction (or install) of the checkout is
+     * refused until then.
+     */
+    BLOCKED,
+    /** The datastore holds no shared lockfile: nothing was touched. */
+    NO_LOCKFILE,
+    /** The shared lockfile does not parse: nothing was touched. */
+    LOCKFILE_UNREADABLE,
+    /** The shared lockfile could not be read (the store failed, refused or was interrupted): nothing was touched. */
+    UNAVAILABLE
+  }
+
   /**
    * An entry whose restore failed for a passing reason.
    *
@@ -104,7 +131,7 @@ public record ConvergeReport(ConvergeOutcome outcome, List<ExtensionName> restor
    * @param reason why, as a kind
    * @param detail why, in words
    */
-  public record Unrestorable(ExtensionName name, UnrestorableReason reason, String detail) {
+  public record Unrestorable(ExtensionName name, Reason reason, String detail) {
     /**
      * Validates it.
      *
@@ -116,6 +143,29 @@ public record ConvergeReport(ConvergeOutcome outcome, List<ExtensionName> restor
       Objects.requireNonNull(name, "name");
       Objects.requireNonNull(reason, "reason");
       Objects.requireNonNull(detail, "detail");
+    }
+
+    /**
+     * Why an entry cannot be restored from the tier. An unrestorable entry is not tried again until its
+     * lockfile entry changes, or a full pass ({@link Converger#convergeFully()}) is asked for.
+     */
+    public enum Reason {
+      /** The entry has no checksum, so it pins no archive. */
+      UNPINNED,
+      /** The tier holds no archive for the entry's checksum. */
+      ARCHIVE_MISSING,
+      /** The tier's archive does not hash to the entry's checksum. */
+      TAMPERED,
+      /** The archive is over a size or entry-count cap. */
+      LIMIT,
+      /** The archive is corrupt or holds a hostile entry (an escape, a link out, a device). */
+      REJECTED,
+      /** The archive's manifest names another extension or version than the entry pins. */
+      MANIFEST_MISMATCH,
+      /** The safety analysis refused the archive's files. */
+      UNSAFE,
+      /** An interrupted install of it cannot be judged: it is left for an operator. */
+      JOURNAL
     }
   }
 }

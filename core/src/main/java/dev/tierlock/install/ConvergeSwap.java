@@ -85,8 +85,8 @@ final class ConvergeSwap {
         continue;
       }
       ExtensionName name = ExtensionName.of(left.extension());
-      view.entry(name).ifPresent(e -> ledger.block(name, PassLedger.identity(e), UnrestorableReason.JOURNAL,
-          left.getMessage()));
+      view.entry(name).ifPresent(e -> ledger.block(name, PassLedger.identity(e),
+          ConvergeReport.Unrestorable.Reason.JOURNAL, left.getMessage()));
       Optional.ofNullable(prepared.remove(name)).ifPresent(PreparedInstall::close);
     }
     return named;
@@ -111,7 +111,8 @@ final class ConvergeSwap {
         ledger.restored.add(name);
       } catch (RuntimeException failure) {
         if (failure instanceof InstallException i && i.code().equals(InstallException.JOURNAL_INVALID)) {
-          ledger.block(name, PassLedger.identity(entry), UnrestorableReason.JOURNAL, failure.getMessage());
+          ledger.block(name, PassLedger.identity(entry), ConvergeReport.Unrestorable.Reason.JOURNAL,
+              failure.getMessage());
         } else {
           ledger.retry(name, PassLedger.identity(entry), failure);
         }

@@ -133,7 +133,7 @@ final class ConvergeWork {
     ExtensionLayout layout = engine.layout();
     List<SwapRoot> roots = new ArrayList<>();
     roots.add(new SwapRoot(SwapRoot.Role.EXTENSION, Roots.extensionRoot(layout, name), null));
-    for (BundleRoot bundle : layout.bundleRoots(name)) {
+    for (ExtensionLayout.BundleRoot bundle : layout.bundleRoots(name)) {
       roots.add(new SwapRoot(SwapRoot.Role.BUNDLE, bundle.live(), null));
     }
     if (roots.stream().noneMatch(r -> Files.exists(r.live(), LinkOption.NOFOLLOW_LINKS))) {

@@ -78,7 +78,7 @@ record ConvergenceState(String base, @Nullable String lockfileVersion, @Nullable
   }
 
   /** Why an entry is unrestorable. */
-  record Blocked(UnrestorableReason reason, String detail) {
+  record Blocked(ConvergeReport.Unrestorable.Reason reason, String detail) {
     Blocked {
       Objects.requireNonNull(reason, "reason");
       Objects.requireNonNull(detail, "detail");

@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>The gate.</b> A pass finishes interrupted installs first (recovery), then reads the shared
  * lockfile by one conditional read: when it is the one the last pass converged to and no retry is
- * due, that is the whole pass ({@link ConvergeOutcome#UNCHANGED}; not-modified costs no download).
+ * due, that is the whole pass ({@link ConvergeReport.Outcome#UNCHANGED}; not-modified costs no download).
  * {@link #convergeIfChanged(String)} costs no request at all when the caller already knows the
  * version. An absent or unparseable lockfile is reported and touches nothing. A state written for
  * another datastore or namespace, or a state that does not validate, means one full pass.
@@ -55,7 +55,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Concurrency.</b> Calls on one checkout in one process share one pass in flight. Across
  * processes, and against installs, the pass takes the checkout's pulled-extensions lock without
- * waiting, and reports {@link ConvergeOutcome#BUSY} when it is held.
+ * waiting, and reports {@link ConvergeReport.Outcome#BUSY} when it is held.
  *
  * <p>Thread-safe.
  */
@@ -116,7 +116,7 @@ public final class Converger {
    * write, a notification).
    *
    * @param version the store's version of the shared lockfile the caller knows
-   * @return what the pass did ({@link ConvergeOutcome#UNCHANGED} when nothing was due)
+   * @return what the pass did ({@link ConvergeReport.Outcome#UNCHANGED} when nothing was due)
    */
   public ConvergeReport convergeIfChanged(String version) {
     return shared(ConvergePass.Mode.KNOWN, Objects.requireNonNull(version, "version"));
@@ -150,7 +150,7 @@ public final class Converger {
    * @param options its interval and reload callback
    * @return the poller; {@link ConvergePoller#start()} it, and close it when done
    */
-  public ConvergePoller poller(PollerOptions options) {
+  public ConvergePoller poller(ConvergePoller.Options options) {
     return new ConvergePoller(this, options);
   }
 
@@ -209,9 +209,9 @@ public final class Converger {
   }
 
   private ConvergeReport interrupted() {
-    return new ConvergeReport(ConvergeOutcome.BUSY, List.of(), List.of(), List.of(), List.of(), List.of(), List.of(),
-        List.of("interrupted while waiting for the pass in flight on this checkout: nothing was done"), true, 0, 0,
-        Optional.empty(), Optional.empty(), 0);
+    return new ConvergeReport(ConvergeReport.Outcome.BUSY, List.of(), List.of(), List.of(), List.of(), List.of(),
+        List.of(), List.of("interrupted while waiting for the pass in flight on this checkout: nothing was done"), true,
+        0, 0, Optional.empty(), Optional.empty(), 0);
   }
 
   private ConvergeReport measured(ConvergePass.Mode mode, @Nullable String known) {

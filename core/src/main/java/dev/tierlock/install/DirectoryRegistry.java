@@ -37,7 +37,7 @@ final class DirectoryRegistry implements ExtensionRegistry {
   }
 
   @Override
-  public RegistryRelease resolve(ExtensionName name, VersionConstraint constraint) {
+  public ExtensionRegistry.Release resolve(ExtensionName name, VersionConstraint constraint) {
     Path releases = releases(name);
     Optional<String> exact = constraint.exactVersion();
     String version;
@@ -52,12 +52,12 @@ final class DirectoryRegistry implements ExtensionRegistry {
       version = VersionSelector.highest(range, versions(name, releases))
           .orElseThrow(() -> InstallException.registryNotFound(name.value(), constraint.text()));
     }
-    return new RegistryRelease(name, version, checksum(name, releases.resolve(version + SUFFIX + CHECKSUM_SUFFIX)),
-        Optional.empty());
+    return new ExtensionRegistry.Release(name, version,
+        checksum(name, releases.resolve(version + SUFFIX + CHECKSUM_SUFFIX)), Optional.empty());
   }
 
   @Override
-  public InputStream open(RegistryRelease release) {
+  public InputStream open(ExtensionRegistry.Release release) {
     ExtensionName name = release.name();
     if (!isFileVersion(release.version())) {
       throw InstallException.registryNotFound(name.value(), release.version());

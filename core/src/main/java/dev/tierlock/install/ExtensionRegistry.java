@@ -1,9 +1,11 @@
 package dev.tierlock.install;
 
 import dev.tierlock.ExtensionName;
+import dev.tierlock.LockfileEntry;
 import java.io.InputStream;
 import java.nio.file.Path;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Where extensions come from when the tier does not have them: the embedding tool's registry (an
@@ -64,7 +66,7 @@ public interface ExtensionRegistry {
    * @throws InstallException {@link InstallException#registryNotFound} if no release matches, {@link
    *     InstallException#registryUnavailable} if the registry cannot answer now
    */
-  RegistryRelease resolve(ExtensionName name, VersionConstraint constraint);
+  Release resolve(ExtensionName name, VersionConstraint constraint);
 
   /**
    * Opens the archive ({@code .tar.gz}) of {@code release}; the caller closes the stream. The engine
@@ -76,5 +78,45 @@ public interface ExtensionRegistry {
    *     {@link InstallException#registryUnavailable} if the registry cannot serve it now (a stream that breaks
    *     mid-read may throw {@link java.io.UncheckedIOException}, which is treated the same)
    */
-  InputStream open(RegistryRelease release);
+  InputStream open(Release release);
+
+  /**
+   * One release of an extension as a registry resolved it.
+   *
+   * @param name the extension
+   * @param version the version the constraint resolved to
+   * @param checksum the SHA-256 of the release's archive as the registry states it (64 lowercase hex),
+   *     or empty when the registry states none; only an archive whose bytes match a stated checksum
+   *     is ever stored in the tier
+   * @param serverUrl the registry's address to record in the lockfile entry, if any
+   */
+  record Release(ExtensionName name, String version, Optional<String> checksum, Optional<String> serverUrl) {
+
+    /**
+     * Validates the release.
+     *
+     * @param name the extension
+     * @param version the version the constraint resolved to
+     * @param checksum the SHA-256 of the release's archive as the registry states it (64 lowercase
+     *     hex), or empty when the registry states none; only an archive whose bytes match a stated
+     *     checksum is ever stored in the tier
+     * @param serverUrl the registry's address to record in the lockfile entry, if any
+     * @throws IllegalArgumentException if the version is blank or the checksum is not 64 lowercase hex
+     */
+    public Release {
+      Objects.requireNonNull(name, "name");
+      Objects.requireNonNull(version, "version");
+      Objects.requireNonNull(checksum, "checksum");
+      Objects.requireNonNull(serverUrl, "serverUrl");
+      if (version.isBlank()) {
+        throw new IllegalArgumentException("Cannot describe a release of " + name + ": its version is blank");
+      }
+      checksum.ifPresent(c -> {
+        if (!LockfileEntry.DIGEST.matcher(c).matches()) {
+          throw new IllegalArgumentException("Cannot describe release " + name + "@" + version + ": checksum \"" + c
+              + "\" is not 64 lowercase hex digits");
+        }
+      });
+    }
+  }
 }

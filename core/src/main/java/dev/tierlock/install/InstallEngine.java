@@ -28,7 +28,7 @@ import org.jspecify.annotations.Nullable;
  * share. It holds the settings, the preparer, the checkout's archives and the owners of installs in
  * flight, and runs the apply (recovery, the swaps, the entries), an install's transaction and
  * recovery. In converge mode it only restores what the lockfile pins, from the tier: no registry,
- * every request {@link RecordPolicy#NEVER}, and a guard that refuses any change to the lockfile.
+ * every request {@link InstallRequest.RecordPolicy#NEVER}, and a guard that refuses any change to the lockfile.
  * Thread-safe.
  */
 final class InstallEngine {
@@ -77,7 +77,7 @@ final class InstallEngine {
   /** Prepares {@code request} against {@code lockfile}; in converge mode as a restore of the pin, never recorded. */
   PreparedInstall prepare(InstallRequest request, Lockfile lockfile) {
     InstallRequest effective = converge
-        ? new InstallRequest(request.name(), VersionConstraint.LOCKED, RecordPolicy.NEVER) : request;
+        ? new InstallRequest(request.name(), VersionConstraint.LOCKED, InstallRequest.RecordPolicy.NEVER) : request;
     return preparer.prepare(effective, lockfile);
   }
 
@@ -87,7 +87,8 @@ final class InstallEngine {
       throw new IllegalStateException("Cannot prepare the restore of " + name
           + ": the installer is not in converge mode");
     }
-    return preparer.prepare(new InstallRequest(name, VersionConstraint.LOCKED, RecordPolicy.NEVER), lockfile, false);
+    return preparer.prepare(new InstallRequest(name, VersionConstraint.LOCKED, InstallRequest.RecordPolicy.NEVER),
+        lockfile, false);
   }
 
   /**
@@ -107,7 +108,7 @@ final class InstallEngine {
       Recovery.requireJudged(recovered, p.name());
       requireIdle(p.name());
     }
-    if (converge && order.stream().anyMatch(p -> p.request().policy() != RecordPolicy.NEVER)) {
+    if (converge && order.stream().anyMatch(p -> p.request().policy() != InstallRequest.RecordPolicy.NEVER)) {
       throw new IllegalStateException("Cannot apply " + prepared + " in converge mode: it was prepared to be recorded");
     }
     Lockfile before = tx.lockfile();
@@ -168,7 +169,7 @@ final class InstallEngine {
   private PendingInstall applySaved(TransactionContext tx, PreparedInstall prepared, Catalog catalog) {
     PendingInstall pending = apply(tx, prepared);
     try {
-      catalog.save(new CatalogUpdate(pending.installed(), List.of()));
+      catalog.save(new Catalog.Update(pending.installed(), List.of()));
     } catch (RuntimeException | Error e) {
       try {
         pending.rollback();
@@ -300,8 +301,8 @@ final class InstallEngine {
     }
   }
 
-  private static Map<ExtensionName, InstallSource> sources(PreparedInstall prepared) {
-    Map<ExtensionName, InstallSource> sources = new LinkedHashMap<>();
+  private static Map<ExtensionName, InstallResult.Source> sources(PreparedInstall prepared) {
+    Map<ExtensionName, InstallResult.Source> sources = new LinkedHashMap<>();
     for (PreparedInstall p : flatten(prepared)) {
       sources.put(p.name(), p.source());
     }

@@ -16,7 +16,7 @@ import java.util.Map;
  * @param transaction how the transaction that wrote the entries ended (published, or deferred under
  *     {@link dev.tierlock.PublishFailurePolicy#DEFER}, with its warnings)
  */
-public record InstallResult(List<ExtensionManifest> installed, Map<ExtensionName, InstallSource> sources,
+public record InstallResult(List<ExtensionManifest> installed, Map<ExtensionName, Source> sources,
     boolean recorded, TransactionResult transaction) {
 
   /**
@@ -33,5 +33,13 @@ public record InstallResult(List<ExtensionManifest> installed, Map<ExtensionName
   public InstallResult {
     installed = List.copyOf(installed);
     sources = Map.copyOf(sources);
+  }
+
+  /** Where an installed (or prepared) extension's archive came from. */
+  public enum Source {
+    /** The tier's archive store: the lockfile entry's checksum named it, and its bytes matched. */
+    TIER,
+    /** The registry: the tier did not have it (or the entry had no checksum). */
+    REGISTRY
   }
 }

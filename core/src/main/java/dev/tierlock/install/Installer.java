@@ -157,8 +157,9 @@ public final class Installer {
    *       call, else from the registry at that version, its bytes matching the entry's checksum and
    *       the registry's), on its own (each dependency the lockfile pins is an entry of its own), and
    *       recorded only when the entry has no checksum, so it gains one ({@link
-   *       RecordPolicy#IF_MISSING_CHECKSUM}, else {@link RecordPolicy#ALWAYS}). A peer's change to
-   *       the entry meanwhile makes it run once more against the lockfile as it is then.
+   *       InstallRequest.RecordPolicy#IF_MISSING_CHECKSUM}, else {@link
+   *       InstallRequest.RecordPolicy#ALWAYS}). A peer's change to the entry meanwhile makes it run
+   *       once more against the lockfile as it is then.
    *   <li><b>Archives.</b> Each pinned archive the tier lacks (a stat) is stored, outside any
    *       transaction and without a lockfile write: the bytes this run's install verified, else the
    *       registry's release at the exact version (the entry's, or for a constraint pin such as
@@ -324,7 +325,7 @@ public final class Installer {
 
     /**
      * Makes an installer in converge mode: it only restores what the shared lockfile pins, from the
-     * tier: every request runs with {@link RecordPolicy#NEVER} and {@link VersionConstraint#LOCKED},
+     * tier: every request runs with {@link InstallRequest.RecordPolicy#NEVER} and {@link VersionConstraint#LOCKED},
      * no registry is ever called (one may not be set), no lockfile entry or archive is ever written
      * (a runtime guard refuses the change if one were), and removals are refused. Skill paths are
      * excluded from its digests as always. The mode convergence runs in.

@@ -18,7 +18,7 @@ import java.util.TreeSet;
 /**
  * The roots of other extensions nested in one extension's root ({@code @a/b/c} inside {@code
  * @a/b}): those the lockfile names, and those on disk without an entry (installed with {@link
- * RecordPolicy#NEVER}) whose manifest names them. Only the outermost of each chain is listed: a
+ * InstallRequest.RecordPolicy#NEVER}) whose manifest names them. Only the outermost of each chain is listed: a
  * root nested in another nested one travels with it.
  */
 final class NestedRoots {

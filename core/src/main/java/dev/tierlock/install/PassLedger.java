@@ -79,7 +79,7 @@ final class PassLedger {
   }
 
   /** Records {@code name} as unrestorable for {@code reason} until its entry changes. */
-  void block(ExtensionName name, String identity, UnrestorableReason reason, String detail) {
+  void block(ExtensionName name, String identity, ConvergeReport.Unrestorable.Reason reason, String detail) {
     ConvergenceState.Record before = records.get(name);
     records.put(name, new ConvergenceState.Record(identity, before == null ? null : before.verified(),
         before == null ? null : before.filesChecksum(), null, new ConvergenceState.Blocked(reason, detail)));

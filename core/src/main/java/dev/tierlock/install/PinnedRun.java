@@ -27,15 +27,16 @@ final class PinnedRun {
   private final Catalog catalog;
 
   /** What the install step of one entry did. */
-  private record Step(PinnedOutcome.Install install, Optional<InstallResult> installed,
+  private record Step(PinnedInstallResult.Outcome.Install install, Optional<InstallResult> installed,
       Optional<RuntimeException> failure, Optional<VerifiedArchive> verified, boolean storedWithEntry) {
 
-    static Step of(PinnedOutcome.Install install) {
+    static Step of(PinnedInstallResult.Outcome.Install install) {
       return new Step(install, Optional.empty(), Optional.empty(), Optional.empty(), false);
     }
 
     static Step failed(RuntimeException failure) {
-      return new Step(PinnedOutcome.Install.FAILED, Optional.empty(), Optional.of(failure), Optional.empty(), false);
+      return new Step(PinnedInstallResult.Outcome.Install.FAILED, Optional.empty(), Optional.of(failure),
+          Optional.empty(), false);
     }
   }
 
@@ -50,14 +51,14 @@ final class PinnedRun {
 
   /** Runs every entry of {@code lockfile}, by name. */
   PinnedInstallResult run(Lockfile lockfile) {
-    List<PinnedOutcome> outcomes = new ArrayList<>();
+    List<PinnedInstallResult.Outcome> outcomes = new ArrayList<>();
     for (ExtensionName name : new TreeSet<>(lockfile.names())) {
       outcomes.add(entry(name, lockfile, true));
     }
     return new PinnedInstallResult(outcomes);
   }
 
-  private PinnedOutcome entry(ExtensionName name, Lockfile lockfile, boolean retry) {
+  private PinnedInstallResult.Outcome entry(ExtensionName name, Lockfile lockfile, boolean retry) {
     LockfileEntry entry = lockfile.entry(name).orElseThrow();
     Step step;
     try {
@@ -73,19 +74,20 @@ final class PinnedRun {
     } catch (RuntimeException e) {
       step = Step.failed(e);
     }
-    PinnedOutcome.Backfill archive;
+    PinnedInstallResult.Outcome.Backfill archive;
     Optional<RuntimeException> failure = Optional.empty();
     if (step.storedWithEntry()) {
-      archive = PinnedOutcome.Backfill.STORED;
+      archive = PinnedInstallResult.Outcome.Backfill.STORED;
     } else {
       try {
         archive = backfill.run(name, entry, step.verified());
       } catch (RuntimeException e) {
-        archive = PinnedOutcome.Backfill.FAILED;
+        archive = PinnedInstallResult.Outcome.Backfill.FAILED;
         failure = Optional.of(e);
       }
     }
-    return new PinnedOutcome(name, entry, step.install(), step.installed(), step.failure(), archive, failure);
+    return new PinnedInstallResult.Outcome(name, entry, step.install(), step.installed(), step.failure(), archive,
+        failure);
   }
 
   /**
@@ -96,19 +98,20 @@ final class PinnedRun {
   private Step install(ExtensionName name, LockfileEntry entry, Lockfile lockfile) {
     InstalledExtension.State state = InstalledScan.one(engine.layout(), lockfile, name).state();
     if (state == InstalledExtension.State.MATCHES) {
-      return Step.of(PinnedOutcome.Install.ALREADY_INSTALLED);
+      return Step.of(PinnedInstallResult.Outcome.Install.ALREADY_INSTALLED);
     }
     if (state == InstalledExtension.State.EDITED) {
-      return Step.of(PinnedOutcome.Install.LEFT_EDITED);
+      return Step.of(PinnedInstallResult.Outcome.Install.LEFT_EDITED);
     }
-    RecordPolicy policy = entry.checksum().isPresent() ? RecordPolicy.IF_MISSING_CHECKSUM : RecordPolicy.ALWAYS;
+    InstallRequest.RecordPolicy policy = entry.checksum().isPresent() ? InstallRequest.RecordPolicy.IF_MISSING_CHECKSUM
+        : InstallRequest.RecordPolicy.ALWAYS;
     InstallRequest request = new InstallRequest(name, VersionConstraint.LOCKED, policy);
     try (PreparedInstall prepared = preparer.prepare(request, lockfile, false)) {
       InstallResult result = engine.install(prepared, catalog, tx -> requireUnchanged(tx, name, entry));
       boolean storedWithEntry = result.recorded() && prepared.storable().isPresent();
-      Optional<VerifiedArchive> verified = prepared.source() == InstallSource.REGISTRY && !storedWithEntry
+      Optional<VerifiedArchive> verified = prepared.source() == InstallResult.Source.REGISTRY && !storedWithEntry
           ? prepared.storable() : Optional.empty();
-      return new Step(PinnedOutcome.Install.INSTALLED, Optional.of(result), Optional.empty(), verified,
+      return new Step(PinnedInstallResult.Outcome.Install.INSTALLED, Optional.of(result), Optional.empty(), verified,
           storedWithEntry);
     }
   }

@@ -17,16 +17,16 @@ public final class PreparedInstall implements AutoCloseable {
   private final InstallRequest request;
   private final ExtensionManifest manifest;
   private final String checksum;
-  private final InstallSource source;
-  private final @Nullable RegistryRelease release;
+  private final InstallResult.Source source;
+  private final ExtensionRegistry.@Nullable Release release;
   private final @Nullable VerifiedArchive storable;
   private final Path tree;
   private final List<PreparedInstall> dependencies;
   private boolean consumed;
   private boolean closed;
 
-  PreparedInstall(InstallRequest request, ExtensionManifest manifest, String checksum, InstallSource source,
-      @Nullable RegistryRelease release, @Nullable VerifiedArchive storable, Path tree,
+  PreparedInstall(InstallRequest request, ExtensionManifest manifest, String checksum, InstallResult.Source source,
+      ExtensionRegistry.@Nullable Release release, @Nullable VerifiedArchive storable, Path tree,
       List<PreparedInstall> dependencies) {
     this.request = request;
     this.manifest = manifest;
@@ -64,12 +64,12 @@ public final class PreparedInstall implements AutoCloseable {
   }
 
   /** {@return where the archive came from} */
-  public InstallSource source() {
+  public InstallResult.Source source() {
     return source;
   }
 
   /** {@return the registry's release, when the archive came from the registry} */
-  public Optional<RegistryRelease> release() {
+  public Optional<ExtensionRegistry.Release> release() {
     return Optional.ofNullable(release);
   }
 

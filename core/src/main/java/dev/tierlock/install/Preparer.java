@@ -120,8 +120,8 @@ final class Preparer {
   }
 
   /** What one extension's fetch produced. */
-  private record Fetched(Path file, boolean download, String checksum, InstallSource source,
-      @Nullable RegistryRelease release, boolean storable, Optional<String> expectedVersion) {}
+  private record Fetched(Path file, boolean download, String checksum, InstallResult.Source source,
+      ExtensionRegistry.@Nullable Release release, boolean storable, Optional<String> expectedVersion) {}
 
   /** One extension staged, before its archive is verified for the tier. */
   private record Staged(InstallRequest request, Fetched fetched, ExtensionManifest manifest, Path tree,
@@ -237,7 +237,7 @@ final class Preparer {
         ExtensionArchiveKey key = ExtensionArchiveKey.of(name, pinned.get());
         Optional<ArchiveFile> hit = archives.store().read(key);
         if (hit.isPresent()) {
-          return new Fetched(hit.get().path(), false, key.sha256(), InstallSource.TIER, null, false,
+          return new Fetched(hit.get().path(), false, key.sha256(), InstallResult.Source.TIER, null, false,
               exactPin(version));
         }
         ExtensionRegistry source = requireRegistry(name, "the tier holds no archive at " + key.tierPath());
@@ -251,8 +251,8 @@ final class Preparer {
               + " (the registry stated no checksum for them, and a pinned archive is restored only from stated,"
               + " matching bytes)");
         }
-        return new Fetched(download.file(), true, download.sha256(), InstallSource.REGISTRY, download.release(), true,
-            exactPin(version));
+        return new Fetched(download.file(), true, download.sha256(), InstallResult.Source.REGISTRY, download.release(),
+            true, exactPin(version));
       }
       ExtensionRegistry source = requireRegistry(name, entry.isPresent()
           ? "the lockfile's entry pins no archive for this version" : "the lockfile has no entry for it");
@@ -261,7 +261,7 @@ final class Preparer {
         asked = entry.isPresent() ? exactly(name, entry.get().version()) : VersionConstraint.LATEST;
       }
       RegistryDownload download = download(source, name, asked, directory);
-      return new Fetched(download.file(), true, download.sha256(), InstallSource.REGISTRY, download.release(),
+      return new Fetched(download.file(), true, download.sha256(), InstallResult.Source.REGISTRY, download.release(),
           download.release().checksum().isPresent(), asked.exactVersion());
     }
 

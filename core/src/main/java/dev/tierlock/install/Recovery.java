@@ -127,7 +127,7 @@ final class Recovery {
     }
     for (ExtensionName name : names) {
       Set<Path> parents = new TreeSet<>();
-      for (BundleRoot bundle : layout.bundleRoots(name)) {
+      for (ExtensionLayout.BundleRoot bundle : layout.bundleRoots(name)) {
         parents.add(bundle.live().getParent());
       }
       for (Path parent : parents) {

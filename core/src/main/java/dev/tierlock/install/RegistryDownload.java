@@ -2,7 +2,6 @@ package dev.tierlock.install;
 
 import dev.tierlock.ExtensionName;
 import dev.tierlock.archive.ArchiveException;
-import dev.tierlock.archive.ArchiveLimit;
 import dev.tierlock.archive.ArchiveLimits;
 import dev.tierlock.archive.ExtensionArchiveKey;
 import java.io.IOException;
@@ -26,7 +25,7 @@ import java.util.Optional;
  * @param file the downloaded archive
  * @param sha256 the SHA-256 of its bytes
  */
-record RegistryDownload(RegistryRelease release, Path file, String sha256) {
+record RegistryDownload(ExtensionRegistry.Release release, Path file, String sha256) {
 
   private static final String DOWNLOAD = "archive.tar.gz";
   private static final int BUFFER = 64 * 1024;
@@ -44,7 +43,7 @@ record RegistryDownload(RegistryRelease release, Path file, String sha256) {
    */
   static RegistryDownload fetch(ExtensionRegistry source, ExtensionName name, VersionConstraint constraint,
       Path directory, ArchiveLimits limits) {
-    RegistryRelease release;
+    ExtensionRegistry.Release release;
     try {
       release = source.resolve(name, constraint);
     } catch (UncheckedIOException e) {
@@ -60,7 +59,7 @@ record RegistryDownload(RegistryRelease release, Path file, String sha256) {
       for (int n = read(in, buffer, name, what); n >= 0; n = read(in, buffer, name, what)) {
         copied += n;
         if (copied > limits.maxCompressedBytes()) {
-          throw ArchiveException.limit(what + " from the registry", ArchiveLimit.COMPRESSED_BYTES,
+          throw ArchiveException.limit(what + " from the registry", ArchiveException.Limit.COMPRESSED_BYTES,
               limits.maxCompressedBytes(), copied);
         }
         sha256.update(buffer, 0, n);
@@ -79,7 +78,7 @@ record RegistryDownload(RegistryRelease release, Path file, String sha256) {
     return new RegistryDownload(release, file, digest);
   }
 
-  private static InputStream open(ExtensionRegistry source, RegistryRelease release, String what) {
+  private static InputStream open(ExtensionRegistry source, ExtensionRegistry.Release release, String what) {
     try {
       return Objects.requireNonNull(source.open(release), "the registry opened no stream");
     } catch (UncheckedIOException e) {

@@ -27,7 +27,7 @@ final class Removal {
     ExtensionLayout layout = engine.layout();
     List<SwapRoot> roots = new ArrayList<>();
     roots.add(new SwapRoot(SwapRoot.Role.EXTENSION, Roots.extensionRoot(layout, name), null));
-    for (BundleRoot bundle : layout.bundleRoots(name)) {
+    for (ExtensionLayout.BundleRoot bundle : layout.bundleRoots(name)) {
       roots.add(new SwapRoot(SwapRoot.Role.BUNDLE, bundle.live(), null));
     }
     boolean onDisk = roots.stream().anyMatch(r -> Files.exists(r.live(), LinkOption.NOFOLLOW_LINKS));
@@ -35,7 +35,7 @@ final class Removal {
     if (entry.isEmpty() && !onDisk) {
       return null;
     }
-    catalog.save(new CatalogUpdate(List.of(), List.of(name)));
+    catalog.save(new Catalog.Update(List.of(), List.of(name)));
     engine.archives().remove(tx, name);
     if (!onDisk) {
       return null;

@@ -53,7 +53,7 @@ final class StagingPaths {
   static List<Path> lives(ExtensionLayout layout, ExtensionName name) {
     List<Path> lives = new ArrayList<>();
     lives.add(Roots.extensionRoot(layout, name));
-    for (BundleRoot bundle : layout.bundleRoots(name)) {
+    for (ExtensionLayout.BundleRoot bundle : layout.bundleRoots(name)) {
       lives.add(bundle.live());
     }
     return lives;

@@ -226,9 +226,9 @@ final class StateCodec {
     ConvergenceState.Blocked blocked = null;
     if (r.get("unrestorable") != null) {
       Map<String, @Nullable Object> m = object(r.get("unrestorable"), "unrestorable", BLOCKED);
-      UnrestorableReason reason;
+      ConvergeReport.Unrestorable.Reason reason;
       try {
-        reason = UnrestorableReason.valueOf(text(m, "reason", true));
+        reason = ConvergeReport.Unrestorable.Reason.valueOf(text(m, "reason", true));
       } catch (IllegalArgumentException e) {
         throw new InvalidState("unrestorable reason \"" + m.get("reason") + "\" is unknown", e);
       }

@@ -61,7 +61,7 @@ class StagingWriterRaceTest {
         .isInstanceOfSatisfying(ArchiveException.class, e -> assertThat(e.code()).isEqualTo(ArchiveException.REJECTED))
         .hasMessageContaining("symbolic link");
     assertThat(((ArchiveException) thrown).code()).isEqualTo(ArchiveException.REJECTED);
-    assertThat(((ArchiveException) thrown).rule().orElseThrow()).isEqualTo(ArchiveRule.THROUGH_SYMLINK);
+    assertThat(((ArchiveException) thrown).rule().orElseThrow()).isEqualTo(ArchiveException.Rule.THROUGH_SYMLINK);
   }
 
   @Test
@@ -94,7 +94,7 @@ class StagingWriterRaceTest {
         .isInstanceOfSatisfying(ArchiveException.class, e -> assertThat(e.code()).isEqualTo(ArchiveException.REJECTED))
         .hasMessageContaining("symbolic link");
     assertThat(((ArchiveException) thrown).code()).isEqualTo(ArchiveException.REJECTED);
-    assertThat(((ArchiveException) thrown).rule().orElseThrow()).isEqualTo(ArchiveRule.THROUGH_SYMLINK);
+    assertThat(((ArchiveException) thrown).rule().orElseThrow()).isEqualTo(ArchiveException.Rule.THROUGH_SYMLINK);
     assertThat(link).doesNotExist();
   }
 
@@ -111,7 +111,7 @@ class StagingWriterRaceTest {
     assertThat(thrown)
         .isInstanceOfSatisfying(ArchiveException.class, e -> assertThat(e.code()).isEqualTo(ArchiveException.REJECTED))
         .hasMessageContaining("../escape");
-    assertThat(((ArchiveException) thrown).rule().orElseThrow()).isEqualTo(ArchiveRule.PARENT_REFERENCE);
+    assertThat(((ArchiveException) thrown).rule().orElseThrow()).isEqualTo(ArchiveException.Rule.PARENT_REFERENCE);
     assertThat(Files.readString(outside.resolve("f"))).isEqualTo("victim");
     assertThat(outside.resolve("b")).isDirectory();
     assertThat(staging).doesNotExist();

@@ -57,45 +57,46 @@ class TarGzReaderHostileTest {
     byte[] bomb = new byte[8 * 1024 * 1024];
     return Stream.of(
         rejected("path traversal", dir -> RawTar.create().file("../evil.txt", "x").end().gzip(),
-            ArchiveRule.PARENT_REFERENCE, "../evil.txt"),
+            ArchiveException.Rule.PARENT_REFERENCE, "../evil.txt"),
         rejected("nested path traversal", dir -> RawTar.create().directory("pkg/").file("pkg/../../evil.txt", "x")
-            .end().gzip(), ArchiveRule.PARENT_REFERENCE, "pkg/../../evil.txt"),
+            .end().gzip(), ArchiveException.Rule.PARENT_REFERENCE, "pkg/../../evil.txt"),
         rejected("absolute path", dir -> RawTar.create().file(dir.resolve("abs-evil.txt").toString(), "x").end()
-            .gzip(), ArchiveRule.ABSOLUTE_PATH, "abs-evil.txt"),
+            .gzip(), ArchiveException.Rule.ABSOLUTE_PATH, "abs-evil.txt"),
         rejected("windows drive path", dir -> RawTar.create().file("C:/evil.txt", "x").end().gzip(),
-            ArchiveRule.ABSOLUTE_PATH, "C:/evil.txt"),
+            ArchiveException.Rule.ABSOLUTE_PATH, "C:/evil.txt"),
         rejected("windows drive-relative path", dir -> RawTar.create().file("c:evil.txt", "x").end().gzip(),
-            ArchiveRule.ABSOLUTE_PATH, "c:evil.txt"),
+            ArchiveException.Rule.ABSOLUTE_PATH, "c:evil.txt"),
         rejected("backslash traversal", dir -> RawTar.create().file("..\\evil.txt", "x").end().gzip(),
-            ArchiveRule.BACKSLASH, "..\\evil.txt"),
+            ArchiveException.Rule.BACKSLASH, "..\\evil.txt"),
         rejected("symlink with absolute target", dir -> RawTar.create()
             .symlink("passwd", dir.resolve("sentinel.txt").toString()).end().gzip(),
-            ArchiveRule.ABSOLUTE_LINK_TARGET, "passwd"),
+            ArchiveException.Rule.ABSOLUTE_LINK_TARGET, "passwd"),
         rejected("symlink escaping directly", dir -> RawTar.create().symlink("up", "../sentinel.txt").end().gzip(),
-            ArchiveRule.LINK_ESCAPES, "up"),
+            ArchiveException.Rule.LINK_ESCAPES, "up"),
         rejected("symlink escaping from depth", dir -> RawTar.create().directory("a/").directory("a/b/")
-            .symlink("a/b/up", "../../../sentinel.txt").end().gzip(), ArchiveRule.LINK_ESCAPES, "a/b/up"),
+            .symlink("a/b/up", "../../../sentinel.txt").end().gzip(), ArchiveException.Rule.LINK_ESCAPES, "a/b/up"),
         rejected("symlink escaping through an earlier directory symlink", dir -> RawTar.create().directory("sub/")
             .symlink("sub/inner", "..").symlink("sub/escape", "inner/../sentinel.txt").end().gzip(),
-            ArchiveRule.LINK_ESCAPES, "sub/escape"),
+            ArchiveException.Rule.LINK_ESCAPES, "sub/escape"),
         rejected("symlink escaping through a later directory symlink", dir -> RawTar.create()
-            .symlink("l", "d/../sentinel.txt").symlink("d", ".").end().gzip(), ArchiveRule.LINK_ESCAPES, "l"),
+            .symlink("l", "d/../sentinel.txt").symlink("d", ".").end().gzip(), ArchiveException.Rule.LINK_ESCAPES, "l"),
         rejected("file written through a directory symlink", dir -> RawTar.create().directory("sub/")
-            .symlink("d", "sub").file("d/evil.txt", "x").end().gzip(), ArchiveRule.THROUGH_SYMLINK, "d/evil.txt"),
+            .symlink("d", "sub").file("d/evil.txt", "x").end().gzip(), ArchiveException.Rule.THROUGH_SYMLINK, "d/evil.txt"),
         rejected("symlink loop", dir -> RawTar.create().symlink("a", "b").symlink("b", "a").end().gzip(),
-            ArchiveRule.LINK_LOOP, "a"),
+            ArchiveException.Rule.LINK_LOOP, "a"),
         rejected("hard link escaping", dir -> RawTar.create().hardLink("h", "../sentinel.txt").end().gzip(),
-            ArchiveRule.LINK_ESCAPES, "h"),
+            ArchiveException.Rule.LINK_ESCAPES, "h"),
         rejected("hard link with absolute target", dir -> RawTar.create()
-            .hardLink("h", dir.resolve("sentinel.txt").toString()).end().gzip(), ArchiveRule.ABSOLUTE_LINK_TARGET, "h"),
+            .hardLink("h", dir.resolve("sentinel.txt").toString()).end().gzip(),
+            ArchiveException.Rule.ABSOLUTE_LINK_TARGET, "h"),
         rejected("hard link to a symlink", dir -> RawTar.create().symlink("s", "x").hardLink("h", "s").end().gzip(),
-            ArchiveRule.HARD_LINK_TARGET, "h"),
+            ArchiveException.Rule.HARD_LINK_TARGET, "h"),
         rejected("hard link to a later file", dir -> RawTar.create().hardLink("h", "f").file("f", "x").end().gzip(),
-            ArchiveRule.HARD_LINK_TARGET, "h"),
+            ArchiveException.Rule.HARD_LINK_TARGET, "h"),
         limited("gzip bomb declared in a header", dir -> RawTar.create().file("zeros", bomb).end().gzip(),
-            ArchiveLimit.DECOMPRESSED_BYTES),
+            ArchiveException.Limit.DECOMPRESSED_BYTES),
         limited("gzip bomb in padding no header declares", dir -> RawTar.create().file("small", "x").end()
-            .rawBytes(bomb).gzip(), ArchiveLimit.DECOMPRESSED_BYTES),
+            .rawBytes(bomb).gzip(), ArchiveException.Limit.DECOMPRESSED_BYTES),
         corrupt("tar whose header declares more data than follows", dir -> RawTar.create()
             .header("short.txt", '0', 0644, 4096, "").rawBytes(new byte[100]).gzip(),
             "Truncated TAR archive, in or after entry \"short.txt\""),
@@ -118,7 +119,7 @@ class TarGzReaderHostileTest {
         corrupt("second gzip member", dir -> concat(RawTar.create().file("a.txt", "a").end().gzip(),
             RawTar.gzip(new byte[1024])), "data follows the gzip stream"),
         limited("gzip header with an oversized file name", dir -> TarGzReaderTest.withGzipText(
-            RawTar.create().file("a.txt", "a").end().gzip(), 1024 * 1024), ArchiveLimit.EXTENDED_HEADER),
+            RawTar.create().file("a.txt", "a").end().gzip(), 1024 * 1024), ArchiveException.Limit.EXTENDED_HEADER),
         corrupt("data after the end-of-archive marker", dir -> RawTar.create().file("a.txt", "a").end()
             .rawBytes("hidden".getBytes(StandardCharsets.US_ASCII)).gzip(), "data follows the end of the tar archive"),
         corrupt("tar without its end-of-archive marker", dir -> RawTar.create().file("a.txt", "a").gzip(),
@@ -126,67 +127,67 @@ class TarGzReaderHostileTest {
         corrupt("tar cut inside a header", dir -> RawTar.gzip(concat(RawTar.create().file("a.txt", "a").tar(),
             filled(100, (byte) 'h'))), "ends inside a header record"),
         rejected("duplicate file", dir -> RawTar.create().file("a.txt", "one").file("a.txt", "two").end().gzip(),
-            ArchiveRule.DUPLICATE, "a.txt"),
+            ArchiveException.Rule.DUPLICATE, "a.txt"),
         rejected("names differing only in case", dir -> RawTar.create().file("README", "one").file("readme", "two")
-            .end().gzip(), ArchiveRule.DUPLICATE, "readme"),
+            .end().gzip(), ArchiveException.Rule.DUPLICATE, "readme"),
         rejected("directories differing only in case", dir -> RawTar.create().file("lib/a.txt", "a")
-            .file("LIB/b.txt", "b").end().gzip(), ArchiveRule.DUPLICATE, "LIB/b.txt"),
+            .file("LIB/b.txt", "b").end().gzip(), ArchiveException.Rule.DUPLICATE, "LIB/b.txt"),
         rejected("names differing only in Unicode form", dir -> RawTar.create().file("caf\u00e9", "nfc")
-            .file("cafe\u0301", "nfd").end().gzip(), ArchiveRule.DUPLICATE, "cafe\u0301"),
+            .file("cafe\u0301", "nfd").end().gzip(), ArchiveException.Rule.DUPLICATE, "cafe\u0301"),
         rejected("symlink escaping through another case of a directory symlink", dir -> RawTar.create()
-            .symlink("a", ".").symlink("x", "A/../sentinel.txt").end().gzip(), ArchiveRule.LINK_ESCAPES, "x"),
+            .symlink("a", ".").symlink("x", "A/../sentinel.txt").end().gzip(), ArchiveException.Rule.LINK_ESCAPES, "x"),
         rejected("file over an implied directory", dir -> RawTar.create().file("a/b.txt", "b").file("a", "a").end()
-            .gzip(), ArchiveRule.DUPLICATE, "a"),
+            .gzip(), ArchiveException.Rule.DUPLICATE, "a"),
         rejected("duplicate directory", dir -> RawTar.create().directory("d/").directory("d/").end().gzip(),
-            ArchiveRule.DUPLICATE, "d/"),
+            ArchiveException.Rule.DUPLICATE, "d/"),
         rejected("entry under a file", dir -> RawTar.create().file("a", "a").file("a/b.txt", "b").end().gzip(),
-            ArchiveRule.PARENT_NOT_DIRECTORY, "a/b.txt"),
+            ArchiveException.Rule.PARENT_NOT_DIRECTORY, "a/b.txt"),
         rejected("NUL in a name", dir -> RawTar.create().pax("path", "evil\0.txt").file("placeholder", "x").end()
-            .gzip(), ArchiveRule.CONTROL_CHARACTER, "evil\0.txt"),
+            .gzip(), ArchiveException.Rule.CONTROL_CHARACTER, "evil\0.txt"),
         rejected("newline in a name", dir -> RawTar.create().file("evil\n.txt", "x").end().gzip(),
-            ArchiveRule.CONTROL_CHARACTER, "evil\n.txt"),
+            ArchiveException.Rule.CONTROL_CHARACTER, "evil\n.txt"),
         rejected("escape sequence in a name", dir -> RawTar.create().file("\u001b[31mred", "x").end().gzip(),
-            ArchiveRule.CONTROL_CHARACTER, "\u001b[31mred"),
+            ArchiveException.Rule.CONTROL_CHARACTER, "\u001b[31mred"),
         rejected("NUL in a link target", dir -> RawTar.create().pax("linkpath", "a\0b").symlink("l", "placeholder")
-            .end().gzip(), ArchiveRule.CONTROL_CHARACTER, "l"),
+            .end().gzip(), ArchiveException.Rule.CONTROL_CHARACTER, "l"),
         rejected("invalid UTF-8 in a name", dir -> RawTar.create()
-            .header(new byte[] {'a', (byte) 0xff, 'b'}, '0', 0644, 0, "").end().gzip(), ArchiveRule.INVALID_ENCODING,
+            .header(new byte[] {'a', (byte) 0xff, 'b'}, '0', 0644, 0, "").end().gzip(), ArchiveException.Rule.INVALID_ENCODING,
             "a"),
         rejected("character device", dir -> RawTar.create().header("dev/tty", '3', 0644, 0, "").end().gzip(),
-            ArchiveRule.SPECIAL_FILE, "dev/tty"),
+            ArchiveException.Rule.SPECIAL_FILE, "dev/tty"),
         rejected("block device", dir -> RawTar.create().header("dev/sda", '4', 0644, 0, "").end().gzip(),
-            ArchiveRule.SPECIAL_FILE, "dev/sda"),
+            ArchiveException.Rule.SPECIAL_FILE, "dev/sda"),
         rejected("fifo", dir -> RawTar.create().header("pipe", '6', 0644, 0, "").end().gzip(),
-            ArchiveRule.SPECIAL_FILE, "pipe"),
+            ArchiveException.Rule.SPECIAL_FILE, "pipe"),
         rejected("old GNU sparse file", dir -> RawTar.create().header("sparse", 'S', 0644, 0, "").end().gzip(),
-            ArchiveRule.SPARSE, "sparse"),
+            ArchiveException.Rule.SPARSE, "sparse"),
         rejected("PAX sparse file", dir -> RawTar.create().pax(paxSparse()).file("sparse", "x").end().gzip(),
-            ArchiveRule.SPARSE, "PaxHeaders"),
+            ArchiveException.Rule.SPARSE, "PaxHeaders"),
         rejected("volume header", dir -> RawTar.create().header("volume", 'V', 0644, 0, "").end().gzip(),
-            ArchiveRule.UNSUPPORTED_TYPE, "volume"),
+            ArchiveException.Rule.UNSUPPORTED_TYPE, "volume"),
         rejected("directory carrying data", dir -> RawTar.create().header("d/", '5', 0755, 512, "")
-            .data(new byte[512]).end().gzip(), ArchiveRule.UNSUPPORTED_TYPE, "d/"),
-        rejected("file naming the root", dir -> RawTar.create().file(".", "x").end().gzip(), ArchiveRule.ROOT_ENTRY,
+            .data(new byte[512]).end().gzip(), ArchiveException.Rule.UNSUPPORTED_TYPE, "d/"),
+        rejected("file naming the root", dir -> RawTar.create().file(".", "x").end().gzip(), ArchiveException.Rule.ROOT_ENTRY,
             "."),
-        rejected("empty name", dir -> RawTar.create().file("", "x").end().gzip(), ArchiveRule.EMPTY_NAME, ""),
+        rejected("empty name", dir -> RawTar.create().file("", "x").end().gzip(), ArchiveException.Rule.EMPTY_NAME, ""),
         rejected("overlong name segment", dir -> RawTar.create().pax("path", "s".repeat(256)).file("x", "x").end()
-            .gzip(), ArchiveRule.SEGMENT_TOO_LONG, "sss"),
+            .gzip(), ArchiveException.Rule.SEGMENT_TOO_LONG, "sss"),
         limited("oversized PAX header", dir -> RawTar.create().pax("comment", "c".repeat(70 * 1024)).file("x", "x")
-            .end().gzip(), ArchiveLimit.EXTENDED_HEADER),
+            .end().gzip(), ArchiveException.Limit.EXTENDED_HEADER),
         limited("too many PAX headers in a row", dir -> {
           RawTar tar = RawTar.create();
           for (int i = 0; i < 20; i++) {
             tar.pax("comment", "n" + i);
           }
           return tar.file("x", "x").end().gzip();
-        }, ArchiveLimit.EXTENDED_HEADERS_IN_A_ROW),
+        }, ArchiveException.Limit.EXTENDED_HEADERS_IN_A_ROW),
         limited("oversized global PAX headers", dir -> {
           RawTar tar = RawTar.create();
           for (int i = 0; i < 3; i++) {
             tar.extended('g', Map.of("comment" + i, "g".repeat(30 * 1024))).file("f" + i, "x");
           }
           return tar.end().gzip();
-        }, ArchiveLimit.EXTENDED_HEADER));
+        }, ArchiveException.Limit.EXTENDED_HEADER));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -256,7 +257,7 @@ class TarGzReaderHostileTest {
 
     assertThatThrownBy(() -> TarGzReader.of(SMALL.withMaxEntries(5)).list(new ByteArrayInputStream(archive), SOURCE))
         .isInstanceOfSatisfying(ArchiveException.class, e -> assertThat(e.code()).isEqualTo(ArchiveException.LIMIT))
-        .satisfies(e -> assertThat(((ArchiveException) e).limit().orElseThrow()).isEqualTo(ArchiveLimit.ENTRIES));
+        .satisfies(e -> assertThat(((ArchiveException) e).limit().orElseThrow()).isEqualTo(ArchiveException.Limit.ENTRIES));
   }
 
   @Test
@@ -287,7 +288,7 @@ class TarGzReaderHostileTest {
           .isInstanceOfSatisfying(ArchiveException.class,
               e -> assertThat(e.code()).isEqualTo(ArchiveException.REJECTED))
           .hasMessageStartingWith("Cannot accept archive " + SOURCE + ": entry \"")
-          .hasMessageContaining("breaks the rule " + ((ArchiveRule) c.reason()).name())
+          .hasMessageContaining("breaks the rule " + ((ArchiveException.Rule) c.reason()).name())
           .satisfies(e -> {
             ArchiveException r = (ArchiveException) e;
             assertThat(r.code()).isEqualTo("archive_rejected");
@@ -298,7 +299,7 @@ class TarGzReaderHostileTest {
       case ArchiveException.LIMIT -> assertThatThrownBy(call)
           .isInstanceOfSatisfying(ArchiveException.class, e -> assertThat(e.code()).isEqualTo(ArchiveException.LIMIT))
           .hasMessageStartingWith("Cannot accept archive " + SOURCE + ": ")
-          .hasMessageContaining("exceeds the cap " + ((ArchiveLimit) c.reason()).name())
+          .hasMessageContaining("exceeds the cap " + ((ArchiveException.Limit) c.reason()).name())
           .satisfies(e -> {
             ArchiveException l = (ArchiveException) e;
             assertThat(l.code()).isEqualTo("archive_limit");
@@ -314,11 +315,11 @@ class TarGzReaderHostileTest {
     }
   }
 
-  private static Arguments rejected(String name, Function<Path, byte[]> archive, ArchiveRule rule, String entry) {
+  private static Arguments rejected(String name, Function<Path, byte[]> archive, ArchiveException.Rule rule, String entry) {
     return Arguments.of(new Case(name, archive, ArchiveException.REJECTED, rule, entry));
   }
 
-  private static Arguments limited(String name, Function<Path, byte[]> archive, ArchiveLimit limit) {
+  private static Arguments limited(String name, Function<Path, byte[]> archive, ArchiveException.Limit limit) {
     return Arguments.of(new Case(name, archive, ArchiveException.LIMIT, limit, ""));
   }
 

@@ -50,7 +50,7 @@ class TarGzReaderMemoryTest {
     ArchiveListing listing = reader.extract(new ByteArrayInputStream(archive), "big", temp.resolve("staging"));
     long allocated = threads.getCurrentThreadAllocatedBytes() - before;
 
-    assertThat(listing.entries()).containsExactly(new ArchiveEntry.File("big.bin", SIZE, 0644));
+    assertThat(listing.entries()).containsExactly(new ArchiveListing.Entry.File("big.bin", SIZE, 0644));
     assertThat(allocated).isLessThan(BOUND);
     Path extracted = temp.resolve("staging/big.bin");
     assertThat(Files.size(extracted)).isEqualTo(SIZE);

@@ -59,10 +59,10 @@ class TarGzReaderTest {
         "pkg/" + "long-name-".repeat(12) + ".txt");
     assertThat(listing.skipped()).isEqualTo(1);
     assertThat(listing.entries()).contains(
-        new ArchiveEntry.Directory("pkg/bin", 0755),
-        new ArchiveEntry.File("pkg/bin/run.sh", "#!/bin/sh\necho run\n".length(), 0755),
-        new ArchiveEntry.SymbolicLink("pkg/bin/tool", "../lib/deep/nested/tool.txt"),
-        new ArchiveEntry.HardLink("pkg/manifest-copy.yaml", "pkg/manifest.yaml"));
+        new ArchiveListing.Entry.Directory("pkg/bin", 0755),
+        new ArchiveListing.Entry.File("pkg/bin/run.sh", "#!/bin/sh\necho run\n".length(), 0755),
+        new ArchiveListing.Entry.SymbolicLink("pkg/bin/tool", "../lib/deep/nested/tool.txt"),
+        new ArchiveListing.Entry.HardLink("pkg/manifest-copy.yaml", "pkg/manifest.yaml"));
     assertThat(listing.decompressedBytes()).isPositive().isEqualTo(listing.decompressedBytes() / 512 * 512);
   }
 
@@ -157,7 +157,7 @@ class TarGzReaderTest {
         .satisfies(e -> {
           ArchiveException limit = (ArchiveException) e;
           assertThat(limit.code()).isEqualTo("archive_limit");
-          assertThat(limit.limit().orElseThrow()).isEqualTo(ArchiveLimit.COMPRESSED_BYTES);
+          assertThat(limit.limit().orElseThrow()).isEqualTo(ArchiveException.Limit.COMPRESSED_BYTES);
           assertThat(limit.observed().getAsLong()).isEqualTo(Files.size(archive));
         });
   }

@@ -19,7 +19,6 @@ import dev.tierlock.install.ExtensionRegistry;
 import dev.tierlock.install.InstallRequest;
 import dev.tierlock.install.InstallResult;
 import dev.tierlock.install.Installer;
-import dev.tierlock.install.PollerOptions;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -114,7 +113,7 @@ final class ReadmeExamples {
     report.unrestorable().forEach(u -> System.out.println(u.name() + ": " + u.reason() + " (" + u.detail() + ")"));
 
     // a server: one conditional read per interval; a pass and a reload only when the lockfile changed
-    ConvergePoller poller = converger.poller(PollerOptions.builder(changed -> reloadExtensions.run())
+    ConvergePoller poller = converger.poller(ConvergePoller.Options.builder(changed -> reloadExtensions.run())
         .interval(Duration.ofSeconds(30))
         .build()).start();                          // close() it on shutdown
     // README:end

@@ -62,7 +62,7 @@ class DirectoryRegistryTest {
       release(TOOL, v, "bytes of " + v);
     }
 
-    RegistryRelease release = registry.resolve(TOOL, VersionConstraint.of(constraint));
+    ExtensionRegistry.Release release = registry.resolve(TOOL, VersionConstraint.of(constraint));
 
     assertThat(release.version()).isEqualTo(expected);
     assertThat(release.name()).isEqualTo(TOOL);
@@ -166,7 +166,7 @@ class DirectoryRegistryTest {
     assertThatThrownBy(() -> missing.resolve(TOOL, VersionConstraint.of("1.0.0")))
         .isInstanceOfSatisfying(InstallException.class,
             e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_UNAVAILABLE));
-    assertThatThrownBy(() -> missing.open(new RegistryRelease(TOOL, "1.0.0", Optional.empty(), Optional.empty())))
+    assertThatThrownBy(() -> missing.open(new ExtensionRegistry.Release(TOOL, "1.0.0", Optional.empty(), Optional.empty())))
         .isInstanceOfSatisfying(InstallException.class,
             e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_UNAVAILABLE));
   }
@@ -189,11 +189,11 @@ class DirectoryRegistryTest {
     try (InputStream in = registry.open(registry.resolve(TOOL, VersionConstraint.LATEST))) {
       assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("the archive");
     }
-    assertThatThrownBy(() -> registry.open(new RegistryRelease(TOOL, "3.0.0", Optional.empty(), Optional.empty())))
+    assertThatThrownBy(() -> registry.open(new ExtensionRegistry.Release(TOOL, "3.0.0", Optional.empty(), Optional.empty())))
         .isInstanceOfSatisfying(InstallException.class,
             e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_NOT_FOUND))
         .hasMessage("Cannot find @acme/tool@3.0.0 in the extension registry");
-    assertThatThrownBy(() -> registry.open(new RegistryRelease(TOOL, "../../x", Optional.empty(), Optional.empty())))
+    assertThatThrownBy(() -> registry.open(new ExtensionRegistry.Release(TOOL, "../../x", Optional.empty(), Optional.empty())))
         .isInstanceOfSatisfying(InstallException.class,
             e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_NOT_FOUND));
   }

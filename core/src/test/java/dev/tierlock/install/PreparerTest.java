@@ -10,7 +10,6 @@ import dev.tierlock.Namespace;
 import dev.tierlock.TestDatastoreProvider;
 import dev.tierlock.Tierlock;
 import dev.tierlock.archive.ArchiveException;
-import dev.tierlock.archive.ArchiveLimit;
 import dev.tierlock.archive.ArchiveLimits;
 import dev.tierlock.archive.ArchiveTransactions;
 import dev.tierlock.archive.ExtensionArchiveKey;
@@ -87,7 +86,7 @@ class PreparerTest {
 
     for (VersionConstraint constraint : List.of(VersionConstraint.LOCKED, VersionConstraint.of("1.0.0"))) {
       try (PreparedInstall prepared = preparer(registry).prepare(request(TOOL, constraint), lockfile)) {
-        assertThat(prepared.source()).isEqualTo(InstallSource.TIER);
+        assertThat(prepared.source()).isEqualTo(InstallResult.Source.TIER);
         assertThat(prepared.checksum()).isEqualTo(TestTarGz.sha256(archive));
         assertThat(prepared.version()).isEqualTo("1.0.0");
         assertThat(prepared.release()).isEmpty();
@@ -109,8 +108,8 @@ class PreparerTest {
         lockfile(TOOL, "1.0.0", archive));
         PreparedInstall none = preparer(null).prepare(request(TOOL, VersionConstraint.LOCKED),
             lockfile(TOOL, "1.0.0", archive))) {
-      assertThat(offline.source()).isEqualTo(InstallSource.TIER);
-      assertThat(none.source()).isEqualTo(InstallSource.TIER);
+      assertThat(offline.source()).isEqualTo(InstallResult.Source.TIER);
+      assertThat(none.source()).isEqualTo(InstallResult.Source.TIER);
     }
     assertThat(registry.resolveCalls()).isZero();
   }
@@ -122,7 +121,7 @@ class PreparerTest {
 
     try (PreparedInstall prepared = preparer(registry).prepare(request(TOOL, VersionConstraint.LOCKED),
         lockfile(TOOL, "1.0.0", archive))) {
-      assertThat(prepared.source()).isEqualTo(InstallSource.REGISTRY);
+      assertThat(prepared.source()).isEqualTo(InstallResult.Source.REGISTRY);
       assertThat(prepared.version()).isEqualTo("1.0.0");
       assertThat(prepared.checksum()).isEqualTo(TestTarGz.sha256(archive));
       assertThat(prepared.storable()).map(VerifiedArchive::key).contains(key(TOOL, archive));
@@ -241,9 +240,9 @@ class PreparerTest {
 
     try (PreparedInstall prepared = preparer(registry).prepare(request(TOOL, VersionConstraint.of("^1")),
         Lockfile.EMPTY)) {
-      assertThat(prepared.source()).isEqualTo(InstallSource.REGISTRY);
+      assertThat(prepared.source()).isEqualTo(InstallResult.Source.REGISTRY);
       assertThat(prepared.version()).isEqualTo("1.2.0");
-      assertThat(prepared.release()).map(RegistryRelease::checksum).contains(java.util.Optional.of(
+      assertThat(prepared.release()).map(ExtensionRegistry.Release::checksum).contains(java.util.Optional.of(
           TestTarGz.sha256(archive)));
       assertThat(prepared.storable()).map(VerifiedArchive::key).contains(key(TOOL, archive));
       assertThat(prepared.tree()).isEqualTo(Roots.stagingRoot(layout).resolve("prepared-id-1").resolve("tree"));
@@ -356,7 +355,7 @@ class PreparerTest {
         .isInstanceOfSatisfying(ArchiveException.class, e -> assertThat(e.code()).isEqualTo(ArchiveException.LIMIT))
         .hasMessageStartingWith("Cannot accept archive @acme/tool@1.0.0 from the registry: its compressed size exceeds"
             + " the cap COMPRESSED_BYTES of " + cap + " bytes")
-        .extracting(e -> ((ArchiveException) e).limit().orElseThrow()).isEqualTo(ArchiveLimit.COMPRESSED_BYTES);
+        .extracting(e -> ((ArchiveException) e).limit().orElseThrow()).isEqualTo(ArchiveException.Limit.COMPRESSED_BYTES);
     assertNothingLeft();
     assertThat(registry.unclosedStreams()).isZero();
   }
@@ -417,14 +416,14 @@ class PreparerTest {
         .publish(BASE, "2.0.0", TestTarGz.extension(BASE, "2.0.0").build());
 
     try (PreparedInstall prepared = preparer(registry).prepare(
-        request(TOOL, VersionConstraint.LOCKED).withPolicy(RecordPolicy.IF_MISSING_CHECKSUM),
+        request(TOOL, VersionConstraint.LOCKED).withPolicy(InstallRequest.RecordPolicy.IF_MISSING_CHECKSUM),
         lockfile(TOOL, "1.0.0", tool))) {
-      assertThat(prepared.source()).isEqualTo(InstallSource.TIER);
+      assertThat(prepared.source()).isEqualTo(InstallResult.Source.TIER);
       assertThat(prepared.dependencies()).hasSize(1);
       PreparedInstall dependency = prepared.dependencies().get(0);
       assertThat(dependency.request()).isEqualTo(new InstallRequest(ExtensionName.of(BASE), VersionConstraint.of("^1"),
-          RecordPolicy.IF_MISSING_CHECKSUM));
-      assertThat(dependency.source()).isEqualTo(InstallSource.REGISTRY);
+          InstallRequest.RecordPolicy.IF_MISSING_CHECKSUM));
+      assertThat(dependency.source()).isEqualTo(InstallResult.Source.REGISTRY);
       assertThat(dependency.version()).isEqualTo("1.4.0");
       assertThat(dependency.checksum()).isEqualTo(TestTarGz.sha256(base)).isNotEqualTo(prepared.checksum());
       assertThat(dependency.storable()).map(VerifiedArchive::key).contains(key(BASE, base));
@@ -442,7 +441,7 @@ class PreparerTest {
         lockfile(BASE, "1.0.0", base))) {
       PreparedInstall dependency = prepared.dependencies().get(0);
       assertThat(dependency.request().constraint()).isEqualTo(VersionConstraint.LOCKED);
-      assertThat(dependency.source()).isEqualTo(InstallSource.TIER);
+      assertThat(dependency.source()).isEqualTo(InstallResult.Source.TIER);
       assertThat(dependency.version()).isEqualTo("1.0.0");
     }
     assertThat(registry.resolveCalls()).isEqualTo(1);

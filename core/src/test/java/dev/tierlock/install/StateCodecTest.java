@@ -30,7 +30,7 @@ class StateCodecTest {
         ExtensionName.of("@acme/b"), new ConvergenceState.Record(HEX2, "", null,
             new ConvergenceState.Retry(2, Instant.parse("2026-01-01T00:02:00Z"), "DatastoreUnavailableException: down"), null),
         ExtensionName.of("@acme/c"), new ConvergenceState.Record(HEX, null, null, null,
-            new ConvergenceState.Blocked(UnrestorableReason.TAMPERED, "bytes hash to something else"))),
+            new ConvergenceState.Blocked(ConvergeReport.Unrestorable.Reason.TAMPERED, "bytes hash to something else"))),
         new java.util.TreeSet<>(java.util.Set.of("stage-1234")));
   }
 

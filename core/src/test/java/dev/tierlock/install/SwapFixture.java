@@ -44,7 +44,7 @@ final class SwapFixture {
     this.root = root.toAbsolutePath().normalize();
     this.pulled = this.root.resolve("pulled");
     this.bundle = this.root.resolve("bundles").resolve("models").resolve("tools");
-    this.layout = new Layout(pulled, Map.of(TOOLS, List.of(new BundleRoot("bundles/models", bundle))));
+    this.layout = new Layout(pulled, Map.of(TOOLS, List.of(new ExtensionLayout.BundleRoot("bundles/models", bundle))));
     this.lockfile = this.root.resolve("extensions").resolve("upstream_extensions.json").toString();
   }
 
@@ -211,9 +211,10 @@ final class SwapFixture {
   }
 
   /** A layout over a pulled root, with bundle roots per name, manifests at {@code manifest.json}, skills under {@code skills/}. */
-  record Layout(Path pulledRoot, Map<ExtensionName, List<BundleRoot>> bundles) implements ExtensionLayout {
+  record Layout(Path pulledRoot, Map<ExtensionName, List<ExtensionLayout.BundleRoot>> bundles)
+      implements ExtensionLayout {
     @Override
-    public List<BundleRoot> bundleRoots(ExtensionName name) {
+    public List<ExtensionLayout.BundleRoot> bundleRoots(ExtensionName name) {
       return bundles.getOrDefault(name, List.of());
     }
 

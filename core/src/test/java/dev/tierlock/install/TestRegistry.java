@@ -78,7 +78,7 @@ final class TestRegistry implements ExtensionRegistry {
   }
 
   @Override
-  public RegistryRelease resolve(ExtensionName name, VersionConstraint constraint) {
+  public ExtensionRegistry.Release resolve(ExtensionName name, VersionConstraint constraint) {
     resolves.incrementAndGet();
     if (offline) {
       throw InstallException.registryUnavailable(name.value(), "offline (test)", null);
@@ -87,7 +87,7 @@ final class TestRegistry implements ExtensionRegistry {
   }
 
   @Override
-  public InputStream open(RegistryRelease release) {
+  public InputStream open(ExtensionRegistry.Release release) {
     opens.incrementAndGet();
     if (offline) {
       throw InstallException.registryUnavailable(release.name().value(), "offline (test)", null);

@@ -13,10 +13,8 @@ import static org.assertj.core.groups.Tuple.tuple;
 
 import dev.tierlock.Namespace;
 import dev.tierlock.TierPath;
-import dev.tierlock.install.ConvergeOutcome;
 import dev.tierlock.install.ConvergeReport;
 import dev.tierlock.install.InstallRequest;
-import dev.tierlock.install.UnrestorableReason;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
@@ -53,7 +51,7 @@ final class ConvergeFailureScenarios {
 
     ConvergeReport first = b.converge();
 
-    assertThat(first.outcome()).isEqualTo(ConvergeOutcome.CONVERGED);
+    assertThat(first.outcome()).isEqualTo(ConvergeReport.Outcome.CONVERGED);
     assertThat(first.restored()).isEmpty();
     assertThat(first.unrestorable()).isEmpty();
     ConvergeReport.Pending pending = first.pending().stream().filter(p -> p.name().value().equals(ALPHA)).findFirst()
@@ -107,13 +105,13 @@ final class ConvergeFailureScenarios {
     ConvergeReport first = b.converge();
 
     assertThat(first.unrestorable()).extracting(u -> u.name().value(), ConvergeReport.Unrestorable::reason)
-        .containsExactly(tuple(ALPHA, UnrestorableReason.ARCHIVE_MISSING));
+        .containsExactly(tuple(ALPHA, ConvergeReport.Unrestorable.Reason.ARCHIVE_MISSING));
     assertThat(first.restored()).isEmpty();
     assertThat(first.pending()).isEmpty();
     assertThat(tree(b.root(ALPHA))).isEmpty();
     f.clock().advance(Duration.ofHours(5));
     b.log().clear();
-    assertThat(b.converge().outcome()).isEqualTo(ConvergeOutcome.UNCHANGED);
+    assertThat(b.converge().outcome()).isEqualTo(ConvergeReport.Outcome.UNCHANGED);
     a.install(BETA + "@1.0.0");
     f.clock().advance(Duration.ofHours(5));
     ConvergeReport later = b.converge();
@@ -139,7 +137,7 @@ final class ConvergeFailureScenarios {
     f.datastore().delete(ConvergeFixture.archiveKey(ALPHA, alpha), WriteCondition.none());
     ConvergeFixture.Peer b = f.peer("b", ConvergeFixture.Registry.NONE);
     assertThat(b.converge().unrestorable()).extracting(ConvergeReport.Unrestorable::reason)
-        .containsExactly(UnrestorableReason.ARCHIVE_MISSING);
+        .containsExactly(ConvergeReport.Unrestorable.Reason.ARCHIVE_MISSING);
     f.clock().advance(Duration.ofHours(3));
 
     a.install(ALPHA + "@2.0.0");
@@ -167,7 +165,7 @@ final class ConvergeFailureScenarios {
     ConvergeReport r = b.converge();
 
     assertThat(r.unrestorable()).extracting(u -> u.name().value(), ConvergeReport.Unrestorable::reason)
-        .containsExactly(tuple(ALPHA, UnrestorableReason.TAMPERED));
+        .containsExactly(tuple(ALPHA, ConvergeReport.Unrestorable.Reason.TAMPERED));
     assertThat(r.restored()).isEmpty();
     assertThat(r.pending()).isEmpty();
     assertThat(tree(b.root(ALPHA))).as("still v1, byte for byte").isEqualTo(v1);
@@ -203,7 +201,7 @@ final class ConvergeFailureScenarios {
 
       ConvergeReport busy = pool.submit(b::converge).get(30, TimeUnit.SECONDS);
 
-      assertThat(busy.outcome()).isEqualTo(ConvergeOutcome.BUSY);
+      assertThat(busy.outcome()).isEqualTo(ConvergeReport.Outcome.BUSY);
       assertThat(busy.restored()).isEmpty();
       assertThat(busy.removed()).isEmpty();
       assertThat(busy.warnings()).as("busy for the lock the install holds")
@@ -219,7 +217,7 @@ final class ConvergeFailureScenarios {
 
     ConvergeReport next = b.converge();
 
-    assertThat(next.outcome()).isEqualTo(ConvergeOutcome.CONVERGED);
+    assertThat(next.outcome()).isEqualTo(ConvergeReport.Outcome.CONVERGED);
     assertThat(names(next.restored())).containsExactly(BETA);
     assertThat(names(next.verified())).containsExactly(ALPHA);
     assertThat(tree(b.root(BETA))).isEqualTo(tree(a.root(BETA)));
@@ -230,7 +228,7 @@ final class ConvergeFailureScenarios {
     publish(f, ALPHA, "2.0.0");
     ConvergeFixture.Peer b = f.peer("b", ConvergeFixture.Registry.NONE);
     ConvergeReport none = b.converge();
-    assertThat(none.outcome()).isEqualTo(ConvergeOutcome.NO_LOCKFILE);
+    assertThat(none.outcome()).isEqualTo(ConvergeReport.Outcome.NO_LOCKFILE);
     assertThat(none.lockfileVersion()).isEmpty();
     ConvergeFixture.Peer a = f.peer("a", ConvergeFixture.Registry.CONFIGURED);
     a.install(ALPHA + "@1.0.0");
@@ -245,8 +243,8 @@ final class ConvergeFailureScenarios {
         ObjectMetadata.EMPTY);
     ConvergeReport unreadable = b.converge();
 
-    assertThat(unavailable.outcome()).isEqualTo(ConvergeOutcome.UNAVAILABLE);
-    assertThat(unreadable.outcome()).isEqualTo(ConvergeOutcome.LOCKFILE_UNREADABLE);
+    assertThat(unavailable.outcome()).isEqualTo(ConvergeReport.Outcome.UNAVAILABLE);
+    assertThat(unreadable.outcome()).isEqualTo(ConvergeReport.Outcome.LOCKFILE_UNREADABLE);
     for (ConvergeReport r : List.of(unavailable, unreadable)) {
       assertThat(r.restored()).isEmpty();
       assertThat(r.removed()).isEmpty();

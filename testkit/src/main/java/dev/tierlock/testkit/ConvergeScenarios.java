@@ -12,11 +12,8 @@ import dev.tierlock.Namespace;
 import dev.tierlock.TierPath;
 import dev.tierlock.archive.ExtensionArchiveKey;
 import dev.tierlock.install.Catalog;
-import dev.tierlock.install.ConvergeOutcome;
 import dev.tierlock.install.ConvergeReport;
 import dev.tierlock.install.InstallRequest;
-import dev.tierlock.install.RecordPolicy;
-import dev.tierlock.install.UnrestorableReason;
 import dev.tierlock.spi.ObjectKey;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -79,7 +76,7 @@ final class ConvergeScenarios {
 
     ConvergeReport first = b.converge();
 
-    assertThat(first.outcome()).isEqualTo(ConvergeOutcome.CONVERGED);
+    assertThat(first.outcome()).isEqualTo(ConvergeReport.Outcome.CONVERGED);
     assertThat(names(first.restored())).containsExactly(ALPHA, BETA, GAMMA);
     assertThat(first.removed()).isEmpty();
     assertThat(first.pending()).isEmpty();
@@ -101,7 +98,7 @@ final class ConvergeScenarios {
 
     ConvergeReport second = b.converge();
 
-    assertThat(second.outcome()).isEqualTo(ConvergeOutcome.CONVERGED);
+    assertThat(second.outcome()).isEqualTo(ConvergeReport.Outcome.CONVERGED);
     assertThat(names(second.restored())).containsExactly(BETA);
     assertThat(names(second.removed())).containsExactly(ALPHA);
     assertThat(names(second.verified())).containsExactly(GAMMA);
@@ -132,16 +129,17 @@ final class ConvergeScenarios {
     assertThat(f.install().shared().size()).isEqualTo(1000);
     ConvergeFixture.Peer b = f.peer("b", ConvergeFixture.Registry.NONE);
     ConvergeReport first = b.converge();
-    assertThat(first.outcome()).isEqualTo(ConvergeOutcome.CONVERGED);
+    assertThat(first.outcome()).isEqualTo(ConvergeReport.Outcome.CONVERGED);
     assertThat(names(first.restored())).containsExactly(ALPHA);
-    assertThat(first.unrestorable()).hasSize(999).allMatch(u -> u.reason() == UnrestorableReason.UNPINNED);
+    assertThat(first.unrestorable()).hasSize(999)
+        .allMatch(u -> u.reason() == ConvergeReport.Unrestorable.Reason.UNPINNED);
     assertThat(first.requests()).isEqualTo(b.counted().total());
     b.counted().reset();
     b.log().clear();
 
     ConvergeReport noop = b.converge();
 
-    assertThat(noop.outcome()).isEqualTo(ConvergeOutcome.UNCHANGED);
+    assertThat(noop.outcome()).isEqualTo(ConvergeReport.Outcome.UNCHANGED);
     assertThat(noop.restored()).isEmpty();
     assertThat(noop.removed()).isEmpty();
     assertThat(b.counted().total()).as("at most one request").isLessThanOrEqualTo(1);
@@ -154,7 +152,7 @@ final class ConvergeScenarios {
 
     ConvergeReport known = b.converger().convergeIfChanged(noop.lockfileVersion().orElseThrow());
 
-    assertThat(known.outcome()).isEqualTo(ConvergeOutcome.UNCHANGED);
+    assertThat(known.outcome()).isEqualTo(ConvergeReport.Outcome.UNCHANGED);
     assertThat(b.counted().total()).as("no request at all").isZero();
     assertThat(known.requests()).isZero();
     assertThat(known.bytes()).isZero();
@@ -180,13 +178,14 @@ final class ConvergeScenarios {
     ConvergeFixture.Peer a = f.peer("a", ConvergeFixture.Registry.CONFIGURED);
     a.install(ALPHA + "@1.0.0");
     ConvergeFixture.Peer b = f.peer("b", ConvergeFixture.Registry.NONE);
-    b.checkout().installer().install(InstallRequest.parse(ALPHA).withPolicy(RecordPolicy.NEVER), Catalog.NONE);
+    b.checkout().installer()
+        .install(InstallRequest.parse(ALPHA).withPolicy(InstallRequest.RecordPolicy.NEVER), Catalog.NONE);
     Files.writeString(b.root(ALPHA).resolve("lib/main.txt"), "edited on b");
     TreeMap<String, String> edited = tree(b.root(ALPHA));
 
     ConvergeReport first = b.converge();
 
-    assertThat(first.outcome()).isEqualTo(ConvergeOutcome.CONVERGED);
+    assertThat(first.outcome()).isEqualTo(ConvergeReport.Outcome.CONVERGED);
     assertThat(first.restored()).isEmpty();
     assertThat(first.verified()).isEmpty();
     assertThat(first.warnings()).singleElement().asString().contains(ALPHA).contains("edited locally");
@@ -338,9 +337,9 @@ final class ConvergeScenarios {
     assertThat(names(second.restored())).containsExactly(BETA);
     assertThat(names(second.removed())).containsExactly(ALPHA);
     assertThat(second.unrestorable()).extracting(u -> u.name().value(), ConvergeReport.Unrestorable::reason)
-        .containsExactly(org.assertj.core.groups.Tuple.tuple(GAMMA, UnrestorableReason.ARCHIVE_MISSING));
-    assertThat(full.outcome()).isEqualTo(ConvergeOutcome.CONVERGED);
-    assertThat(gated.outcome()).isEqualTo(ConvergeOutcome.UNCHANGED);
+        .containsExactly(org.assertj.core.groups.Tuple.tuple(GAMMA, ConvergeReport.Unrestorable.Reason.ARCHIVE_MISSING));
+    assertThat(full.outcome()).isEqualTo(ConvergeReport.Outcome.CONVERGED);
+    assertThat(gated.outcome()).isEqualTo(ConvergeReport.Outcome.UNCHANGED);
     ObjectKey lockfileKey = Namespace.NONE.key(TierPath.LOCKFILE);
     assertThat(b.log().entries()).as("no write or delete of the lockfile")
         .noneMatch(o -> o.operation().changes() && o.target().equals(lockfileKey.value()));

@@ -3,7 +3,6 @@ package dev.tierlock.testkit;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.install.ExtensionRegistry;
 import dev.tierlock.install.InstallException;
-import dev.tierlock.install.RegistryRelease;
 import dev.tierlock.install.VersionConstraint;
 import java.io.ByteArrayInputStream;
 import java.io.FilterInputStream;
@@ -45,7 +44,7 @@ public final class FakeRegistry implements ExtensionRegistry {
 
   private final @Nullable Path directory;
   private final @Nullable ExtensionRegistry reader;
-  private final Map<ExtensionName, Map<String, Release>> releases = new HashMap<>();
+  private final Map<ExtensionName, Map<String, Held>> releases = new HashMap<>();
   private final AtomicInteger resolves = new AtomicInteger();
   private final AtomicInteger opens = new AtomicInteger();
   private final AtomicInteger unclosed = new AtomicInteger();
@@ -53,7 +52,8 @@ public final class FakeRegistry implements ExtensionRegistry {
   private boolean failNextOpen;
   private long breakNextStreamAfter = -1;
 
-  private record Release(byte[] bytes, Optional<String> stated) {}
+  /** A release held in memory: its archive and the checksum the registry states. */
+  private record Held(byte[] bytes, Optional<String> stated) {}
 
   private FakeRegistry(@Nullable Path directory) {
     this.directory = directory;
@@ -98,7 +98,7 @@ public final class FakeRegistry implements ExtensionRegistry {
    * @return the release as {@link #resolve} returns it
    * @throws IllegalArgumentException if the name or the version is not one
    */
-  public RegistryRelease publish(String name, String version, byte[] archive) {
+  public ExtensionRegistry.Release publish(String name, String version, byte[] archive) {
     return put(name, version, archive, Optional.of(TestArchives.sha256(archive)));
   }
 
@@ -112,7 +112,7 @@ public final class FakeRegistry implements ExtensionRegistry {
    * @return the release as {@link #resolve} returns it
    * @throws IllegalArgumentException as {@link #publish} does
    */
-  public RegistryRelease publishWithoutChecksum(String name, String version, byte[] archive) {
+  public ExtensionRegistry.Release publishWithoutChecksum(String name, String version, byte[] archive) {
     return put(name, version, archive, Optional.empty());
   }
 
@@ -126,7 +126,7 @@ public final class FakeRegistry implements ExtensionRegistry {
    * @return the release as {@link #resolve} returns it, with the wrong checksum
    * @throws IllegalArgumentException as {@link #publish} does
    */
-  public RegistryRelease publishTampered(String name, String version, byte[] archive) {
+  public ExtensionRegistry.Release publishTampered(String name, String version, byte[] archive) {
     byte[] other = java.util.Arrays.copyOf(archive, archive.length + 1);
     return put(name, version, archive, Optional.of(TestArchives.sha256(other)));
   }
@@ -215,7 +215,7 @@ public final class FakeRegistry implements ExtensionRegistry {
    * @throws IllegalArgumentException if the range is not one the directory registry supports
    */
   @Override
-  public RegistryRelease resolve(ExtensionName name, VersionConstraint constraint) {
+  public ExtensionRegistry.Release resolve(ExtensionName name, VersionConstraint constraint) {
     resolves.incrementAndGet();
     synchronized (this) {
       if (offline) {
@@ -224,12 +224,12 @@ public final class FakeRegistry implements ExtensionRegistry {
       if (reader != null) {
         return reader.resolve(name, constraint);
       }
-      Map<String, Release> versions = releases.getOrDefault(name, Map.of());
+      Map<String, Held> versions = releases.getOrDefault(name, Map.of());
       String version = constraint.exactVersion()
           .or(() -> constraint.highest(versions.keySet()))
           .filter(versions::containsKey)
           .orElseThrow(() -> InstallException.registryNotFound(name.value(), constraint.text()));
-      return new RegistryRelease(name, version, versions.get(version).stated(), Optional.empty());
+      return new ExtensionRegistry.Release(name, version, versions.get(version).stated(), Optional.empty());
     }
   }
 
@@ -240,7 +240,7 @@ public final class FakeRegistry implements ExtensionRegistry {
    * @throws InstallException ({@code registry_unavailable}) if the registry is offline or {@link #failNextOpen} was called
    */
   @Override
-  public InputStream open(RegistryRelease release) {
+  public InputStream open(ExtensionRegistry.Release release) {
     opens.incrementAndGet();
     InputStream in;
     long breakAfter;
@@ -256,7 +256,7 @@ public final class FakeRegistry implements ExtensionRegistry {
       if (reader != null) {
         in = reader.open(release);
       } else {
-        Release found = releases.getOrDefault(release.name(), Map.of()).get(release.version());
+        Held found = releases.getOrDefault(release.name(), Map.of()).get(release.version());
         if (found == null) {
           throw InstallException.registryNotFound(release.name().value(), release.version());
         }
@@ -283,7 +283,7 @@ public final class FakeRegistry implements ExtensionRegistry {
     }
   }
 
-  private RegistryRelease put(String name, String version, byte[] archive, Optional<String> stated) {
+  private ExtensionRegistry.Release put(String name, String version, byte[] archive, Optional<String> stated) {
     ExtensionName extension = ExtensionName.of(name);
     Objects.requireNonNull(archive, "archive");
     if (!VERSION.matcher(version).matches() || !isVersion(version)) {
@@ -294,10 +294,10 @@ public final class FakeRegistry implements ExtensionRegistry {
       if (directory != null) {
         write(extension, version, archive, stated);
       } else {
-        releases.computeIfAbsent(extension, n -> new HashMap<>()).put(version, new Release(archive.clone(), stated));
+        releases.computeIfAbsent(extension, n -> new HashMap<>()).put(version, new Held(archive.clone(), stated));
       }
     }
-    return new RegistryRelease(extension, version, stated, Optional.empty());
+    return new ExtensionRegistry.Release(extension, version, stated, Optional.empty());
   }
 
   private void write(ExtensionName name, String version, byte[] archive, Optional<String> stated) {

@@ -13,12 +13,11 @@ import dev.tierlock.archive.ExtensionArchiveKey;
 import dev.tierlock.install.Catalog;
 import dev.tierlock.install.InstallException;
 import dev.tierlock.install.InstallRequest;
-import dev.tierlock.install.InstallSource;
+import dev.tierlock.install.InstallResult;
 import dev.tierlock.install.InstalledExtension;
+import dev.tierlock.install.PinnedInstallResult.Outcome.Backfill;
+import dev.tierlock.install.PinnedInstallResult.Outcome.Install;
 import dev.tierlock.install.PinnedInstallResult;
-import dev.tierlock.install.PinnedOutcome.Backfill;
-import dev.tierlock.install.PinnedOutcome.Install;
-import dev.tierlock.install.PinnedOutcome;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectStream;
 import dev.tierlock.spi.WriteCondition;
@@ -65,8 +64,8 @@ final class InstallPinnedScenarios {
         .forEach(m -> saved.add(m.name().value())));
 
     assertThat(result.outcomes()).extracting(InstallPinnedScenarios::row).containsExactly(
-        tuple(BASE, Install.INSTALLED, InstallSource.REGISTRY, Backfill.STORED),
-        tuple(TOOL, Install.INSTALLED, InstallSource.TIER, Backfill.PRESENT));
+        tuple(BASE, Install.INSTALLED, InstallResult.Source.REGISTRY, Backfill.STORED),
+        tuple(TOOL, Install.INSTALLED, InstallResult.Source.TIER, Backfill.PRESENT));
     assertThat(f.registry().resolveCalls() - resolves).as("one release asked for: the one the tier lacked; the other"
         + " came from the tier alone").isEqualTo(1);
     assertThat(f.registry().openCalls() - opens).as("downloaded once: the backfill stores the bytes the install"
@@ -84,7 +83,9 @@ final class InstallPinnedScenarios {
 
     PinnedInstallResult again = b.installer().installPinned(Catalog.NONE);
 
-    assertThat(again.outcomes()).extracting(PinnedOutcome::install, PinnedOutcome::backfill).as("nothing left to do")
+    assertThat(again.outcomes())
+        .extracting(PinnedInstallResult.Outcome::install, PinnedInstallResult.Outcome::backfill)
+        .as("nothing left to do")
         .containsOnly(tuple(Install.ALREADY_INSTALLED, Backfill.PRESENT));
     assertThat(f.registry().resolveCalls() - resolves).isEqualTo(1);
   }
@@ -150,8 +151,10 @@ final class InstallPinnedScenarios {
     InstallFixture.Checkout b = f.checkout("b");
     PinnedInstallResult peer = b.installer().installPinned(Catalog.NONE);
 
-    assertThat(peer.outcomes()).extracting(PinnedOutcome::install, PinnedOutcome::backfill).as("a peer cannot install"
-        + " them either, and each failure is its own").containsOnly(tuple(Install.FAILED, Backfill.FAILED));
+    assertThat(peer.outcomes())
+        .extracting(PinnedInstallResult.Outcome::install, PinnedInstallResult.Outcome::backfill)
+        .as("a peer cannot install them either, and each failure is its own")
+        .containsOnly(tuple(Install.FAILED, Backfill.FAILED));
     assertThat(peer.outcomes()).allSatisfy(o -> assertThat(o.installFailure().orElseThrow())
         .isInstanceOfSatisfying(ArchiveException.class, e -> assertThat(e.code()).isEqualTo(ArchiveException.TAMPERED))
         .hasMessageContaining("Cannot restore archive " + o.name().value()));
@@ -178,7 +181,7 @@ final class InstallPinnedScenarios {
 
     assertThat(restored.outcomes()).extracting(InstallPinnedScenarios::row).containsExactly(
         tuple(BASE, Install.FAILED, null, Backfill.SKIPPED),
-        tuple(TOOL, Install.INSTALLED, InstallSource.TIER, Backfill.PRESENT));
+        tuple(TOOL, Install.INSTALLED, InstallResult.Source.TIER, Backfill.PRESENT));
     assertThat(restored.outcomes().get(0).installFailure().orElseThrow())
         .isInstanceOfSatisfying(InstallException.class,
             e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_UNAVAILABLE))
@@ -210,8 +213,8 @@ final class InstallPinnedScenarios {
     PinnedInstallResult edited = a.installer().installPinned(Catalog.NONE);
 
     assertThat(peer.outcomes()).extracting(InstallPinnedScenarios::row).containsExactly(
-        tuple(BASE, Install.INSTALLED, InstallSource.TIER, Backfill.PRESENT),
-        tuple(TOOL, Install.INSTALLED, InstallSource.REGISTRY, Backfill.STORED));
+        tuple(BASE, Install.INSTALLED, InstallResult.Source.TIER, Backfill.PRESENT),
+        tuple(TOOL, Install.INSTALLED, InstallResult.Source.REGISTRY, Backfill.STORED));
     assertThat(peer.outcomes().get(1).installed().orElseThrow().recorded()).isTrue();
     assertThat(f.shared().entry(name(TOOL)).orElseThrow().checksum()).as("the entry gained its checksum")
         .contains(TestArchives.sha256(tool));
@@ -233,7 +236,7 @@ final class InstallPinnedScenarios {
   }
 
   /** Returns the columns the cases compare: name, install, source, backfill. */
-  private static Tuple row(PinnedOutcome outcome) {
+  private static Tuple row(PinnedInstallResult.Outcome outcome) {
     return tuple(outcome.name().value(), outcome.install(), outcome.source().orElse(null), outcome.backfill());
   }
 }

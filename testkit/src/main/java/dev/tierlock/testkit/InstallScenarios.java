@@ -17,11 +17,9 @@ import dev.tierlock.install.InstallBusyException;
 import dev.tierlock.install.InstallException;
 import dev.tierlock.install.InstallRequest;
 import dev.tierlock.install.InstallResult;
-import dev.tierlock.install.InstallSource;
 import dev.tierlock.install.InstalledExtension;
 import dev.tierlock.install.PendingInstall;
 import dev.tierlock.install.PreparedInstall;
-import dev.tierlock.install.RecordPolicy;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
@@ -65,7 +63,7 @@ final class InstallScenarios {
     InstallResult result = a.installer().install(InstallRequest.parse(TOOL + "@1.0.0"), Catalog.NONE);
 
     assertThat(result.transaction().status()).isEqualTo(TransactionStatus.PUBLISHED);
-    assertThat(result.sources()).containsEntry(name(TOOL), InstallSource.REGISTRY);
+    assertThat(result.sources()).containsEntry(name(TOOL), InstallResult.Source.REGISTRY);
     assertThat(tree(a.root(TOOL))).containsKeys("manifest.json", "lib/a.txt", "lib/only-v1.txt");
     LockfileEntry entry = f.shared().entry(name(TOOL)).orElseThrow();
     assertThat(entry.version()).isEqualTo("1.0.0");
@@ -94,7 +92,7 @@ final class InstallScenarios {
     InstallResult result = b.installer().install(InstallRequest.parse(TOOL), Catalog.NONE);
 
     assertThat(f.registry().resolveCalls() + f.registry().openCalls()).as("no registry call").isEqualTo(calls);
-    assertThat(result.sources()).containsEntry(name(TOOL), InstallSource.TIER);
+    assertThat(result.sources()).containsEntry(name(TOOL), InstallResult.Source.TIER);
     assertThat(tree(b.root(TOOL))).isEqualTo(tree(a.root(TOOL)));
     assertThat(f.shared().entry(name(TOOL))).as("a restore keeps pulledAt and the checksum").contains(pinned);
   }
@@ -214,10 +212,11 @@ final class InstallScenarios {
     String before = f.shared().text();
     InstallFixture.Checkout b = f.checkout("b");
 
-    InstallResult pinned = b.installer().install(InstallRequest.parse(TOOL).withPolicy(RecordPolicy.IF_MISSING_CHECKSUM),
-        Catalog.NONE);
+    InstallResult pinned = b.installer()
+        .install(InstallRequest.parse(TOOL).withPolicy(InstallRequest.RecordPolicy.IF_MISSING_CHECKSUM), Catalog.NONE);
     InstallFixture.Checkout c = f.checkout("c");
-    InstallResult never = c.installer().install(InstallRequest.parse(TOOL).withPolicy(RecordPolicy.NEVER), Catalog.NONE);
+    InstallResult never = c.installer()
+        .install(InstallRequest.parse(TOOL).withPolicy(InstallRequest.RecordPolicy.NEVER), Catalog.NONE);
 
     assertThat(pinned.recorded()).isFalse();
     assertThat(never.recorded()).isFalse();
@@ -289,7 +288,7 @@ final class InstallScenarios {
     a.installer().install(InstallRequest.parse(BASE + "@1.0.0"), Catalog.NONE);
     Files.writeString(a.root(TOOL).resolve("lib/a.txt"), "edited");
     InstallFixture.Checkout b = f.checkout("b");
-    b.installer().install(InstallRequest.parse(TOOL).withPolicy(RecordPolicy.NEVER), Catalog.NONE);
+    b.installer().install(InstallRequest.parse(TOOL).withPolicy(InstallRequest.RecordPolicy.NEVER), Catalog.NONE);
     Files.createDirectories(b.root("@acme/local"));
     Files.writeString(b.root("@acme/local").resolve("manifest.json"), "{\"name\":\"@acme/local\",\"version\":\"0.0.1\"}");
 

@@ -1,7 +1,6 @@
 package dev.tierlock.testkit;
 
 import dev.tierlock.ExtensionName;
-import dev.tierlock.install.BundleRoot;
 import dev.tierlock.install.ExtensionLayout;
 import dev.tierlock.install.ExtensionManifest;
 import java.nio.file.Path;
@@ -61,11 +60,13 @@ public final class TempDirLayout implements ExtensionLayout {
    * @param live the bundle root of each extension: absolute, at least two levels deep, the same for
    *     one name every call
    * @return the new layout
-   * @throws IllegalArgumentException if the prefix is not a relative directory (as {@link BundleRoot} checks)
+   * @throws IllegalArgumentException if the prefix is not a relative directory (as {@link
+   *     ExtensionLayout.BundleRoot} checks)
    */
   public TempDirLayout withBundle(String archivePrefix, Function<ExtensionName, Path> live) {
     Objects.requireNonNull(live, "live");
-    new BundleRoot(archivePrefix, checkout.getRoot().resolve("prefix").resolve("check")); // checks the prefix now
+    // checks the prefix now
+    new ExtensionLayout.BundleRoot(archivePrefix, checkout.getRoot().resolve("prefix").resolve("check"));
     List<Bundle> more = new ArrayList<>(bundles);
     more.add(new Bundle(archivePrefix, live));
     return new TempDirLayout(checkout, more, skills);
@@ -100,13 +101,13 @@ public final class TempDirLayout implements ExtensionLayout {
   /**
    * Returns the bundle roots given by {@link #withBundle}, in that order.
    *
-   * @throws IllegalArgumentException if a function returned a path {@link BundleRoot} refuses
+   * @throws IllegalArgumentException if a function returned a path {@link ExtensionLayout.BundleRoot} refuses
    */
   @Override
-  public List<BundleRoot> bundleRoots(ExtensionName name) {
-    List<BundleRoot> roots = new ArrayList<>(bundles.size());
+  public List<ExtensionLayout.BundleRoot> bundleRoots(ExtensionName name) {
+    List<ExtensionLayout.BundleRoot> roots = new ArrayList<>(bundles.size());
     for (Bundle bundle : bundles) {
-      roots.add(new BundleRoot(bundle.archivePrefix(), bundle.live().apply(name)));
+      roots.add(new ExtensionLayout.BundleRoot(bundle.archivePrefix(), bundle.live().apply(name)));
     }
     return List.copyOf(roots);
   }

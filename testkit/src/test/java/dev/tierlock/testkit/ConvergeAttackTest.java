@@ -12,10 +12,8 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import dev.tierlock.Namespace;
 import dev.tierlock.TierPath;
 import dev.tierlock.install.Catalog;
-import dev.tierlock.install.ConvergeOutcome;
 import dev.tierlock.install.ConvergeReport;
 import dev.tierlock.install.InstallRequest;
-import dev.tierlock.install.UnrestorableReason;
 import dev.tierlock.spi.ObjectKey;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -120,7 +118,7 @@ class ConvergeAttackTest {
 
     ConvergeReport blocked = b.converge();
 
-    assertThat(blocked.outcome()).isEqualTo(ConvergeOutcome.BLOCKED);
+    assertThat(blocked.outcome()).isEqualTo(ConvergeReport.Outcome.BLOCKED);
     assertThat(blocked.restored()).isEmpty();
     assertThat(blocked.warnings()).anySatisfy(w -> assertThat(w)
         .contains("an interrupted install's journal that cannot be read is left in staging, so nothing was swapped")
@@ -132,7 +130,7 @@ class ConvergeAttackTest {
     deleteTree(staging);
     ConvergeReport after = b.converger().convergeFully();
 
-    assertThat(after.outcome()).isEqualTo(ConvergeOutcome.CONVERGED);
+    assertThat(after.outcome()).isEqualTo(ConvergeReport.Outcome.CONVERGED);
     assertThat(names(after.restored())).containsExactly(ALPHA);
   }
 
@@ -206,10 +204,10 @@ class ConvergeAttackTest {
     f.datastore().delete(ConvergeFixture.archiveKey(ALPHA, alpha), dev.tierlock.spi.WriteCondition.none());
     ConvergeFixture.Peer b = f.peer("b", ConvergeFixture.Registry.NONE);
     assertThat(b.converge().unrestorable()).extracting(ConvergeReport.Unrestorable::reason)
-        .containsExactly(UnrestorableReason.ARCHIVE_MISSING);
+        .containsExactly(ConvergeReport.Unrestorable.Reason.ARCHIVE_MISSING);
     assertThat(b.converger().status()).singleElement().extracting(s -> s.state())
         .isEqualTo(dev.tierlock.install.ConvergeStatus.State.UNRESTORABLE);
-    assertThat(b.converge().outcome()).isEqualTo(ConvergeOutcome.UNCHANGED);
+    assertThat(b.converge().outcome()).isEqualTo(ConvergeReport.Outcome.UNCHANGED);
   }
 
   // ---- the re-check under the lock ----
@@ -280,7 +278,7 @@ class ConvergeAttackTest {
     t1.join(30_000);
     t2.join(30_000);
 
-    assertThat(gated.get().outcome()).isEqualTo(ConvergeOutcome.UNCHANGED);
+    assertThat(gated.get().outcome()).isEqualTo(ConvergeReport.Outcome.UNCHANGED);
     assertThat(names(full.get().restored())).as("convergeFully() retries what is unrestorable, even when it meets"
         + " a gated pass in flight; it got %s", full.get()).containsExactly(ALPHA);
   }
@@ -369,7 +367,7 @@ class ConvergeAttackTest {
     List<ConvergeReport> reloads = new ArrayList<>();
     byte[] bytes = f.install().shared().bytes();
     try (dev.tierlock.install.ConvergePoller poller = b.converger().poller(
-        dev.tierlock.install.PollerOptions.builder(reloads::add).build())) {
+        dev.tierlock.install.ConvergePoller.Options.builder(reloads::add).build())) {
       assertThat(poller.poll()).isEqualTo(dev.tierlock.install.ConvergePoller.PollResult.UNCHANGED);
       f.datastore().delete(LOCKFILE, dev.tierlock.spi.WriteCondition.none());
       dev.tierlock.install.ConvergePoller.PollResult gone = poller.poll();
@@ -393,7 +391,7 @@ class ConvergeAttackTest {
     assertThat(names(boot.restored())).containsExactly(ALPHA);
     List<ConvergeReport> reloads = new ArrayList<>();
     try (dev.tierlock.install.ConvergePoller poller = b.converger().poller(
-        dev.tierlock.install.PollerOptions.builder(reloads::add).build())) {
+        dev.tierlock.install.ConvergePoller.Options.builder(reloads::add).build())) {
       assertThat(poller.poll()).isEqualTo(dev.tierlock.install.ConvergePoller.PollResult.UNCHANGED);
       // the files go missing and the state file is torn (a crash, a disk full)
       deleteTree(b.root(ALPHA));
@@ -473,12 +471,12 @@ class ConvergeAttackTest {
     ConvergeReport r = tight.converge();
 
     assertThat(r.unrestorable()).extracting(ConvergeReport.Unrestorable::reason)
-        .containsExactly(UnrestorableReason.LIMIT);
+        .containsExactly(ConvergeReport.Unrestorable.Reason.LIMIT);
     assertThat(r.restored()).isEmpty();
     assertThat(tree(b.root(ALPHA))).isEqualTo(v1);
     assertThat(InstallFixture.staging(b.checkout())).isEmpty();
     f.clock().advance(Duration.ofHours(3));
-    assertThat(tight.converge().outcome()).isEqualTo(ConvergeOutcome.UNCHANGED);
+    assertThat(tight.converge().outcome()).isEqualTo(ConvergeReport.Outcome.UNCHANGED);
     assertThat(b.converger().convergeFully().restored()).as("with the default caps it restores")
         .extracting(n -> n.value()).containsExactly(ALPHA);
   }

@@ -16,7 +16,6 @@ import dev.tierlock.install.ConvergeReport;
 import dev.tierlock.install.Converger;
 import dev.tierlock.install.InstallRequest;
 import dev.tierlock.install.Installer;
-import dev.tierlock.install.PollerOptions;
 import dev.tierlock.spi.DatastoreUnavailableException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -79,8 +78,8 @@ class ConvergePollerTest {
     b.close();
   }
 
-  private ConvergePoller poller(PollerOptions.Reload reload) {
-    return converger.poller(PollerOptions.builder(reload).build());
+  private ConvergePoller poller(ConvergePoller.Options.Reload reload) {
+    return converger.poller(ConvergePoller.Options.builder(reload).build());
   }
 
   private void upgrade(int version) {
@@ -188,8 +187,8 @@ class ConvergePollerTest {
 
   @Test
   void close_interruptsAPollStuckInItsRead_andReturnsWithinItsWait() throws Exception {
-    ConvergePoller poller = converger.poller(PollerOptions.builder(reloads::add).closeWait(Duration.ofSeconds(10))
-        .build());
+    ConvergePoller poller = converger.poller(ConvergePoller.Options.builder(reloads::add)
+        .closeWait(Duration.ofSeconds(10)).build());
     CountDownLatch inRead = new CountDownLatch(1);
     CountDownLatch never = new CountDownLatch(1);
     CountDownLatch readCancelled = new CountDownLatch(1);
@@ -241,8 +240,8 @@ class ConvergePollerTest {
 
   @Test
   void theInterval_isAtLeastOneSecond_andThirtyByDefault() {
-    assertThat(PollerOptions.builder(r -> { }).build().interval()).isEqualTo(Duration.ofSeconds(30));
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> PollerOptions.builder(r -> { })
+    assertThat(ConvergePoller.Options.builder(r -> { }).build().interval()).isEqualTo(Duration.ofSeconds(30));
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> ConvergePoller.Options.builder(r -> { })
         .interval(Duration.ofMillis(999))).isInstanceOf(IllegalArgumentException.class);
   }
 }

@@ -9,7 +9,6 @@ import dev.tierlock.LockIdentity;
 import dev.tierlock.Namespace;
 import dev.tierlock.Tierlock;
 import dev.tierlock.install.Catalog;
-import dev.tierlock.install.ConvergeOutcome;
 import dev.tierlock.install.ConvergeReport;
 import dev.tierlock.install.Converger;
 import dev.tierlock.install.InstallRequest;
@@ -67,12 +66,12 @@ class ConvergeStateFileTest {
 
     ConvergeReport full = converger.converge();
 
-    assertThat(full.outcome()).isEqualTo(ConvergeOutcome.CONVERGED);
+    assertThat(full.outcome()).isEqualTo(ConvergeReport.Outcome.CONVERGED);
     assertThat(full.verified()).extracting(ExtensionName::value).containsExactly(TOOL);
     assertThat(full.restored()).as("verified, not restored again").isEmpty();
     assertThat(full.warnings()).anyMatch(w -> w.contains("not valid"));
     ConvergeReport next = converger.converge();
-    assertThat(next.outcome()).isEqualTo(ConvergeOutcome.UNCHANGED);
+    assertThat(next.outcome()).isEqualTo(ConvergeReport.Outcome.UNCHANGED);
     assertThat(next.warnings()).isEmpty();
   }
 
@@ -84,7 +83,7 @@ class ConvergeStateFileTest {
 
     ConvergeReport report = converger.converge();
 
-    assertThat(report.outcome()).isEqualTo(ConvergeOutcome.CONVERGED);
+    assertThat(report.outcome()).isEqualTo(ConvergeReport.Outcome.CONVERGED);
     assertThat(report.verified()).extracting(ExtensionName::value).containsExactly(TOOL);
     assertThat(report.warnings()).filteredOn(w -> w.contains("could not be saved")).hasSize(1);
     assertThat(report.newWarnings()).isTrue();
@@ -98,7 +97,7 @@ class ConvergeStateFileTest {
 
     ConvergeReport report = converger.converge();
 
-    assertThat(report.outcome()).isEqualTo(ConvergeOutcome.CONVERGED);
+    assertThat(report.outcome()).isEqualTo(ConvergeReport.Outcome.CONVERGED);
     assertThat(report.verified()).extracting(ExtensionName::value).containsExactly(TOOL);
     assertThat(report.warnings()).anyMatch(w -> w.contains("full pass"));
   }
@@ -112,7 +111,7 @@ class ConvergeStateFileTest {
 
       ConvergeReport report = elsewhere.converge();
 
-      assertThat(report.outcome()).as("no lockfile in that namespace").isEqualTo(ConvergeOutcome.NO_LOCKFILE);
+      assertThat(report.outcome()).as("no lockfile in that namespace").isEqualTo(ConvergeReport.Outcome.NO_LOCKFILE);
       assertThat(report.restored()).isEmpty();
       assertThat(report.removed()).as("nothing is removed for a lockfile that is not there").isEmpty();
       assertThat(Files.exists(b.checkoutDirectory().resolve("extensions/@acme/tool/f.txt"))).isTrue();
@@ -126,7 +125,7 @@ class ConvergeStateFileTest {
 
     ConvergeReport report = converger.converge();
 
-    assertThat(report.outcome()).isEqualTo(ConvergeOutcome.LOCKFILE_UNREADABLE);
+    assertThat(report.outcome()).isEqualTo(ConvergeReport.Outcome.LOCKFILE_UNREADABLE);
     assertThat(report.removed()).isEmpty();
     assertThat(Files.readString(b.checkoutDirectory().resolve("extensions/@acme/tool/f.txt"))).isEqualTo("v1");
   }

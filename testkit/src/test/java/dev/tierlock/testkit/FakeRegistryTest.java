@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.install.ExtensionRegistry;
 import dev.tierlock.install.InstallException;
-import dev.tierlock.install.RegistryRelease;
 import dev.tierlock.install.VersionConstraint;
 import java.io.IOException;
 import java.io.InputStream;
@@ -47,10 +46,10 @@ class FakeRegistryTest {
     byte[] one = TestArchives.extension("@acme/tool", "1.0.0").build();
     byte[] two = TestArchives.extension("@acme/tool", "1.5.0").build();
     registry.publish("@acme/tool", "1.0.0", one);
-    RegistryRelease published = registry.publish("@acme/tool", "1.5.0", two);
+    ExtensionRegistry.Release published = registry.publish("@acme/tool", "1.5.0", two);
     registry.publish("@acme/tool", "2.0.0", TestArchives.extension("@acme/tool", "2.0.0").build());
 
-    RegistryRelease release = registry.resolve(TOOL, VersionConstraint.of("^1"));
+    ExtensionRegistry.Release release = registry.resolve(TOOL, VersionConstraint.of("^1"));
 
     assertThat(release).isEqualTo(published);
     assertThat(release.checksum()).contains(TestArchives.sha256(two));
@@ -73,7 +72,7 @@ class FakeRegistryTest {
     assertThat(registry.publishWithoutChecksum("@acme/tool", "1.0.0", archive).checksum()).isEmpty();
     assertThat(registry.resolve(TOOL, VersionConstraint.of("1.0.0")).checksum()).isEmpty();
 
-    RegistryRelease tampered = registry.publishTampered("@acme/tool", "1.0.0", archive);
+    ExtensionRegistry.Release tampered = registry.publishTampered("@acme/tool", "1.0.0", archive);
     assertThat(tampered.checksum()).isPresent().get().isNotEqualTo(TestArchives.sha256(archive));
     assertThat(registry.resolve(TOOL, VersionConstraint.of("1.0.0"))).isEqualTo(tampered);
     assertThat(read(registry, tampered)).isEqualTo(archive);
@@ -84,8 +83,8 @@ class FakeRegistryTest {
   void offline_failsEveryCallUntilOnline_andCountsThem(String form, Function<Path, FakeRegistry> make)
       throws IOException {
     FakeRegistry registry = registry(make);
-    RegistryRelease release = registry.publish("@acme/tool", "1.0.0", TestArchives.extension("@acme/tool", "1.0.0")
-        .build());
+    ExtensionRegistry.Release release =
+        registry.publish("@acme/tool", "1.0.0", TestArchives.extension("@acme/tool", "1.0.0").build());
 
     registry.offline();
     assertThatThrownBy(() -> registry.resolve(TOOL, VersionConstraint.LATEST))
@@ -110,8 +109,8 @@ class FakeRegistryTest {
   @MethodSource("forms")
   void failNextOpen_failsOnlyTheNextOpen(String form, Function<Path, FakeRegistry> make) throws IOException {
     FakeRegistry registry = registry(make);
-    RegistryRelease release = registry.publish("@acme/tool", "1.0.0", TestArchives.extension("@acme/tool", "1.0.0")
-        .build());
+    ExtensionRegistry.Release release =
+        registry.publish("@acme/tool", "1.0.0", TestArchives.extension("@acme/tool", "1.0.0").build());
 
     registry.failNextOpen();
 
@@ -130,7 +129,7 @@ class FakeRegistryTest {
       throws IOException {
     FakeRegistry registry = registry(make);
     byte[] archive = TestArchives.extension("@acme/tool", "1.0.0").file("big", new byte[10_000]).build();
-    RegistryRelease release = registry.publish("@acme/tool", "1.0.0", archive);
+    ExtensionRegistry.Release release = registry.publish("@acme/tool", "1.0.0", archive);
 
     registry.breakNextStream(10);
 
@@ -159,7 +158,7 @@ class FakeRegistryTest {
         .isInstanceOfSatisfying(InstallException.class,
             e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_NOT_FOUND))
         .hasMessage("Cannot find @acme/other@latest in the extension registry");
-    assertThatThrownBy(() -> registry.open(new RegistryRelease(TOOL, "3.0.0", Optional.empty(), Optional.empty())))
+    assertThatThrownBy(() -> registry.open(new ExtensionRegistry.Release(TOOL, "3.0.0", Optional.empty(), Optional.empty())))
         .isInstanceOfSatisfying(InstallException.class,
             e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_NOT_FOUND))
         .hasMessage("Cannot find @acme/tool@3.0.0 in the extension registry");
@@ -213,7 +212,7 @@ class FakeRegistryTest {
     assertThat(one.resolveCalls()).isZero();
   }
 
-  private static byte[] read(FakeRegistry registry, RegistryRelease release) throws IOException {
+  private static byte[] read(FakeRegistry registry, ExtensionRegistry.Release release) throws IOException {
     try (InputStream in = registry.open(release)) {
       return in.readAllBytes();
     }

@@ -5,13 +5,12 @@ import static dev.tierlock.testkit.InstallFixture.tree;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
+import dev.tierlock.ExtensionName;
 import dev.tierlock.LockfileEntry;
 import dev.tierlock.Namespace;
 import dev.tierlock.archive.ExtensionArchiveKey;
-import dev.tierlock.ExtensionName;
 import dev.tierlock.install.Catalog;
 import dev.tierlock.install.InstallRequest;
-import dev.tierlock.install.RecordPolicy;
 import java.nio.file.Path;
 import java.util.TreeMap;
 import org.junit.jupiter.api.AfterEach;
@@ -58,7 +57,8 @@ class InstallEngineAttackTest {
     f.registry().publish(PLUGIN, "0.1.0", TestArchives.extension(PLUGIN, "0.1.0").file("p.txt", "p").build());
     InstallFixture.Checkout a = f.checkout("a");
     a.installer().install(InstallRequest.parse(TOOL + "@1.0.0"), Catalog.NONE);
-    a.installer().install(InstallRequest.parse(PLUGIN + "@0.1.0").withPolicy(RecordPolicy.NEVER), Catalog.NONE);
+    a.installer()
+        .install(InstallRequest.parse(PLUGIN + "@0.1.0").withPolicy(InstallRequest.RecordPolicy.NEVER), Catalog.NONE);
     TreeMap<String, String> plugin = tree(a.root(PLUGIN));
     assertThat(plugin).containsKeys("manifest.json", "p.txt");
 
@@ -74,7 +74,8 @@ class InstallEngineAttackTest {
     f.registry().publish(PLUGIN, "0.1.0", TestArchives.extension(PLUGIN, "0.1.0").file("p.txt", "p").build());
     InstallFixture.Checkout a = f.checkout("a");
     a.installer().install(InstallRequest.parse(TOOL + "@1.0.0"), Catalog.NONE);
-    a.installer().install(InstallRequest.parse(PLUGIN + "@0.1.0").withPolicy(RecordPolicy.NEVER), Catalog.NONE);
+    a.installer()
+        .install(InstallRequest.parse(PLUGIN + "@0.1.0").withPolicy(InstallRequest.RecordPolicy.NEVER), Catalog.NONE);
     TreeMap<String, String> plugin = tree(a.root(PLUGIN));
 
     a.installer().remove(name(TOOL), Catalog.NONE);

@@ -7,7 +7,7 @@ import dev.tierlock.ExtensionName;
 import dev.tierlock.archive.ArchiveLimits;
 import dev.tierlock.archive.ArchiveListing;
 import dev.tierlock.archive.ArchiveTransactions;
-import dev.tierlock.install.BundleRoot;
+import dev.tierlock.install.ExtensionLayout;
 import dev.tierlock.install.ExtensionManifest;
 import dev.tierlock.install.VersionConstraint;
 import java.io.IOException;
@@ -85,7 +85,8 @@ class TestArchivesTest {
 
     assertThat(layout.pulledRoot()).isEqualTo(dir.toAbsolutePath().resolve("extensions"));
     assertThat(layout.manifestPath()).isEqualTo("manifest.json");
-    assertThat(layout.bundleRoots(tool)).containsExactly(new BundleRoot("bundles/models", bundles.resolve("acme/tool")));
+    assertThat(layout.bundleRoots(tool))
+        .containsExactly(new ExtensionLayout.BundleRoot("bundles/models", bundles.resolve("acme/tool")));
     assertThat(layout.isSkill("skills/review.md")).isTrue();
     assertThat(layout.isSkill("bin/run.sh")).isFalse();
     assertThat(plain.bundleRoots(tool)).as("each with returns a new layout").isEmpty();

@@ -7,7 +7,6 @@ import dev.tierlock.ExtensionName;
 import dev.tierlock.LockfileRead;
 import dev.tierlock.Tierlock;
 import dev.tierlock.install.Catalog;
-import dev.tierlock.install.ConvergeOutcome;
 import dev.tierlock.install.ConvergeReport;
 import dev.tierlock.install.Converger;
 import dev.tierlock.install.InstallRequest;
@@ -48,7 +47,7 @@ import org.junit.jupiter.api.io.TempDir;
  * pulled-extensions lock free (the OS lock died with the child); recover the interrupted swap to
  * whole versions ({@value #TOOL} v1 or v2 byte for byte, never a mix, never nothing; {@value #OTHER}
  * v1 or gone); end with {@value #TOOL} at v2 byte for byte (as A installed it), {@value #OTHER} gone
- * and no journal left; and the pass after it must be {@link ConvergeOutcome#UNCHANGED}. What the
+ * and no journal left; and the pass after it must be {@link ConvergeReport.Outcome#UNCHANGED}. What the
  * dead child left in staging without a journal (its preparation, a committed swap's old files) is,
  * by design, swept only once older than recovery's sweep age (a live peer's preparation looks the
  * same); the test ages it and checks a pass then leaves staging empty.
@@ -143,7 +142,7 @@ class ConvergeCrashProcessTest {
 
   /**
    * Killed while holding the pulled-extensions lock: while the child is parked inside its first
-   * swap, a pass here is {@link ConvergeOutcome#BUSY} and swaps nothing; once the child is killed,
+   * swap, a pass here is {@link ConvergeReport.Outcome#BUSY} and swaps nothing; once the child is killed,
    * the very next pass takes the lock (the OS freed it with the process) and converges.
    */
   @Test
@@ -153,7 +152,7 @@ class ConvergeCrashProcessTest {
     try (ChildJvm child = start(world, label)) {
       assertThat(child.nextLine()).isEqualTo("at " + label);
       ConvergeReport busy = converge(world);
-      assertThat(busy.outcome()).as("the child holds the lock: %s", busy).isEqualTo(ConvergeOutcome.BUSY);
+      assertThat(busy.outcome()).as("the child holds the lock: %s", busy).isEqualTo(ConvergeReport.Outcome.BUSY);
       assertThat(busy.restored()).isEmpty();
       assertThat(busy.removed()).isEmpty();
       assertThat(snapshot(world)).as("nothing swapped while the child holds the lock")
@@ -203,7 +202,7 @@ class ConvergeCrashProcessTest {
     Snapshot afterRecovery = (Snapshot) seen;
 
     assertThat(first.outcome()).as("killed at %s, the next pass (the child's lock died with it): %s", label, first)
-        .isEqualTo(ConvergeOutcome.CONVERGED);
+        .isEqualTo(ConvergeReport.Outcome.CONVERGED);
     assertThat(isWhole(world, afterRecovery)).as("killed at %s, recovered to whole versions: %s", label,
         describe(world, afterRecovery)).isTrue();
     if (restoreDecided) {
@@ -227,7 +226,7 @@ class ConvergeCrashProcessTest {
 
     ConvergeReport second = converge(world);
     assertThat(second.outcome()).as("killed at %s, the pass after: %s", label, second)
-        .isEqualTo(ConvergeOutcome.UNCHANGED);
+        .isEqualTo(ConvergeReport.Outcome.UNCHANGED);
     assertThat(second.restored()).as("%s", second).isEmpty();
     assertThat(second.removed()).as("%s", second).isEmpty();
 
@@ -235,13 +234,13 @@ class ConvergeCrashProcessTest {
     ageStaging(world);
     ConvergeReport sweep = converge(world);
     assertThat(sweep.outcome()).as("killed at %s, the sweeping pass: %s", label, sweep)
-        .isIn(ConvergeOutcome.CONVERGED, ConvergeOutcome.UNCHANGED);
+        .isIn(ConvergeReport.Outcome.CONVERGED, ConvergeReport.Outcome.UNCHANGED);
     assertThat(sweep.restored()).as("%s", sweep).isEmpty();
     assertThat(sweep.removed()).as("%s", sweep).isEmpty();
     assertThat(staging(world)).as("killed at %s, staging after the sweeping pass (%s)", label, sweep).isEmpty();
     ConvergeReport last = converge(world);
     assertThat(last.outcome()).as("killed at %s, the pass after the sweep: %s", label, last)
-        .isEqualTo(ConvergeOutcome.UNCHANGED);
+        .isEqualTo(ConvergeReport.Outcome.UNCHANGED);
     assertThat(snapshot(world)).isEqualTo(end);
   }
 
