@@ -119,12 +119,12 @@ final class EntriesCommand {
       Instant at = pulledAt != null ? Inputs.instant("--pulled-at", pulledAt) : parent.root.clock().instant();
       // A fresh entry from the arguments alone: a new version never inherits the old checksum,
       // files or filesChecksum, and channel and server URL are what the arguments say.
-      LockfileEntry.Builder builder = LockfileEntry.builder(Inputs.version(version), at);
+      LockfileEntry.Builder builder = LockfileEntry.builder(version, at);
       if (checksum != null) {
-        builder.checksum(Inputs.sha256("--checksum", checksum));
+        builder.checksum(LockfileEntry.sha256("--checksum", checksum));
       }
       if (filesChecksum != null) {
-        builder.filesChecksum(Inputs.sha256("--files-checksum", filesChecksum));
+        builder.filesChecksum(LockfileEntry.sha256("--files-checksum", filesChecksum));
       }
       if (channel != null) {
         builder.channel(Inputs.channel(channel));
