@@ -39,6 +39,7 @@ class BuildFilesTest {
     assertThat(snippet).contains("<maven.compiler.release>17</maven.compiler.release>")
         .contains("<artifactId>tierlock-bom</artifactId>")
         .contains("<artifactId>junit-jupiter</artifactId>")
+        .containsPattern("<artifactId>maven-compiler-plugin</artifactId>\\s*<version>3\\.")
         .containsPattern("<artifactId>maven-surefire-plugin</artifactId>\\s*<version>3\\.");
   }
 
