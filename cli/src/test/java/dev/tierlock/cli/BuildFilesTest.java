@@ -53,4 +53,15 @@ class BuildFilesTest {
     assertThat(Files.readString(ROOT.resolve(".gitignore")).lines()).as("the demo's install directory")
         .contains("/extensions/");
   }
+
+  @Test
+  void theOperatorGuide_listsEveryCommand() throws IOException {
+    String guide = Files.readString(ROOT.resolve("docs/operator-guide.md"));
+    String list = guide.substring(guide.indexOf("## The command line"), guide.indexOf("```\n", guide.indexOf("```sh",
+        guide.indexOf("## The command line")) + 5));
+
+    assertThat(new picocli.CommandLine(new TierlockCli(java.util.Map.of(), java.time.Clock.systemUTC(), new java.io.PrintWriter(java.io.Writer.nullWriter()))).getSubcommands().keySet())
+        .allSatisfy(command -> assertThat(list).as("the guide's list").containsPattern("(?m)^tierlock "
+            + Pattern.quote(command) + "\\b"));
+  }
 }
