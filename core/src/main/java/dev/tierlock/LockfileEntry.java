@@ -9,6 +9,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
@@ -96,6 +97,8 @@ public final class LockfileEntry {
    *     not a version or pin, or {@code pulledAt} is blank
    */
   public static Builder builder(String version, String pulledAt) {
+    Objects.requireNonNull(version, "version");
+    Objects.requireNonNull(pulledAt, "pulledAt");
     return new Builder(checkedVersion(version), Builder.required("pulledAt", pulledAt));
   }
 
@@ -125,6 +128,8 @@ public final class LockfileEntry {
    *     not a version or pin
    */
   public static Builder builder(String version, Instant pulledAt) {
+    Objects.requireNonNull(version, "version");
+    Objects.requireNonNull(pulledAt, "pulledAt");
     return new Builder(checkedVersion(version), ISO_MILLIS.format(pulledAt));
   }
 
@@ -148,6 +153,8 @@ public final class LockfileEntry {
    * @throws InvalidInputException ({@value InvalidInputException#INVALID_INPUT}) if it is not a SHA-256
    */
   public static String sha256(String field, String text) {
+    Objects.requireNonNull(field, "field");
+    Objects.requireNonNull(text, "text");
     String bare = text.strip();
     if (bare.regionMatches(true, 0, "sha256:", 0, 7)) {
       bare = bare.substring(7);
