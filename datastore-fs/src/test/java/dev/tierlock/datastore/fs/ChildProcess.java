@@ -3,6 +3,7 @@ package dev.tierlock.datastore.fs;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.Lockfile;
 import dev.tierlock.LockfileEntry;
+import dev.tierlock.TierlockException;
 import dev.tierlock.internal.OsLockRegistry;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
@@ -42,10 +43,12 @@ import java.util.concurrent.CountDownLatch;
  *       claim), prints {@code locked}, then appends {@code
  *       <text>} to {@code <file>} for each line {@code append <file> <text>} (printing {@code
  *       appended}) until another line comes, releases it and prints {@code released};
- *   <li>{@code stall <root> <key> <commit id>}: reads the lockfile at the key, then writes it back
- *       with {@code @child/stale} added, conditional on the version read, with that commit id; just before it moves the object
- *       file in (inside the write's exclusion) prints {@code inside} and waits for a line (the
- *       test stops it there), then prints {@code written} or {@code refused}: the write's result.
+ *   <li>{@code stall <root> <key> <commit id> match|none}: reads the lockfile at the key, then
+ *       writes it back with {@code @child/stale} added and that commit id, conditional on the
+ *       version read ({@code match}) or unconditionally ({@code none}); just before it moves the
+ *       object file in (inside the write's exclusion) prints {@code inside} and waits for a line
+ *       (the test stops it there), then prints the write's result: {@code written}, {@code refused}
+ *       (a precondition failure) or {@code busy <code>} (an exception with that code).
  * </ul>
  */
 final class ChildProcess {
@@ -156,9 +159,15 @@ final class ChildProcess {
         ReadResult.Found found = (ReadResult.Found) store.read(key, ReadCondition.always(), Lockfile.MAX_BYTES);
         byte[] stale = Lockfile.parse(found.bytes(), key.value())
             .with(ExtensionName.of("@child/stale"), LockfileEntry.builder("1", Instant.EPOCH).build()).bytes();
-        WriteResult result = store.write(key, ObjectBody.of(stale), WriteCondition.mustMatch(found.object().version()),
-            ObjectMetadata.of(ObjectMetadata.COMMIT_ID, args[3]));
-        System.out.println(result instanceof WriteResult.Written ? "written" : "refused");
+        WriteCondition condition = args[4].equals("match") ? WriteCondition.mustMatch(found.object().version())
+            : WriteCondition.none();
+        try {
+          WriteResult result = store.write(key, ObjectBody.of(stale), condition,
+              ObjectMetadata.of(ObjectMetadata.COMMIT_ID, args[3]));
+          System.out.println(result instanceof WriteResult.Written ? "written" : "refused");
+        } catch (TierlockException e) {
+          System.out.println("busy " + e.code());
+        }
       }
       default -> throw new IllegalArgumentException("unknown mode " + args[0]);
     }

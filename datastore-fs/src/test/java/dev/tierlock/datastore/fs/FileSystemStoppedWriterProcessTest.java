@@ -27,8 +27,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * A writer stopped with {@code SIGSTOP} inside a filesystem-datastore write: a child JVM reads the
@@ -52,8 +53,15 @@ class FileSystemStoppedWriterProcessTest {
   @TempDir
   Path temp;
 
-  @Test
-  void aWriterStoppedInsideItsWrite_blocksPeersAtMostTheBound_andItsWriteIsRefusedWhenItResumes() throws Exception {
+  /**
+   * A conditional write resumed after the takeover is refused by its precondition (its version is
+   * stale); an unconditional one, which no precondition refuses, fails busy ({@code datastore_busy}:
+   * its claim was taken over). Either way it is never applied.
+   */
+  @ParameterizedTest(name = "condition {0}: {1}")
+  @CsvSource({"match, refused", "none, busy datastore_busy"})
+  void aWriterStoppedInsideItsWrite_blocksPeersAtMostTheBound_andItsWriteIsRefusedWhenItResumes(String condition,
+      String outcome) throws Exception {
     Path root = temp.resolve("shared");
     FileSystemDatastore store = FileSystemDatastore.open(root);
     try (Tierlock seed = peer(store, "seed")) {
@@ -62,7 +70,8 @@ class FileSystemStoppedWriterProcessTest {
     }
     Map<String, String> acknowledged = new LinkedHashMap<>(versions(TestCheckout.sharedLockfile(store, Namespace.NONE)));
 
-    try (ChildJvm child = ChildJvm.start("stall", store.root().toString(), LOCKFILE.value(), STALLED_COMMIT)) {
+    try (ChildJvm child = ChildJvm.start("stall", store.root().toString(), LOCKFILE.value(), STALLED_COMMIT,
+        condition)) {
       assertThat(child.nextLine()).as("the child is inside its write").isEqualTo("inside");
       signal("STOP", child.pid());
       try {
@@ -74,7 +83,7 @@ class FileSystemStoppedWriterProcessTest {
       }
       child.send("resume");
 
-      assertThat(child.nextLine()).as("the resumed write's version is stale").isEqualTo("refused");
+      assertThat(child.nextLine()).as("the resumed write").isEqualTo(outcome);
       assertThat(child.awaitExit().code()).isZero();
     }
 
