@@ -50,7 +50,7 @@ public final class TierlockCli {
   static final List<Class<?>> COMMANDS = List.of(InitCommand.class, EntriesCommand.class,
       ExtensionsCommands.Install.class, ExtensionsCommands.Remove.class, ExtensionsCommands.Installed.class,
       ConvergeCommands.Converge.class, ConvergeCommands.Status.class, ConvergeCommands.Watch.class,
-      LockCommand.class, PendingCommand.class, DoctorCommand.class, CompletionCommand.class, HelpCommand.class);
+      LockCommand.class, PendingCommand.class, DoctorCommand.class, CompletionCommand.class, OptionsCommand.class, HelpCommand.class);
 
   /** The global options that take a value, which the search for the command's name skips. */
   private static final Set<String> VALUED = Set.of("--datastore", "--checkout", "--namespace", "--timeout");
@@ -149,6 +149,7 @@ public final class TierlockCli {
     }
     CommandLine line = new CommandLine(new TierlockCli(environment, clock, err));
     invoked(args).ifPresentOrElse(line::addSubcommand, () -> COMMANDS.forEach(line::addSubcommand));
+    HelpLayout.apply(line);
     line.setOut(out);
     line.setErr(err);
     line.setExecutionExceptionHandler((ex, cmd, parsed) -> {
