@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -140,7 +141,7 @@ final class EntriesCommand {
           ctx.put(extension, entry);
           return entry;
         }));
-        report(spec.commandLine().getOut(), "put " + extension + " " + version, result);
+        report(spec.commandLine(), "put " + extension + " " + version, result);
         if (checksum == null) {
           spec.commandLine().getErr().println("tierlock: note: " + extension + " pins no archive (no --checksum): the"
               + " tier cannot restore it; install takes it from a registry");
@@ -182,20 +183,22 @@ final class EntriesCommand {
           spec.commandLine().getOut().println("(nothing to remove: the shared lockfile has no entry " + extension + ")");
           spec.commandLine().getOut().flush();
         } else {
-          report(spec.commandLine().getOut(), "removed " + extension + " " + removed.get().version(), result);
+          report(spec.commandLine(), "removed " + extension + " " + removed.get().version(), result);
         }
         return ExitCodes.OK;
       }
     }
   }
 
-  static void report(PrintWriter out, String what, TransactionResult result) {
+  /** Prints what a transaction did on {@code cmd}'s output, and its warnings on its error stream, each once. */
+  static void report(CommandLine cmd, String what, TransactionResult result) {
+    PrintWriter out = cmd.getOut();
     out.println(switch (result.status()) {
       case PUBLISHED -> what + " (published)";
       case NO_CHANGE -> what + " (already so; nothing to publish)";
       case DEFERRED -> what + " (saved locally; publish deferred)";
     });
-    result.warnings().forEach(w -> out.println("warning: " + w));
     out.flush();
+    result.warnings().forEach(w -> Voice.warn(cmd.getErr(), w));
   }
 }

@@ -105,7 +105,7 @@ final class ExtensionsCommands {
       }
       out.println("(" + result.transaction().status().name().toLowerCase(java.util.Locale.ROOT)
           + (result.recorded() ? "" : ", lockfile entry left as it was") + ")");
-      result.transaction().warnings().forEach(w -> spec.commandLine().getErr().println("tierlock: warning: " + w));
+      result.transaction().warnings().forEach(w -> Voice.warn(spec.commandLine().getErr(), w));
       out.flush();
       return ExitCodes.OK;
     }
@@ -121,7 +121,7 @@ final class ExtensionsCommands {
         if (o.install() == PinnedInstallResult.Outcome.Install.INSTALLED) {
           installed++;
         }
-        o.installed().ifPresent(r -> r.transaction().warnings().forEach(w -> err.println("tierlock: warning: " + w)));
+        o.installed().ifPresent(r -> r.transaction().warnings().forEach(w -> Voice.warn(err, w)));
         Stream.of(o.installFailure(), o.backfillFailure()).flatMap(Optional::stream).forEach(failure -> {
           err.println("tierlock: " + o.name() + ": " + describe(failure));
           failures.add(failure);
@@ -223,7 +223,7 @@ final class ExtensionsCommands {
           out.println("removed " + extension + (what.isEmpty() ? "" : " (" + String.join(", ", what) + ")") + " ("
               + result.status().name().toLowerCase(Locale.ROOT) + ")");
         }
-        result.warnings().forEach(w -> spec.commandLine().getErr().println("tierlock: warning: " + w));
+        result.warnings().forEach(w -> Voice.warn(spec.commandLine().getErr(), w));
         out.flush();
         return ExitCodes.OK;
       }

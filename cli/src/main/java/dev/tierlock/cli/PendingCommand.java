@@ -71,7 +71,7 @@ final class PendingCommand {
           return ExitCodes.OK;
         }
         TransactionResult result = tierlock.transaction().reapplyPending();
-        EntriesCommand.report(spec.commandLine().getOut(), "re-applied the pending change (" + pending.get().describe() + ")", result);
+        EntriesCommand.report(spec.commandLine(), "re-applied the pending change (" + pending.get().describe() + ")", result);
         return ExitCodes.OK;
       }
     }

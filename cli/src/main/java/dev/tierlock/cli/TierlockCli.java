@@ -91,8 +91,8 @@ public final class TierlockCli {
   @Option(
       names = {"-v", "--verbose"},
       scope = ScopeType.INHERIT,
-      description = "Say what the library does while it works (on stderr).")
-  boolean verbose;
+      description = "Say what the library does while it works (on stderr); -vv also its debug lines.")
+  boolean[] verbose = new boolean[0];
 
   private final Map<String, String> environment;
   private final Clock clock;
@@ -114,19 +114,6 @@ public final class TierlockCli {
    * @param args the command line: a command, its arguments and options
    */
   public static void main(String[] args) {
-    // Warnings (a lost lease, a dropped replay) reach the operator on stderr; chatter does not.
-    System.setProperty("org.slf4j.simpleLogger.defaultLogLevel",
-        System.getProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn"));
-    System.setProperty("org.slf4j.simpleLogger.logFile", System.getProperty("org.slf4j.simpleLogger.logFile", "System.err"));
-    // a wait on the global lock is said once, naming the holder: never a silent minute
-    System.setProperty("org.slf4j.simpleLogger.log.dev.tierlock.Lease",
-        System.getProperty("org.slf4j.simpleLogger.log.dev.tierlock.Lease", "info"));
-    // convergence's warnings are in the report the command prints: not twice
-    System.setProperty("org.slf4j.simpleLogger.log.dev.tierlock.install.Converger",
-        System.getProperty("org.slf4j.simpleLogger.log.dev.tierlock.install.Converger", "error"));
-    System.setProperty("org.slf4j.simpleLogger.showThreadName", "false");
-    System.setProperty("org.slf4j.simpleLogger.showLogName", "false");
-    System.setProperty("org.slf4j.simpleLogger.levelInBrackets", "true");
     System.exit(run(args, System.getenv(), Clock.systemUTC(), new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
   }
 
@@ -141,12 +128,8 @@ public final class TierlockCli {
    * @return the exit code
    */
   static int run(String[] args, Map<String, String> environment, Clock clock, PrintWriter out, PrintWriter err) {
-    if (java.util.Arrays.asList(args).contains("--verbose") || java.util.Arrays.asList(args).contains("-v")) {
-      // read by the logger once, when it first logs: set before anything is opened
-      System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "info");
-      // and how a wait on the global lock goes: turns reserved, held back, given up
-      System.setProperty("org.slf4j.simpleLogger.log.dev.tierlock.Lease", "debug");
-    }
+    // how much the library's lines say, known before anything is opened: -v what it does, -vv its debug lines too
+    Voice.start(verbosity(args));
     CommandLine line = new CommandLine(new TierlockCli(environment, clock, err));
     invoked(args).ifPresentOrElse(line::addSubcommand, () -> COMMANDS.forEach(line::addSubcommand));
     HelpLayout.apply(line);
@@ -168,6 +151,22 @@ public final class TierlockCli {
       return ExitCodes.USAGE;
     });
     return line.execute(args);
+  }
+
+  /** {@return how many times {@code args} ask for -v (before a {@code --})} */
+  static int verbosity(String[] args) {
+    int level = 0;
+    for (String arg : args) {
+      if (arg.equals("--")) {
+        break;
+      }
+      if (arg.equals("--verbose")) {
+        level++;
+      } else if (arg.matches("-v+")) {
+        level += arg.length() - 1;
+      }
+    }
+    return level;
   }
 
   /**
