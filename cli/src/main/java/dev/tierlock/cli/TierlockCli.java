@@ -5,9 +5,9 @@ import dev.tierlock.LockOptions;
 import dev.tierlock.Namespace;
 import dev.tierlock.Tierlock;
 import dev.tierlock.TierlockException;
+import dev.tierlock.spi.DatastoreMissingException;
 import java.io.PrintWriter;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -204,27 +204,25 @@ public final class TierlockCli {
   }
 
   /**
-   * Opens Tierlock on the chosen datastore and checkout. A filesystem datastore must exist: a read,
-   * or a path given by hand, never creates one ({@code tierlock init} does); only a write to the
-   * embedded default creates it, at its default place, and says so on stderr.
+   * Opens Tierlock on the chosen datastore and checkout. The library refuses a datastore that is
+   * not there ({@code datastore_missing}): a read, or a path given by hand, never creates one
+   * ({@code tierlock init} does); only a write to the embedded default creates it, at its default
+   * place, and says so on stderr.
    *
-   * @throws MissingDatastoreException if the datastore's directory does not exist (and may not be
-   *     created here)
+   * @throws MissingDatastoreException if there is no datastore there (and it may not be created here)
    */
   Tierlock open(Access access) {
     URI uri = datastoreUri();
-    Tierlock.Builder builder = builder(uri);
-    if ("file".equalsIgnoreCase(uri.getScheme())) {
-      Path root = Path.of(uri);
-      if (!Files.isDirectory(root)) {
-        if (datastore != null || access == Access.READ) {
-          throw new MissingDatastoreException(root, datastore == null);
-        }
-        err.println("tierlock: creating the embedded datastore at " + root);
-        err.flush();
+    try {
+      return builder(uri).build();
+    } catch (DatastoreMissingException missing) {
+      if (datastore != null || access == Access.READ) {
+        throw new MissingDatastoreException(uri, datastore == null, missing);
       }
+      err.println("tierlock: creating the embedded datastore at " + Path.of(uri));
+      err.flush();
+      return builder(uri).createDatastore().build();
     }
-    return builder.build();
   }
 
   /** Returns a builder on {@code uri} with this command line's checkout, namespace, clock and timeout. */
