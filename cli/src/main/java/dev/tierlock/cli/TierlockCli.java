@@ -53,6 +53,9 @@ public final class TierlockCli {
       LockCommand.class, PendingCommand.class, DoctorCommand.class, HelpCommand.class);
 
   /** The global options that take a value, which the search for the command's name skips. */
+  /** How long a command waits in all for locks and the datastore when {@code --timeout} is not given. */
+  static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
+
   private static final Set<String> VALUED = Set.of("--datastore", "--checkout", "--namespace", "--timeout");
 
   /** The environment variable that sets the default home of the embedded filesystem datastore. */
@@ -118,6 +121,9 @@ public final class TierlockCli {
     // a wait on the global lock is said once, naming the holder: never a silent minute
     System.setProperty("org.slf4j.simpleLogger.log.dev.tierlock.Lease",
         System.getProperty("org.slf4j.simpleLogger.log.dev.tierlock.Lease", "info"));
+    // and so is a wait on the checkout's transaction lock, naming its holder and whether it is stopped
+    System.setProperty("org.slf4j.simpleLogger.log.dev.tierlock.CheckoutLock",
+        System.getProperty("org.slf4j.simpleLogger.log.dev.tierlock.CheckoutLock", "info"));
     // convergence's warnings are in the report the command prints: not twice
     System.setProperty("org.slf4j.simpleLogger.log.dev.tierlock.install.Converger",
         System.getProperty("org.slf4j.simpleLogger.log.dev.tierlock.install.Converger", "error"));
@@ -230,11 +236,10 @@ public final class TierlockCli {
     Path dir = (checkout != null ? checkout : Path.of("")).toAbsolutePath().normalize();
     Tierlock.Builder builder = Tierlock.builder().datastore(uri).checkout(dir).namespace(Namespace.of(namespace))
         .environment(Environment.system().withClock(clock));
-    if (timeout != null) {
-      Duration wait = Inputs.duration("--timeout", timeout);
-      builder.transactionDeadline(wait).lockOptions(LockOptions.DEFAULTS.withMaxWait(wait));
-    }
-    return builder;
+    // one budget for the whole command: the lease's wait and the transaction's deadline (the
+    // checkout's transaction lock, the calls) run out together, given or not
+    Duration wait = timeout == null ? DEFAULT_TIMEOUT : Inputs.duration("--timeout", timeout);
+    return builder.transactionDeadline(wait).lockOptions(LockOptions.DEFAULTS.withMaxWait(wait));
   }
 
   /** Returns the datastore's URI: the argument, or the embedded default in $TIERLOCK_HOME/datastore. */
