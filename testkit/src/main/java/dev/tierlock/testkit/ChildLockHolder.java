@@ -53,6 +53,9 @@ public final class ChildLockHolder implements AutoCloseable {
    * Starts a JVM that takes the lock of {@code lockFile}, saying it guards {@code guards}, and
    * returns once it holds it.
    *
+   * @param lockFile the lock file, such as a checkout's {@code transaction.lock}
+   * @param guards what the child says the lock guards (written into the lock file)
+   * @return the running child, holding the lock
    * @throws IOException if the JVM cannot be started or talked to
    * @throws IllegalStateException if it does not report the lock held
    */
