@@ -5,10 +5,10 @@ import dev.tierlock.Tierlock;
 import dev.tierlock.TierlockException;
 import dev.tierlock.InvalidInputException;
 import dev.tierlock.spi.Datastore;
+import dev.tierlock.spi.DatastoreMissingException;
 import dev.tierlock.spi.DatastoreProvider;
 import java.io.PrintWriter;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -104,14 +104,13 @@ final class DoctorCommand implements Callable<Integer> {
    * @throws InvalidInputException ({@code unknown_scheme}) if no provider handles the URI's scheme (a usage error)
    */
   private List<DoctorFinding> datastoreChecks(URI uri, DoctorContext doctor) {
-    if ("file".equalsIgnoreCase(uri.getScheme()) && !Files.isDirectory(Path.of(uri))) {
-      String missing = new MissingDatastoreException(Path.of(uri), !root.datastoreGiven()).getMessage();
-      return unopened(DoctorFinding.fail(DatastoreReachableCheck.NAME, missing, null, MissingDatastoreException.CODE,
-          ExitCodes.USAGE), "no datastore");
-    }
     Datastore opened;
     try {
       opened = openDatastore(uri);
+    } catch (DatastoreMissingException e) {
+      String missing = MissingDatastoreException.message(uri, !root.datastoreGiven());
+      return unopened(DoctorFinding.fail(DatastoreReachableCheck.NAME, missing, null, MissingDatastoreException.CODE,
+          ExitCodes.USAGE), "no datastore");
     } catch (InvalidInputException e) {
       throw e;
     } catch (TierlockException e) {

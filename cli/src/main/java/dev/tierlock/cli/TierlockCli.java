@@ -5,9 +5,9 @@ import dev.tierlock.LockOptions;
 import dev.tierlock.Namespace;
 import dev.tierlock.Tierlock;
 import dev.tierlock.TierlockException;
+import dev.tierlock.spi.DatastoreMissingException;
 import java.io.PrintWriter;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -53,6 +53,9 @@ public final class TierlockCli {
       LockCommand.class, PendingCommand.class, DoctorCommand.class, CompletionCommand.class, OptionsCommand.class, HelpCommand.class);
 
   /** The global options that take a value, which the search for the command's name skips. */
+  /** How long a command waits in all for locks and the datastore when {@code --timeout} is not given. */
+  static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
+
   private static final Set<String> VALUED = Set.of("--datastore", "--checkout", "--namespace", "--timeout");
 
   /** The environment variable that sets the default home of the embedded filesystem datastore. */
@@ -207,35 +210,35 @@ public final class TierlockCli {
   }
 
   /**
-   * Opens Tierlock on the chosen datastore and checkout. A filesystem datastore must exist: a read,
-   * or a path given by hand, never creates one ({@code tierlock init} does); only a write to the
-   * embedded default creates it, at its default place, and says so on stderr.
+   * Opens Tierlock on the chosen datastore and checkout. The library refuses a datastore that is
+   * not there ({@code datastore_missing}): a read, or a path given by hand, never creates one
+   * ({@code tierlock init} does); only a write to the embedded default creates it, at its default
+   * place, and says so on stderr.
    *
-   * @throws MissingDatastoreException if the datastore's directory does not exist (and may not be
-   *     created here)
+   * @throws MissingDatastoreException if there is no datastore there (and it may not be created here)
    */
   Tierlock open(Access access) {
     URI uri = datastoreUri();
-    Tierlock.Builder builder = builder(uri);
-    if ("file".equalsIgnoreCase(uri.getScheme())) {
-      Path root = Path.of(uri);
-      if (!Files.isDirectory(root)) {
-        if (datastoreGiven() || access == Access.READ) {
-          throw new MissingDatastoreException(root, !datastoreGiven());
-        }
-        err.println("tierlock: creating the embedded datastore at " + root);
-        err.flush();
+    try {
+      return builder(uri).build();
+    } catch (DatastoreMissingException missing) {
+      if (datastoreGiven() || access == Access.READ) {
+        throw new MissingDatastoreException(uri, !datastoreGiven(), missing);
       }
+      err.println("tierlock: creating the embedded datastore at " + Path.of(uri));
+      err.flush();
+      return builder(uri).createDatastore().build();
     }
-    return builder.build();
   }
 
   /** Returns a builder on {@code uri} with this command line's checkout, namespace, clock and timeout. */
   Tierlock.Builder builder(URI uri) {
     Tierlock.Builder builder = Tierlock.builder().datastore(uri).checkout(checkoutDirectory())
         .namespace(Namespace.of(namespaceName())).environment(Environment.system().withClock(clock));
-    timeout().ifPresent(wait -> builder.transactionDeadline(wait).lockOptions(LockOptions.DEFAULTS.withMaxWait(wait)));
-    return builder;
+    // one budget for the whole command: the lease's wait and the transaction's deadline (the
+    // checkout's transaction lock, the calls) run out together, given or not
+    Duration wait = timeout().orElse(DEFAULT_TIMEOUT);
+    return builder.transactionDeadline(wait).lockOptions(LockOptions.DEFAULTS.withMaxWait(wait));
   }
 
   /** {@return the global settings: each from its flag, its environment variable, a configuration file or the default} */

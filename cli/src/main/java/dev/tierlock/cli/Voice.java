@@ -106,7 +106,8 @@ public final class Voice implements SLF4JServiceProvider {
 
     /** Whether this logger's lines of {@code level} are said at the current verbosity. */
     private boolean says(Level level) {
-      boolean lease = name.startsWith("dev.tierlock.Lease");
+      // a wait on the global lock, or on the checkout's transaction lock, is said once, naming its holder
+      boolean lease = name.startsWith("dev.tierlock.Lease") || name.equals("dev.tierlock.CheckoutLock");
       boolean converge = name.startsWith("dev.tierlock.install.Conver");
       return switch (level) {
         case ERROR -> true;

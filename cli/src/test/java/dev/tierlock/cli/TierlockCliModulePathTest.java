@@ -163,6 +163,43 @@ class TierlockCliModulePathTest {
   }
 
   @Test
+  void aWriteWaitingOnAStoppedHolderOfTheCheckoutLock_saysOnceItsPidAndThatItIsStopped_thenTimesOut() throws Exception {
+    ModulePathLayout layout = ModulePathLayout.resolving(ModulePathLayout.runtimeEntries(),
+        "dev.tierlock.cli", "dev.tierlock.datastore.fs");
+    Path datastore = temp.resolve("datastore");
+    Path checkout = Files.createDirectories(temp.resolve("checkout"));
+    assertThat(cli(layout, List.of(), "--datastore", datastore.toString(), "--checkout", checkout.toString(), "init")
+        .code()).isZero();
+    assertThat(cli(layout, List.of(), "--datastore", datastore.toString(), "--checkout", checkout.toString(),
+        "entries", "put", "@demo/first", "1.0.0").code()).isZero();
+    byte[] before = Files.readAllBytes(datastore.resolve(SHARED_LOCKFILE));
+    Path lockFile = checkout.resolve(".swamp").resolve("transaction.lock");
+
+    Run put;
+    long holderPid;
+    try (dev.tierlock.testkit.ChildLockHolder holder = dev.tierlock.testkit.ChildLockHolder.start(lockFile,
+        "a run stopped half-way")) {
+      holderPid = holder.pid();
+      holder.stop();
+      try {
+        put = cli(layout, List.of(), "--datastore", datastore.toString(), "--checkout", checkout.toString(),
+            "--timeout", "1s", "entries", "put", "@demo/late", "1.0.0");
+      } finally {
+        holder.resume();
+      }
+    }
+
+    assertThat(put.code()).as(put.err()).isEqualTo(ExitCodes.TEMPORARY);
+    List<String> lines = put.err().lines().toList();
+    assertThat(lines).as(put.err()).hasSize(2);
+    assertThat(lines.get(0)).startsWith("tierlock: waiting up to 1 s for transaction lock ")
+        .contains(lockFile.getFileName().toString()).contains("held by pid " + holderPid + " on host ")
+        .contains("guards a run stopped half-way").endsWith("; its process is stopped");
+    assertThat(lines.get(1)).startsWith("tierlock: ").contains("transaction.lock").endsWith("[lock_timeout]");
+    assertThat(Files.readAllBytes(datastore.resolve(SHARED_LOCKFILE))).as("nothing published").isEqualTo(before);
+  }
+
+  @Test
   void s3AndGcsDatastoresOnTheModulePath_resolveAndOpen() throws Exception {
     // Google's jars that split packages stay on the class path; the four the GCS module requires do not
     ModulePathLayout layout = ModulePathLayout.resolving(ModulePathLayout.runtimeEntries(), "dev.tierlock.cli",

@@ -301,7 +301,7 @@ class TierlockCliTest {
 
   @Test
   void lockStatus_held_showsHolderAndNonce_andReleaseWithThatNonceFreesIt() {
-    try (Tierlock tierlock = Tierlock.builder().datastore(home.resolve("datastore").toUri()).checkout(checkout)
+    try (Tierlock tierlock = Tierlock.builder().datastore(home.resolve("datastore").toUri()).createDatastore().checkout(checkout)
         .environment(Environment.system().withClock(CLOCK)).build()) {
       DistributedLock.Held lease = tierlock.globalLock().acquire();
       String nonce = lease.info().nonce();
@@ -331,7 +331,7 @@ class TierlockCliTest {
         .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
     finished.waitFor();
     LockIdentity here = LockIdentity.current();
-    try (Tierlock tierlock = Tierlock.builder().datastore(home.resolve("datastore").toUri()).checkout(checkout)
+    try (Tierlock tierlock = Tierlock.builder().datastore(home.resolve("datastore").toUri()).createDatastore().checkout(checkout)
         .environment(Environment.system().withClock(CLOCK)
             .withLockIdentity(LockIdentity.of("gone@" + here.hostname(), here.hostname(), finished.pid()))).build()) {
       DistributedLock.Held lease = tierlock.globalLock().acquire();
