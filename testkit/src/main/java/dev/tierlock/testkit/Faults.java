@@ -216,9 +216,10 @@ public final class Faults {
    * replaced, state land too, as if their check had run before the first one's change: a write as
    * if unconditional, a delete deleting whatever is there and answering {@link
    * dev.tierlock.spi.DeleteResult#DELETED}. Those calls are logged as {@code FAULT:NON_ATOMIC}. A
-   * read, stat or download of the key closes its window: a caller that reads a key back between its
-   * own calls never meets the fault, only racers do (n racers see {@code min(winners, n)} winners).
-   * Every conditional call is then decided and sent one at a time. Until {@link #clear()}; replaces
+   * read, stat or download of the key closes its window, and so does the next call of the thread
+   * whose change opened it (that call was sent after the change was answered): a caller's own calls
+   * in sequence never meet the fault, only racers on other threads do (n racers see {@code
+   * min(winners, n)} winners). Every conditional call is then decided and sent one at a time. Until {@link #clear()}; replaces
    * an earlier call's setting. While it is set, the {@link FaultyDatastore} no longer passes
    * preconditions through, so Tierlock checks it on its own.
    *

@@ -16,7 +16,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * What {@link Faults#nonAtomicPreconditions} does to the conditional writes and deletes of one
  * {@link FaultyDatastore}: per key, a window in which calls conditioned on the state that the last
- * conditional change replaced still land. Every conditional call of the store is decided and sent
+ * conditional change replaced still land when other threads send them. Every conditional call of the store is decided and sent
  * under this object's lock, one at a time, so the windows are exact whatever the threads do. Each
  * key draws from a generator of its own, seeded from the fault's generator when the key first
  * changes, so that which racer of a race lands first (the threads decide that) never shifts another
@@ -35,13 +35,18 @@ final class RaceWindows {
     }
   }
 
-  /** An open window: calls conditioned on {@code replaced} land, {@code remaining} more of them. */
+  /**
+   * An open window: calls of other threads than {@code opener} conditioned on {@code replaced}
+   * land, {@code remaining} more of them.
+   */
   private static final class Window {
     final State replaced;
+    final Thread opener;
     int remaining;
 
-    Window(State replaced, int remaining) {
+    Window(State replaced, Thread opener, int remaining) {
       this.replaced = replaced;
+      this.opener = opener;
       this.remaining = remaining;
     }
   }
@@ -107,6 +112,10 @@ final class RaceWindows {
   private boolean leaks(ObjectKey key, WriteCondition condition, Faults.Precondition kind) {
     State state = State.of(condition);
     Window window = windows.get(key);
+    if (window != null && window.opener == Thread.currentThread()) {
+      windows.remove(key); // the opener's next call was sent after its change was answered: it races nothing
+      return false;
+    }
     if (state == null || window == null || !kinds.contains(kind) || !window.replaced.equals(state)
         || window.remaining == 0) {
       return false;
@@ -119,7 +128,7 @@ final class RaceWindows {
     State replaced = State.of(condition);
     if (replaced != null && winners > 1
         && draws.computeIfAbsent(key, k -> new SplittableRandom(random.nextLong())).nextDouble() < probability) {
-      windows.put(key, new Window(replaced, winners - 1));
+      windows.put(key, new Window(replaced, Thread.currentThread(), winners - 1));
     } else {
       windows.remove(key);
     }
