@@ -29,6 +29,12 @@ final class ReservedKeys extends ForwardingDatastore {
     return delegate;
   }
 
+  /** Returns true: a write or delete it does not refuse reaches the store with its condition. */
+  @Override
+  protected boolean passesPreconditionsThrough() {
+    return true;
+  }
+
   @Override
   public WriteResult write(ObjectKey key, ObjectBody body, WriteCondition condition, ObjectMetadata metadata) {
     refuseReserved(key, "write");

@@ -1,6 +1,9 @@
 package dev.tierlock;
 
+import dev.tierlock.SelfCheckProbes.Probe;
+import dev.tierlock.SelfCheckProbes.ProbeSwept;
 import dev.tierlock.spi.Datastore;
+import dev.tierlock.spi.DatastoreBusyException;
 import dev.tierlock.spi.DatastoreException;
 import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.spi.DatastoreUnsafeException;
@@ -8,77 +11,93 @@ import dev.tierlock.spi.DeleteResult;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
+import dev.tierlock.spi.ObjectTooLargeException;
 import dev.tierlock.spi.ObjectVersion;
+import dev.tierlock.spi.OutcomeUnknownException;
+import dev.tierlock.spi.ReadCondition;
+import dev.tierlock.spi.ReadResult;
 import dev.tierlock.spi.StoredObject;
 import dev.tierlock.spi.WriteCondition;
 import dev.tierlock.spi.WriteResult;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Optional;
-import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
+import java.util.stream.IntStream;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The proof that a datastore honours the preconditions every guarantee rests on, run on fresh probe
- * keys under {@code [<namespace>/].tierlock-selfcheck/}:
+ * keys under {@code [<namespace>/].tierlock-selfcheck/}. Every probe written is read back: it must
+ * hold the very bytes written, at the version its write returned.
  *
  * <ol>
- *   <li>create-only on a fresh key lands, and again on the same key is refused;
- *   <li>a write conditional on the current version lands with a new version; on a stale one it is
- *       refused;
- *   <li>a delete conditional on a stale version is refused and leaves the object; on the current
- *       version it deletes it (the lease release and archive deletions rely on it);
- *   <li>atomicity: {@value #RACERS} parallel create-only writes of a fresh key, and as many writes
- *       conditional on one version, each have exactly one winner, for {@value #ROUNDS} rounds (a
- *       store that checks preconditions one request at a time but not atomically lets several lock
- *       holders in at once).
+ *   <li>In sequence: a create-only write of a fresh key lands, and again on the same key is refused;
+ *       a write conditional on the current version lands with a new version, and on a stale one is
+ *       refused; a delete conditional on a stale version is refused and leaves the object, and on
+ *       the current version deletes it.
+ *   <li>{@value #ROUNDS} rounds of two races, each of {@value #RACERS} calls started together: the
+ *       racers' create-only writes of a fresh key, of which exactly one must win; then, on the
+ *       version that winner wrote, 4 compare-and-swap writes against 4 conditional deletes, of
+ *       which exactly one must win (a write that won leaves its bytes, a delete that won leaves no
+ *       object). That is the race of a lease release against a takeover: a store whose delete
+ *       checks the version and then deletes lets the release delete the taker's record.
  * </ol>
  *
- * <p>Probe keys are {@code probe-<epoch millis>-<uuid>} and are deleted by conditional deletes
- * afterwards. Probes left by a process that died mid-check are swept by a later check once their
- * name says they are older than {@link #STALE_PROBE} by the sweeper's clock. Nothing tells a dead
- * check from one that is only stalled (a GC pause, a SIGSTOP, a closed laptop lid) or whose clock
- * runs behind the sweeper's, so a sweep may delete the probe of a check still in progress, and a
- * store that honours every precondition must pass all the same. So a sweep first writes the probe's
- * <em>tombstone</em> {@code swept-<epoch millis>-<uuid>} (create-only, the probe's own name suffix)
- * and only then deletes the probe, conditional on the version it listed; tombstones are swept once
- * their name is older than {@link #STALE_TOMBSTONE}.
+ * <p><b>What it catches.</b> A store that ignores a precondition fails the sequence. A store that
+ * checks preconditions one request at a time but not atomically passes the sequence and lets
+ * several racers win some of the time. If its create-only writes, its compare-and-swaps or its
+ * conditional deletes let two or more of 8 racers win in a quarter of races (S3Mock 5.2.0 does, in a
+ * quarter to a half), each round catches it with probability 1/4, so the check refuses it with
+ * probability 1 - (3/4)<sup>20</sup> = 1 - 0.00317 = 99.68 % (the rule asks for 99 %: 17 rounds
+ * would give 99.25 %, 16 only 98.998 %); one that does so in half of the races, with probability 1 -
+ * 2<sup>-20</sup>. The testkit's {@code Faults.nonAtomicPreconditions} plays such a store, and a test
+ * measures the rate over seeded checks (300 of 300 refused, 100 for each kind of precondition).
  *
- * <p>A failed proof that a deletion of its probe explains (a create-only write over the probe that
- * lands; a write or delete conditional on the probe's current version that does not; a stale delete
- * after which the probe is gone; several winners of a create race; no winner of a swap race) is
- * judged after one stat of the probe's tombstone. With a tombstone there (it is deleted then), or
- * with the probe older than {@link #STALE_PROBE} by this check's own clock (any peer may have swept
- * it, and a sweeper days ahead its tombstone too), the attempt proves nothing: the check starts
- * again with fresh probes, and after {@value #ATTEMPTS} such attempts fails as unavailable (it runs
- * again later), never as unsafe. Otherwise the store is unsafe at once, as if there were no sweeps:
- * no sweep touched that probe, and a store that ignores a precondition breaks it again in every
- * attempt. A failed proof no deletion explains (a refused create-only write of a fresh key, a stale
- * write that lands, a stale delete that is not refused yet leaves the object, a version that does
- * not change, several winners of a swap race) is unsafe at once. Tombstones cost a check no sweep
- * touches no call: the sweep's one listing covers probes and tombstones alike, and a tombstone is
- * looked up only after a failed proof. Stateless apart from its configuration.
+ * <p><b>What it costs.</b> On an empty probe prefix, 11 calls for the listing and the sequence,
+ * then 18 or 19 a round (8 + 8 racing calls and a read back, then a read back and a delete of the
+ * probe a write won, or a stat of the one a delete won): 371 to 391 calls in all, 244 of them writes,
+ * in about 4 sequential steps a round, as the racers' calls go out 8 at a time; {@link
+ * SelfCheckedDatastore} adds a stat and a write of the verdict. A full check runs only when no fresh
+ * verdict is known (about once a day per store and chain of decorators); a later process proves a
+ * known verdict with one stat.
+ *
+ * <p><b>What it lacks.</b> A store that answers a landed write, or a read, with no version is unsafe
+ * (nothing could be conditional on a version); so is one that rejects create-only writes with an
+ * error, twice in a row, while it takes a write without a condition (a client that refuses every
+ * precondition). A failure that proves nothing either way (unavailable, outcome unknown) ends the
+ * check with that failure, and it runs again next time. Every probe the check may have written is
+ * removed on every path ({@link SelfCheckProbes}).
+ *
+ * <p><b>Sweeps.</b> Probe keys are {@code probe-<epoch millis>-<uuid>}. Probes left by a process that
+ * died mid-check are swept by a later check once their name says they are older than {@link
+ * #STALE_PROBE} by the sweeper's clock. Nothing tells a dead check from one that is only stalled (a
+ * GC pause, a SIGSTOP, a closed laptop lid) or whose clock runs behind the sweeper's, so a sweep may
+ * delete the probe of a check still in progress, and a store that honours every precondition must
+ * pass all the same. So a sweep first writes the probe's <em>tombstone</em> {@code swept-<epoch
+ * millis>-<uuid>} (create-only, the probe's own name suffix) and only then deletes the probe,
+ * conditional on the version it listed; tombstones are swept once their name is older than {@link
+ * #STALE_TOMBSTONE}. A failed proof that a deletion of its probe explains (a probe gone when read
+ * back, a create-only write over the probe that lands, several winners of a race, a compare-and-swap
+ * race with no winner) is judged after one stat of the probe's tombstone: with a tombstone there (it
+ * is deleted then), or with the probe older than {@link #STALE_PROBE} by this check's own clock, the
+ * attempt proves nothing and starts again with fresh probes, and after {@value #ATTEMPTS} such
+ * attempts fails as unavailable; otherwise the store is unsafe at once. Stateless apart from its
+ * configuration.
  */
 final class SelfCheck {
 
   /** The probes' prefix below the namespace. */
   static final String PREFIX = ".tierlock-selfcheck/";
 
-  /** How many writers race in each atomicity round. */
+  /** How many calls race in each race. */
   static final int RACERS = 8;
 
-  /** How many rounds of each race. */
-  static final int ROUNDS = 2;
+  /** How many rounds of races: (3/4)<sup>20</sup> &lt; 1 - 0.99, see the class comment. */
+  static final int ROUNDS = 20;
 
   /**
    * How old a probe's name must say it is before a later check sweeps it: a day, so that a stalled
@@ -92,308 +111,293 @@ final class SelfCheck {
   /** How many attempts a check makes when sweeps keep deleting its probes. */
   static final int ATTEMPTS = 3;
 
-  private static final String PROBE = "probe-";
-
-  private static final String TOMBSTONE = "swept-";
+  /** The largest probe a read back accepts; every probe is under 100 bytes. */
+  static final long MAX_PROBE_BYTES = 64 * 1024;
 
   private static final Logger LOG = LoggerFactory.getLogger(SelfCheck.class);
 
   private final Datastore store;
   private final Namespace namespace;
   private final Clock clock;
+  private final int rounds;
 
   SelfCheck(Datastore store, Namespace namespace, Clock clock) {
+    this(store, namespace, clock, ROUNDS);
+  }
+
+  /** A check of {@code rounds} rounds of races (the sequence alone for none), for tests of its other proofs. */
+  SelfCheck(Datastore store, Namespace namespace, Clock clock, int rounds) {
+    if (rounds < 0) {
+      throw new IllegalArgumentException("Cannot run a self-check of " + rounds + " rounds: the count is never negative");
+    }
     this.store = store;
     this.namespace = namespace;
     this.clock = clock;
-  }
-
-  /** Returns the key of the verdict object under the probe prefix. */
-  ObjectKey verdictKey() {
-    return namespace.rootKey(PREFIX + "verdict");
+    this.rounds = rounds;
   }
 
   /**
    * Runs every proof; starts again with fresh probes when a sweep deleted one under an attempt.
    *
-   * @throws DatastoreUnsafeException if the store broke a precondition; names the store and the proof
+   * @throws DatastoreUnsafeException if the store broke a precondition, lacks versions or rejects
+   *     create-only writes; names the store and what it broke or lacks
    * @throws DatastoreException if the store failed during the check, or sweeps deleted its probes in
    *     {@value #ATTEMPTS} attempts in a row (it may run again later)
    */
   void run() {
-    sweep();
-    for (int attempt = 1; ; attempt++) {
-      try {
-        sequential();
-        for (int round = 0; round < ROUNDS; round++) {
-          raceCreates();
-          raceSwaps();
+    SelfCheckProbes probes = new SelfCheckProbes(store, namespace, clock);
+    probes.sweep();
+    try (SelfCheckRace race = new SelfCheckRace(store.describe())) {
+      for (int attempt = 1; ; attempt++) {
+        try {
+          sequence(probes);
+          for (int round = 1; round <= rounds; round++) {
+            round(probes, race, round);
+          }
+          return;
+        } catch (ProbeSwept swept) {
+          if (attempt == ATTEMPTS) {
+            throw new DatastoreUnavailableException("Cannot finish the self-check of datastore " + store.identity()
+                + ": another check swept its probes in " + ATTEMPTS + " attempts in a row (last " + swept.getMessage()
+                + "); the check runs again next time", null);
+          }
+          LOG.info("Self-check of {} starts again with fresh probes: another check swept {}", store.identity(),
+              swept.getMessage());
+        } finally {
+          probes.removeAll();
         }
-        return;
-      } catch (ProbeSwept swept) {
-        if (attempt == ATTEMPTS) {
-          throw new DatastoreUnavailableException("Cannot finish the self-check of datastore " + store.identity()
-              + ": another check swept its probes in " + ATTEMPTS + " attempts in a row (last " + swept.getMessage()
-              + "); the check runs again next time", null);
-        }
-        LOG.info("Self-check of {} starts again with fresh probes: another check swept {}", store.identity(),
-            swept.getMessage());
       }
     }
   }
 
-  private void sequential() {
-    Probe probe = newProbe();
-    ObjectVersion current = null;
+  /** The proofs in sequence, on one probe. */
+  private void sequence(SelfCheckProbes probes) {
+    Created created = createFresh(probes);
+    Probe probe = created.probe();
+    ObjectVersion first = created.version();
+    readBack(probes, probe, "create", first, "a probe a create-only write had just written read back as absent");
+    if (store.write(probe.key(), body("overwrite"), WriteCondition.mustNotExist(), ObjectMetadata.EMPTY)
+        instanceof WriteResult.Written written) {
+      landed(probes, probe, written);
+      throw probes.sweptOrUnsafe(probe, "a create-only write over an existing object succeeded");
+    }
+    if (!(store.write(probe.key(), body("update"), WriteCondition.mustMatch(first), ObjectMetadata.EMPTY)
+        instanceof WriteResult.Written updated)) {
+      throw probes.sweptOrUnsafe(probe, "a write conditional on the current version failed its precondition");
+    }
+    ObjectVersion current = landed(probes, probe, updated);
+    if (current.equals(first)) {
+      throw unsafe(store, probe.key(), "a write with new bytes kept the object's version " + first);
+    }
+    readBack(probes, probe, "update", current, "a probe a compare-and-swap had just written read back as absent");
+    if (store.write(probe.key(), body("stale"), WriteCondition.mustMatch(first), ObjectMetadata.EMPTY)
+        instanceof WriteResult.Written written) {
+      landed(probes, probe, written);
+      throw unsafe(store, probe.key(), "a write conditional on a stale version succeeded");
+    }
+    DeleteResult staleDelete = store.delete(probe.key(), WriteCondition.mustMatch(first));
+    readBack(probes, probe, "update", current, "a delete conditional on a stale version deleted the object");
+    if (staleDelete != DeleteResult.PRECONDITION_FAILED) {
+      throw unsafe(store, probe.key(), "a delete conditional on a stale version answered " + staleDelete);
+    }
+    if (store.delete(probe.key(), WriteCondition.mustMatch(current)) != DeleteResult.DELETED) {
+      throw probes.sweptOrUnsafe(probe, "a delete conditional on the current version did not delete the object");
+    }
+    if (store.stat(probe.key()).isPresent()) {
+      throw unsafe(store, probe.key(), "a delete conditional on the current version did not delete the object");
+    }
+    probes.gone(probe);
+  }
+
+  /** A probe a create-only write created, and the version it was given. */
+  private record Created(Probe probe, ObjectVersion version) {}
+
+  /**
+   * Writes a fresh probe create-only. A failure that says nothing of the precondition (unavailable,
+   * busy, outcome unknown) is told from a store that rejects create-only writes by one write without
+   * a condition of another probe, then a create-only write of a third: rejected again while the
+   * plain write landed, the store is unsafe; landed, that probe goes on.
+   */
+  private Created createFresh(SelfCheckProbes probes) {
+    Probe probe = probes.fresh();
+    DatastoreException refused;
     try {
-      WriteResult first = store.write(probe.key(), body("create"), WriteCondition.mustNotExist(), ObjectMetadata.EMPTY);
-      if (!(first instanceof WriteResult.Written created)) {
-        throw unsafe(probe.key(), "a create-only write of a fresh probe key failed its precondition");
+      return created(probes, probe);
+    } catch (OutcomeUnknownException | DatastoreUnavailableException | DatastoreBusyException e) {
+      refused = e;
+    }
+    Probe plain = probes.fresh();
+    try {
+      if (store.write(plain.key(), body("plain"), WriteCondition.none(), ObjectMetadata.EMPTY)
+          instanceof WriteResult.Written written && versionOrNull(written) != null) {
+        probes.holds(plain, written.version());
       }
-      current = created.version();
-      if (store.write(probe.key(), body("overwrite"), WriteCondition.mustNotExist(), ObjectMetadata.EMPTY)
-          instanceof WriteResult.Written written) {
-        current = written.version();
-        throw sweptOrUnsafe(probe, "a create-only write over an existing object succeeded");
-      }
-      ObjectVersion stale = current;
-      if (!(store.write(probe.key(), body("update"), WriteCondition.mustMatch(stale), ObjectMetadata.EMPTY)
-          instanceof WriteResult.Written updated)) {
-        throw sweptOrUnsafe(probe, "a write conditional on the current version failed its precondition");
-      }
-      current = updated.version();
-      if (current.equals(stale)) {
-        throw unsafe(probe.key(), "a write with new bytes kept the object's version " + stale);
-      }
-      if (store.write(probe.key(), body("stale"), WriteCondition.mustMatch(stale), ObjectMetadata.EMPTY)
-          instanceof WriteResult.Written written) {
-        current = written.version();
-        throw unsafe(probe.key(), "a write conditional on a stale version succeeded");
-      }
-      DeleteResult staleDelete = store.delete(probe.key(), WriteCondition.mustMatch(stale));
-      Optional<StoredObject> after = store.stat(probe.key());
-      if (after.isEmpty()) {
-        current = null;
-        throw sweptOrUnsafe(probe, "a delete conditional on a stale version deleted the object");
-      }
-      if (staleDelete != DeleteResult.PRECONDITION_FAILED) {
-        current = after.get().version();
-        throw unsafe(probe.key(), "a delete conditional on a stale version answered " + staleDelete);
-      }
-      if (store.delete(probe.key(), WriteCondition.mustMatch(current)) != DeleteResult.DELETED) {
-        throw sweptOrUnsafe(probe, "a delete conditional on the current version did not delete the object");
-      }
-      if (store.stat(probe.key()).isPresent()) {
-        throw unsafe(probe.key(), "a delete conditional on the current version did not delete the object");
-      }
-      current = null;
-    } finally {
-      cleanUp(probe.key(), current);
+    } catch (DatastoreUnsafeException e) {
+      e.addSuppressed(refused);
+      throw e;
+    } catch (DatastoreException e) {
+      refused.addSuppressed(e);
+      throw refused;
+    }
+    Probe again = probes.fresh();
+    try {
+      Created second = created(probes, again);
+      LOG.info("A create-only write to {} failed, and the next one landed: {}", store.describe(), refused.getMessage());
+      return second;
+    } catch (OutcomeUnknownException | DatastoreUnavailableException | DatastoreBusyException e) {
+      e.addSuppressed(refused);
+      throw unsafe(store, again.key(), "it rejects create-only writes: two in a row failed while a write without a"
+          + " condition landed (" + e.getMessage() + ")", e);
     }
   }
 
-  private void raceCreates() {
-    Probe probe = newProbe();
-    List<Object> results = race(i -> store.write(probe.key(), body("racer " + i), WriteCondition.mustNotExist(),
-        ObjectMetadata.EMPTY));
-    try {
-      long winners = requireAnswers(results);
-      if (winners > 1) {
-        // a sweep between two racers' writes lets the later one win too
-        throw sweptOrUnsafe(probe, RACERS + " concurrent create-only writes of one fresh key had " + winners
-            + " winners, not exactly one");
-      }
-      if (winners == 0) {
-        throw unsafe(probe.key(), RACERS + " concurrent create-only writes of one fresh key had no winner");
-      }
-    } finally {
-      cleanUp(probe.key(), store.stat(probe.key()).map(StoredObject::version).orElse(null));
+  private Created created(SelfCheckProbes probes, Probe probe) {
+    WriteResult result = store.write(probe.key(), body("create"), WriteCondition.mustNotExist(), ObjectMetadata.EMPTY);
+    if (!(result instanceof WriteResult.Written written)) {
+      throw unsafe(store, probe.key(), "a create-only write of a fresh probe key failed its precondition");
     }
+    return new Created(probe, landed(probes, probe, written));
   }
 
-  private void raceSwaps() {
-    Probe probe = newProbe();
-    WriteResult created = store.write(probe.key(), body("base"), WriteCondition.mustNotExist(), ObjectMetadata.EMPTY);
-    if (!(created instanceof WriteResult.Written base)) {
-      throw unsafe(probe.key(), "a create-only write of a fresh probe key failed its precondition");
+  /**
+   * One round: a race of create-only writes of a fresh probe, then on the winner's version a race
+   * of compare-and-swap writes (even racers) against conditional deletes (odd racers).
+   */
+  private void round(SelfCheckProbes probes, SelfCheckRace race, int round) {
+    Probe probe = probes.fresh();
+    List<Object> creates = race.run(i -> store.write(probe.key(), body(racer(round, "create", i)),
+        WriteCondition.mustNotExist(), ObjectMetadata.EMPTY));
+    String createRace = RACERS + " concurrent create-only writes of one fresh key";
+    int created = winner(probes, probe, creates, createRace);
+    if (created < 0) {
+      throw unsafe(store, probe.key(), createRace + " had no winner");
     }
-    try {
-      List<Object> results = race(i -> store.write(probe.key(), body("swapper " + i),
-          WriteCondition.mustMatch(base.version()), ObjectMetadata.EMPTY));
-      long winners = requireAnswers(results);
-      if (winners > 1) {
-        throw unsafe(probe.key(), RACERS + " concurrent writes conditional on one version had " + winners
-            + " winners, not exactly one");
-      }
-      if (winners == 0) {
-        // a sweep of the base before the race leaves nothing to swap
-        throw sweptOrUnsafe(probe, RACERS + " concurrent writes conditional on one version had no winner");
-      }
-    } finally {
-      cleanUp(probe.key(), store.stat(probe.key()).map(StoredObject::version).orElse(null));
+    ObjectVersion base = landed(probes, probe, (WriteResult.Written) creates.get(created));
+    readBack(probes, probe, racer(round, "create", created), base, "the probe the winner of " + createRace
+        + " had written read back as absent");
+    List<Object> outcomes = race.run(i -> i % 2 == 0
+        ? store.write(probe.key(), body(racer(round, "swap", i)), WriteCondition.mustMatch(base), ObjectMetadata.EMPTY)
+        : store.delete(probe.key(), WriteCondition.mustMatch(base)));
+    String swapRace = RACERS / 2 + " concurrent writes and " + RACERS / 2 + " deletes conditional on one version";
+    int won = winner(probes, probe, outcomes, swapRace);
+    if (won < 0) {
+      // a sweep of the probe before the race leaves nothing to swap or delete
+      throw probes.sweptOrUnsafe(probe, swapRace + " had no winner");
+    }
+    if (outcomes.get(won) instanceof WriteResult.Written swapped) {
+      ObjectVersion current = landed(probes, probe, swapped);
+      readBack(probes, probe, racer(round, "swap", won), current, "the probe the winner of " + swapRace
+          + " had written read back as absent");
+      probes.remove(probe);
+    } else if (store.stat(probe.key()).isPresent()) {
+      throw unsafe(store, probe.key(), "the probe the winner of " + swapRace + " had deleted is still there");
+    } else {
+      probes.gone(probe);
     }
   }
 
   /**
-   * Returns how many of the answered writes won. A racer the store refused outright (unavailable,
-   * throttled) is no winner; a race with no winner but such refusals proves nothing and fails with
-   * the refusal, so the check runs again later.
+   * Returns the index of the one racer that won (a write that landed, a delete that deleted), or -1
+   * when none did. A racer's {@link DatastoreUnsafeException} is thrown at once; a race with no winner
+   * whose racers failed otherwise proves nothing and throws the first failure; several winners are a
+   * broken precondition, unless a sweep of the probe between two racers explains them.
    */
-  private static long requireAnswers(List<Object> results) {
-    long winners = results.stream().filter(r -> r instanceof WriteResult.Written).count();
-    if (winners == 0) {
-      for (Object r : results) {
-        if (r instanceof RuntimeException failure) {
+  private int winner(SelfCheckProbes probes, Probe probe, List<Object> results, String race) {
+    for (Object result : results) {
+      if (result instanceof DatastoreUnsafeException unsafe) {
+        throw unsafe;
+      }
+    }
+    int[] winners = IntStream.range(0, results.size())
+        .filter(i -> results.get(i) instanceof WriteResult.Written || results.get(i) == DeleteResult.DELETED).toArray();
+    if (winners.length > 1) {
+      long writes = Arrays.stream(winners).filter(i -> results.get(i) instanceof WriteResult.Written).count();
+      throw probes.sweptOrUnsafe(probe, race + " had " + winners.length + " winners (" + writes + " writes, "
+          + (winners.length - writes) + " deletes), not exactly one");
+    }
+    if (winners.length == 0) {
+      for (Object result : results) {
+        if (result instanceof RuntimeException failure) {
           throw failure;
         }
       }
+      return -1;
     }
-    return winners;
-  }
-
-  /** A write of racer {@code i}. */
-  @FunctionalInterface
-  private interface Racer {
-    WriteResult write(int i);
-  }
-
-  /** Runs {@link #RACERS} writes at once; returns each one's {@link WriteResult} or the {@link DatastoreException} it threw. */
-  private List<Object> race(Racer racer) {
-    ExecutorService pool = Executors.newFixedThreadPool(RACERS, r -> {
-      Thread t = new Thread(r, "tierlock-selfcheck");
-      t.setDaemon(true);
-      return t;
-    });
-    try {
-      CountDownLatch ready = new CountDownLatch(RACERS);
-      CountDownLatch go = new CountDownLatch(1);
-      List<Future<Object>> futures = new ArrayList<>();
-      for (int i = 0; i < RACERS; i++) {
-        int n = i;
-        futures.add(pool.submit(() -> {
-          ready.countDown();
-          go.await();
-          try {
-            return (Object) racer.write(n);
-          } catch (DatastoreException e) {
-            return e;
-          }
-        }));
-      }
-      ready.await();
-      go.countDown();
-      List<Object> results = new ArrayList<>();
-      for (Future<Object> future : futures) {
-        results.add(future.get());
-      }
-      return results;
-    } catch (InterruptedException e) {
-      throw new InterruptedOperationException("Cannot run the self-check of " + store.describe(), e);
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof RuntimeException runtime) {
-        throw runtime;
-      }
-      throw new IllegalStateException("Cannot run the self-check of " + store.describe() + ": " + e.getCause(), e.getCause());
-    } finally {
-      pool.shutdownNow();
-    }
+    return winners[0];
   }
 
   /**
-   * Deletes tombstones older than {@link #STALE_TOMBSTONE}, then probes older than {@link
-   * #STALE_PROBE}, left by checks that never finished (or that are still running, stalled or behind
-   * this clock): each probe only after its tombstone is in place. One listing; best effort.
+   * Reads {@code probe} back: it must hold the bytes of {@code text} at {@code version}. An absent
+   * probe is the failed proof {@code whenAbsent}, which a sweep may explain.
    */
-  private void sweep() {
-    long now = clock.millis();
+  private void readBack(SelfCheckProbes probes, Probe probe, String text, ObjectVersion version, String whenAbsent) {
+    byte[] written = bytes(text);
+    ReadResult read;
     try {
-      List<StoredObject> listed = store.list(namespace.name().map(n -> n + "/").orElse("") + PREFIX);
-      for (StoredObject tombstone : listed) {
-        if (bornMillis(tombstone.key(), TOMBSTONE).filter(born -> born < now - STALE_TOMBSTONE.toMillis()).isPresent()) {
-          store.delete(tombstone.key(), WriteCondition.mustMatch(tombstone.version()));
-        }
-      }
-      for (StoredObject probe : listed) {
-        if (bornMillis(probe.key(), PROBE).filter(born -> born < now - STALE_PROBE.toMillis()).isPresent()) {
-          // refused means a tombstone is there already: either way the probe's check can tell
-          store.write(tombstoneOf(probe.key()), body("swept " + probe.key().name()), WriteCondition.mustNotExist(),
-              ObjectMetadata.EMPTY);
-          store.delete(probe.key(), WriteCondition.mustMatch(probe.version()));
-        }
-      }
-    } catch (DatastoreException e) {
-      LOG.warn("Cannot sweep old self-check probes of {}: {}", store.describe(), e.getMessage());
+      read = store.read(probe.key(), ReadCondition.always(), MAX_PROBE_BYTES);
+    } catch (ObjectTooLargeException e) {
+      throw unsafe(store, probe.key(), "a probe of " + written.length + " bytes read back as "
+          + (e.size() < 0 ? "more than " + MAX_PROBE_BYTES : e.size()) + " bytes");
+    }
+    if (!(read instanceof ReadResult.Found found)) {
+      throw probes.sweptOrUnsafe(probe, whenAbsent);
+    }
+    ObjectVersion stored = versionOrNull(found.object());
+    if (stored == null) {
+      throw unsafe(store, probe.key(), "a read of a probe came back with no version: the store does not version"
+          + " its objects, so no write could be conditional on one");
+    }
+    if (!Arrays.equals(found.bytes(), written)) {
+      throw unsafe(store, probe.key(), "a probe read back with other bytes than were written (" + written.length
+          + " bytes written, " + found.bytes().length + " bytes read)");
+    }
+    if (!stored.equals(version)) {
+      throw unsafe(store, probe.key(), "a probe read back at version " + stored + ", not the version " + version
+          + " its write returned");
     }
   }
 
-  /**
-   * Returns the exception for a failed proof that a sweep deleting {@code probe} explains: {@link
-   * ProbeSwept} when the probe's tombstone is there (consumed now) or the probe is older than {@link
-   * #STALE_PROBE} by this clock, else the store's {@link DatastoreUnsafeException}. One stat, plus
-   * one delete of a tombstone found.
-   */
-  private RuntimeException sweptOrUnsafe(Probe probe, String what) {
-    Optional<StoredObject> tombstone = store.stat(probe.tombstone());
-    tombstone.ifPresent(t -> cleanUp(probe.tombstone(), t.version()));
-    if (tombstone.isPresent() || clock.millis() - probe.bornMillis() > STALE_PROBE.toMillis()) {
-      return new ProbeSwept("probe key " + probe.key() + " while " + what);
-    }
-    return unsafe(probe.key(), what);
-  }
-
-  /** Returns the epoch millis in the name of {@code key} when it is {@code kind<millis>-<uuid>}. */
-  private static Optional<Long> bornMillis(ObjectKey key, String kind) {
-    String name = key.name();
-    if (!name.startsWith(kind)) {
-      return Optional.empty();
-    }
-    String[] parts = name.substring(kind.length()).split("-", 2);
-    return parts.length == 2 && parts[0].matches("[0-9]{1,18}") ? Optional.of(Long.parseLong(parts[0])) : Optional.empty();
-  }
-
-  private ObjectKey tombstoneOf(ObjectKey probe) {
-    return namespace.rootKey(PREFIX + TOMBSTONE + probe.name().substring(PROBE.length()));
-  }
-
-  private Probe newProbe() {
-    long born = clock.millis();
-    ObjectKey key = namespace.rootKey(PREFIX + PROBE + born + "-" + UUID.randomUUID());
-    return new Probe(key, tombstoneOf(key), born);
-  }
-
-  private void cleanUp(ObjectKey probe, @Nullable ObjectVersion version) {
+  /** Returns the version a landed write of {@code probe} gave, now known as the probe's. */
+  private ObjectVersion landed(SelfCheckProbes probes, Probe probe, WriteResult.Written written) {
+    @Nullable ObjectVersion version = versionOrNull(written);
     if (version == null) {
-      return;
+      throw unsafe(store, probe.key(), "a write that landed came back with no version: the store does not version"
+          + " its objects, so no write could be conditional on one");
     }
-    try {
-      if (store.delete(probe, WriteCondition.mustMatch(version)) == DeleteResult.PRECONDITION_FAILED) {
-        store.stat(probe).ifPresent(now -> store.delete(probe, WriteCondition.mustMatch(now.version())));
-      }
-    } catch (DatastoreException e) {
-      LOG.warn("Cannot delete self-check probe {} from {}: {}; a later check sweeps it", probe, store.describe(),
-          e.getMessage());
-    }
+    probes.holds(probe, version);
+    return version;
   }
 
-  private DatastoreUnsafeException unsafe(ObjectKey probe, String what) {
+  /** Returns the version of {@code object}, or null when a store broke the contract and gave none. */
+  static @Nullable ObjectVersion versionOrNull(StoredObject object) {
+    return object.version();
+  }
+
+  /** Returns the version a write answered with, or null when a store broke the contract and gave none. */
+  static @Nullable ObjectVersion versionOrNull(WriteResult.Written written) {
+    return written.version();
+  }
+
+  /** Returns the exception that refuses {@code store} for {@code what}, found on {@code probe}. */
+  static DatastoreUnsafeException unsafe(Datastore store, ObjectKey probe, String what) {
+    return unsafe(store, probe, what, null);
+  }
+
+  private static DatastoreUnsafeException unsafe(Datastore store, ObjectKey probe, String what, @Nullable Throwable cause) {
     return new DatastoreUnsafeException("Cannot write to datastore " + store.identity()
         + ": it does not honour write preconditions (" + what + ", probe key " + probe
-        + "); Tierlock refuses to write to it", null);
+        + "); Tierlock refuses to write to it", cause);
   }
 
-  /** One probe: its key, its tombstone's key, and the epoch millis its name carries. */
-  private record Probe(ObjectKey key, ObjectKey tombstone, long bornMillis) {}
-
-  /** An attempt a sweep of its probe may have spoiled; its message names the probe and the failed proof. */
-  private static final class ProbeSwept extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
-    ProbeSwept(String message) {
-      super(message, null, false, false);
-    }
+  private static String racer(int round, String race, int i) {
+    return "round " + round + " " + race + " racer " + i;
   }
 
-  private static ObjectBody body(String text) {
-    return ObjectBody.of(("tierlock self-check: " + text + "\n").getBytes(StandardCharsets.UTF_8));
+  static ObjectBody body(String text) {
+    return ObjectBody.of(bytes(text));
+  }
+
+  private static byte[] bytes(String text) {
+    return ("tierlock self-check: " + text + "\n").getBytes(StandardCharsets.UTF_8);
   }
 }

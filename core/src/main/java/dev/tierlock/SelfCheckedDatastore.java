@@ -1,8 +1,9 @@
 package dev.tierlock;
 
 import dev.tierlock.spi.Datastore;
+import dev.tierlock.spi.DatastoreBusyException;
 import dev.tierlock.spi.DatastoreException;
-import dev.tierlock.spi.DatastoreIdentity;
+import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.spi.DeleteResult;
 import dev.tierlock.spi.ForwardingDatastore;
 import dev.tierlock.spi.ObjectBody;
@@ -15,13 +16,18 @@ import dev.tierlock.spi.WriteResult;
 import dev.tierlock.spi.ReadCondition;
 import dev.tierlock.spi.ReadResult;
 import dev.tierlock.spi.ObjectStream;
+import dev.tierlock.spi.OutcomeUnknownException;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -32,13 +38,32 @@ import org.slf4j.LoggerFactory;
  * A datastore that writes nothing before it knows the store honours preconditions ({@link
  * SelfCheck}). Reads pass through unchecked.
  *
+ * <p><b>What a verdict is bound to.</b> To the store and to every decorator in front of it that
+ * does not declare that it passes preconditions through ({@link
+ * ForwardingDatastore#preconditionChain()}): the store's {@link Datastore#identity()}, the
+ * namespace, and those decorators' classes make the verdict's name, and a chain with such
+ * decorators keeps a verdict object of its own ({@code verdict-<digest of the chain>}). So a
+ * decorator that drops preconditions is checked, and refused, on its own, whatever the store it
+ * wraps earned.
+ *
  * <p><b>Verdicts are bound to the store, not to a name.</b> A passed check leaves a verdict object
  * in the store ({@code [<ns>/].tierlock-selfcheck/verdict}) carrying a random token. A later guard
- * of a store with the same {@link Datastore#identity()} (in this process, or through the checkout's
- * {@link SelfCheckMarker}, for {@link #TTL}) trusts the earlier verdict only after one stat proves
- * that the store still holds that very object: another server later started at the same address,
- * or a store that merely describes itself alike, holds no such object and is checked in full. The
- * same datastore instance passes once per process with no call at all. Thread-safe.
+ * of a store with the same verdict name (in this process, or through the checkout's {@link
+ * SelfCheckMarker}, for {@link #TTL}) trusts the earlier verdict only after one stat proves that the
+ * store still holds that very object, at the version the store gave it: another server later
+ * started at the same address, or a store that merely describes itself alike, holds no such object
+ * and is checked in full. The same subject (the store, or the outermost decorator the verdict is
+ * bound to) passes once per process with no call at all.
+ *
+ * <p><b>What a copy of the verdict object proves.</b> Nothing, where the store assigns versions
+ * ({@link Datastore#versionsRepeat()} false, a GCS generation): a copy made on another server
+ * carries that server's version, not the recorded one. Where a version is a digest of the bytes (an
+ * S3 ETag, the filesystem datastore's digest) a byte-identical copy at the same identity (the same
+ * endpoint, bucket and prefix, say a server replaced behind one address with the bucket copied over)
+ * has the recorded version, token and all: only a time the server assigns (creation or last
+ * modification) tells it apart, and the SPI's {@link StoredObject} does not carry one yet. A copy
+ * anywhere else has another identity, and so another verdict name, and is checked in full.
+ * Thread-safe.
  */
 final class SelfCheckedDatastore extends ForwardingDatastore {
 
@@ -54,15 +79,16 @@ final class SelfCheckedDatastore extends ForwardingDatastore {
   private static final Logger LOG = LoggerFactory.getLogger(SelfCheckedDatastore.class);
 
   /**
-   * Datastore instances that passed in this process: an instance is provably itself. Keyed by the
-   * instance itself (identity, not equals) and held weakly, so a closed store's entry goes with it.
+   * Subjects that passed in this process: an instance is provably itself. Keyed by the first
+   * element of the precondition chain (the store, or the outermost decorator the verdict is bound
+   * to; identity, not equals) and held weakly, so a closed store's entry goes with it.
    */
   private static final Cache<Datastore, Boolean> PASSED = Caffeine.newBuilder().weakKeys().build();
 
   /**
-   * Verdicts reached in this process, by identity and namespace; each must still be proven by a
-   * stat, and is trusted only while fresh by the checkout's clock. Bounded: a process that opens
-   * many stores (a test suite, a multi-tenant server) keeps the most recent.
+   * Verdicts reached in this process, by verdict name; each must still be proven by a stat, and is
+   * trusted only while fresh by the checkout's clock. Bounded: a process that opens many stores (a
+   * test suite, a multi-tenant server) keeps the most recent.
    */
   private static final Cache<String, Verdict> VERDICTS = Caffeine.newBuilder().maximumSize(4096).build();
 
@@ -82,6 +108,35 @@ final class SelfCheckedDatastore extends ForwardingDatastore {
    */
   record Verdict(String token, ObjectVersion version, Instant checkedAt) {}
 
+  /**
+   * What a verdict is about: the store's identity and namespace, and the decorators of the
+   * precondition chain in front of the store, by class, outermost first.
+   *
+   * @param name the verdict's name, as the marker and this process's verdicts know it
+   * @param object the verdict object's key
+   */
+  record Subject(String name, ObjectKey object) {
+
+    static Subject of(Datastore store, List<Datastore> chain, Namespace namespace) {
+      String name = store.identity() + namespace.name().map(n -> " namespace " + n).orElse("");
+      List<String> decorators = chain.subList(0, chain.size() - 1).stream().map(d -> d.getClass().getName()).toList();
+      if (decorators.isEmpty()) {
+        return new Subject(name, namespace.rootKey(SelfCheck.PREFIX + "verdict"));
+      }
+      String through = String.join(" over ", decorators);
+      return new Subject(name + " through " + through, namespace.rootKey(SelfCheck.PREFIX + "verdict-" + digest(through)));
+    }
+
+    private static String digest(String text) {
+      try {
+        byte[] sha = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+        return HexFormat.of().formatHex(sha, 0, 8);
+      } catch (NoSuchAlgorithmException e) {
+        throw new IllegalStateException("Cannot name a self-check verdict: the JDK lacks SHA-256", e);
+      }
+    }
+  }
+
   SelfCheckedDatastore(Datastore delegate, Namespace namespace, SelfCheckMarker marker, Clock clock) {
     this.delegate = delegate;
     this.namespace = namespace;
@@ -96,11 +151,15 @@ final class SelfCheckedDatastore extends ForwardingDatastore {
   }
 
   /**
-   * Makes sure the store is proven safe: at once when this instance passed in this process, by one
-   * stat of the verdict object when an earlier verdict names this identity, else by a full check.
+   * Makes sure the store, with the decorators in front of it, is proven safe: at once when its
+   * subject passed in this process, by one stat of the verdict object when an earlier verdict has
+   * this name, else by a full check. Nothing of a caller's is sent before.
    *
-   * @throws dev.tierlock.spi.DatastoreUnsafeException if the store broke a precondition
-   * @throws DatastoreException if the store failed during the check (it runs again next time)
+   * @throws dev.tierlock.spi.DatastoreUnsafeException if the store broke a precondition, lacks
+   *     versions or rejects conditional writes
+   * @throws DatastoreUnavailableException if the store failed during the check, an answer was lost
+   *     or a call was refused as busy (the check runs again next time)
+   * @throws DatastoreException if the store refused otherwise (access denied)
    */
   void ensureChecked() {
     if (checked) {
@@ -110,18 +169,27 @@ final class SelfCheckedDatastore extends ForwardingDatastore {
       if (checked) {
         return;
       }
-      if (Boolean.TRUE.equals(PASSED.getIfPresent(delegate))) {
+      List<Datastore> chain = delegate instanceof ForwardingDatastore decorated ? decorated.preconditionChain()
+          : List.of(delegate);
+      if (Boolean.TRUE.equals(PASSED.getIfPresent(chain.get(0)))) {
         checked = true;
         return;
       }
-      String key = key();
-      Verdict known = Optional.ofNullable(VERDICTS.getIfPresent(key)).or(() -> marker.read(key)).orElse(null);
-      Verdict verdict = known != null && isFresh(known) && proves(known) ? known : check();
-      VERDICTS.put(key, verdict);
-      if (known == null || !known.equals(verdict)) {
-        marker.record(key, verdict);
+      Subject subject = Subject.of(delegate, chain, namespace);
+      try {
+        Verdict known = Optional.ofNullable(VERDICTS.getIfPresent(subject.name()))
+            .or(() -> marker.read(subject.name())).orElse(null);
+        Verdict verdict = known != null && isFresh(known) && proves(subject, known) ? known : check(subject);
+        VERDICTS.put(subject.name(), verdict);
+        if (known == null || !known.equals(verdict)) {
+          marker.record(subject.name(), verdict);
+        }
+      } catch (OutcomeUnknownException | DatastoreBusyException e) {
+        // a probe's answer was lost, or a probe refused: the caller's own call was not sent
+        throw new DatastoreUnavailableException("Cannot finish the self-check of datastore " + delegate.identity()
+            + ": " + e.getMessage() + "; the check runs again next time", e);
       }
-      PASSED.put(delegate, Boolean.TRUE);
+      PASSED.put(chain.get(0), Boolean.TRUE);
       checked = true;
     }
   }
@@ -131,28 +199,22 @@ final class SelfCheckedDatastore extends ForwardingDatastore {
     return checked;
   }
 
-  private String key() {
-    DatastoreIdentity identity = delegate.identity();
-    return identity + namespace.name().map(n -> " namespace " + n).orElse("");
-  }
-
   private boolean isFresh(Verdict verdict) {
     Instant now = clock.instant();
     return !verdict.checkedAt().isAfter(now) && Duration.between(verdict.checkedAt(), now).compareTo(TTL) < 0;
   }
 
   /** Returns whether the store still holds the verdict object of {@code verdict}: one stat. */
-  private boolean proves(Verdict verdict) {
-    Optional<StoredObject> now = delegate.stat(new SelfCheck(delegate, namespace, clock).verdictKey());
-    return now.isPresent() && now.get().version().equals(verdict.version())
+  private boolean proves(Subject subject, Verdict verdict) {
+    Optional<StoredObject> now = delegate.stat(subject.object());
+    return now.isPresent() && verdict.version().equals(SelfCheck.versionOrNull(now.get()))
         && now.get().metadata().get(TOKEN).filter(verdict.token()::equals).isPresent();
   }
 
   /** Runs the full check, then leaves (or adopts a fresh) verdict object. */
-  private Verdict check() {
-    SelfCheck check = new SelfCheck(delegate, namespace, clock);
-    check.run();
-    ObjectKey key = check.verdictKey();
+  private Verdict check(Subject subject) {
+    new SelfCheck(delegate, namespace, clock).run();
+    ObjectKey key = subject.object();
     Instant now = clock.instant();
     Optional<StoredObject> existing = delegate.stat(key);
     if (existing.isPresent()) {
@@ -163,30 +225,38 @@ final class SelfCheckedDatastore extends ForwardingDatastore {
     }
     String token = UUID.randomUUID().toString();
     ObjectMetadata metadata = new ObjectMetadata(Map.of(TOKEN, token, CHECKED_AT, now.toString()));
-    WriteCondition condition = existing.map(e -> WriteCondition.mustMatch(e.version())).orElse(WriteCondition.mustNotExist());
+    WriteCondition condition = existing.map(SelfCheck::versionOrNull).map(WriteCondition::mustMatch)
+        .orElse(WriteCondition.mustNotExist());
     WriteResult written = delegate.write(key, ObjectBody.of(("tierlock self-check passed at " + now + "\n")
         .getBytes(StandardCharsets.UTF_8)), condition, metadata);
-    if (written instanceof WriteResult.Written w) {
-      LOG.info("Datastore {} passed the precondition self-check", delegate.identity());
+    if (written instanceof WriteResult.Written w && SelfCheck.versionOrNull(w) != null) {
+      LOG.info("Datastore {} passed the precondition self-check", subject.name());
       return new Verdict(token, w.version(), now);
     }
     // another checkout left its verdict at the same moment: adopt it if it is whole
     return delegate.stat(key).flatMap(SelfCheckedDatastore::verdictOf).filter(this::isFresh)
-        .orElseThrow(() -> new dev.tierlock.spi.DatastoreUnavailableException("Cannot record the self-check verdict of "
-            + delegate.identity() + ": its verdict object kept changing; the check runs again next time", null));
+        .orElseThrow(() -> new DatastoreUnavailableException("Cannot record the self-check verdict of "
+            + subject.name() + ": its verdict object kept changing; the check runs again next time", null));
   }
 
   private static Optional<Verdict> verdictOf(StoredObject object) {
     Optional<String> token = object.metadata().get(TOKEN);
     Optional<String> at = object.metadata().get(CHECKED_AT);
-    if (token.isEmpty() || at.isEmpty()) {
+    ObjectVersion version = SelfCheck.versionOrNull(object);
+    if (token.isEmpty() || at.isEmpty() || version == null) {
       return Optional.empty();
     }
     try {
-      return Optional.of(new Verdict(token.get(), object.version(), Instant.parse(at.get())));
+      return Optional.of(new Verdict(token.get(), version, Instant.parse(at.get())));
     } catch (DateTimeParseException e) {
       return Optional.empty();
     }
+  }
+
+  /** Returns true: a write or delete reaches the store with its condition, once the store is proven. */
+  @Override
+  protected boolean passesPreconditionsThrough() {
+    return true;
   }
 
   @Override
@@ -234,7 +304,7 @@ final class SelfCheckedDatastore extends ForwardingDatastore {
   }
 
   @Override
-  public java.util.List<StoredObject> list(String prefix) {
+  public List<StoredObject> list(String prefix) {
     RequestMeter.request(0);
     return delegate.list(prefix);
   }

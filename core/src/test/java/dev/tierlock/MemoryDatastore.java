@@ -183,7 +183,7 @@ class MemoryDatastore implements Datastore {
   private static boolean isRacer(ObjectBody body) {
     try {
       String text = new String(body.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-      return text.startsWith("tierlock self-check: racer") || text.startsWith("tierlock self-check: swapper");
+      return text.startsWith("tierlock self-check: round ") && text.contains(" racer ");
     } catch (IOException e) {
       return false;
     }

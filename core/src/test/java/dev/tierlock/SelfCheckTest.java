@@ -44,12 +44,21 @@ class SelfCheckTest {
 
   private static final ObjectKey KEY = ObjectKey.of("config/upstream_extensions.json");
 
+  /** The rounds of races of the checks that the sweep tests run after every one of their calls. */
+  private static final int SWEEP_ROUNDS = 2;
+
   /**
-   * How many calls a check no sweep touches makes on an empty store: one listing; the sequence's 4
-   * writes, 2 deletes and 2 stats; per round a create race (8 writes, a stat, a delete) and a swap
-   * race (1 + 8 writes, a stat, a delete).
+   * How many calls other than reads a check of {@code rounds} rounds that no sweep touches makes on
+   * an empty store: one listing; the sequence's 4 writes, 2 deletes and a stat; per round a create
+   * race (8 writes), a race of 4 writes and 4 deletes, and then a delete of the probe a write won or
+   * a stat of the one a delete won.
    */
-  private static final int CHECK_CALLS = 1 + 8 + 2 * (10 + 11);
+  private static int checkCalls(int rounds) {
+    return 1 + 7 + rounds * (8 + 8 + 1);
+  }
+
+  /** {@link #checkCalls} of the sweep tests' checks. */
+  private static final int CHECK_CALLS = checkCalls(SWEEP_ROUNDS);
 
   @TempDir Path dir;
 
@@ -84,12 +93,20 @@ class SelfCheckTest {
     assertThat(write(guard)).isEqualTo(WriteResult.PreconditionFailed.INSTANCE);
 
     assertThat(store.calls()).hasSize((int) checked + 1);
-    assertThat(countByOperation(store.calls().subList(0, (int) checked - 1)))
-        .as("the check: one listing, the probes' writes, stats and deletes, then a stat and a write of the verdict")
-        .isEqualTo(Map.of("LIST", 1L, "WRITE", 38L + 1, "STAT", 6L + 1, "DELETE", 6L));
-    assertThat(probeWrites(store)).as("4 sequential probe writes, 2 rounds of 8 racing creates and of 1 + 8 swaps")
-        .isEqualTo(4 + 2 * 8 + 2 * 9);
-    assertThat(store.calls()).anyMatch(c -> c.startsWith("DELETE .tierlock-selfcheck/probe-") && c.contains("MustMatch"));
+    Map<String, Long> counts = countByOperation(store.calls().subList(0, (int) checked - 1));
+    int rounds = SelfCheck.ROUNDS;
+    assertThat(counts).as("the check: one listing, the probes' writes, reads, stats and deletes, then a stat and a"
+        + " write of the verdict").containsOnlyKeys("LIST", "WRITE", "READ", "STAT", "DELETE")
+        .containsEntry("LIST", 1L).containsEntry("WRITE", 4L + 12L * rounds + 1);
+    assertThat(counts.get("DELETE") + counts.get("STAT")).as("per round, a delete of a probe a write won or a stat of"
+        + " one a delete won").isEqualTo(2 + 1 + 4L * rounds + rounds + 1);
+    assertThat(counts.get("DELETE") - counts.get("READ")).as("per round, a read back of a probe a write won")
+        .isEqualTo(2 - 3 + 3L * rounds);
+    assertThat(checked - 1).as("at most the calls the Javadoc states").isBetween(13L + 18 * rounds, 13L + 19 * rounds);
+    assertThat(probeWrites(store)).as("4 sequential probe writes, 20 rounds of 8 racing creates and 4 racing swaps")
+        .isEqualTo(4 + rounds * 12);
+    assertThat(store.calls()).filteredOn(c -> c.startsWith("DELETE .tierlock-selfcheck/probe-") && c.contains("MustMatch"))
+        .as("2 in the sequence, 4 racers in each round").hasSizeGreaterThanOrEqualTo(2 + 4 * rounds);
     assertThat(store.keys()).containsExactly(ObjectKey.of(".tierlock-selfcheck/verdict"), KEY);
     assertThat(guard.isChecked()).isTrue();
   }
@@ -127,7 +144,8 @@ class SelfCheckTest {
 
     assertThatThrownBy(() -> write(guard(store, "a")))
         .isInstanceOf(DatastoreUnsafeException.class)
-        .hasMessageContaining("(8 concurrent create-only writes of one fresh key had 8 winners, not exactly one");
+        .hasMessageContaining("(8 concurrent create-only writes of one fresh key had 8 winners (8 writes, 0 deletes),"
+            + " not exactly one");
     assertThat(store.keys()).doesNotContain(KEY);
   }
 
@@ -186,13 +204,13 @@ class SelfCheckTest {
   }
 
   @Test
-  void anUntouchedCheck_costsFiftyOneCalls() {
+  void anUntouchedCheck_costs348CallsBesidesItsReads() {
     Recording store = new Recording(new MemoryDatastore(), c -> false, () -> { });
 
     new SelfCheck(store, Namespace.NONE, clock).run();
 
-    assertThat(store.calls()).hasSize(CHECK_CALLS);
-    assertThat(store.probeKeys()).as("one probe for the sequence, one per race").hasSize(1 + 2 * 2);
+    assertThat(store.calls()).hasSize(checkCalls(SelfCheck.ROUNDS)).hasSize(348);
+    assertThat(store.probeKeys()).as("one probe for the sequence, one per round").hasSize(1 + SelfCheck.ROUNDS);
   }
 
   @Test
@@ -250,7 +268,7 @@ class SelfCheckTest {
     List<Optional<Throwable>> peers = new CopyOnWriteArrayList<>();
     Recording store = new Recording(memory, c -> c.number() == call, () -> peers.add(peerChecks(memory, stalled)));
 
-    new SelfCheck(store, Namespace.NONE, clock).run();
+    new SelfCheck(store, Namespace.NONE, clock, SWEEP_ROUNDS).run();
 
     assertThat(peers).as("the peer checked while this check ran, and passed").containsExactly(Optional.empty());
     assertThat(memory.keys()).noneMatch(k -> k.value().startsWith(".tierlock-selfcheck/probe-"));
@@ -261,11 +279,11 @@ class SelfCheckTest {
     MemoryDatastore memory = new MemoryDatastore();
     Recording store = new Recording(memory, c -> c.number() == 2, () -> assertThat(peerChecks(memory, false)).isEmpty());
 
-    new SelfCheck(store, Namespace.NONE, clock).run();
+    new SelfCheck(store, Namespace.NONE, clock, SWEEP_ROUNDS).run();
 
-    assertThat(store.probeKeys()).as("the swept attempt's probe, then a whole check's").hasSize(1 + 5);
-    assertThat(store.calls()).as("a check, plus the spoiled attempt's two writes and its probe's deletion, and the"
-        + " tombstone's stat and deletion").hasSize(CHECK_CALLS + 5);
+    assertThat(store.probeKeys()).as("the swept attempt's probe, then a whole check's").hasSize(1 + 1 + SWEEP_ROUNDS);
+    assertThat(store.calls()).as("a check, plus the spoiled attempt's write (its read back finds the probe gone), the"
+        + " tombstone's stat and deletion, and the probe's deletion").hasSize(CHECK_CALLS + 4);
     assertThat(memory.keys()).as("no probe and no tombstone is left").noneMatch(k -> k.value().startsWith(".tierlock-selfcheck/"));
   }
 
@@ -351,7 +369,7 @@ class SelfCheckTest {
       peer = new ManualClock(clock.instant().plus(Duration.ofDays(2)));
     }
     try {
-      new SelfCheck(store, Namespace.NONE, peer).run();
+      new SelfCheck(store, Namespace.NONE, peer, SWEEP_ROUNDS).run();
       return Optional.empty();
     } catch (RuntimeException e) {
       return Optional.of(e);

@@ -19,6 +19,12 @@ final class ClosingDatastore extends ForwardingDatastore {
     return delegate;
   }
 
+  /** Returns true: it only cleans up after closing. */
+  @Override
+  protected boolean passesPreconditionsThrough() {
+    return true;
+  }
+
   @Override
   public void close() {
     try {

@@ -43,6 +43,12 @@ final class OffThreadDatastore extends ForwardingDatastore {
     return delegate;
   }
 
+  /** Returns true: it only moves each call to another thread. */
+  @Override
+  protected boolean passesPreconditionsThrough() {
+    return true;
+  }
+
   @Override
   public ReadResult read(ObjectKey key, ReadCondition condition, long maxBytes) {
     return call(() -> delegate.read(key, condition, maxBytes));

@@ -28,6 +28,12 @@ final class ReadOnlyDatastore extends ForwardingDatastore {
     return delegate;
   }
 
+  /** Returns true: it refuses writes and deletes, and lets those it allows through as they are. */
+  @Override
+  protected boolean passesPreconditionsThrough() {
+    return true;
+  }
+
   /** Runs {@code action} with writes and deletes let through. */
   void allowingWrites(Runnable action) {
     writable.set(true);

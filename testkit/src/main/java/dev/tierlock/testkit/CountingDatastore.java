@@ -54,6 +54,12 @@ public final class CountingDatastore extends ForwardingDatastore {
     return delegate;
   }
 
+  /** Returns true: it only counts the calls. */
+  @Override
+  protected boolean passesPreconditionsThrough() {
+    return true;
+  }
+
   /**
    * {@return how many calls of {@code operation} were made since creation or {@link #reset()}}
    *

@@ -250,6 +250,15 @@ public final class FakeRemote extends ForwardingDatastore implements AutoCloseab
     return faulty;
   }
 
+  /**
+   * Returns true: what breaks preconditions here is the store itself ({@link #ignorePreconditions()}),
+   * or the fault controls, whose {@link FaultyDatastore} then says so.
+   */
+  @Override
+  protected boolean passesPreconditionsThrough() {
+    return true;
+  }
+
   /** Returns {@code fake://<directory>}. */
   @Override
   public String describe() {

@@ -32,8 +32,21 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>A key predicate never matches a {@link DatastoreOperation#LIST} call (a listing has a prefix,
  * not a key); the overloads without a predicate match every call of the operation.
+ *
+ * <p>Apart from the steps above, {@link #nonAtomicPreconditions} changes what the wrapped store's
+ * conditional writes and deletes do, as a store whose preconditions are not atomic would.
  */
 public final class Faults {
+
+  /** The preconditions that {@link #nonAtomicPreconditions} can make non-atomic. */
+  public enum Precondition {
+    /** Create-only writes ({@link dev.tierlock.spi.WriteCondition#mustNotExist()}). */
+    CREATE_ONLY,
+    /** Writes conditional on a version ({@link dev.tierlock.spi.WriteCondition#mustMatch}). */
+    COMPARE_AND_SWAP,
+    /** Deletes conditional on a version. */
+    CONDITIONAL_DELETE
+  }
 
   private final List<FaultRule> faults = new ArrayList<>();
   private final List<HookRule> hooks = new ArrayList<>();
@@ -41,6 +54,7 @@ public final class Faults {
   private final List<StreamRule> streamBreaks = new ArrayList<>();
   private final List<Predicate<ObjectKey>> corruptions = new ArrayList<>();
   private @Nullable Latency latency;
+  private @Nullable RaceWindows raceWindows;
   private boolean offline;
 
   Faults() {}
@@ -187,6 +201,46 @@ public final class Faults {
     return this;
   }
 
+  /**
+   * Makes the preconditions of {@code kinds} non-atomic, as a store that checks a request's
+   * precondition and then applies its change in a second step does (S3Mock 5.2.0 lets 2 to 8 of 8
+   * concurrent create-only writers win in a quarter to a half of rounds): of racers that all send a
+   * call conditioned on one state of a key, {@code winners} win with probability {@code
+   * probability}, and exactly one otherwise.
+   *
+   * <p>How: when a write or delete conditional on a key's state (absent, for create-only; a version
+   * otherwise) changes the key, one number is drawn (from a generator of the key's own, seeded from
+   * {@code random} when the key first changes, so that a seeded run repeats whichever racer lands
+   * first); with probability {@code
+   * probability} the next {@code winners - 1} calls of {@code kinds} conditioned on that same, now
+   * replaced, state land too, as if their check had run before the first one's change: a write as
+   * if unconditional, a delete deleting whatever is there and answering {@link
+   * dev.tierlock.spi.DeleteResult#DELETED}. Those calls are logged as {@code FAULT:NON_ATOMIC}. A
+   * read, stat or download of the key closes its window, and so does the next call of the thread
+   * whose change opened it (that call was sent after the change was answered): a caller's own calls
+   * in sequence never meet the fault, only racers on other threads do (n racers see {@code
+   * min(winners, n)} winners). Every conditional call is then decided and sent one at a time. Until {@link #clear()}; replaces
+   * an earlier call's setting. While it is set, the {@link FaultyDatastore} no longer passes
+   * preconditions through, so Tierlock checks it on its own.
+   *
+   * @param kinds the preconditions that break, at least one
+   * @param winners how many racers win when they break, at least 2
+   * @param probability how often they break, from 0 to 1
+   * @param random the source of the draws (seeded, for a result that repeats)
+   * @return this
+   * @throws IllegalArgumentException if {@code kinds} is empty, {@code winners} is under 2 or
+   *     {@code probability} is outside [0, 1]
+   */
+  public synchronized Faults nonAtomicPreconditions(java.util.Set<Precondition> kinds, int winners, double probability,
+      java.util.random.RandomGenerator random) {
+    if (kinds.isEmpty() || winners < 2 || !(probability >= 0 && probability <= 1)) {
+      throw new IllegalArgumentException("Cannot make preconditions " + kinds + " non-atomic with " + winners
+          + " winners at probability " + probability + ": at least one kind, 2 winners, and a probability from 0 to 1");
+    }
+    raceWindows = new RaceWindows(kinds, winners, probability, random);
+    return this;
+  }
+
   /** Removes every pending fault, hook, stream break, corruption and latency, and goes online. */
   public synchronized void clear() {
     faults.clear();
@@ -195,6 +249,7 @@ public final class Faults {
     streamBreaks.clear();
     corruptions.clear();
     latency = null;
+    raceWindows = null;
     offline = false;
   }
 
@@ -222,6 +277,11 @@ public final class Faults {
     }
     faults.add(new FaultRule(operation, which, fault, times));
     return this;
+  }
+
+  /** Returns the non-atomic preconditions in force, if any. */
+  synchronized Optional<RaceWindows> raceWindows() {
+    return Optional.ofNullable(raceWindows);
   }
 
   synchronized boolean isOffline() {

@@ -33,6 +33,10 @@ import org.jspecify.annotations.Nullable;
  * holds ({@link #identity()}, {@link #describe()}, {@link #maxMetadataBytes()}) is forwarded as it
  * is, never logged or faulted: those are not calls to the store.
  *
+ * <p>It passes write preconditions through unchanged ({@link #passesPreconditionsThrough()}), and so
+ * shares the precondition self-check's verdict of the store it wraps, unless {@link
+ * Faults#nonAtomicPreconditions} is set: then it is a store of its own to Tierlock.
+ *
  * <p>Thread-safe when the wrapped store is; hooks run on the calling thread, outside any lock.
  */
 public final class FaultyDatastore extends ForwardingDatastore {
@@ -71,9 +75,19 @@ public final class FaultyDatastore extends ForwardingDatastore {
     return delegate;
   }
 
+  /**
+   * Returns true unless {@link Faults#nonAtomicPreconditions} is set: every other fault refuses a
+   * call before it is sent, or answers one that was sent as outcome unknown, as the contract allows.
+   */
+  @Override
+  protected boolean passesPreconditionsThrough() {
+    return faults.raceWindows().isEmpty();
+  }
+
   @Override
   public ReadResult read(ObjectKey key, ReadCondition condition, long maxBytes) {
     return call(DatastoreOperation.READ, key, key.value(), describe(condition), () -> {
+      faults.raceWindows().ifPresent(windows -> windows.read(key));
       ReadResult result = delegate.read(key, condition, maxBytes);
       if (result instanceof ReadResult.Found found) {
         if (found.bytes().length > 0 && faults.takeCorruption(key)) {
@@ -90,6 +104,7 @@ public final class FaultyDatastore extends ForwardingDatastore {
   @Override
   public Optional<ObjectStream> openStream(ObjectKey key) {
     return call(DatastoreOperation.OPEN_STREAM, key, key.value(), "always", () -> {
+      faults.raceWindows().ifPresent(windows -> windows.read(key));
       Optional<ObjectStream> opened = delegate.openStream(key);
       if (opened.isEmpty()) {
         return new Outcome<>(opened, "ABSENT", null, null);
@@ -110,6 +125,7 @@ public final class FaultyDatastore extends ForwardingDatastore {
   @Override
   public Optional<StoredObject> stat(ObjectKey key) {
     return call(DatastoreOperation.STAT, key, key.value(), "always", () -> {
+      faults.raceWindows().ifPresent(windows -> windows.read(key));
       Optional<StoredObject> result = delegate.stat(key);
       return new Outcome<>(result, result.isPresent() ? "FOUND" : "ABSENT", null, null);
     });
@@ -118,17 +134,27 @@ public final class FaultyDatastore extends ForwardingDatastore {
   @Override
   public WriteResult write(ObjectKey key, ObjectBody body, WriteCondition condition, ObjectMetadata metadata) {
     return call(DatastoreOperation.WRITE, key, key.value(), describe(condition), () -> {
-      WriteResult result = delegate.write(key, body, condition, metadata);
+      Optional<RaceWindows> windows = faults.raceWindows();
+      RaceWindows.Outcome<WriteResult> outcome = windows.isEmpty()
+          ? new RaceWindows.Outcome<>(delegate.write(key, body, condition, metadata), false)
+          : windows.get().write(key, condition, () -> delegate.write(key, body, condition, metadata),
+              () -> delegate.write(key, body, WriteCondition.none(), metadata));
+      WriteResult result = outcome.answer();
       boolean written = result instanceof WriteResult.Written;
-      return new Outcome<>(result, written ? "WRITTEN" : "PRECONDITION_FAILED", written ? key : null, null);
+      String text = outcome.leaked() ? "FAULT:NON_ATOMIC" : written ? "WRITTEN" : "PRECONDITION_FAILED";
+      return new Outcome<>(result, text, written ? key : null, null);
     });
   }
 
   @Override
   public DeleteResult delete(ObjectKey key, WriteCondition condition) {
     return call(DatastoreOperation.DELETE, key, key.value(), describe(condition), () -> {
-      DeleteResult result = delegate.delete(key, condition);
-      return new Outcome<>(result, result.name(), null, null);
+      Optional<RaceWindows> windows = faults.raceWindows();
+      RaceWindows.Outcome<DeleteResult> outcome = windows.isEmpty()
+          ? new RaceWindows.Outcome<>(delegate.delete(key, condition), false)
+          : windows.get().delete(key, condition, () -> delegate.delete(key, condition),
+              () -> delegate.delete(key, WriteCondition.none()));
+      return new Outcome<>(outcome.answer(), outcome.leaked() ? "FAULT:NON_ATOMIC" : outcome.answer().name(), null, null);
     });
   }
 

@@ -8,8 +8,9 @@ package dev.tierlock.testkit;
  * downloads, stats and listings. Outcomes read {@code FOUND}, {@code ABSENT}, {@code NOT_MODIFIED},
  * {@code WRITTEN}, {@code PRECONDITION_FAILED}, {@code DELETED}, {@code LISTED:<count>}; an injected
  * fault reads {@code FAULT:<name>} ({@link Fault} names, {@code OFFLINE}, {@code BROKEN_STREAM},
- * {@code CORRUPTED}); an exception thrown by the wrapped store reads {@code ERROR:<code>} for a
- * {@link dev.tierlock.TierlockException} and {@code ERROR:<simple class name>} otherwise.
+ * {@code CORRUPTED}, {@code NON_ATOMIC} for a call that {@link Faults#nonAtomicPreconditions} let
+ * land); an exception thrown by the wrapped store reads {@code ERROR:<code>} for a {@link
+ * dev.tierlock.TierlockException} and {@code ERROR:<simple class name>} otherwise.
  *
  * @param operation the operation
  * @param target the key, or the prefix for {@link DatastoreOperation#LIST} (possibly empty)

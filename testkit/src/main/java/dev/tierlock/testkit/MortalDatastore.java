@@ -60,6 +60,12 @@ final class MortalDatastore extends ForwardingDatastore {
     return shared;
   }
 
+  /** Returns true: until it dies every call reaches the store as it is, and after that none does. */
+  @Override
+  protected boolean passesPreconditionsThrough() {
+    return true;
+  }
+
   private Datastore alive() {
     if (dead) {
       throw new Crash();

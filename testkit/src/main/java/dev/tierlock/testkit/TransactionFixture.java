@@ -281,6 +281,12 @@ final class TransactionFixture implements AutoCloseable {
   /** Returns {@code store} reporting {@code capacity} bytes of metadata, so that a lineage it carries is short. */
   static Datastore withMetadataCapacity(Datastore store, int capacity) {
     return new ForwardingDatastore() {
+      /** Returns true: it only reports another metadata capacity. */
+      @Override
+      protected boolean passesPreconditionsThrough() {
+        return true;
+      }
+
       @Override
       protected Datastore delegate() {
         return store;

@@ -277,6 +277,12 @@ class GroupCommitTest {
 
   private TestCheckout checkout(String name, PublishFailurePolicy policy, boolean single) {
     Datastore counted = new ForwardingDatastore() {
+      /** Returns true: it only counts lockfile writes. */
+      @Override
+      protected boolean passesPreconditionsThrough() {
+        return true;
+      }
+
       @Override
       protected Datastore delegate() {
         return remote;

@@ -48,6 +48,12 @@ final class HeldWriteDatastore extends ForwardingDatastore {
     return delegate;
   }
 
+  /** Returns true: a held write reaches the store later as it was sent, and its caller hears "outcome unknown". */
+  @Override
+  protected boolean passesPreconditionsThrough() {
+    return true;
+  }
+
   @Override
   public WriteResult write(ObjectKey key, ObjectBody body, WriteCondition condition, ObjectMetadata metadata) {
     Runnable whenHeld = holdNext;

@@ -128,6 +128,12 @@ final class HistoryRecorder extends ForwardingDatastore {
   Datastore view(int checkout) {
     HistoryRecorder recorder = this;
     return new ForwardingDatastore() {
+      /** Returns true: it only records reads. */
+      @Override
+      protected boolean passesPreconditionsThrough() {
+        return true;
+      }
+
       @Override
       protected Datastore delegate() {
         return recorder;
@@ -166,6 +172,12 @@ final class HistoryRecorder extends ForwardingDatastore {
   @Override
   protected Datastore delegate() {
     return remote;
+  }
+
+  /** Returns true: it only records each write of the lockfile as it lands. */
+  @Override
+  protected boolean passesPreconditionsThrough() {
+    return true;
   }
 
   @Override

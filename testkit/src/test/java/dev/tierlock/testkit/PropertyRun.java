@@ -101,6 +101,12 @@ final class PropertyRun {
    */
   private Datastore heard(int index, Datastore store) {
     return new ForwardingDatastore() {
+      /** Returns true: it only tells the recorder what was heard. */
+      @Override
+      protected boolean passesPreconditionsThrough() {
+        return true;
+      }
+
       @Override
       protected Datastore delegate() {
         return store;
@@ -153,6 +159,12 @@ final class PropertyRun {
     @Override
     protected Datastore delegate() {
       return store;
+    }
+
+    /** Returns true: a held write reaches the store later as it was sent, and its caller hears "outcome unknown". */
+    @Override
+    protected boolean passesPreconditionsThrough() {
+      return true;
     }
 
     @Override

@@ -39,6 +39,12 @@ class WritePacingAttackTest {
   private final TestClock clock = TestClock.create();
   private final List<Instant> writes = new CopyOnWriteArrayList<>();
   private final Datastore recorded = new ForwardingDatastore() {
+    /** Returns true: it only records when lockfile writes are sent. */
+    @Override
+    protected boolean passesPreconditionsThrough() {
+      return true;
+    }
+
     @Override
     protected Datastore delegate() {
       return remote;

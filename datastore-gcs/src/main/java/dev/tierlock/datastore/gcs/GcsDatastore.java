@@ -13,6 +13,7 @@ import dev.tierlock.datastore.gcs.GcsErrorTranslator.Call;
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.DatastoreIdentity;
 import dev.tierlock.spi.DatastoreUnavailableException;
+import dev.tierlock.spi.DatastoreUnsafeException;
 import dev.tierlock.spi.DeleteResult;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
@@ -39,7 +40,9 @@ import org.jspecify.annotations.Nullable;
  * GCS atomically with the change: create-only is {@code ifGenerationMatch=0}, compare-and-swap and
  * conditional delete are {@code ifGenerationMatch=N}, and a read conditional on a version it
  * already holds is {@code ifGenerationNotMatch=N}, which answers 304 without a download. Keys live
- * under {@code gs://bucket/prefix/}; the prefix is applied exactly once.
+ * under {@code gs://bucket/prefix/}; the prefix is applied exactly once. An answer that carries no
+ * generation (GCS always sends one; some fakes and proxies do not) fails the call with {@link
+ * DatastoreUnsafeException}: a store that does not version its objects cannot take a conditional write.
  *
  * <p><b>Retry honesty.</b> The client library retries writes that carry a generation precondition,
  * so a 412 may answer a retry of an attempt that had already landed: the writer's own write would
@@ -150,7 +153,11 @@ public final class GcsDatastore implements Datastore {
       throw new IllegalArgumentException("Cannot use call timeout " + callTimeout + " for " + location
           + ": it must be positive");
     }
-    GcsClients clients = GcsClients.derive(options, callTimeout);
+    return through(location, GcsClients.derive(options, callTimeout), callTimeout);
+  }
+
+  /** A datastore on {@code location} that works through {@code clients} (their host is its identity's). */
+  static GcsDatastore through(GcsLocation location, GcsClients clients, Duration callTimeout) {
     return new GcsDatastore(location, clients, callTimeout, clients.host());
   }
 
@@ -231,7 +238,7 @@ public final class GcsDatastore implements Datastore {
       if (blob == null) {
         return ReadResult.Absent.INSTANCE;
       }
-      long generation = blob.getGeneration();
+      long generation = generation(blob, action);
       long size = blob.getSize() == null ? 0 : blob.getSize();
       if (size > maxBytes) {
         throw new ObjectTooLargeException("object " + key + " in " + location, size, maxBytes, null);
@@ -239,7 +246,7 @@ public final class GcsDatastore implements Datastore {
       try {
         byte[] bytes = GcsBoundedRead.download(clients.reads(), BlobId.of(location.bucket(), id.getName(), generation),
             size, maxBytes, "object " + key + " in " + location);
-        return new ReadResult.Found(stored(key, blob, bytes.length), bytes);
+        return new ReadResult.Found(stored(key, blob, bytes.length, action), bytes);
       } catch (StorageException e) {
         if (GcsErrorTranslator.answer(e, Call.READ) != Answer.NOT_FOUND) {
           throw GcsErrorTranslator.failure(e, Call.READ, action);
@@ -254,18 +261,21 @@ public final class GcsDatastore implements Datastore {
 
   @Override
   public Optional<ObjectStream> openStream(ObjectKey key) {
-    Optional<Blob> blob = metadata(key, "open a download of object " + key + " in " + location);
+    String action = "open a download of object " + key + " in " + location;
+    Optional<Blob> blob = metadata(key, action);
     if (blob.isEmpty()) {
       return Optional.empty();
     }
     Blob found = blob.get();
-    ReadChannel channel = clients.reads().reader(BlobId.of(location.bucket(), found.getName(), found.getGeneration()));
-    return Optional.of(GcsObjectStream.of(stored(key, found, found.getSize()), channel, location.toString()));
+    StoredObject object = stored(key, found, sizeOf(found), action);
+    ReadChannel channel = clients.reads().reader(BlobId.of(location.bucket(), found.getName(), generation(found, action)));
+    return Optional.of(GcsObjectStream.of(object, channel, location.toString()));
   }
 
   @Override
   public Optional<StoredObject> stat(ObjectKey key) {
-    return metadata(key, "stat object " + key + " in " + location).map(blob -> stored(key, blob, blob.getSize()));
+    String action = "stat object " + key + " in " + location;
+    return metadata(key, action).map(blob -> stored(key, blob, sizeOf(blob), action));
   }
 
   /**
@@ -296,7 +306,7 @@ public final class GcsDatastore implements Datastore {
         .build();
     try {
       Blob written = GcsUploads.upload(clients.changes(), info, body, generationMatch, action);
-      return new WriteResult.Written(ObjectVersion.of(Long.toString(written.getGeneration())));
+      return new WriteResult.Written(ObjectVersion.of(Long.toString(generation(written, action))));
     } catch (StorageException e) {
       if (GcsErrorTranslator.answer(e, Call.CHANGE) == Answer.PRECONDITION_FAILED) {
         return WriteResult.PreconditionFailed.INSTANCE;
@@ -346,7 +356,7 @@ public final class GcsDatastore implements Datastore {
           Storage.BlobListOption.prefix(location.listingPrefix(keyPrefix)),
           Storage.BlobListOption.pageSize(LIST_PAGE_SIZE));
       for (Blob blob : page.iterateAll()) {
-        location.keyOf(blob.getName()).ifPresent(key -> out.add(stored(key, blob, blob.getSize())));
+        location.keyOf(blob.getName()).ifPresent(key -> out.add(stored(key, blob, sizeOf(blob), action)));
       }
     } catch (StorageException e) {
       throw GcsErrorTranslator.failure(e, Call.READ, action);
@@ -387,9 +397,31 @@ public final class GcsDatastore implements Datastore {
     return BlobId.of(location.bucket(), location.objectName(key));
   }
 
-  private static StoredObject stored(ObjectKey key, Blob blob, long size) {
-    return new StoredObject(key, ObjectVersion.of(Long.toString(blob.getGeneration())), size,
+  private static StoredObject stored(ObjectKey key, Blob blob, long size, String action) {
+    return new StoredObject(key, ObjectVersion.of(Long.toString(generation(blob, action))), size,
         GcsUploads.metadataOf(blob.getMetadata()));
+  }
+
+  /**
+   * Returns the generation the server gave {@code blob}. GCS gives every object one; a server that
+   * answers without it (a fake or proxy that drops it) does not version its objects, so no write to
+   * it could be conditional on a version.
+   *
+   * @throws DatastoreUnsafeException if the answer holds no generation
+   */
+  private static long generation(Blob blob, String action) {
+    @Nullable Long generation = blob.getGeneration();
+    if (generation == null || generation <= 0) {
+      throw new DatastoreUnsafeException("Cannot " + action + ": the server answered with no generation for object "
+          + blob.getName() + ", so it does not version its objects and no write to it can be conditional on a version;"
+          + " Tierlock refuses to write to it", null);
+    }
+    return generation;
+  }
+
+  private static long sizeOf(Blob blob) {
+    @Nullable Long size = blob.getSize();
+    return size == null ? 0 : size;
   }
 
   /** Returns the generation a version names, or null when it is not a generation at all. */
