@@ -83,7 +83,8 @@ final class GeneratedEntry {
   /** Returns the model entry, built from the fields' values. */
   @SuppressWarnings("unchecked")
   LockfileEntry toEntry() {
-    LockfileEntry.Builder b = LockfileEntry.builder((String) get("version"), (String) get("pulledAt"));
+    // as a lockfile may hold it (parsed, then written back): versions the builder would refuse included
+    LockfileEntry.Builder b = LockfileEntry.parsed((String) get("version"), (String) get("pulledAt"));
     for (Map.Entry<String, @Nullable Object> f : fields) {
       Object v = f.getValue();
       if (v == null) {
@@ -93,8 +94,7 @@ final class GeneratedEntry {
         case "version", "pulledAt" -> { }
         case "files" -> b.files((List<String>) (List<?>) v);
         case "include" -> b.include((List<String>) (List<?>) v);
-        case "checksum" -> b.checksum((String) v);
-        case "filesChecksum" -> b.filesChecksum((String) v);
+        case "checksum", "filesChecksum" -> b.storedDigest(f.getKey(), (String) v);
         case "serverUrl" -> b.serverUrl((String) v);
         case "channel" -> b.channel((String) v);
         default -> b.unknownField(f.getKey(), GeneratedLockfile.compact(v));

@@ -130,8 +130,8 @@ class S3TwoProcessTest {
       checkout.transaction().run(tx -> {
         for (int i = 0; i < SHARED; i++) {
           String name = String.format("@shared/ext-%03d", i);
-          tx.put(ExtensionName.of(name), checkout.entry("seed"));
-          seed.put(name, "seed");
+          tx.put(ExtensionName.of(name), checkout.entry("0.0.0-seed"));
+          seed.put(name, "0.0.0-seed");
         }
       });
     }
