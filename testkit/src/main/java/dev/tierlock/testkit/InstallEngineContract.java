@@ -98,10 +98,10 @@ public abstract class InstallEngineContract {
     scenarios().restore_withoutARegistry_andNoArchiveInTheTier_isRefused_andChangesNothing();
   }
 
-  /** An upgrade replaces the files (v1-only files are gone) and deletes the superseded archive after the publish. */
+  /** An upgrade replaces the files (v1-only files are gone) and keeps the superseded archive for a collection. */
   @Test
-  public final void upgrade_v1ToV2_replacesTheFiles_andDeletesTheSupersededArchiveAfterThePublish() {
-    scenarios().upgrade_v1ToV2_replacesTheFiles_andDeletesTheSupersededArchiveAfterThePublish();
+  public final void upgrade_v1ToV2_replacesTheFiles_andKeepsTheSupersededArchiveForACollection() {
+    scenarios().upgrade_v1ToV2_replacesTheFiles_andKeepsTheSupersededArchiveForACollection();
   }
 
   /** An upgrade whose catalog save fails is back at v1 file for file, and nothing is published. */

@@ -388,8 +388,9 @@ public final class GcsDatastore implements Datastore {
   }
 
   private static StoredObject stored(ObjectKey key, Blob blob, long size) {
+    java.time.OffsetDateTime updated = blob.getUpdateTimeOffsetDateTime();
     return new StoredObject(key, ObjectVersion.of(Long.toString(blob.getGeneration())), size,
-        GcsUploads.metadataOf(blob.getMetadata()));
+        GcsUploads.metadataOf(blob.getMetadata()), updated == null ? null : updated.toInstant());
   }
 
   /** Returns the generation a version names, or null when it is not a generation at all. */
