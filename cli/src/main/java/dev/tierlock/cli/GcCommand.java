@@ -39,7 +39,8 @@ final class GcCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    Duration window = retention == null ? ArchiveCollector.DEFAULT_RETENTION : Inputs.duration("--retention", retention);
+    Duration window = retention == null ? ArchiveCollector.DEFAULT_RETENTION
+        : Inputs.duration("--retention", retention);
     try (Tierlock tierlock = root.open(apply ? TierlockCli.Access.WRITE : TierlockCli.Access.READ)) {
       ArchiveCollector.Collection result = ArchiveCollector.collect(tierlock, window, apply);
       PrintWriter out = spec.commandLine().getOut();
@@ -71,7 +72,10 @@ final class GcCommand implements Callable<Integer> {
     return text.toString();
   }
 
-  /** The JSON report: {@code {"applied":..,"retention":..,"storeTime":..,"archives":[{"archive":..,"verdict":..,"size":..,"ageSeconds":..}],"warnings":[..]}}. */
+  /**
+   * The JSON report: {@code {"applied":..,"retention":..,"storeTime":..,"archives":[{"archive":..,
+   * "verdict":..,"size":..,"ageSeconds":..}],"warnings":[..]}}.
+   */
   static String json(ArchiveCollector.Collection result) {
     StringBuilder text = new StringBuilder("{\"applied\": ").append(result.applied())
         .append(", \"retention\": ").append(Json.quote(result.retention().toString()))
