@@ -50,7 +50,8 @@ public final class TierlockCli {
   static final List<Class<?>> COMMANDS = List.of(InitCommand.class, EntriesCommand.class,
       ExtensionsCommands.Install.class, ExtensionsCommands.Remove.class, ExtensionsCommands.Installed.class,
       ConvergeCommands.Converge.class, ConvergeCommands.Status.class, ConvergeCommands.Watch.class,
-      LockCommand.class, PendingCommand.class, GcCommand.class, DoctorCommand.class, HelpCommand.class);
+      LockCommand.class, PendingCommand.class, GcCommand.class, DoctorCommand.class, CompletionCommand.class,
+      HelpCommand.class);
 
   /** The global options that take a value, which the search for the command's name skips. */
   private static final Set<String> VALUED = Set.of("--datastore", "--checkout", "--namespace", "--timeout");
@@ -79,7 +80,7 @@ public final class TierlockCli {
       paramLabel = "NS",
       scope = ScopeType.INHERIT,
       description = "Namespace inside the datastore. Default: none.")
-  String namespace = "";
+  String namespace;
 
   @Option(
       names = "--timeout",
@@ -98,6 +99,9 @@ public final class TierlockCli {
   private final Clock clock;
 
   private final PrintWriter err;
+
+  /** The settings, resolved from the flags, the environment and the configuration files on first use. */
+  private Settings settings;
 
   TierlockCli(Map<String, String> environment, Clock clock, PrintWriter err) {
     this.environment = environment;
@@ -217,8 +221,8 @@ public final class TierlockCli {
     if ("file".equalsIgnoreCase(uri.getScheme())) {
       Path root = Path.of(uri);
       if (!Files.isDirectory(root)) {
-        if (datastore != null || access == Access.READ) {
-          throw new MissingDatastoreException(root, datastore == null);
+        if (datastoreGiven() || access == Access.READ) {
+          throw new MissingDatastoreException(root, !datastoreGiven());
         }
         err.println("tierlock: creating the embedded datastore at " + root);
         err.flush();
@@ -229,20 +233,52 @@ public final class TierlockCli {
 
   /** Returns a builder on {@code uri} with this command line's checkout, namespace, clock and timeout. */
   Tierlock.Builder builder(URI uri) {
-    Path dir = (checkout != null ? checkout : Path.of("")).toAbsolutePath().normalize();
-    Tierlock.Builder builder = Tierlock.builder().datastore(uri).checkout(dir).namespace(Namespace.of(namespace))
-        .environment(Environment.system().withClock(clock));
-    if (timeout != null) {
-      Duration wait = Inputs.duration("--timeout", timeout);
-      builder.transactionDeadline(wait).lockOptions(LockOptions.DEFAULTS.withMaxWait(wait));
-    }
+    Tierlock.Builder builder = Tierlock.builder().datastore(uri).checkout(checkoutDirectory())
+        .namespace(Namespace.of(namespaceName())).environment(Environment.system().withClock(clock));
+    timeout().ifPresent(wait -> builder.transactionDeadline(wait).lockOptions(LockOptions.DEFAULTS.withMaxWait(wait)));
     return builder;
   }
 
-  /** Returns the datastore's URI: the argument, or the embedded default in $TIERLOCK_HOME/datastore. */
+  /** {@return the global settings: each from its flag, its environment variable, a configuration file or the default} */
+  Settings settings() {
+    if (settings == null) {
+      Map<String, String> flags = new java.util.HashMap<>();
+      flags.put("datastore", datastore);
+      flags.put("checkout", checkout == null ? null : checkout.toString());
+      flags.put("namespace", namespace);
+      flags.put("timeout", timeout);
+      settings = Settings.resolve(flags, environment, Path.of(""));
+    }
+    return settings;
+  }
+
+  /** {@return the checkout's directory: the setting, else the current directory} */
+  Path checkoutDirectory() {
+    Settings.Value value = settings().get("checkout");
+    return value.value().map(v -> value.base().resolve(v)).orElse(value.base()).toAbsolutePath().normalize();
+  }
+
+  /** {@return the namespace's name, empty for none} */
+  String namespaceName() {
+    return settings().get("namespace").value().orElse("");
+  }
+
+  /** {@return how long the command waits in all, when set} */
+  Optional<Duration> timeout() {
+    Settings.Value value = settings().get("timeout");
+    return value.value().map(v -> Inputs.duration(value.source(), v));
+  }
+
+  /** {@return whether a datastore was named (a flag, a variable or a file), rather than the embedded default} */
+  boolean datastoreGiven() {
+    return settings().get("datastore").value().isPresent();
+  }
+
+  /** Returns the datastore's URI: the setting, or the embedded default in $TIERLOCK_HOME/datastore. */
   URI datastoreUri() {
-    if (datastore != null) {
-      return boundedByTimeout(datastoreUri(datastore));
+    Settings.Value value = settings().get("datastore");
+    if (value.value().isPresent()) {
+      return boundedByTimeout(datastoreUri(value.value().get(), value.base()));
     }
     Path home = Path.of(environment.getOrDefault(HOME_VARIABLE, ".tierlock")).toAbsolutePath().normalize();
     return home.resolve("datastore").toUri();
@@ -254,7 +290,8 @@ public final class TierlockCli {
    * reached then fails within the time the operator gave, not its client's default.
    */
   URI boundedByTimeout(URI uri) {
-    if (timeout == null || uri.getScheme() == null || uri.getRawFragment() != null || uri.isOpaque()) {
+    Optional<Duration> timeout = timeout();
+    if (timeout.isEmpty() || uri.getScheme() == null || uri.getRawFragment() != null || uri.isOpaque()) {
       return uri;
     }
     String parameter = switch (uri.getScheme().toLowerCase(java.util.Locale.ROOT)) {
@@ -270,11 +307,11 @@ public final class TierlockCli {
       return uri;
     }
     String separator = query == null ? "?" : query.isEmpty() ? "" : "&";
-    return URI.create(uri + separator + parameter + "=" + Inputs.duration("--timeout", timeout));
+    return URI.create(uri + separator + parameter + "=" + timeout.get());
   }
 
-  /** Reads a datastore argument: a URI with a scheme, or else a directory path. */
-  static URI datastoreUri(String text) {
+  /** Reads a datastore argument: a URI with a scheme, or else a directory path (relative to {@code base}). */
+  static URI datastoreUri(String text, Path base) {
     if (text.isBlank()) {
       throw new IllegalArgumentException("Cannot open datastore \"\": give a URI or a directory path");
     }
@@ -285,7 +322,7 @@ public final class TierlockCli {
         throw new IllegalArgumentException("Cannot open datastore \"" + text + "\": not a valid URI: " + e.getMessage(), e);
       }
     }
-    return Path.of(text).toAbsolutePath().normalize().toUri();
+    return base.resolve(text).toAbsolutePath().normalize().toUri();
   }
 
   /** Returns the clock commands use. */

@@ -60,7 +60,7 @@ class TierlockCliModulePathTest {
     assertThat(init.code()).as(init.err()).isZero();
 
     Run put = cli(layout, List.of("--show-module-resolution"),
-        "--datastore", datastore.toString(), "--checkout", checkout.toString(), "entries", "put", "@demo/hello", "1.0.0");
+        "--datastore", datastore.toString(), "--checkout", checkout.toString(), "entries", "put", "@demo/hello", "1.0.0", "--checksum", "ab".repeat(32));
     Run list = cli(layout, List.of(), "--datastore", datastore.toString(), "--checkout", checkout.toString(), "entries", "list");
 
     assertThat(put.code()).as(put.err()).isZero();
@@ -71,7 +71,7 @@ class TierlockCliModulePathTest {
         .last().isEqualTo("put @demo/hello 1.0.0 (published)");
     assertThat(list.code()).as(list.err()).isZero();
     assertThat(list.err()).isEmpty();
-    assertThat(list.out()).matches("@demo/hello\t1\\.0\\.0\t\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z\\R");
+    assertThat(list.out()).matches("@demo/hello\t1\\.0\\.0\t\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z\tsha256:abababababab\\R");
     assertThat(Files.readString(datastore.resolve(SHARED_LOCKFILE)))
         .contains("\"@demo/hello\": {").contains("\"version\": \"1.0.0\"");
 
@@ -186,7 +186,7 @@ class TierlockCliModulePathTest {
               "--checkout", Files.createDirectories(temp.resolve("s3-checkout")).toString(), "entries", "list");
           Child gsChild = start(layout, List.of(), "--datastore", "gs://" + bucket + "/p?endpoint=" + gcs.endpoint(),
               "--checkout", Files.createDirectories(temp.resolve("gcs-checkout")).toString(),
-              "entries", "put", "@demo/hello", "1.0.0")) {
+              "entries", "put", "@demo/hello", "1.0.0", "--checksum", "ab".repeat(32))) {
         s3 = s3Child.await();
         gs = gsChild.await();
       }
