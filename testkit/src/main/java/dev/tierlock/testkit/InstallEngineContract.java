@@ -110,10 +110,10 @@ public abstract class InstallEngineContract {
     scenarios().upgrade_whoseCatalogSaveFails_isBackAtV1_fileForFile_andPublishesNothing();
   }
 
-  /** A removal saves the catalog first, then removes the entry and the files, and the archive after the publish. */
+  /** A removal saves the catalog first, then removes the entry and the files; the archive stays for a collection. */
   @Test
-  public final void remove_takesTheCatalogThenTheEntryThenTheFiles_andTheArchiveAfterThePublish() {
-    scenarios().remove_takesTheCatalogThenTheEntryThenTheFiles_andTheArchiveAfterThePublish();
+  public final void remove_takesTheCatalogThenTheEntryThenTheFiles_andKeepsTheArchive() {
+    scenarios().remove_takesTheCatalogThenTheEntryThenTheFiles_andKeepsTheArchive();
   }
 
   /**

@@ -143,7 +143,7 @@ final class InstallScenarios {
     assertThat(staging(a)).isEmpty();
   }
 
-  void remove_takesTheCatalogThenTheEntryThenTheFiles_andTheArchiveAfterThePublish() {
+  void remove_takesTheCatalogThenTheEntryThenTheFiles_andKeepsTheArchive() {
     f.registry().publish(TOOL, "1.0.0", v1());
     InstallFixture.Checkout a = f.checkout("a");
     a.installer().install(InstallRequest.parse(TOOL + "@1.0.0"), Catalog.NONE);
@@ -154,7 +154,7 @@ final class InstallScenarios {
     assertThat(filesAtSave).as("the catalog is saved while the files are still there").containsExactly(true);
     assertThat(Files.exists(a.root(TOOL))).isFalse();
     assertThat(f.shared().entry(name(TOOL))).isEmpty();
-    assertThat(f.archives()).isEmpty();
+    assertThat(f.archives()).as("kept for a collection").hasSize(1);
     assertThat(staging(a)).isEmpty();
   }
 
