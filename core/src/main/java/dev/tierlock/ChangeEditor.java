@@ -1,6 +1,5 @@
 package dev.tierlock;
 
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -26,7 +25,6 @@ final class ChangeEditor implements TransactionContext {
   private final Thread owner = Thread.currentThread();
   private Lockfile current;
   private Set<ExtensionName> touched = new LinkedHashSet<>();
-  private Set<TierPath> deletions = new LinkedHashSet<>();
   private Map<TierPath, Runnable> required = new LinkedHashMap<>();
   private PulledExtensionsLock.@Nullable Held section;
   private volatile boolean open = true;
@@ -73,14 +71,12 @@ final class ChangeEditor implements TransactionContext {
     requireOpen("run a nested change");
     Lockfile savedLockfile = current;
     Set<ExtensionName> savedTouched = new LinkedHashSet<>(touched);
-    Set<TierPath> savedDeletions = new LinkedHashSet<>(deletions);
     Map<TierPath, Runnable> savedRequired = new LinkedHashMap<>(required);
     try {
       nested.accept(this);
     } catch (RuntimeException | Error e) {
       current = savedLockfile;
       touched = savedTouched;
-      deletions = savedDeletions;
       required = savedRequired;
       throw e;
     }
@@ -111,16 +107,6 @@ final class ChangeEditor implements TransactionContext {
     requireOpen("ask for the pulled-extensions lock");
     PulledExtensionsLock.Held held = section;
     return held != null && held.isOpen();
-  }
-
-  @Override
-  public void deleteAfterPublish(TierPath path) {
-    requireOpen("delete " + path);
-    if (path.archiveOf().isEmpty()) {
-      throw new IllegalArgumentException("Cannot delete " + path + " through a transaction: only an extension archive"
-          + " the change supersedes is deleted after it is published");
-    }
-    deletions.add(path);
   }
 
   @Override
@@ -166,11 +152,6 @@ final class ChangeEditor implements TransactionContext {
       }
     }
     return new LockfileDelta(upserts, removals);
-  }
-
-  /** Returns the tier paths to delete after the publish, in the order asked. */
-  List<TierPath> deletions() {
-    return new ArrayList<>(deletions);
   }
 
   /** Returns the change of {@code names} from {@code before} to {@code after}, as {@link #delta()} describes. */

@@ -16,7 +16,6 @@ import org.jspecify.annotations.Nullable;
  * @param delta what it changes, not known to be published
  * @param base the entries of the shared lockfile it was made on, for its names ({@code null} when
  *     an older record did not say: then nothing that differs may be re-applied)
- * @param deletions tier paths (extension archives) to delete once it is published
  * @param attempt the write in flight (its commit id and the version it is conditioned on), if one
  *     was sent or is about to be
  * @param unknown why its landing cannot be proven, once that is the verdict
@@ -25,20 +24,18 @@ import org.jspecify.annotations.Nullable;
  * @param priors earlier writes of it that may still land, all conditioned on the version it was
  *     made on, oldest first
  */
-record Commit(LockfileDelta delta, @Nullable Lockfile base, List<TierPath> deletions, @Nullable Attempt attempt,
+record Commit(LockfileDelta delta, @Nullable Lockfile base, @Nullable Attempt attempt,
     @Nullable String unknown, List<String> notices, List<Prior> priors) {
 
   /** Copies the lists. */
   Commit {
-    deletions = List.copyOf(deletions);
     notices = List.copyOf(notices);
     priors = List.copyOf(priors);
   }
 
   /** A commit with no notices and no earlier writes in doubt. */
-  Commit(LockfileDelta delta, @Nullable Lockfile base, List<TierPath> deletions, @Nullable Attempt attempt,
-      @Nullable String unknown) {
-    this(delta, base, deletions, attempt, unknown, List.of(), List.of());
+  Commit(LockfileDelta delta, @Nullable Lockfile base, @Nullable Attempt attempt, @Nullable String unknown) {
+    this(delta, base, attempt, unknown, List.of(), List.of());
   }
 
   /**
@@ -61,12 +58,12 @@ record Commit(LockfileDelta delta, @Nullable Lockfile base, List<TierPath> delet
 
   /** Returns this commit judged unprovable for {@code reason}. */
   Commit unknown(String reason) {
-    return new Commit(delta, base, deletions, attempt, reason, notices, priors);
+    return new Commit(delta, base, attempt, reason, notices, priors);
   }
 
   /** Returns this commit without its notices. */
   Commit withoutNotices() {
-    return new Commit(delta, base, deletions, attempt, unknown, List.of(), priors);
+    return new Commit(delta, base, attempt, unknown, List.of(), priors);
   }
 
   /** Returns the commit ids of every write of it that may have landed, the latest first. */

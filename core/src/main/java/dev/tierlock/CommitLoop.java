@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
  *       write about to be sent (commit id, parent version), so a process that dies at any point
  *       leaves what the next run needs to judge the write by its lineage.
  *   <li><b>Landed</b>: the cache takes the published bytes, the record is settled (a failed cleanup
- *       is a warning: the next run finds the commit in the lineage), superseded archives are deleted.
+ *       is a warning: the next run finds the commit in the lineage). No archive is deleted here: a
+ *       collection judges archives by reachability ({@link ArchiveCollector}).
  *   <li><b>Refused</b> (a newer lockfile): fetch again and rebase the change name by name ({@link
  *       Rebase}); a name another checkout changed meanwhile is never reverted: it is dropped, as a
  *       conflict of this run's change or, for a replayed pending name, a warning.
@@ -86,7 +87,6 @@ final class CommitLoop {
   private final List<String> warnings;
   private final DistributedLock.Held lease;
   private final Names names;
-  private final List<TierPath> deletions;
   /** Drops made before the loop (by a re-applied record's rebase), as notices. */
   private final List<String> earlierDrops;
   private final List<LockfileConflictException.Conflict> conflicts = new ArrayList<>();
@@ -112,8 +112,7 @@ final class CommitLoop {
    * Prepares the loop for {@code commit}, made on {@code base}.
    *
    * @param lease the global lease the run holds ({@link #NO_LEASE} when optimistic): a
-   *     run without it waits before it sends a refused write again, and superseded archives are
-   *     deleted only while it is held
+   *     run without it waits before it sends a refused write again
    */
   CommitLoop(TransactionSettings settings, Deadline deadline, List<String> warnings, DistributedLock.Held lease,
       Commit commit, LockfileStore.Fetched base, Names names) {
@@ -124,7 +123,6 @@ final class CommitLoop {
     this.lease = lease;
     this.names = names;
     this.delta = commit.delta();
-    this.deletions = commit.deletions();
     this.earlierDrops = commit.notices();
     this.priors = commit.priors();
     this.base = base;
@@ -187,18 +185,21 @@ final class CommitLoop {
       }
     }
     if (delta.isEmpty()) {
-      return finish(base.lockfile(), true);
+      return finish(base.lockfile());
     }
     // a write in doubt is sent again as the same commit: of the two, at most one lands
     String commitId = doubt != null ? doubt.commitId() : settings.nextCommitId();
     Commit.Attempt attempt = new Commit.Attempt(commitId, base.head());
     sending = attempt;
     store.commitMetadata(attempt.commitId(), attempt.parent());
+    Lockfile publishing = delta.applyTo(base.lockfile());
+    // after the fetch it is conditioned on, before it is sent: a collection sees the archives it
+    // pins anew or unpins as recently changed (ArchiveCollector)
+    store.marks().touch(ArchiveMarks.changed(base.lockfile(), publishing, delta.names()), settings::nextCommitId);
     pace();
     // the record a crash may leave: it carries what this run dropped, for the next run to tell
-    settings.pending().record(new Commit(recorded(), base.lockfile(), deletions, attempt, null, notices(), priors));
+    settings.pending().record(new Commit(recorded(), base.lockfile(), attempt, null, notices(), priors));
     writing = true;
-    Lockfile publishing = delta.applyTo(base.lockfile());
     Instant sent = settings.clock().instant();
     store.sending(sent);
     Landing answer = store.write(publishing, base.head(), attempt.commitId());
@@ -229,17 +230,17 @@ final class CommitLoop {
     priors = List.of();
     if (head != null) {
       store.remember(publishing, head).ifPresent(warnings::add);
-      return finish(publishing, true);
+      return finish(publishing);
     }
-    // proven by a later version's lineage: what is current now decides what may be deleted
+    // proven by a later version's lineage: what is current now is read back
     try {
       base = store.fetch(LockfileStore.Fetch.EXACT);
     } catch (RuntimeException e) {
       warn("Published, but reading the shared lockfile of " + store.describe() + " back failed (" + e.getMessage()
-          + "); the archives it superseded are left in place");
-      return finish(publishing, false);
+          + ")");
+      return finish(publishing);
     }
-    return finish(base.lockfile(), true);
+    return finish(base.lockfile());
   }
 
   /**
@@ -292,7 +293,7 @@ final class CommitLoop {
       landed = landed.then(delta);
       delta = LockfileDelta.EMPTY;
       base = fresh;
-      return finish(fresh.lockfile(), true);
+      return finish(fresh.lockfile());
     }
     if (judged.priorLanded() != null) {
       // an earlier write landed: this one cannot have; what is left is rebased from what it carried
@@ -340,7 +341,7 @@ final class CommitLoop {
         + (head == null ? "it no longer exists" : "now version " + head.version().value()
             + head.commitId().map(id -> " of commit " + id).orElse(", written without a commit id"))
         + ") without a lineage that shows whether it landed";
-    settings.pending().record(new Commit(recorded(), base.lockfile(), deletions, attempt, reason, List.of(), priors));
+    settings.pending().record(new Commit(recorded(), base.lockfile(), attempt, reason, List.of(), priors));
     LOG.warn("Cannot confirm the lockfile change to {}: {}", store.describe(), reason);
     return new Landing.Unknown(head);
   }
@@ -352,7 +353,7 @@ final class CommitLoop {
       // the record written before its send names it already
       return new Landing.NotYet(open.parent(), last);
     }
-    settings.pending().record(new Commit(recorded(), base.lockfile(), deletions, null, null, List.of(), priors));
+    settings.pending().record(new Commit(recorded(), base.lockfile(), null, null, List.of(), priors));
     if (!priors.isEmpty()) {
       // an earlier write may still land: the change stays in flight
       return new Landing.NotYet(priors.get(priors.size() - 1).attempt().parent(), last);
@@ -361,28 +362,11 @@ final class CommitLoop {
   }
 
   /**
-   * Ends the loop on a landing: deletes what the published lockfile no longer pins, when {@code
-   * deleteSuperseded}, and only while the global lease is still this run's (a peer that took a lost
-   * lease over may pin one of them again before it is deleted, so with the lease gone they are left
-   * in place: an archive too many costs bytes, one too few loses an install); settles the record.
+   * Ends the loop on a landing: {@code published} is the shared lockfile as this run last knew it;
+   * settles the record.
    */
-  private Landing finish(Lockfile published, boolean deleteSuperseded) {
+  private Landing finish(Lockfile published) {
     now = published;
-    boolean delete = deleteSuperseded;
-    if (delete && !deletions.isEmpty() && !lease.isHeld()) {
-      warn("Kept " + deletions.size() + " superseded archive(s) in " + store.describe() + ": the global"
-          + " lease was lost before they could be deleted, and a peer may pin them again");
-      delete = false;
-    }
-    List<TierPath> unpinned = delete ? unpinned(deletions, published) : List.of();
-    if (delete) {
-      deletions.stream().filter(p -> !unpinned.contains(p)).forEach(p -> warn("Kept " + p + " in "
-          + store.describe() + ": the published lockfile pins it again"));
-    }
-    for (TierPath path : store.deleteAll(unpinned)) {
-      warn("Cannot delete " + path + " from " + store.describe()
-          + " after publishing: it changed in between or the store failed; it is left in place");
-    }
     try {
       settings.pending().settle();
     } catch (LocalFileException e) {
@@ -479,18 +463,6 @@ final class CommitLoop {
     conflicts.stream().filter(c -> names.earlier().contains(c.name()))
         .forEach(c -> out.add(LockfileTransaction.dropNotice(c)));
     return out;
-  }
-
-  /**
-   * Returns the paths of {@code paths} that {@code lockfile} does not pin, in order: every path but
-   * an archive path whose name's entry in {@code lockfile} has the archive's SHA-256 as its {@code
-   * checksum}.
-   */
-  static List<TierPath> unpinned(List<TierPath> paths, Lockfile lockfile) {
-    return paths.stream().filter(path -> path.archiveOf()
-        .flatMap(name -> lockfile.entry(name).flatMap(LockfileEntry::checksum)
-            .filter(path.archiveSha256().orElseThrow()::equals))
-        .isEmpty()).toList();
   }
 
   private void warn(String message) {

@@ -37,14 +37,13 @@ final class CommitRun {
    * What the pending record contributes to a run.
    *
    * @param delta what is left of the recorded commit, rebased onto the fetched lockfile
-   * @param deletions the archives it asked to delete once published
    * @param live its names, when the caller re-applies it (a conflict on them then fails the run)
    * @param conflicts the names a re-applied commit could not keep
    * @param priors its writes that may still land
    */
-  private record Replay(LockfileDelta delta, List<TierPath> deletions, Set<ExtensionName> live,
+  private record Replay(LockfileDelta delta, Set<ExtensionName> live,
       List<LockfileConflictException.Conflict> conflicts, List<Commit.Prior> priors) {
-    static final Replay NONE = new Replay(LockfileDelta.EMPTY, List.of(), Set.of(), List.of(), List.of());
+    static final Replay NONE = new Replay(LockfileDelta.EMPTY, Set.of(), List.of(), List.of());
   }
 
   /**
@@ -53,12 +52,11 @@ final class CommitRun {
    * @param delta what to write (checked names included)
    * @param base the lockfile it is made on
    * @param checkOnly names carried only to have them checked
-   * @param deletions archives to delete once published
    * @param live names the callers touched
    * @param conflicts found before the loop, on names the changes carried over from a stale view
    */
   private record Plan(LockfileDelta delta, LockfileStore.Fetched base, Set<ExtensionName> checkOnly,
-      List<TierPath> deletions, Set<ExtensionName> live, List<LockfileConflictException.Conflict> conflicts) {}
+      Set<ExtensionName> live, List<LockfileConflictException.Conflict> conflicts) {}
 
   private final TransactionSettings settings;
   private final LockfileStore store;
@@ -100,13 +98,14 @@ final class CommitRun {
     if (carried == null) {
       runChanges(batch, turns, start);
       if (optimistic && needsLease(live(batch), fetched.lockfile(), replay)) {
-        LOG.debug("An optimistic run on {} pins or deletes an archive: it publishes under the global lease",
+        LOG.debug("An optimistic run on {} pins an archive anew: it publishes under the global lease",
             description);
         return new Carried(start, warm);
       }
     } else {
-      // the changes ran without the lease: an archive they pin anew must still be there now that
-      // it is held (no peer deletes one without it); a change whose archive is gone fails
+      // the changes ran without the lease: an archive they pin anew must still be there (a
+      // collection may have taken it meanwhile); a change whose archive is gone and cannot be
+      // stored again fails
       refuseMissingArchives(live(batch), carried.start());
     }
     List<GroupCommit.Request> applied = live(batch);
@@ -115,7 +114,7 @@ final class CommitRun {
       return null;
     }
     Plan plan = plan(applied, replay, fetched, start, warm, carried);
-    if (plan.delta().isEmpty() && plan.deletions().isEmpty() && replay.priors().isEmpty()) {
+    if (plan.delta().isEmpty() && replay.priors().isEmpty()) {
       noChange(stored, applied, replay, plan, warnings);
       return null;
     }
@@ -152,7 +151,7 @@ final class CommitRun {
     Commit.Judgement judged = store.judge(change.attempt(), change.priors(), now);
     if (judged.attempt() instanceof Landing.Landed) {
       LOG.debug("The pending commit's write to {} landed", description);
-      return new Replay(LockfileDelta.EMPTY, change.deletions(), Set.of(), List.of(), List.of());
+      return new Replay(LockfileDelta.EMPTY, Set.of(), List.of(), List.of());
     }
     Lockfile base = change.base();
     List<Commit.Prior> priors = new ArrayList<>(judged.open());
@@ -186,7 +185,7 @@ final class CommitRun {
             : ": another checkout changed it since"));
       }
     }
-    return new Replay(rebase.kept(), change.deletions(), reapply ? change.delta().names() : Set.of(),
+    return new Replay(rebase.kept(), reapply ? change.delta().names() : Set.of(),
         reapply ? rebase.conflicts() : List.of(), priors);
   }
 
@@ -234,12 +233,11 @@ final class CommitRun {
       target = rebase.kept().applyTo(start);
       fence = LockfileDelta.EMPTY;
     }
-    List<TierPath> deletions = deletionsOf(replay, applied);
     Set<ExtensionName> names = new LinkedHashSet<>(replay.delta().names());
     names.addAll(own);
     LockfileDelta delta = ChangeEditor.deltaOf(fetched.lockfile(), target, names);
     LockfileStore.Fetched base = fetched;
-    if (delta.isEmpty() && !fence.isEmpty() && deletions.isEmpty() && replay.priors().isEmpty()) {
+    if (delta.isEmpty() && !fence.isEmpty() && replay.priors().isEmpty()) {
       // nothing to write on the cached lockfile: whether it is still current decides
       base = fetch();
       Rebase check = Rebase.of(fence, fetched.lockfile(), base.lockfile());
@@ -255,7 +253,7 @@ final class CommitRun {
     delta = delta.then(Commit.fence(replay.priors(), delta, target));
     Set<ExtensionName> live = new LinkedHashSet<>(replay.live());
     live.addAll(wanted);
-    return new Plan(delta, base, checkOnly, deletions, live, conflicts);
+    return new Plan(delta, base, checkOnly, live, conflicts);
   }
 
   /** Ends a batch that has nothing to write: the record (if any) is settled, each caller told. */
@@ -283,11 +281,14 @@ final class CommitRun {
           + " publishing stays safe: it is conditional on the version fetched");
     }
     Set<ExtensionName> earlier = stored instanceof PendingRecord.Recorded r ? r.commit().delta().names() : Set.of();
-    Commit commit = new Commit(plan.delta(), plan.base().lockfile(), plan.deletions(), null, null,
+    Commit commit = new Commit(plan.delta(), plan.base().lockfile(), null, null,
         replay.conflicts().stream().map(LockfileTransaction::dropNotice).toList(), replay.priors());
     CommitLoop loop = new CommitLoop(settings, new Deadline(settings.clock(), deadline), warnings, lease, commit,
         plan.base(), new CommitLoop.Names(plan.live(), earlier, plan.checkOnly()));
     Landing landing = loop.run();
+    if (landing instanceof Landing.Landed) {
+      proveStored(applied, loop.lockfile(), warnings);
+    }
     List<LockfileConflictException.Conflict> conflicts = new ArrayList<>(replay.conflicts());
     conflicts.addAll(plan.conflicts());
     conflicts.addAll(loop.conflicts());
@@ -403,29 +404,17 @@ final class CommitRun {
     return out;
   }
 
-  /** Returns the archives to delete after the publish: the replayed commit's, then each request's, once each. */
-  private static List<TierPath> deletionsOf(Replay replay, List<GroupCommit.Request> requests) {
-    List<TierPath> out = new ArrayList<>(replay.deletions());
-    for (GroupCommit.Request r : requests) {
-      if (r.applied()) {
-        r.deletions().stream().filter(p -> !out.contains(p)).forEach(out::add);
-      }
-    }
-    return out;
-  }
-
   /**
    * Makes sure every archive a request's change stored is still in the tier, storing it again when
-   * a peer deleted it as superseded while the change ran without the lease; a request whose
-   * archive cannot be stored again fails, and nothing of it is published. Run under the lease, so
-   * no deletion can follow the check before the publish.
+   * a collection took it while the change ran without the lease; a request whose archive cannot be
+   * stored again fails, and nothing of it is published.
    */
   private void refuseMissingArchives(List<GroupCommit.Request> requests, Lockfile start) {
     for (GroupCommit.Request r : requests) {
       for (var required : r.required().entrySet()) {
         try {
           if (!store.holds(required.getKey())) {
-            LOG.info("{} was deleted from {} while a change that pins it ran without the lease; storing it again",
+            LOG.info("{} was taken from {} while a change that pins it ran without the lease; storing it again",
                 required.getKey(), description);
             required.getValue().run();
           }
@@ -439,15 +428,47 @@ final class CommitRun {
   }
 
   /**
-   * Returns whether an optimistic batch must publish under the lease: it deletes an archive, or
-   * pins one the shared lockfile as fetched ({@code fetched}) did not pin for that name (a peer
-   * deleting that archive as superseded must not interleave with it); a replayed pending commit
-   * counts as the batch's own.
+   * Proves present, after a publish that landed, each archive a request's change stored that the
+   * shared lockfile now pins ({@code published}), storing it again when it is missing: a
+   * collection that judged it unpinned before the publish may have taken it since. Never throws: a
+   * failure is a warning (the archive is then missing until a writer stores it again).
+   */
+  private void proveStored(List<GroupCommit.Request> requests, Lockfile published, List<String> warnings) {
+    for (GroupCommit.Request r : requests) {
+      for (var required : r.required().entrySet()) {
+        TierPath path = required.getKey();
+        if (CommitRun.pins(published, path)) {
+          try {
+            if (!store.holds(path)) {
+              required.getValue().run();
+              warn(warnings, "Stored " + path + " in " + description + " again: it was missing after the lockfile"
+                  + " that pins it was published (a collection took it meanwhile)");
+            }
+          } catch (RuntimeException e) {
+            warn(warnings, "Cannot prove that " + path + " is in " + description + " after the lockfile that pins"
+                + " it was published: " + e.getMessage());
+          }
+        }
+      }
+    }
+  }
+
+  /** Returns whether {@code lockfile} pins the archive at {@code path}. */
+  static boolean pins(Lockfile lockfile, TierPath path) {
+    return path.archiveOf().flatMap(name -> lockfile.entry(name).flatMap(LockfileEntry::checksum))
+        .equals(path.archiveSha256());
+  }
+
+  /**
+   * Returns whether an optimistic batch must publish under the lease: it pins an archive the
+   * shared lockfile as fetched ({@code fetched}) did not pin for that name, so that the archive is
+   * proven present again ({@link #refuseMissingArchives}) right before the publish; a replayed
+   * pending commit counts as the batch's own.
    *
    * @param batch the requests whose change ran without throwing
    */
   private static boolean needsLease(List<GroupCommit.Request> batch, Lockfile fetched, Replay replay) {
-    if (!deletionsOf(replay, batch).isEmpty() || batch.stream().anyMatch(r -> !r.required().isEmpty())) {
+    if (batch.stream().anyMatch(r -> !r.required().isEmpty())) {
       return true;
     }
     Lockfile target = replay.delta().applyTo(fetched);

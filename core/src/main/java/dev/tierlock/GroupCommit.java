@@ -270,11 +270,10 @@ final class GroupCommit {
     final Thread thread = Thread.currentThread();
     final Instant deadline;
 
-    /** The lockfile the change started from, its delta and deletions, once it ran without throwing. */
+    /** The lockfile the change started from and its delta, once it ran without throwing. */
     private @Nullable Lockfile start;
     private LockfileDelta own = LockfileDelta.EMPTY;
     private LockfileDelta wanted = LockfileDelta.EMPTY;
-    private List<TierPath> deletions = List.of();
     private Map<TierPath, Runnable> required = Map.of();
     /** What the change threw: nothing of it is published or kept. */
     private @Nullable Throwable thrown;
@@ -289,8 +288,8 @@ final class GroupCommit {
     }
 
     /**
-     * Runs the change on this thread against an editor over {@code from}; records its delta and
-     * deletions, or what it threw (then nothing of it counts).
+     * Runs the change on this thread against an editor over {@code from}; records its delta and the
+     * archives it stored, or what it threw (then nothing of it counts).
      */
     void apply(Lockfile from, PulledExtensionsLock pulledExtensions) {
       if (Thread.currentThread() != thread) {
@@ -302,7 +301,6 @@ final class GroupCommit {
         start = from;
         own = editor.delta();
         wanted = editor.wanted();
-        deletions = editor.deletions();
         required = editor.required();
       } catch (RuntimeException | Error e) {
         thrown = e;
@@ -335,18 +333,12 @@ final class GroupCommit {
     void discard() {
       own = LockfileDelta.EMPTY;
       wanted = LockfileDelta.EMPTY;
-      deletions = List.of();
       required = Map.of();
     }
 
     /** Returns the tier paths the change stored and relies on, each with how to store it again. */
     Map<TierPath, Runnable> required() {
       return required;
-    }
-
-    /** Returns the archives the change asked to delete after the publish. */
-    List<TierPath> deletions() {
-      return deletions;
     }
 
     /** Returns the lockfile the change started from. */

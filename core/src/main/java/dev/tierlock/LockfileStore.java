@@ -3,7 +3,6 @@ package dev.tierlock;
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.DatastoreException;
 import dev.tierlock.spi.DatastoreUnsafeException;
-import dev.tierlock.spi.DeleteResult;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
@@ -14,7 +13,6 @@ import dev.tierlock.spi.StoredObject;
 import dev.tierlock.spi.WriteCondition;
 import dev.tierlock.spi.WriteResult;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
@@ -299,26 +297,8 @@ final class LockfileStore {
     }
   }
 
-  /**
-   * Deletes tier paths, each conditional on the version just seen; best effort.
-   *
-   * @return the paths not deleted (changed in between, or the store failed)
-   */
-  List<TierPath> deleteAll(List<TierPath> paths) {
-    List<TierPath> notDeleted = new ArrayList<>();
-    for (TierPath path : paths) {
-      ObjectKey object = namespace.key(path);
-      try {
-        Optional<StoredObject> now = datastore.stat(object);
-        if (now.isPresent()
-            && datastore.delete(object, WriteCondition.mustMatch(now.get().version())) == DeleteResult.PRECONDITION_FAILED) {
-          notDeleted.add(path);
-        }
-      } catch (DatastoreException e) {
-        LOG.warn("Cannot delete {} from {}: {}", object, datastore.describe(), e.getMessage());
-        notDeleted.add(path);
-      }
-    }
-    return notDeleted;
+  /** {@return the marks of this namespace's archives ({@link ArchiveMarks}), in this store} */
+  ArchiveMarks marks() {
+    return new ArchiveMarks(datastore, namespace);
   }
 }

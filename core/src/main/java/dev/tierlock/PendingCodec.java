@@ -15,13 +15,15 @@ import org.jspecify.annotations.Nullable;
 /**
  * The pending record's format: a {@link Commit} as compact JSON, bound to one lockfile of one
  * datastore. Version 4: {@code {"version":4,"lockfile":key,"datastore":identity,
- * "upserts":{name:entry},"removals":[name],"base":{name:entry},"deletions":[path],
+ * "upserts":{name:entry},"removals":[name],"base":{name:entry},
  * "attempt":{"commit":id,"parentVersion":v,"parentLineage":ids},"priors":[{"commit":id,
  * "parentVersion":v,"parentLineage":ids,"upserts":{...},"removals":[...]}],"outcome":"unknown",
  * "reason":text,"notices":[text]}}, optional members omitted. Versions 1 to 3 (earlier Tierlock,
  * or the original tool's record without a base; none binds a lockfile or carries priors) are read;
  * a version-2 record of an interrupted change ({@code "incomplete":true}) reads as outcome unknown.
- * A newer version is refused, never overwritten. Stateless.
+ * A {@code "deletions"} member (archives an earlier Tierlock deleted after a publish) is checked
+ * and ignored: nothing is deleted in the commit path; a collection ({@link ArchiveCollector})
+ * judges unpinned archives. A newer version is refused, never overwritten. Stateless.
  */
 final class PendingCodec {
 
@@ -53,9 +55,6 @@ final class PendingCodec {
     Map<String, JsonValue> baseEntries = new LinkedHashMap<>();
     base.entries().forEach((name, entry) -> baseEntries.put(name.value(), entry.toJson()));
     members.put("base", new JsonValue.Obj(baseEntries));
-    if (!commit.deletions().isEmpty()) {
-      members.put("deletions", strings(commit.deletions().stream().map(TierPath::value).toList()));
-    }
     Commit.Attempt attempt = commit.attempt();
     if (attempt != null) {
       members.put("attempt", new JsonValue.Obj(attemptMembers(attempt)));
@@ -94,7 +93,7 @@ final class PendingCodec {
     checkVersion(m);
     checkBinding(m);
     LockfileDelta delta = delta(m);
-    List<TierPath> deletions = deletions(m);
+    checkDeletions(m);
     Lockfile base = m.containsKey("base") ? Lockfile.of(entries(m.get("base"), "base")) : null;
     Commit.Attempt attempt = m.get("attempt") == null ? null : attempt(m.get("attempt"));
     String unknown = null;
@@ -112,7 +111,7 @@ final class PendingCodec {
       base = base == null ? null : base.restrictedTo(delta.names());
     }
     List<Commit.Prior> priors = priors(m);
-    return new Commit(delta, base, deletions, attempt, unknown, strings(m.get("notices"), "notices"), priors);
+    return new Commit(delta, base, attempt, unknown, strings(m.get("notices"), "notices"), priors);
   }
 
   /** Returns whether a record's bytes name the lockfile they were made for (version 4 and later). */
@@ -150,17 +149,15 @@ final class PendingCodec {
     }
   }
 
-  private static List<TierPath> deletions(Map<String, JsonValue> m) {
-    List<TierPath> deletions = new ArrayList<>();
+  /** Checks an earlier Tierlock's {@code "deletions"}: archive paths, never acted on. */
+  private static void checkDeletions(Map<String, JsonValue> m) {
     for (String p : strings(m.get("deletions"), "deletions")) {
       TierPath path = TierPath.of(p);
       if (path.archiveOf().isEmpty()) {
         throw new IllegalArgumentException("\"deletions\" holds " + p + ", which is not an extension archive (only"
-            + " archives a change superseded are deleted after it is published)");
+            + " archives a change superseded were listed there)");
       }
-      deletions.add(path);
     }
-    return deletions;
   }
 
   private static List<Commit.Prior> priors(Map<String, JsonValue> m) throws LockfileCodec.EntryProblem {

@@ -94,26 +94,12 @@ public interface TransactionContext {
   <T> T withPulledExtensionsLock(Supplier<T> action);
 
   /**
-   * Asks for the extension archive at {@code path} to be deleted from the datastore once the
-   * lockfile this change publishes no longer pins it: after the publish, by a delete conditional on
-   * the version seen just before, best effort. Recorded with the change if its publish fails, and
-   * skipped, with a warning, when the lockfile published pins it again (a peer's value won a
-   * rebase). The archive store ({@code ArchiveTransactions}) asks this for the archive an install
-   * supersedes or a removal unpins.
-   *
-   * @param path an extension archive's tier path ({@code config/pulled-archives/<name>/<sha256>.tar.gz})
-   * @throws IllegalArgumentException if {@code path} is not an extension archive
-   * @throws IllegalStateException if called outside the running change or from another thread, or
-   *     in a context that changes nothing (convergence)
-   */
-  void deleteAfterPublish(TierPath path);
-
-  /**
    * Notes that this change stored {@code path} (an archive it pins) and relies on it being in the
    * tier when the lockfile is published. A change that ran without the global lease (optimistic
-   * mode) has that checked under the lease before its publish, since a peer may have deleted the
-   * archive as superseded in between: {@code store} then stores it again, and if that fails, this
-   * caller's change fails and nothing of it is published.
+   * mode) has that checked under the lease before its publish, and every change has it checked
+   * again after a publish that landed, since a collection may have taken the archive in between:
+   * {@code store} then stores it again (before the publish, if that fails, this caller's change
+   * fails and nothing of it is published; after it, a failure is a warning).
    *
    * @param path the tier path stored
    * @param store stores it again; runs on the publishing thread, under the global lease

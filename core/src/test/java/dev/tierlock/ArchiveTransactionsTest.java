@@ -50,7 +50,7 @@ class ArchiveTransactionsTest {
   private final ManualClock clock = ManualClock.create();
 
   @Test
-  void installUpdateAndRemove_writeTheSharedStoreAndDeleteAfterThePublish() throws IOException {
+  void installUpdateAndRemove_writeTheSharedStore_andDeleteNoArchive() throws IOException {
     MemoryDatastore store = new MemoryDatastore();
     byte[] one = tarGz("pkg/a.txt", "one");
     byte[] two = tarGz("pkg/a.txt", "two");
@@ -62,21 +62,21 @@ class ArchiveTransactionsTest {
       assertThat(tierlock.snapshot().entry(NAME).flatMap(LockfileEntry::checksum)).contains(key(one).sha256());
 
       install(tierlock, archives, archives.verify(key(two), file("two.tar.gz", two)), entry("2"));
-      assertThat(store.keys()).contains(objectKey(key(two))).doesNotContain(objectKey(key(one)));
+      assertThat(store.keys()).contains(objectKey(key(two)), objectKey(key(one)));
       assertThat(tierlock.snapshot().entry(NAME).flatMap(LockfileEntry::checksum)).contains(key(two).sha256());
       assertThat(store.writes()).filteredOn(w -> w.contains("pulled-archives")).extracting(w -> w.split(" ")[0] + " "
-          + w.split(" ")[1]).containsExactly("WRITE " + objectKey(key(one)), "WRITE " + objectKey(key(two)),
-              "DELETE " + objectKey(key(one)));
+          + w.split(" ")[1]).containsExactly("WRITE " + objectKey(key(one)), "WRITE " + objectKey(key(two)));
 
       TransactionResult removed = tierlock.transaction().run(tx -> assertThat(archives.remove(tx, NAME)).contains(key(two)));
       assertThat(removed.delta().removals()).containsExactly(NAME);
-      assertThat(store.keys()).noneMatch(k -> k.value().contains("pulled-archives"));
+      assertThat(store.keys()).as("kept for a collection").contains(objectKey(key(one)), objectKey(key(two)));
+      assertThat(store.writes()).noneMatch(w -> w.startsWith("DELETE ") && w.contains("pulled-archives"));
       assertThat(tierlock.snapshot().contains(NAME)).isFalse();
     }
   }
 
   @Test
-  void aDeletionThePublishedLockfilePinsAgain_isSkipped() throws IOException {
+  void aRemovalThenAReinstallInOneChange_keepsTheArchive() throws IOException {
     MemoryDatastore store = new MemoryDatastore();
     byte[] one = tarGz("pkg/a.txt", "one");
     try (Tierlock tierlock = open(store, "a")) {
@@ -89,15 +89,14 @@ class ArchiveTransactionsTest {
         archives.install(tx, verified, entry("1-again"));
       });
 
-      assertThat(result.warnings()).containsExactly("Kept " + key(one).tierPath() + " in " + tierlock.transaction()
-          .describe() + ": the published lockfile pins it again");
+      assertThat(result.warnings()).isEmpty();
       assertThat(store.keys()).contains(objectKey(key(one)));
       assertThat(store.writes()).noneMatch(w -> w.startsWith("DELETE " + objectKey(key(one))));
     }
   }
 
   @Test
-  void remoteMode_aDeletionThePublishedLockfilePinsAgain_isSkipped() throws IOException {
+  void remoteMode_aRemovalThenAReinstallInOneChange_keepsTheArchive() throws IOException {
     MemoryDatastore memory = new MemoryDatastore();
     byte[] one = tarGz("pkg/a.txt", "one");
     try (Tierlock tierlock = open(memory, "a")) {
@@ -111,8 +110,7 @@ class ArchiveTransactionsTest {
       });
 
       assertThat(result.status()).isEqualTo(TransactionStatus.PUBLISHED);
-      assertThat(result.warnings()).containsExactly("Kept " + key(one).tierPath() + " in " + tierlock.transaction()
-          .describe() + ": the published lockfile pins it again");
+      assertThat(result.warnings()).isEmpty();
       assertThat(memory.keys()).contains(objectKey(key(one)));
       assertThat(memory.writes()).noneMatch(w -> w.startsWith("DELETE " + objectKey(key(one))));
     }

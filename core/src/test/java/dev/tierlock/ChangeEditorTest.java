@@ -53,11 +53,11 @@ class ChangeEditorTest {
   void aNestedChangeThatThrows_isUndoneWhole() {
     ChangeEditor tx = editor(Lockfile.EMPTY);
     tx.put(A, ONE);
-    tx.deleteAfterPublish(TierPath.of("config/pulled-archives/@s/a/" + "a".repeat(64) + ".tar.gz"));
+    tx.requireStored(TierPath.of("config/pulled-archives/@s/a/" + "a".repeat(64) + ".tar.gz"), () -> { });
 
     assertThatThrownBy(() -> tx.run(inner -> {
       inner.put(B, ONE);
-      ((ChangeEditor) inner).deleteAfterPublish(TierPath.of("config/pulled-archives/@s/b/" + "b".repeat(64) + ".tar.gz"));
+      inner.requireStored(TierPath.of("config/pulled-archives/@s/b/" + "b".repeat(64) + ".tar.gz"), () -> { });
       inner.run(deeper -> {
         deeper.remove(A);
         throw new IllegalStateException("deep");
@@ -65,7 +65,7 @@ class ChangeEditorTest {
     })).hasMessage("deep");
 
     assertThat(tx.delta()).isEqualTo(LockfileDelta.upsert(A, ONE));
-    assertThat(tx.deletions()).hasSize(1);
+    assertThat(tx.required()).hasSize(1);
   }
 
   @Test
@@ -80,7 +80,8 @@ class ChangeEditorTest {
     assertThatThrownBy(() -> tx.remove(A)).isInstanceOf(IllegalStateException.class);
     assertThatThrownBy(() -> tx.run(inner -> { })).isInstanceOf(IllegalStateException.class);
     assertThatThrownBy(() -> tx.withPulledExtensionsLock(() -> 1)).isInstanceOf(IllegalStateException.class);
-    assertThatThrownBy(() -> tx.deleteAfterPublish(TierPath.of("config/x"))).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> tx.requireStored(TierPath.of("config/x"), () -> { }))
+        .isInstanceOf(IllegalStateException.class);
   }
 
   @Test
@@ -92,14 +93,5 @@ class ChangeEditorTest {
     assertThat(value).isEqualTo(7);
     assertThat(PulledExtensionsLock.builder(dir).build().tryAcquire()).hasValueSatisfying(
         PulledExtensionsLock.Held::close);
-  }
-
-  @Test
-  void onlyAnArchive_isDeletedThroughATransaction() {
-    assertThatThrownBy(() -> editor(Lockfile.EMPTY).deleteAfterPublish(TierPath.LOCKFILE))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageStartingWith("Cannot delete " + TierPath.LOCKFILE + " through a transaction: only an extension archive");
-    assertThatThrownBy(() -> editor(Lockfile.EMPTY).deleteAfterPublish(TierPath.of("config/other")))
-        .isInstanceOf(IllegalArgumentException.class);
   }
 }

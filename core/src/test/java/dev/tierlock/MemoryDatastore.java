@@ -31,7 +31,17 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 class MemoryDatastore implements Datastore {
 
-  private record Stored(byte[] bytes, ObjectVersion version, ObjectMetadata metadata) {}
+  /** An object, dated by this store's own clock ({@link #storeClock}). */
+  private record Stored(byte[] bytes, ObjectVersion version, ObjectMetadata metadata, java.time.Instant modified) {}
+
+  /** The store's own clock: each write's time, never earlier than the last one's. */
+  private java.time.Clock storeClock = java.time.Clock.systemUTC();
+  private java.time.Instant lastModified = java.time.Instant.EPOCH;
+
+  /** Sets the store's own clock, which dates each later write (default the system's). */
+  synchronized void storeClock(java.time.Clock clock) {
+    storeClock = clock;
+  }
 
   private final TreeMap<ObjectKey, Stored> objects = new TreeMap<>();
   private final List<String> writes = new ArrayList<>();
@@ -192,7 +202,9 @@ class MemoryDatastore implements Datastore {
   private synchronized WriteResult store(ObjectKey key, ObjectBody body, ObjectMetadata metadata) {
     try {
       ObjectVersion version = ObjectVersion.of("m" + (++counter));
-      objects.put(key, new Stored(body.readAllBytes(), version, metadata));
+      java.time.Instant now = storeClock.instant();
+      lastModified = now.isAfter(lastModified) ? now : lastModified;
+      objects.put(key, new Stored(body.readAllBytes(), version, metadata, lastModified));
       return new WriteResult.Written(version);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -248,6 +260,6 @@ class MemoryDatastore implements Datastore {
   }
 
   private static StoredObject object(ObjectKey key, Stored s) {
-    return new StoredObject(key, s.version(), s.bytes().length, s.metadata());
+    return new StoredObject(key, s.version(), s.bytes().length, s.metadata(), s.modified());
   }
 }

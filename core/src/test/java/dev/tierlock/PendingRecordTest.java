@@ -37,18 +37,17 @@ class PendingRecordTest {
   }
 
   @Test
-  void aChange_roundTripsWithItsBaseDeletionsAttemptAndVerdict() {
+  void aChange_roundTripsWithItsBaseAttemptAndVerdict() {
     LockfileDelta delta = LockfileDelta.of(java.util.Map.of(A, TWO), List.of(B));
     Lockfile base = Lockfile.of(java.util.Map.of(A, ONE, B, ONE, ExtensionName.of("@s/untouched"), ONE));
     LockfileHead parent = new LockfileHead(ObjectVersion.of("\"etag 1\""), List.of("c1", "c0"));
-    Commit change = new Commit(delta, base, List.of(TierPath.of("config/pulled-archives/@s/a/" + "a".repeat(64) + ".tar.gz")),
-        new Commit.Attempt("c2", parent), null);
+    Commit change = new Commit(delta, base, new Commit.Attempt("c2", parent), null);
 
     record().record(change);
     PendingRecord.Stored read = record().read();
 
     assertThat(read).isEqualTo(new PendingRecord.Recorded(new Commit(delta, base.restrictedTo(delta.names()),
-        change.deletions(), change.attempt(), null)));
+        change.attempt(), null)));
     assertThat(record().view(read).orElseThrow().state()).isEqualTo(PendingChange.State.IN_FLIGHT);
     assertThat(record().view(read).orElseThrow().commitId()).contains("c2");
 
@@ -58,7 +57,7 @@ class PendingRecordTest {
     assertThat(unknown.reason()).contains("it cannot be proven");
     assertThat(unknown.blocksTransactions()).isTrue();
 
-    record().record(new Commit(change.delta(), change.base(), change.deletions(), null, null));
+    record().record(new Commit(change.delta(), change.base(), null, null));
     assertThat(record().view(record().read()).orElseThrow().state()).isEqualTo(PendingChange.State.UNPUBLISHED);
     record().discard();
     assertThat(file()).doesNotExist();
@@ -106,7 +105,7 @@ class PendingRecordTest {
 
   @Test
   void aRecordIsBoundToItsLockfileAndDatastore_andNamespacesKeepOneEach() {
-    Commit change = new Commit(LockfileDelta.removal(B), Lockfile.EMPTY, List.of(), null, null);
+    Commit change = new Commit(LockfileDelta.removal(B), Lockfile.EMPTY, null, null);
     record().record(change);
 
     PendingRecord elsewhere = new PendingRecord(dir, Namespace.NONE, new dev.tierlock.spi.DatastoreIdentity("fake", "two", "", ""));

@@ -19,7 +19,7 @@ import java.util.regex.Pattern;
  */
 final class Inputs {
 
-  private static final Pattern DURATION = Pattern.compile("([0-9]{1,9})(ms|s|m|h)");
+  private static final Pattern DURATION = Pattern.compile("([0-9]{1,9})(ms|s|m|h|d)");
 
   private Inputs() {}
 
@@ -70,7 +70,7 @@ final class Inputs {
     return text;
   }
 
-  /** Reads a duration: {@code 500ms}, {@code 30s}, {@code 2m}, {@code 1h}, or ISO-8601 ({@code PT90S}); positive. */
+  /** Reads a duration: {@code 500ms}, {@code 30s}, {@code 2m}, {@code 1h}, {@code 7d}, or ISO-8601 ({@code PT90S}); positive. */
   static Duration duration(String option, String text) {
     String t = text.strip().toLowerCase(Locale.ROOT);
     Duration value = null;
@@ -81,7 +81,8 @@ final class Inputs {
         case "ms" -> Duration.ofMillis(n);
         case "s" -> Duration.ofSeconds(n);
         case "m" -> Duration.ofMinutes(n);
-        default -> Duration.ofHours(n);
+        case "h" -> Duration.ofHours(n);
+        default -> Duration.ofDays(n);
       };
     } else {
       try {

@@ -50,7 +50,8 @@ public final class TierlockCli {
   static final List<Class<?>> COMMANDS = List.of(InitCommand.class, EntriesCommand.class,
       ExtensionsCommands.Install.class, ExtensionsCommands.Remove.class, ExtensionsCommands.Installed.class,
       ConvergeCommands.Converge.class, ConvergeCommands.Status.class, ConvergeCommands.Watch.class,
-      LockCommand.class, PendingCommand.class, DoctorCommand.class, CompletionCommand.class, OptionsCommand.class, HelpCommand.class);
+      LockCommand.class, PendingCommand.class, GcCommand.class, DoctorCommand.class, CompletionCommand.class,
+      OptionsCommand.class, HelpCommand.class);
 
   /** The global options that take a value, which the search for the command's name skips. */
   /** How long a command waits in all for locks and the datastore when {@code --timeout} is not given. */

@@ -15,11 +15,11 @@ import java.util.Optional;
  * makes one over any datastore.
  *
  * <p><b>Order with the lockfile.</b> A writer stores an archive <em>before</em> it publishes a
- * lockfile that references it (the lockfile must never pin bytes the tier lacks), and deletes a
- * superseded archive only <em>after</em> it published a lockfile that no longer references it.
- * The store cannot see the lockfile: {@link ArchiveTransactions} keeps that order inside a {@link
- * dev.tierlock.LockfileTransaction}, through this same store; call {@link #store} and {@link
- * #delete} directly only outside a transaction (a backfill, an operator's clean-up).
+ * lockfile that references it (the lockfile must never pin bytes the tier lacks), and never
+ * deletes one: archives leave the tier only through a collection by reachability ({@link
+ * dev.tierlock.ArchiveCollector}, {@code tierlock gc}). The store cannot see the lockfile: {@link
+ * ArchiveTransactions} keeps that order inside a {@link dev.tierlock.LockfileTransaction}, through
+ * this same store; call {@link #store} directly only outside a transaction (a backfill).
  *
  * <p><b>Failures.</b> {@link ArchiveException}s with the codes documented per method, and the {@link
  * dev.tierlock.spi.DatastoreException}s of the datastore calls (every one bounded by its backend's
@@ -133,8 +133,9 @@ public interface ArchiveStore {
    * Deletes an archive from the datastore (a stat, then a delete conditional on the version seen,
    * so an archive a peer stores again in between is kept) and from the local cache.
    *
-   * <p>The caller guarantees that the published shared lockfile no longer references the archive:
-   * delete only after that lockfile publish succeeded.
+   * <p>Nothing here checks the shared lockfile, and a writer may pin the archive again at any
+   * moment (a rollback): this is for a tier no writer uses (an operator's repair). To remove
+   * unpinned archives from a live tier, run a collection ({@link dev.tierlock.ArchiveCollector}).
    *
    * @param key the archive to delete
    * @return {@link ArchiveChange.Outcome#DELETED} with the tier path, or {@link

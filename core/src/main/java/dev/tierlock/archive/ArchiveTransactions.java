@@ -33,8 +33,10 @@ import java.util.concurrent.atomic.AtomicReference;
  *   <li><em>The lockfile never references bytes the tier lacks.</em> {@link #install} writes the
  *       archive, and has it confirmed present (created, or already there with the same size), before
  *       it writes the entry that pins it. A write that fails throws before the entry exists, so no
- *       lockfile, published now or replayed later, pins that archive. Under the global lock no
- *       peer's removal can delete the archive between the write and the entry.
+ *       lockfile, published now or replayed later, pins that archive. Nothing in the commit path
+ *       deletes an archive, and a collection ({@link dev.tierlock.ArchiveCollector}) that took it
+ *       before the publish finds the pin's mark changed and stores it back, or the writer finds it
+ *       missing after its publish and stores it again.
  *   <li><em>A failed publish never loses the archive.</em> When the lockfile publish fails after
  *       the archive landed, the archive stays in the tier, and the pending record has only the
  *       lockfile change to replay. No replay depends on a local file surviving until the next run.
@@ -45,20 +47,19 @@ import java.util.concurrent.atomic.AtomicReference;
  *   <li><em>Internal files never travel.</em> The only object written is the key's own tier path,
  *       built from a validated key (a tier path refuses internal names), holding bytes the store
  *       verified and moved into its cache itself.
- *   <li><em>A superseded archive is deleted only after the lockfile no longer references it.</em>
- *       {@link #install} (when the checksum changes) and {@link #remove} ask the transaction to delete
- *       it after its lockfile publish. A failed
- *       publish keeps the archive and records the deletion with the change. The deletion is skipped
- *       when the lockfile being published pins the archive again (a peer's value won a rebase).
+ *   <li><em>No archive is deleted on the strength of a lease.</em> An archive that {@link #install}
+ *       supersedes or {@link #remove} unpins stays in the tier; a collection ({@link
+ *       dev.tierlock.ArchiveCollector}) deletes it once no lockfile version within the retention
+ *       window pins it and it is older than the window, so a peer that pins it again (a rollback,
+ *       even by a process that took a lease over from a live holder) always finds it.
  *   <li><em>Every datastore is the same code.</em> A filesystem datastore's objects are the shared
  *       directory, so the same create-only write puts the archive there, atomically, before the
  *       lockfile that pins it is published.
  * </ul>
  *
  * <p>The cost: an archive write that fails fails the change, whatever the publish-failure policy
- * (nothing was published; run the install again). A residual race remains only for a lock holder
- * that stalls past its lease: its deletion may then remove an archive a peer pinned meanwhile; a
- * restore then reports {@link ArchiveException} ({@code archive_missing}) and the next install stores it again.
+ * (nothing was published; run the install again); superseded archives take space until a
+ * collection runs ({@code tierlock gc}).
  *
  * <p>Thread-safe. The methods taking a {@link TransactionContext} run on that transaction's thread,
  * while its change runs.
@@ -168,9 +169,9 @@ public final class ArchiveTransactions {
   /**
    * Installs or updates an extension in the running transaction: writes the archive to the tier
    * create-only (after hashing its staged copy again), then sets the name's entry to {@code entry}
-   * with {@code checksum} set to the archive's SHA-256; when the entry it replaces pinned another
-   * archive, that one is deleted after the lockfile publish. The transaction publishes the lockfile
-   * after the change returns, so after the archive is in the tier.
+   * with {@code checksum} set to the archive's SHA-256; an archive the entry it replaces pinned is
+   * left in the tier for a collection. The transaction publishes the lockfile after the change
+   * returns, so after the archive is in the tier, and proves it present again after the publish.
    *
    * @param tx the running transaction
    * @param archive what {@link #verify} returned, on this instance
@@ -195,25 +196,20 @@ public final class ArchiveTransactions {
     }
     AtomicReference<ArchiveChange> stored = new AtomicReference<>();
     tx.run(inner -> {
-      Optional<ExtensionArchiveKey> superseded = inner.entry(key.name())
-          .flatMap(LockfileEntry::checksum)
-          .filter(previous -> !previous.equals(key.sha256()))
-          .map(previous -> ExtensionArchiveKey.of(key.name(), previous));
       stored.set(store.storeStaged(key));
       inner.requireStored(key.tierPath(), () -> store.storeStaged(key));
       inner.put(key.name(), pinned);
-      superseded.ifPresent(old -> inner.deleteAfterPublish(old.tierPath()));
     });
     return stored.get();
   }
 
   /**
-   * Removes an extension in the running transaction: removes the name's entry and, when it pinned
-   * an archive, deletes that archive after the lockfile publish.
+   * Removes an extension in the running transaction: removes the name's entry; an archive it
+   * pinned is left in the tier for a collection ({@link dev.tierlock.ArchiveCollector}).
    *
    * @param tx the running transaction
    * @param name the extension
-   * @return the archive to be deleted; empty when the lockfile has no entry for {@code name} (nothing
+   * @return the archive the entry pinned; empty when the lockfile has no entry for {@code name} (nothing
    *     changes) or the entry pins no archive
    * @throws IllegalStateException if {@code tx}'s change has returned; nothing changed
    * @throws dev.tierlock.TierlockException as {@link TransactionContext#remove} does
@@ -221,9 +217,7 @@ public final class ArchiveTransactions {
   public Optional<ExtensionArchiveKey> remove(TransactionContext tx, ExtensionName name) {
     AtomicReference<Optional<ExtensionArchiveKey>> removed = new AtomicReference<>(Optional.empty());
     tx.run(inner -> inner.remove(name).ifPresent(entry -> {
-      Optional<ExtensionArchiveKey> key = entry.checksum().map(checksum -> ExtensionArchiveKey.of(name, checksum));
-      key.ifPresent(k -> inner.deleteAfterPublish(k.tierPath()));
-      removed.set(key);
+      removed.set(entry.checksum().map(checksum -> ExtensionArchiveKey.of(name, checksum)));
     }));
     return removed.get();
   }

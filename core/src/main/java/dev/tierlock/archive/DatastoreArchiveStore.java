@@ -353,7 +353,7 @@ final class DatastoreArchiveStore implements ArchiveStore {
           key.toString(), () -> checkInterrupt(key));
       StoredObject object = stream.object();
       return Optional.of(new StoredObject(object.key(), object.version(), object.size(),
-          ObjectMetadata.of(HASHED, hashed.sha256())));
+          ObjectMetadata.of(HASHED, hashed.sha256()), object.modified().orElse(null)));
     } catch (IOException e) {
       failure = e;
       throw new DatastoreUnavailableException("Cannot check archive " + key + " already in " + datastore.describe()

@@ -3,7 +3,6 @@ package dev.tierlock.install;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.LockfileEntry;
 import dev.tierlock.TransactionContext;
-import dev.tierlock.archive.ExtensionArchiveKey;
 import dev.tierlock.archive.VerifiedArchive;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -66,8 +65,6 @@ final class AppliedInstall {
           engine.archives().install(tx, storable.get(), entry);
         } else {
           tx.put(name, entry);
-          previous.flatMap(LockfileEntry::checksum).filter(old -> !entry.checksum().equals(Optional.of(old)))
-              .ifPresent(old -> tx.deleteAfterPublish(ExtensionArchiveKey.of(name, old).tierPath()));
         }
         written = Optional.of(entry);
       }

@@ -76,12 +76,6 @@ final class ConvergeContext implements TransactionContext, AutoCloseable {
   }
 
   @Override
-  public void deleteAfterPublish(TierPath path) {
-    requireOpen("delete " + path);
-    throw refused("delete " + path);
-  }
-
-  @Override
   public void requireStored(TierPath path, Runnable store) {
     requireOpen("store " + path);
     throw refused("store " + path);

@@ -26,8 +26,6 @@ class ConvergeContextTest {
           .hasMessageContaining("never writes the lockfile");
       assertThatThrownBy(() -> context.run(tx -> tx.remove(NAME))).isInstanceOf(IllegalStateException.class)
           .hasMessageContaining("never writes the lockfile");
-      assertThatThrownBy(() -> context.deleteAfterPublish(TierPath.LOCKFILE)).isInstanceOf(IllegalStateException.class)
-          .hasMessageContaining("never writes the lockfile");
       assertThatThrownBy(() -> context.requireStored(TierPath.LOCKFILE, () -> { }))
           .isInstanceOf(IllegalStateException.class).hasMessageContaining("never writes the lockfile");
 

@@ -23,9 +23,9 @@ import java.util.List;
 
 /**
  * The {@link ArchiveStoreContract} cases about archives leaving the tier: a delete is conditional
- * on the version it saw; superseded and removed archives go only after a lockfile that no longer
- * references them is published, never when that publish fails, and never while the lockfile being
- * published pins them again.
+ * on the version it saw; an archive an update supersedes or a removal unpins is never deleted by
+ * the transaction (a collection judges it by reachability), and its mark is written before the
+ * lockfile write that unpins it.
  */
 final class ArchiveDeletionScenarios {
 
@@ -81,7 +81,7 @@ final class ArchiveDeletionScenarios {
     assertThat(fixture.cacheFiles("a")).hasSize(1);
   }
 
-  void update_deletesTheSupersededArchiveOnlyAfterTheLockfilePublish() throws IOException {
+  void update_keepsTheSupersededArchive_andMarksItBeforeTheLockfilePublish() throws IOException {
     byte[] first = archive("first");
     byte[] second = archive("second");
     ExtensionArchiveKey firstKey = keyOf(TOOLS.value(), first);
@@ -94,10 +94,15 @@ final class ArchiveDeletionScenarios {
 
     int archiveWrite = indexOf(a.log(), DatastoreOperation.WRITE, objectKey(secondKey), "WRITTEN");
     int lockfileWrite = indexOf(a.log(), DatastoreOperation.WRITE, LOCKFILE_KEY, "WRITTEN");
-    int delete = indexOf(a.log(), DatastoreOperation.DELETE, objectKey(firstKey), "DELETED");
     assertThat(archiveWrite).isLessThan(lockfileWrite);
-    assertThat(lockfileWrite).isLessThan(delete);
-    assertThat(fixture.storedArchives()).containsExactly(objectKey(secondKey).value());
+    assertThat(indexOf(a.log(), DatastoreOperation.WRITE, markKey(firstKey), "WRITTEN"))
+        .as("the unpinned archive's mark is written before the lockfile").isLessThan(lockfileWrite);
+    assertThat(indexOf(a.log(), DatastoreOperation.WRITE, markKey(secondKey), "WRITTEN"))
+        .as("the pinned archive's mark is written before the lockfile").isLessThan(lockfileWrite);
+    assertThat(a.log().entries(DatastoreOperation.DELETE)).extracting(LoggedOperation::target)
+        .doesNotContain(objectKey(firstKey).value());
+    assertThat(fixture.storedArchives()).containsExactlyInAnyOrder(objectKey(firstKey).value(),
+        objectKey(secondKey).value());
     assertThat(fixture.sharedChecksum(TOOLS)).contains(secondKey.sha256());
 
     // the same archive again (another entry) supersedes nothing
@@ -105,10 +110,11 @@ final class ArchiveDeletionScenarios {
     checkoutA.install(checkoutA.verify(secondKey, fixture.file("second.tar.gz", second)), fixture.entry("2.0.1"));
     assertThat(a.log().entries(DatastoreOperation.DELETE)).extracting(LoggedOperation::target)
         .containsOnly(GLOBAL_LOCK_KEY.value());
-    assertThat(fixture.storedArchives()).containsExactly(objectKey(secondKey).value());
+    assertThat(a.log().entries(DatastoreOperation.WRITE)).extracting(LoggedOperation::target)
+        .as("an unchanged pin marks nothing").doesNotContain(markKey(secondKey).value());
   }
 
-  void remove_deletesTheArchiveOnlyAfterTheLockfilePublish() throws IOException {
+  void remove_keepsTheArchive_forACollection() throws IOException {
     byte[] bytes = archive("removed");
     ExtensionArchiveKey key = keyOf(TOOLS.value(), bytes);
     ArchiveCheckout checkoutA = fixture.checkout("a", a);
@@ -119,14 +125,16 @@ final class ArchiveDeletionScenarios {
 
     assertThat(removed.archives()).containsExactly(key);
     assertThat(removed.result().status()).isEqualTo(TransactionStatus.PUBLISHED);
-    assertThat(indexOf(a.log(), DatastoreOperation.WRITE, LOCKFILE_KEY, "WRITTEN"))
-        .isLessThan(indexOf(a.log(), DatastoreOperation.DELETE, objectKey(key), "DELETED"));
-    assertThat(fixture.storedArchives()).isEmpty();
+    assertThat(indexOf(a.log(), DatastoreOperation.WRITE, markKey(key), "WRITTEN"))
+        .isLessThan(indexOf(a.log(), DatastoreOperation.WRITE, LOCKFILE_KEY, "WRITTEN"));
+    assertThat(a.log().entries(DatastoreOperation.DELETE)).extracting(LoggedOperation::target)
+        .doesNotContain(objectKey(key).value());
+    assertThat(fixture.storedArchives()).containsExactly(objectKey(key).value());
     assertThat(fixture.sharedLockfile().contains(TOOLS)).isFalse();
     assertThat(checkoutA.remove(TOOLS).archives()).as("removing an absent name changes nothing").isEmpty();
   }
 
-  void remove_whenTheLockfilePublishFails_keepsTheArchiveUntilTheReplayPublishes() throws IOException {
+  void remove_whenTheLockfilePublishFails_keepsTheArchive_throughTheReplay() throws IOException {
     byte[] bytes = archive("kept");
     ExtensionArchiveKey key = keyOf(TOOLS.value(), bytes);
     ArchiveCheckout checkoutA = fixture.checkout("a", a, clock.sleeper(), PublishFailurePolicy.DEFER);
@@ -149,9 +157,9 @@ final class ArchiveDeletionScenarios {
 
     assertThat(checkoutA.tierlock().transaction().run(tx -> { }).status()).isEqualTo(TransactionStatus.PUBLISHED);
 
-    assertThat(indexOf(a.log(), DatastoreOperation.WRITE, LOCKFILE_KEY, "WRITTEN"))
-        .isLessThan(indexOf(a.log(), DatastoreOperation.DELETE, objectKey(key), "DELETED"));
-    assertThat(fixture.storedArchives()).isEmpty();
+    assertThat(a.log().entries(DatastoreOperation.DELETE)).extracting(LoggedOperation::target)
+        .doesNotContain(objectKey(key).value());
+    assertThat(fixture.storedArchives()).as("kept for a collection").containsExactly(objectKey(key).value());
     assertThat(fixture.sharedLockfile().contains(TOOLS)).isFalse();
   }
 
@@ -173,14 +181,21 @@ final class ArchiveDeletionScenarios {
 
     TransactionResult replay = checkoutA.tierlock().transaction().run(tx -> { });
 
-    assertThat(replay.warnings()).anySatisfy(w -> assertThat(w).startsWith("Dropped the unpublished change to @acme/tools"))
-        .contains("Kept " + firstKey.tierPath() + " in " + checkoutA.tierlock().transaction().describe()
-            + ": the published lockfile pins it again");
+    assertThat(replay.warnings()).anySatisfy(w -> assertThat(w).startsWith("Dropped the unpublished change to @acme/tools"));
     assertThat(a.log().entries(DatastoreOperation.DELETE)).extracting(LoggedOperation::target)
         .doesNotContain(objectKey(firstKey).value());
     assertThat(fixture.sharedLockfile().entry(TOOLS).orElseThrow().version()).isEqualTo("1.0.0-again");
     assertThat(fixture.sharedChecksum(TOOLS)).contains(firstKey.sha256());
     assertThat(fixture.storedArchives()).contains(objectKey(firstKey).value());
     assertThat(checkoutA.tierlock().transaction().pending()).isEmpty();
+  }
+
+  /** Returns the key of the mark a lockfile write that pins or unpins {@code key} writes first. */
+  private static String markKeyValue(ExtensionArchiveKey key) {
+    return ".tierlock-archives/" + key.name().value() + "/" + key.sha256();
+  }
+
+  private static dev.tierlock.spi.ObjectKey markKey(ExtensionArchiveKey key) {
+    return dev.tierlock.spi.ObjectKey.of(markKeyValue(key));
   }
 }

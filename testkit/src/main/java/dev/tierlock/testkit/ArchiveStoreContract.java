@@ -340,33 +340,34 @@ public abstract class ArchiveStoreContract {
   }
 
   /**
-   * An update deletes the superseded archive only after the lockfile publish.
+   * An update keeps the archive it supersedes (a collection judges it), and marks the pinning
+   * change of both archives before the lockfile write.
    *
    * @throws IOException if a file the test uses cannot be read or written
    */
   @Test
-  public final void update_deletesTheSupersededArchiveOnlyAfterTheLockfilePublish() throws IOException {
-    deletions().update_deletesTheSupersededArchiveOnlyAfterTheLockfilePublish();
+  public final void update_keepsTheSupersededArchive_andMarksItBeforeTheLockfilePublish() throws IOException {
+    deletions().update_keepsTheSupersededArchive_andMarksItBeforeTheLockfilePublish();
   }
 
   /**
-   * A remove deletes the archive only after the lockfile publish.
+   * A remove keeps the archive it unpins, for a collection, and marks it before the lockfile write.
    *
    * @throws IOException if a file the test uses cannot be read or written
    */
   @Test
-  public final void remove_deletesTheArchiveOnlyAfterTheLockfilePublish() throws IOException {
-    deletions().remove_deletesTheArchiveOnlyAfterTheLockfilePublish();
+  public final void remove_keepsTheArchive_forACollection() throws IOException {
+    deletions().remove_keepsTheArchive_forACollection();
   }
 
   /**
-   * A remove whose publish fails keeps the archive until the replay publishes.
+   * A remove whose publish fails keeps the archive, and so does its replay.
    *
    * @throws IOException if a file the test uses cannot be read or written
    */
   @Test
-  public final void remove_whenTheLockfilePublishFails_keepsTheArchiveUntilTheReplayPublishes() throws IOException {
-    deletions().remove_whenTheLockfilePublishFails_keepsTheArchiveUntilTheReplayPublishes();
+  public final void remove_whenTheLockfilePublishFails_keepsTheArchive_throughTheReplay() throws IOException {
+    deletions().remove_whenTheLockfilePublishFails_keepsTheArchive_throughTheReplay();
   }
 
   /**

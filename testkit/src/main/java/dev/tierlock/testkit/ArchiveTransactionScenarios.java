@@ -23,6 +23,7 @@ import dev.tierlock.archive.ExtensionArchiveKey;
 import dev.tierlock.archive.RestoredArchive;
 import dev.tierlock.archive.VerifiedArchive;
 import dev.tierlock.spi.Datastore;
+import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.DatastoreUnavailableException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -70,8 +71,9 @@ final class ArchiveTransactionScenarios {
 
     assertThat(installed.change().outcome()).isEqualTo(ArchiveChange.Outcome.CREATED);
     assertThat(installed.result().status()).isEqualTo(TransactionStatus.PUBLISHED);
-    assertThat(a.log().writtenKeys()).containsSubsequence(objectKey(key), LOCKFILE_KEY)
-        .allSatisfy(k -> assertThat(Set.of(objectKey(key), LOCKFILE_KEY, GLOBAL_LOCK_KEY)).contains(k));
+    ObjectKey mark = ObjectKey.of(".tierlock-archives/" + TOOLS.value() + "/" + key.sha256());
+    assertThat(a.log().writtenKeys()).containsSubsequence(objectKey(key), mark, LOCKFILE_KEY)
+        .allSatisfy(k -> assertThat(Set.of(objectKey(key), mark, LOCKFILE_KEY, GLOBAL_LOCK_KEY)).contains(k));
     assertThat(fixture.sharedChecksum(TOOLS)).contains(key.sha256());
 
     Path staging = fixture.temp().resolve("staging-b");
@@ -236,13 +238,14 @@ final class ArchiveTransactionScenarios {
     assertThat(staging.resolve("pkg/readme.txt")).hasContent("first");
 
     checkoutB.install(checkoutB.verify(secondKey, fixture.file("second.tar.gz", second)), fixture.entry("2.0.0"));
-    assertThat(fixture.storedArchives()).containsExactly(objectKey(secondKey).value());
+    assertThat(fixture.storedArchives()).as("the superseded archive is kept for a collection")
+        .containsExactlyInAnyOrder(objectKey(firstKey).value(), objectKey(secondKey).value());
     Path again = fixture.temp().resolve("staging-2");
     assertThat(checkoutA.archives().restore(TOOLS, again).orElseThrow().key()).isEqualTo(secondKey);
     assertThat(again.resolve("pkg/readme.txt")).hasContent("second");
 
     assertThat(checkoutA.remove(TOOLS).archives()).containsExactly(secondKey);
-    assertThat(fixture.storedArchives()).isEmpty();
+    assertThat(fixture.storedArchives()).hasSize(2);
     assertThat(fixture.sharedLockfile().contains(TOOLS)).isFalse();
     assertThat(checkoutB.archives().restore(TOOLS, fixture.temp().resolve("staging-3"))).isEmpty();
   }

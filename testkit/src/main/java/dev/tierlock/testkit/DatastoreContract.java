@@ -296,6 +296,17 @@ public abstract class DatastoreContract {
     metadata().write_newMetadata_replacesEveryOldEntry();
   }
 
+  /**
+   * Every view reports the store's own time of an object's last write, alike to the second and
+   * never going back across writes (or, without {@link DatastoreFeature#MODIFICATION_TIMES}, none).
+   *
+   * @throws IOException if a download fails to close
+   */
+  @Test
+  public final void modified_isTheStoresTimeOfEachWrite_inEveryView() throws IOException {
+    metadata().modified_isTheStoresTimeOfEachWrite_inEveryView();
+  }
+
   // Limits: read bounds and metadata capacity (DatastoreLimitScenarios)
 
   /** A read over the caller's bound throws {@link dev.tierlock.spi.ObjectTooLargeException} and changes nothing. */

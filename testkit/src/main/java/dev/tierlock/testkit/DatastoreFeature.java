@@ -63,5 +63,15 @@ public enum DatastoreFeature {
    * {@link IllegalArgumentException} whose message starts "Cannot write" and names the key, and
    * changes nothing.
    */
-  OBJECT_AND_PREFIX_KEYS
+  OBJECT_AND_PREFIX_KEYS,
+
+  /**
+   * Reads, downloads, stats and listings report {@link dev.tierlock.spi.StoredObject#modified()}:
+   * the time the store's own clock gave the object's last write (S3's {@code LastModified}, a GCS
+   * object's update time, a file's modification time), the same in every view to the second, and
+   * never earlier than an earlier write's (to the millisecond). Tierlock judges archive ages by it
+   * ({@link dev.tierlock.ArchiveCollector}). <b>Absent:</b> every view reports it empty, and a
+   * collection deletes nothing there.
+   */
+  MODIFICATION_TIMES
 }

@@ -12,13 +12,21 @@ import dev.tierlock.spi.ObjectMetadata;
 import dev.tierlock.spi.ObjectVersion;
 import dev.tierlock.spi.StoredObject;
 import dev.tierlock.spi.WriteCondition;
+import dev.tierlock.spi.ObjectKey;
+import dev.tierlock.spi.ObjectStream;
 import java.io.IOException;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The {@link DatastoreContract} cases about user metadata ({@link DatastoreFeature#USER_METADATA}
  * or its refusal): it round-trips through read, stat, listing and download, and every write
- * replaces all of it.
+ * replaces all of it; and about the store's time of each write ({@link
+ * DatastoreFeature#MODIFICATION_TIMES}).
  */
 final class DatastoreMetadataScenarios {
 
@@ -68,5 +76,50 @@ final class DatastoreMetadataScenarios {
     ObjectVersion v3 = written(store.write(LOCKFILE, body("four"), WriteCondition.mustMatch(v2), ObjectMetadata.EMPTY));
     assertThat(steps.found(LOCKFILE).object().metadata()).isEqualTo(ObjectMetadata.EMPTY);
     steps.assertHolds(LOCKFILE, "four", v3);
+  }
+
+  void modified_isTheStoresTimeOfEachWrite_inEveryView() throws IOException {
+    ObjectKey key = ObjectKey.of("config/pulled-archives/@acme/tool/dated.tar.gz");
+    List<Instant> times = new ArrayList<>();
+    ObjectVersion version = steps.create(key, "first");
+    for (String content : List.of("second", "third")) {
+      times.add(dated(key, version));
+      version = written(store.write(key, body(content), WriteCondition.mustMatch(version), ObjectMetadata.EMPTY));
+    }
+    times.add(dated(key, version));
+    if (!steps.has(DatastoreFeature.MODIFICATION_TIMES)) {
+      return;
+    }
+    for (int i = 1; i < times.size(); i++) {
+      assertThat(times.get(i).truncatedTo(ChronoUnit.MILLIS)).as("write %s against write %s", i + 1, i)
+          .isAfterOrEqualTo(times.get(i - 1).truncatedTo(ChronoUnit.MILLIS));
+    }
+    steps.found(key);
+    assertThat(dated(key, version)).as("a read changes no object's time").isEqualTo(times.get(times.size() - 1));
+  }
+
+  /**
+   * Returns the time of {@code key} at {@code version} as stat reports it, checking that read,
+   * download and listing report the same to the second (or, without the feature, that none reports one).
+   */
+  private Instant dated(ObjectKey key, ObjectVersion version) throws IOException {
+    List<Optional<Instant>> views = new ArrayList<>();
+    StoredObject stat = store.stat(key).orElseThrow();
+    assertThat(stat.version()).isEqualTo(version);
+    views.add(stat.modified());
+    views.add(steps.found(key).object().modified());
+    try (ObjectStream stream = store.openStream(key).orElseThrow()) {
+      views.add(stream.object().modified());
+    }
+    views.add(store.list(key.value()).stream().filter(o -> o.key().equals(key)).findFirst().orElseThrow().modified());
+    if (!steps.has(DatastoreFeature.MODIFICATION_TIMES)) {
+      assertThat(views).as("stat, read, download and listing of %s", key).allMatch(Optional::isEmpty);
+      return Instant.EPOCH;
+    }
+    assertThat(views).as("stat, read, download and listing of %s", key).allMatch(Optional::isPresent);
+    Instant seconds = stat.modified().orElseThrow().truncatedTo(ChronoUnit.SECONDS);
+    assertThat(views).as("stat, read, download and listing of %s, to the second", key)
+        .allSatisfy(t -> assertThat(t.orElseThrow().truncatedTo(ChronoUnit.SECONDS)).isEqualTo(seconds));
+    return stat.modified().orElseThrow();
   }
 }

@@ -35,6 +35,7 @@ final class FakeObjectFiles {
   private static final String KEY = "key";
   private static final String SIZE = "size";
   private static final String VERSION = "version";
+  private static final String MODIFIED = "modified";
   private static final String META = "meta.";
   private static final String DESCRIPTION = ".meta";
 
@@ -118,7 +119,7 @@ final class FakeObjectFiles {
         });
         ObjectVersion version = ObjectVersion.of(fields.getOrDefault(VERSION, "v" + number));
         index.put(key, new Entry(number, Long.parseLong(fields.getOrDefault(SIZE, "0")), new ObjectMetadata(metadata),
-            version));
+            version, java.time.Instant.parse(fields.getOrDefault(MODIFIED, java.time.Instant.EPOCH.toString()))));
       }
     }
     Set<Path> live = new HashSet<>();
@@ -144,6 +145,7 @@ final class FakeObjectFiles {
     text.append(KEY).append('=').append(key.value()).append('\n');
     text.append(SIZE).append('=').append(entry.size()).append('\n');
     text.append(VERSION).append('=').append(entry.version().value()).append('\n');
+    text.append(MODIFIED).append('=').append(entry.modified()).append('\n');
     ObjectMetadata metadata = entry.metadata();
     metadata.values().forEach((name, value) -> text.append(META).append(name).append('=').append(value).append('\n'));
     Path temp = tmp.resolve("v" + number + DESCRIPTION);
@@ -204,10 +206,11 @@ final class FakeObjectFiles {
    * @param size its length in bytes
    * @param metadata its user metadata
    * @param version the version it reports
+   * @param modified when the store wrote it, by the store's clock
    */
-  record Entry(long number, long size, ObjectMetadata metadata, ObjectVersion version) {
+  record Entry(long number, long size, ObjectMetadata metadata, ObjectVersion version, java.time.Instant modified) {
     StoredObject toStored(ObjectKey key) {
-      return new StoredObject(key, version(), size, metadata);
+      return new StoredObject(key, version(), size, metadata, modified);
     }
   }
 

@@ -57,12 +57,19 @@ final class FakeObjectStore implements Datastore {
   private final TreeMap<String, Entry> index;
   private final Set<TrackedStream> openStreams = new LinkedHashSet<>();
   private long lastVersion;
+  /** The store's own clock: each write's modification time, never before the last one's. */
+  private final java.time.Clock clock;
+  private java.time.Instant lastModified;
   private boolean closed;
   private volatile boolean ignorePreconditions;
 
   private FakeObjectStore(
-      FakeObjectFiles files, FakeObjectFiles.Loaded loaded, FakeRemote.Versions versions, int maxMetadataBytes) {
+      FakeObjectFiles files, FakeObjectFiles.Loaded loaded, FakeRemote.Versions versions, int maxMetadataBytes,
+      java.time.Clock clock) {
     this.files = files;
+    this.clock = clock;
+    this.lastModified = loaded.index().values().stream().map(Entry::modified).max(java.time.Instant::compareTo)
+        .orElse(java.time.Instant.EPOCH);
     this.versions = versions;
     this.maxMetadataBytes = maxMetadataBytes;
     this.identity = new DatastoreIdentity("fake", UUID.randomUUID().toString(), files.root().toString(), "");
@@ -76,15 +83,16 @@ final class FakeObjectStore implements Datastore {
    *
    * @param versions how new writes are versioned
    * @param maxMetadataBytes the most bytes of metadata one write may carry
+   * @param clock the store's own clock, which dates each write
    * @throws IllegalStateException if another open store owns the directory
    * @throws DatastoreUnavailableException if the directory cannot be prepared or read
    */
-  static FakeObjectStore open(Path root, FakeRemote.Versions versions, int maxMetadataBytes) {
+  static FakeObjectStore open(Path root, FakeRemote.Versions versions, int maxMetadataBytes, java.time.Clock clock) {
     Path dir = root.toAbsolutePath().normalize();
     try {
       FakeObjectFiles files = FakeObjectFiles.open(dir);
       try {
-        return new FakeObjectStore(files, files.load(), versions, maxMetadataBytes);
+        return new FakeObjectStore(files, files.load(), versions, maxMetadataBytes, clock);
       } catch (IOException | RuntimeException e) {
         files.close(0);
         throw e;
@@ -238,7 +246,9 @@ final class FakeObjectStore implements Datastore {
       case GENERATIONS -> ObjectVersion.of("v" + number);
       case CONTENT_DIGEST -> ObjectVersion.of("\"" + HexFormat.of().formatHex(digest.digest()) + "\"");
     };
-    Entry entry = new Entry(number, size, metadata, version);
+    java.time.Instant now = clock.instant();
+    lastModified = now.isAfter(lastModified) ? now : lastModified;
+    Entry entry = new Entry(number, size, metadata, version, lastModified);
     placement.place(files.data(number));
     files.describe(key, entry);
     lastVersion = number;

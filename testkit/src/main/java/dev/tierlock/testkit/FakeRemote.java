@@ -298,8 +298,23 @@ public final class FakeRemote extends ForwardingDatastore implements AutoCloseab
     private Versions versions = Versions.GENERATIONS;
     private int maxMetadataBytes = DEFAULT_MAX_METADATA_BYTES;
     private java.time.Duration minWriteInterval = java.time.Duration.ZERO;
+    private java.time.Clock clock = java.time.Clock.systemUTC();
 
     private Builder() {}
+
+    /**
+     * Sets the remote's own clock (default the system's): each write takes its time from it as
+     * {@link dev.tierlock.spi.StoredObject#modified()}, never earlier than the previous write's, as
+     * a server dates what it stores. A test gives the store a clock of its own to age objects
+     * without touching any client's clock.
+     *
+     * @param clock the store's clock
+     * @return this
+     */
+    public Builder clock(java.time.Clock clock) {
+      this.clock = java.util.Objects.requireNonNull(clock, "clock");
+      return this;
+    }
 
     /**
      * Sets {@link FakeRemote#minWriteInterval()}, what the remote says it sustains between two
@@ -373,7 +388,7 @@ public final class FakeRemote extends ForwardingDatastore implements AutoCloseab
      */
     public FakeRemote build() {
       if (directory != null) {
-        return paced(new FakeRemote(FakeObjectStore.open(directory, versions, maxMetadataBytes), false));
+        return paced(new FakeRemote(FakeObjectStore.open(directory, versions, maxMetadataBytes, clock), false));
       }
       Path temp;
       try {
@@ -381,7 +396,7 @@ public final class FakeRemote extends ForwardingDatastore implements AutoCloseab
       } catch (IOException e) {
         throw new DatastoreUnavailableException("Cannot create a fake remote: no temp directory: " + e, e);
       }
-      return paced(new FakeRemote(FakeObjectStore.open(temp, versions, maxMetadataBytes), true));
+      return paced(new FakeRemote(FakeObjectStore.open(temp, versions, maxMetadataBytes, clock), true));
     }
   }
 }

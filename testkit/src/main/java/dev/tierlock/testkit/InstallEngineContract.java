@@ -98,10 +98,10 @@ public abstract class InstallEngineContract {
     scenarios().restore_withoutARegistry_andNoArchiveInTheTier_isRefused_andChangesNothing();
   }
 
-  /** An upgrade replaces the files (v1-only files are gone) and deletes the superseded archive after the publish. */
+  /** An upgrade replaces the files (v1-only files are gone) and keeps the superseded archive for a collection. */
   @Test
-  public final void upgrade_v1ToV2_replacesTheFiles_andDeletesTheSupersededArchiveAfterThePublish() {
-    scenarios().upgrade_v1ToV2_replacesTheFiles_andDeletesTheSupersededArchiveAfterThePublish();
+  public final void upgrade_v1ToV2_replacesTheFiles_andKeepsTheSupersededArchiveForACollection() {
+    scenarios().upgrade_v1ToV2_replacesTheFiles_andKeepsTheSupersededArchiveForACollection();
   }
 
   /** An upgrade whose catalog save fails is back at v1 file for file, and nothing is published. */
@@ -110,10 +110,10 @@ public abstract class InstallEngineContract {
     scenarios().upgrade_whoseCatalogSaveFails_isBackAtV1_fileForFile_andPublishesNothing();
   }
 
-  /** A removal saves the catalog first, then removes the entry and the files, and the archive after the publish. */
+  /** A removal saves the catalog first, then removes the entry and the files; the archive stays for a collection. */
   @Test
-  public final void remove_takesTheCatalogThenTheEntryThenTheFiles_andTheArchiveAfterThePublish() {
-    scenarios().remove_takesTheCatalogThenTheEntryThenTheFiles_andTheArchiveAfterThePublish();
+  public final void remove_takesTheCatalogThenTheEntryThenTheFiles_andKeepsTheArchive() {
+    scenarios().remove_takesTheCatalogThenTheEntryThenTheFiles_andKeepsTheArchive();
   }
 
   /**

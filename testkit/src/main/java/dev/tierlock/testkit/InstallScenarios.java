@@ -108,7 +108,7 @@ final class InstallScenarios {
     assertThat(staging(b)).isEmpty();
   }
 
-  void upgrade_v1ToV2_replacesTheFiles_andDeletesTheSupersededArchiveAfterThePublish() {
+  void upgrade_v1ToV2_replacesTheFiles_andKeepsTheSupersededArchiveForACollection() {
     f.registry().publish(TOOL, "1.0.0", v1());
     f.registry().publish(TOOL, "2.0.0", v2());
     InstallFixture.Checkout a = f.checkout("a");
@@ -118,7 +118,8 @@ final class InstallScenarios {
 
     assertThat(tree(a.root(TOOL))).containsOnlyKeys("manifest.json", "lib/a.txt", "lib/new-in-v2.txt");
     assertThat(f.shared().entry(name(TOOL)).orElseThrow().version()).isEqualTo("2.0.0");
-    assertThat(f.archives()).containsExactly(
+    assertThat(f.archives()).containsExactlyInAnyOrder(
+        Namespace.NONE.key(ExtensionArchiveKey.of(name(TOOL), TestArchives.sha256(v1())).tierPath()).value(),
         Namespace.NONE.key(ExtensionArchiveKey.of(name(TOOL), TestArchives.sha256(v2())).tierPath()).value());
     assertThat(staging(a)).isEmpty();
   }
@@ -142,7 +143,7 @@ final class InstallScenarios {
     assertThat(staging(a)).isEmpty();
   }
 
-  void remove_takesTheCatalogThenTheEntryThenTheFiles_andTheArchiveAfterThePublish() {
+  void remove_takesTheCatalogThenTheEntryThenTheFiles_andKeepsTheArchive() {
     f.registry().publish(TOOL, "1.0.0", v1());
     InstallFixture.Checkout a = f.checkout("a");
     a.installer().install(InstallRequest.parse(TOOL + "@1.0.0"), Catalog.NONE);
@@ -153,7 +154,7 @@ final class InstallScenarios {
     assertThat(filesAtSave).as("the catalog is saved while the files are still there").containsExactly(true);
     assertThat(Files.exists(a.root(TOOL))).isFalse();
     assertThat(f.shared().entry(name(TOOL))).isEmpty();
-    assertThat(f.archives()).isEmpty();
+    assertThat(f.archives()).as("kept for a collection").hasSize(1);
     assertThat(staging(a)).isEmpty();
   }
 

@@ -28,9 +28,9 @@ class ArchiveStoreContractTest {
       "restore_tamperedArchiveInTheTier_failsWithNothingExtractedAndNothingCached",
       "install_stagedCopyTurnedIntoALink_isRefusedAndNothingTravels",
       "installUpdateRemoveAndRestore_checkoutsOnTheUnwrappedDatastore_shareOneTier",
-      "update_deletesTheSupersededArchiveOnlyAfterTheLockfilePublish",
-      "remove_deletesTheArchiveOnlyAfterTheLockfilePublish",
-      "remove_whenTheLockfilePublishFails_keepsTheArchiveUntilTheReplayPublishes",
+      "update_keepsTheSupersededArchive_andMarksItBeforeTheLockfilePublish",
+      "remove_keepsTheArchive_forACollection",
+      "remove_whenTheLockfilePublishFails_keepsTheArchive_throughTheReplay",
       "update_whenAPeerPinsTheSupersededArchiveAgain_keepsIt");
 
   @Test

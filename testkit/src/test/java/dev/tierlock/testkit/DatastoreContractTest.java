@@ -10,6 +10,8 @@ import dev.tierlock.spi.DeleteResult;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
+import dev.tierlock.spi.ObjectStream;
+import dev.tierlock.spi.StoredObject;
 import dev.tierlock.spi.ReadCondition;
 import dev.tierlock.spi.ReadResult;
 import dev.tierlock.spi.WriteCondition;
@@ -25,7 +27,7 @@ import org.junit.jupiter.api.Test;
  */
 class DatastoreContractTest {
 
-  private static final int CONTRACT_TESTS = 42;
+  private static final int CONTRACT_TESTS = 43;
 
   @Test
   void contract_storeWithoutFeatures_passesThroughEveryFallback() {
@@ -65,7 +67,8 @@ class DatastoreContractTest {
         "delete_mustMatchOnMissingKey_reportsAbsent",
         "delete_mustMatchRace_exactlyOneWinner",
         "write_keyThatIsAlsoAPrefix_isStoredOrRefusedAsDeclared",
-        "write_metadataOfExactlyTheStoreCapacity_roundTrips");
+        "write_metadataOfExactlyTheStoreCapacity_roundTrips",
+        "modified_isTheStoresTimeOfEachWrite_inEveryView");
   }
 
   @Test
@@ -223,7 +226,8 @@ class DatastoreContractTest {
 
   /**
    * Wraps a store and takes away every optional feature the documented way: no not-modified reads,
-   * no conditional deletes, no metadata, and deletes of missing keys that report DELETED.
+   * no conditional deletes, no metadata, deletes of missing keys that report DELETED, and no
+   * modification times.
    */
   private static final class Degraded extends ForwardingDatastore {
     private final Datastore delegate;
@@ -244,11 +248,29 @@ class DatastoreContractTest {
 
     @Override
     public ReadResult read(ObjectKey key, ReadCondition condition, long maxBytes) {
-      return delegate.read(key, ReadCondition.always(), maxBytes);
+      ReadResult result = delegate.read(key, ReadCondition.always(), maxBytes);
+      return result instanceof ReadResult.Found found ? new ReadResult.Found(undated(found.object()), found.bytes())
+          : result;
     }
 
+    @Override
+    public java.util.Optional<StoredObject> stat(ObjectKey key) {
+      return delegate.stat(key).map(Degraded::undated);
+    }
 
+    @Override
+    public java.util.List<StoredObject> list(String prefix) {
+      return delegate.list(prefix).stream().map(Degraded::undated).toList();
+    }
 
+    @Override
+    public java.util.Optional<ObjectStream> openStream(ObjectKey key) {
+      return delegate.openStream(key).map(s -> ObjectStream.of(undated(s.object()), s.stream(), s::close));
+    }
+
+    private static StoredObject undated(StoredObject o) {
+      return new StoredObject(o.key(), o.version(), o.size(), o.metadata());
+    }
     @Override
     public WriteResult write(ObjectKey key, ObjectBody body, WriteCondition condition, ObjectMetadata metadata) {
       if (!metadata.values().isEmpty()) {

@@ -18,9 +18,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A run whose global lease was lost before it deleted the archives its change superseded leaves
- * them in place: a peer that took the lease over may have pinned one of them again, and deleting
- * it would leave the shared lockfile pinning an archive the tier no longer holds.
+ * A run whose global lease is taken over right after its publish never deletes the archive its
+ * change superseded (nothing in the commit path deletes one): the peer that took the lease over
+ * pinned it again, and the tier still holds it.
  */
 class SupersededArchiveRepinnedBeforeDeleteTest {
 

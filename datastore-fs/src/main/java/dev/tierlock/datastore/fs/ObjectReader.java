@@ -58,8 +58,9 @@ final class ObjectReader {
   record ObjectState(String contentDigest, long size, @Nullable FileIdentity file, ObjectMetadata metadata,
       ObjectVersion version) {
 
+    /** Describes the object, dated by the file's modification time (the filesystem's own clock) where it is known. */
     StoredObject describe(ObjectKey key) {
-      return new StoredObject(key, version, size, metadata);
+      return new StoredObject(key, version, size, metadata, file == null ? null : file.modified());
     }
   }
 

@@ -398,8 +398,9 @@ public final class GcsDatastore implements Datastore {
   }
 
   private static StoredObject stored(ObjectKey key, Blob blob, long size, String action) {
+    java.time.OffsetDateTime updated = blob.getUpdateTimeOffsetDateTime();
     return new StoredObject(key, ObjectVersion.of(Long.toString(generation(blob, action))), size,
-        GcsUploads.metadataOf(blob.getMetadata()));
+        GcsUploads.metadataOf(blob.getMetadata()), updated == null ? null : updated.toInstant());
   }
 
   /**

@@ -182,8 +182,8 @@ public final class S3Datastore implements Datastore {
       BoundedBody.Read read = client.getObject(request.build(), new BoundedBody(maxBytes));
       GetObjectResponse response = read.response();
       byte[] data = read.bytes();
-      StoredObject object = new StoredObject(
-          key, version(response.eTag(), "read", key), data.length, ObjectMetadata.lenient(response.metadata()));
+      StoredObject object = new StoredObject(key, version(response.eTag(), "read", key), data.length,
+          ObjectMetadata.lenient(response.metadata()), response.lastModified());
       return new ReadResult.Found(object, data);
     } catch (BoundedBody.TooLarge e) {
       throw S3ExceptionTranslator.tooLarge(e, target(key), e);
@@ -235,8 +235,8 @@ public final class S3Datastore implements Datastore {
       if (length == null || length < 0) {
         throw new DatastoreUnavailableException("Cannot open " + target(key) + ": the answer has no Content-Length", null);
       }
-      StoredObject object =
-          new StoredObject(key, version(response.eTag(), "open", key), length, ObjectMetadata.lenient(response.metadata()));
+      StoredObject object = new StoredObject(key, version(response.eTag(), "open", key), length,
+          ObjectMetadata.lenient(response.metadata()), response.lastModified());
       return Optional.of(new S3ObjectStream(object, in));
     } catch (RuntimeException e) {
       in.abort();
@@ -264,8 +264,8 @@ public final class S3Datastore implements Datastore {
     try {
       HeadObjectResponse response = client.headObject(request);
       long size = response.contentLength() == null ? 0 : response.contentLength();
-      return Optional.of(
-          new StoredObject(key, version(response.eTag(), "stat", key), size, ObjectMetadata.lenient(response.metadata())));
+      return Optional.of(new StoredObject(key, version(response.eTag(), "stat", key), size,
+          ObjectMetadata.lenient(response.metadata()), response.lastModified()));
     } catch (SdkException | CancellationException | CompletionException e) {
       return switch (S3ExceptionTranslator.translateRead(e, "stat", target(key))) {
         case ABSENT -> Optional.empty();

@@ -79,6 +79,6 @@ final class S3Listing {
       throw new DatastoreUnavailableException("Cannot list " + where + ": the listing gives object " + key.value()
           + " no ETag or no size (ETag " + eTag + ", size " + size + ")", null);
     }
-    return new StoredObject(key, ObjectVersion.of(eTag), size, ObjectMetadata.EMPTY);
+    return new StoredObject(key, ObjectVersion.of(eTag), size, ObjectMetadata.EMPTY, object.lastModified());
   }
 }

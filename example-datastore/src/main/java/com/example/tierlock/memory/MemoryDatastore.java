@@ -18,6 +18,7 @@ import dev.tierlock.spi.WriteResult;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -33,14 +34,15 @@ public final class MemoryDatastore implements Datastore {
     private final String id = UUID.randomUUID().toString();
     private final TreeMap<String, Entry> objects = new TreeMap<>();
     private long generation;
+    private Instant clock = Instant.EPOCH; // the bucket's own time: never goes back across writes
 
     /** Creates an empty bucket. */
     public Bucket() {}
   }
 
-  private record Entry(byte[] bytes, ObjectVersion version, ObjectMetadata metadata) {
+  private record Entry(byte[] bytes, ObjectVersion version, ObjectMetadata metadata, Instant modified) {
     StoredObject stat(ObjectKey key) {
-      return new StoredObject(key, version, bytes.length, metadata);
+      return new StoredObject(key, version, bytes.length, metadata, modified);
     }
   }
 
@@ -135,7 +137,9 @@ public final class MemoryDatastore implements Datastore {
         return WriteResult.PreconditionFailed.INSTANCE;
       }
       ObjectVersion version = ObjectVersion.of(Long.toString(++bucket.generation));
-      bucket.objects.put(key.value(), new Entry(bytes, version, metadata));
+      Instant now = Instant.now();
+      bucket.clock = now.isAfter(bucket.clock) ? now : bucket.clock;
+      bucket.objects.put(key.value(), new Entry(bytes, version, metadata, bucket.clock));
       return new WriteResult.Written(version);
     }
   }

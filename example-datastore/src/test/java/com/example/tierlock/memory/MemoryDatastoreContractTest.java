@@ -16,6 +16,6 @@ class MemoryDatastoreContractTest extends DatastoreContract {
 
   @Override
   protected Set<DatastoreFeature> features() {
-    return EnumSet.allOf(DatastoreFeature.class); // all seven: conditional reads and deletes, metadata, ...
+    return EnumSet.allOf(DatastoreFeature.class); // all eight: conditional reads and deletes, metadata, ...
   }
 }
