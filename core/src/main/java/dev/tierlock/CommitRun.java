@@ -277,7 +277,7 @@ final class CommitRun {
   private void publish(PendingRecord.Stored stored, List<GroupCommit.Request> applied, Replay replay, Plan plan,
       DistributedLock.Held lease, Instant deadline, List<String> warnings) {
     if (lease != CommitLoop.NO_LEASE && !lease.isHeld()) {
-      warn(warnings, "The global lock " + settings.globalLock().describe() + " was lost during the transaction;"
+      warn(warnings, "The global " + settings.globalLock().describe() + " was lost during the transaction;"
           + " publishing stays safe: it is conditional on the version fetched");
     }
     Set<ExtensionName> earlier = stored instanceof PendingRecord.Recorded r ? r.commit().delta().names() : Set.of();

@@ -328,7 +328,7 @@ final class PublishingScenarios {
         .hasMessage("Cannot publish lockfile change to " + a.transaction().describe() + " (1 attempt): the shared"
             + " lockfile changed before each attempt; the change (set @s/x 1) is saved in "
             + a.transaction().pending().orElseThrow().record() + " and the next transaction on this checkout publishes it"
-            + " (also: The global lock " + a.tierlock().globalLock().describe() + " was lost during the transaction;"
+            + " (also: The global " + a.tierlock().globalLock().describe() + " was lost during the transaction;"
             + " publishing stays safe: it is conditional on the version fetched)");
     assertThat(versions(f.shared())).containsExactly(entry("@s/peer", "1"));
 
