@@ -9,9 +9,12 @@ module dev.tierlock.cli {
   requires dev.tierlock.core;
   requires com.fasterxml.jackson.core;
   requires info.picocli;
+  requires org.slf4j;
   requires static org.jspecify;
 
   uses dev.tierlock.spi.DatastoreProvider;
+
+  provides org.slf4j.spi.SLF4JServiceProvider with dev.tierlock.cli.Voice;
 
   opens dev.tierlock.cli to info.picocli;
 }

@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
  * OsLockRegistry}, which puts a fair (first come, first served) in-JVM queue in front of an exclusive
  * OS lock that the OS frees if the process dies. One wait budget covers both; a waiter that runs out
  * of it leaves the queue without disturbing those behind it and gets a {@link LockTimeoutException}
- * naming the lock file and, when the file names one, its holder. Every failure while acquiring frees
+ * naming the lock file and, when the file names one, its holder. A wait is said once, at its start
+ * (INFO), naming the holder and whether its process is stopped when this host can tell. Every failure while acquiring frees
  * whatever was taken. The lock file is never deleted.
  *
  * <p>Two locks are built on it. {@link #in} is the checkout's transaction lock, {@code
@@ -153,7 +154,14 @@ final class CheckoutLock {
     LockOrder.Ticket ticket = LockOrder.enter(level, describe());
     boolean held = false;
     try {
-      OsLockRegistry.Wait wait = OsLockRegistry.Wait.until(deadline, clock, sleeper::sleep, poll).withOnQueued(onQueued);
+      Runnable sayOnce = waitNotice(clock.instant(), deadline);
+      OsLockRegistry.Wait wait = OsLockRegistry.Wait.until(deadline, clock, pause -> {
+        sayOnce.run();
+        sleeper.sleep(pause);
+      }, poll).withOnQueued(() -> {
+        sayOnce.run();
+        onQueued.run();
+      });
       Held lock = settle(registry.acquire(lockFile, guards(target), wait), target, ticket);
       held = true;
       return lock;
@@ -166,6 +174,28 @@ final class CheckoutLock {
         ticket.close();
       }
     }
+  }
+
+  /**
+   * Returns what says, once, that an acquisition started at {@code start} waits for this lock until
+   * {@code deadline}, naming the holder and, when this host can tell, whether its process is stopped
+   * ({@link OsLockRegistry#holderAndState}). Run on the waiting thread, at its first pause or queueing.
+   */
+  private Runnable waitNotice(Instant start, Instant deadline) {
+    java.util.concurrent.atomic.AtomicBoolean said = new java.util.concurrent.atomic.AtomicBoolean();
+    return () -> {
+      if (!said.compareAndSet(false, true)) {
+        return;
+      }
+      String holder;
+      try {
+        holder = registry.holderAndState(lockFile).orElse("a holder that has not named itself yet");
+      } catch (IOException | RuntimeException e) {
+        holder = "a holder that cannot be read (" + e + ")";
+      }
+      long seconds = Math.max(0, (Duration.between(start, deadline).toMillis() + 999) / 1000);
+      LOG.info("Waiting up to {} s for {}, held by {}", seconds, describe(), holder);
+    };
   }
 
   /**

@@ -27,13 +27,33 @@ final class Datastores {
    * @return the datastore, open
    * @throws InvalidInputException ({@code unknown_scheme}) if no provider handles the scheme; the message lists those found
    * @throws IllegalArgumentException if the provider refuses the URI; the message says why
+   * @throws dev.tierlock.spi.DatastoreMissingException ({@code datastore_missing}) if there is no
+   *     datastore at the URI (a filesystem datastore's directory is missing); nothing was created
    */
   static Datastore open(URI uri) {
+    return providerOf(uri).open(uri);
+  }
+
+  /**
+   * Creates the datastore a URI names if it is missing (as its provider can: a filesystem
+   * datastore's directory; a bucket is never created), then opens it. The caller closes it.
+   *
+   * @param uri the datastore's URI
+   * @return the datastore, open
+   * @throws InvalidInputException ({@code unknown_scheme}) if no provider handles the scheme
+   * @throws IllegalArgumentException if the provider refuses the URI; the message says why
+   * @throws dev.tierlock.spi.DatastoreException if it cannot be created
+   */
+  static Datastore create(URI uri) {
+    return providerOf(uri).create(uri);
+  }
+
+  private static DatastoreProvider providerOf(URI uri) {
     String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
     // lazily, in order, stopping at the first match: the providers after it are never instantiated
     for (DatastoreProvider provider : providers()) {
       if (provider.scheme().equals(scheme)) {
-        return provider.open(uri);
+        return provider;
       }
     }
     String shown = uri.getUserInfo() == null ? uri.toString() : uri.toString().replace(uri.getRawUserInfo() + "@", "");

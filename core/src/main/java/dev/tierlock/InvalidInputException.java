@@ -9,6 +9,8 @@ import org.jspecify.annotations.Nullable;
  * {@link #code()} says which rule:
  *
  * <ul>
+ *   <li>{@value #INVALID_INPUT}: a value breaks its field's rule, such as a version, a checksum or
+ *       a date given to {@link LockfileEntry.Builder} ({@link #input()} is the value);
  *   <li>{@value #INVALID_NAME}: a text is not an {@link ExtensionName} ({@link #input()} is the text);
  *   <li>{@value #UNKNOWN_SCHEME}: no datastore provider on the class path opens a URI's scheme; add
  *       the datastore module that provides it (for instance {@code tierlock-datastore-s3} for {@code
@@ -18,6 +20,9 @@ import org.jspecify.annotations.Nullable;
 public final class InvalidInputException extends TierlockException {
 
   private static final long serialVersionUID = 1L;
+
+  /** The code of a value that breaks its field's rule (a version, a checksum, a date). */
+  public static final String INVALID_INPUT = "invalid_input";
 
   /** The code of a text that is not an extension name. */
   public static final String INVALID_NAME = "invalid_name";
@@ -55,6 +60,19 @@ public final class InvalidInputException extends TierlockException {
     return new InvalidInputException(UNKNOWN_SCHEME, uri, "Cannot open datastore " + uri + ": no datastore provider"
         + " handles its scheme; known schemes: " + (known.isEmpty()
             ? "none (add a tierlock-datastore-* module to the class path)" : String.join(", ", known)), null);
+  }
+
+  /**
+   * {@return the failure for {@code input}, which breaks the rule of {@code field} ({@value
+   * #INVALID_INPUT})}
+   *
+   * @param field the field or option the value was given for
+   * @param input the rejected value
+   * @param rule what the field accepts, as an instruction ("give ...")
+   */
+  public static InvalidInputException value(String field, String input, String rule) {
+    return new InvalidInputException(INVALID_INPUT, input, "Cannot use " + field + " \"" + printable(input) + "\": "
+        + rule, null);
   }
 
   /** {@return the rejected input: the text, or the URI without credentials} */

@@ -144,7 +144,7 @@ final class LockfileCodec {
     String pulledAt = requiredString(name, members, "pulledAt");
     LockfileEntry.Builder b;
     try {
-      b = LockfileEntry.builder(version, pulledAt);
+      b = LockfileEntry.parsed(version, pulledAt);
     } catch (IllegalArgumentException e) {
       throw new EntryProblem("version", e.getMessage());
     }
@@ -160,8 +160,7 @@ final class LockfileCodec {
             if (v != JsonValue.Literal.NULL) {
               String s = string(name, field, v);
               switch (field) {
-                case "checksum" -> b.checksum(s);
-                case "filesChecksum" -> b.filesChecksum(s);
+                case "checksum", "filesChecksum" -> b.storedDigest(field, s);
                 case "serverUrl" -> b.serverUrl(s);
                 default -> b.channel(s);
               }

@@ -9,6 +9,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
@@ -23,6 +24,17 @@ import org.jspecify.annotations.Nullable;
  * is omitted when written. {@code files} is kept sorted. Two entries are equal when their canonical
  * JSON ({@link #canonicalJson()}, object members sorted by name) is equal: member order is not a
  * difference. Immutable and thread-safe; build with {@link #builder(String, String)}.
+ *
+ * <p><b>Validation.</b> The builder reads values as the command line reads them, with the same rules
+ * and the same code: a version must be an exact version ({@code 1.2.3}, {@code 2026.02.26.1}) or a
+ * constraint pin ({@code ^1.2}, {@code ~1}, {@code >=1.2 <2}, {@code 1.x}, {@code *}); a checksum
+ * is a SHA-256 as 64 hex digits in any case, optionally prefixed {@code sha256:}, and is stored bare
+ * and lowercase; {@code pulledAt} is not blank. A value that breaks its rule is an {@link
+ * InvalidInputException} with code {@value InvalidInputException#INVALID_INPUT}, naming the field
+ * and the rule: the input is at fault. A programming error is an {@link IllegalArgumentException}
+ * (an unknown field named like a known one, or whose text is not one JSON value) or a {@link
+ * NullPointerException} (a null argument). Entries parsed from a lockfile keep their fields as
+ * stored, versions the rules above do not know included.
  */
 public final class LockfileEntry {
 
@@ -32,6 +44,9 @@ public final class LockfileEntry {
 
   /** The form of {@code checksum} and {@code filesChecksum}: a SHA-256 digest in lowercase hex. */
   public static final Pattern DIGEST = Pattern.compile("^[0-9a-f]{64}$");
+
+  /** The characters of a version or constraint pin, as the original tool writes them. */
+  private static final Pattern VERSION = Pattern.compile("[0-9A-Za-z.+\\-_~^<>=*|, ]{1,128}");
 
   private static final DateTimeFormatter ISO_MILLIS =
       DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
@@ -75,12 +90,30 @@ public final class LockfileEntry {
   /**
    * Starts an entry.
    *
-   * @param version the version installed or pinned, not blank
+   * @param version the version installed, or the constraint pinned (see Validation above)
    * @param pulledAt when it was written, ISO-8601 text, not blank
    * @return a builder holding these two fields
-   * @throws IllegalArgumentException if either is blank
+   * @throws InvalidInputException ({@value InvalidInputException#INVALID_INPUT}) if the version is
+   *     not a version or pin, or {@code pulledAt} is blank
    */
   public static Builder builder(String version, String pulledAt) {
+    Objects.requireNonNull(version, "version");
+    Objects.requireNonNull(pulledAt, "pulledAt");
+    return new Builder(checkedVersion(version), Builder.required("pulledAt", pulledAt));
+  }
+
+  /**
+   * Starts an entry read from a lockfile: its version is kept as stored, whatever it is, as long as
+   * it is not blank (the lockfile's bytes are the promise, not this version's idea of a version).
+   *
+   * @throws IllegalArgumentException if either is blank
+   */
+  static Builder parsed(String version, String pulledAt) {
+    for (String[] field : new String[][] {{"version", version}, {"pulledAt", pulledAt}}) {
+      if (field[1].isBlank()) {
+        throw new IllegalArgumentException("Cannot build lockfile entry: " + field[0] + " is blank");
+      }
+    }
     return new Builder(version, pulledAt);
   }
 
@@ -88,13 +121,50 @@ public final class LockfileEntry {
    * Starts an entry written at {@code pulledAt}, formatted as JavaScript's {@code toISOString()}
    * does ({@code 2026-01-01T00:00:00.000Z}).
    *
-   * @param version the version installed or pinned, not blank
+   * @param version the version installed, or the constraint pinned (see Validation above)
    * @param pulledAt when it was written
    * @return a builder holding these two fields
-   * @throws IllegalArgumentException if {@code version} is blank
+   * @throws InvalidInputException ({@value InvalidInputException#INVALID_INPUT}) if the version is
+   *     not a version or pin
    */
   public static Builder builder(String version, Instant pulledAt) {
-    return new Builder(version, ISO_MILLIS.format(pulledAt));
+    Objects.requireNonNull(version, "version");
+    Objects.requireNonNull(pulledAt, "pulledAt");
+    return new Builder(checkedVersion(version), ISO_MILLIS.format(pulledAt));
+  }
+
+  /** Returns {@code text} if it is a version or constraint pin by the rule of Validation above. */
+  private static String checkedVersion(String text) {
+    if (text.isBlank() || !text.strip().equals(text) || !VERSION.matcher(text).matches()
+        || text.chars().noneMatch(c -> Character.isDigit(c) || c == '*' || c == 'x' || c == 'X')) {
+      throw InvalidInputException.value("version", text, "give an exact version (1.2.3, 2026.02.26.1) or a"
+          + " constraint pin (^1.2, ~1, >=1.2 <2, 1.x, *)");
+    }
+    return text;
+  }
+
+  /**
+   * Reads a SHA-256 as the builder's checksum setters do: 64 hex digits in any case, optionally
+   * prefixed {@code sha256:} (as {@code entries list} prints it), surrounding white space ignored.
+   *
+   * @param field the field or option the text is for, named in the failure
+   * @param text the text given
+   * @return the 64 lowercase hex digits
+   * @throws InvalidInputException ({@value InvalidInputException#INVALID_INPUT}) if it is not a SHA-256
+   */
+  public static String sha256(String field, String text) {
+    Objects.requireNonNull(field, "field");
+    Objects.requireNonNull(text, "text");
+    String bare = text.strip();
+    if (bare.regionMatches(true, 0, "sha256:", 0, 7)) {
+      bare = bare.substring(7);
+    }
+    bare = bare.toLowerCase(java.util.Locale.ROOT);
+    if (!Builder.isDigest(bare)) {
+      throw InvalidInputException.value(field, text, "give a SHA-256 as 64 hex characters, optionally prefixed"
+          + " sha256:");
+    }
+    return bare;
   }
 
   /** {@return a builder holding every field of this entry, to derive a changed copy} */
@@ -234,19 +304,20 @@ public final class LockfileEntry {
     private final Map<String, JsonValue> unknown = new LinkedHashMap<>();
 
     private Builder(String version, String pulledAt) {
-      this.version = required("version", version);
-      this.pulledAt = required("pulledAt", pulledAt);
+      this.version = version;
+      this.pulledAt = pulledAt;
     }
 
     /**
      * Sets the version (an exact version or a constraint pin).
      *
-     * @param value the version, not blank
+     * @param value the version (see Validation in {@link LockfileEntry})
      * @return this builder
-     * @throws IllegalArgumentException if it is blank
+     * @throws InvalidInputException ({@value InvalidInputException#INVALID_INPUT}) if it is not a
+     *     version or pin
      */
     public Builder version(String value) {
-      this.version = required("version", value);
+      this.version = checkedVersion(value);
       return this;
     }
 
@@ -255,7 +326,7 @@ public final class LockfileEntry {
      *
      * @param value the time, ISO-8601 text, not blank
      * @return this builder
-     * @throws IllegalArgumentException if it is blank
+     * @throws InvalidInputException ({@value InvalidInputException#INVALID_INPUT}) if it is blank
      */
     public Builder pulledAt(String value) {
       this.pulledAt = required("pulledAt", value);
@@ -275,7 +346,7 @@ public final class LockfileEntry {
 
     private static String required(String field, String value) {
       if (value.isBlank()) {
-        throw new IllegalArgumentException("Cannot build lockfile entry: " + field + " is blank");
+        throw InvalidInputException.value(field, value, "it is blank");
       }
       return value;
     }
@@ -303,26 +374,40 @@ public final class LockfileEntry {
     }
 
     /**
-     * Sets the archive's SHA-256.
+     * Sets the archive's SHA-256, stored as 64 lowercase hex digits.
      *
-     * @param value the SHA-256, 64 lowercase hex digits
+     * @param value the SHA-256: 64 hex digits in any case, optionally prefixed {@code sha256:}
      * @return this builder
-     * @throws IllegalArgumentException unless it is exactly 64 lowercase hex digits
+     * @throws InvalidInputException ({@value InvalidInputException#INVALID_INPUT}) if it is not a SHA-256
      */
     public Builder checksum(String value) {
-      this.checksum = digest("checksum", value);
+      this.checksum = sha256("checksum", value);
       return this;
     }
 
     /**
-     * Sets the extracted files' digest.
+     * Sets the extracted files' digest, stored as 64 lowercase hex digits.
      *
-     * @param value the digest, 64 lowercase hex digits
+     * @param value the SHA-256: 64 hex digits in any case, optionally prefixed {@code sha256:}
      * @return this builder
-     * @throws IllegalArgumentException unless it is exactly 64 lowercase hex digits
+     * @throws InvalidInputException ({@value InvalidInputException#INVALID_INPUT}) if it is not a SHA-256
      */
     public Builder filesChecksum(String value) {
-      this.filesChecksum = digest("filesChecksum", value);
+      this.filesChecksum = sha256("filesChecksum", value);
+      return this;
+    }
+
+    /** Sets {@code checksum} or {@code filesChecksum} as a lockfile stores it: exactly 64 lowercase hex digits. */
+    Builder storedDigest(String field, String value) {
+      if (!isDigest(value)) {
+        throw new IllegalArgumentException("Cannot build lockfile entry: " + field
+            + " must be exactly 64 lowercase hex digits (a SHA-256), got \"" + abbreviate(value) + "\"");
+      }
+      if (field.equals("checksum")) {
+        this.checksum = value;
+      } else {
+        this.filesChecksum = value;
+      }
       return this;
     }
 
@@ -387,14 +472,6 @@ public final class LockfileEntry {
      */
     public LockfileEntry build() {
       return new LockfileEntry(this);
-    }
-
-    private static String digest(String field, String value) {
-      if (!isDigest(value)) {
-        throw new IllegalArgumentException("Cannot build lockfile entry: " + field
-            + " must be exactly 64 lowercase hex digits (a SHA-256), got \"" + abbreviate(value) + "\"");
-      }
-      return value;
     }
 
     /** Returns whether {@code value} matches {@link #DIGEST}, without the cost of a regex match. */

@@ -1,6 +1,7 @@
 package dev.tierlock;
 
 import dev.tierlock.spi.DatastoreAccessDeniedException;
+import dev.tierlock.spi.DatastoreBusyException;
 import dev.tierlock.spi.DatastoreUnsafeException;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -71,6 +72,9 @@ public final class LockfileTransaction {
    *     acquired in time; nothing changed
    * @throws ManagedLockfileUnavailableException if the global lock or the fetch failed for a
    *     passing reason (store unavailable or busy); nothing changed
+   * @throws dev.tierlock.spi.DatastoreBusyException if the store's own exclusion on the global
+   *     lock's key stayed held through the lock's wait ({@code datastore_busy}: retry later);
+   *     nothing changed
    * @throws LockfileFormatException if the shared lockfile does not parse; nothing changed
    * @throws DatastoreUnsafeException if the datastore failed the precondition self-check
    * @throws DatastoreAccessDeniedException if the credentials may not read or write it
@@ -230,7 +234,8 @@ public final class LockfileTransaction {
     try {
       return settings.globalLock().acquire();
     } catch (LockTimeoutException | IllegalStateException | InterruptedOperationException | DatastoreUnsafeException
-        | DatastoreAccessDeniedException e) {
+        | DatastoreAccessDeniedException | DatastoreBusyException e) {
+      // busy: the store's own exclusion on the lease's key stayed held (retry later), not an outage
       throw e;
     } catch (RuntimeException e) {
       throw new ManagedLockfileUnavailableException("Cannot acquire " + settings.globalLock().describe(), e);

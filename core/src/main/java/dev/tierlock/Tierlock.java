@@ -301,6 +301,7 @@ public final class Tierlock implements AutoCloseable {
     private Duration maxBackoff = TransactionSettings.DEFAULT_MAX_BACKOFF;
     private CommitMode mode = CommitMode.LOCKED;
     private boolean grouped = true;
+    private boolean createDatastore;
 
     private Builder() {}
 
@@ -319,7 +320,9 @@ public final class Tierlock implements AutoCloseable {
     /**
      * Opens the datastore {@code value} names at build time ({@code s3://bucket/prefix}, {@code
      * gs://bucket/prefix}, {@code file:///path}), through the {@link dev.tierlock.spi.DatastoreProvider}
-     * registered for its scheme.
+     * registered for its scheme. A datastore that is not there is refused ({@code
+     * datastore_missing}) unless {@link #createDatastore()} is set: a mistyped address never
+     * becomes a new, empty datastore.
      *
      * @param value the datastore's URI
      * @return this builder
@@ -327,6 +330,21 @@ public final class Tierlock implements AutoCloseable {
     public Builder datastore(URI value) {
       this.datastoreUri = value;
       this.datastore = null;
+      return this;
+    }
+
+    /**
+     * Creates the datastore given by {@link #datastore(URI)} at build time if it is missing (a
+     * filesystem datastore's directory, with its parents), through its provider's {@link
+     * dev.tierlock.spi.DatastoreProvider#create create}; a provider whose datastores are made
+     * elsewhere (S3, GCS: the bucket is the operator's) only opens it. Without it, a missing
+     * datastore is refused with {@code datastore_missing}. Ignored for a datastore given as an
+     * object.
+     *
+     * @return this builder
+     */
+    public Builder createDatastore() {
+      this.createDatastore = true;
       return this;
     }
 
@@ -492,6 +510,9 @@ public final class Tierlock implements AutoCloseable {
      * @return the checkout, ready to use
      * @throws IllegalStateException if no datastore or checkout was set
      * @throws InvalidInputException ({@code unknown_scheme}) if no provider opens the datastore URI's scheme
+     * @throws dev.tierlock.spi.DatastoreMissingException ({@code datastore_missing}) if there is no
+     *     datastore at the URI (a filesystem datastore's directory is missing) and {@link
+     *     #createDatastore()} was not set; nothing was created: fix the address, or create it
      * @throws LockfileFormatException if the local lockfile does not decode
      * @throws LocalFileException if a directory cannot be created
      */
@@ -505,7 +526,7 @@ public final class Tierlock implements AutoCloseable {
       if (datastoreUri == null) {
         throw new IllegalStateException("Cannot build Tierlock: no datastore was set");
       }
-      Datastore opened = Datastores.open(datastoreUri);
+      Datastore opened = createDatastore ? Datastores.create(datastoreUri) : Datastores.open(datastoreUri);
       try {
         return new Tierlock(this, opened, true);
       } catch (RuntimeException e) {

@@ -33,6 +33,7 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>{@code datastore_busy}</td><td>{@link dev.tierlock.spi.DatastoreBusyException}</td><td>the store's own lock on a key stayed held; nothing changed</td></tr>
  *   <tr><td>{@code outcome_unknown}</td><td>{@link dev.tierlock.spi.OutcomeUnknownException}</td><td>a change was sent and its answer lost</td></tr>
  *   <tr><td>{@code access_denied}</td><td>{@link dev.tierlock.spi.DatastoreAccessDeniedException}</td><td>the credentials may not do it</td></tr>
+ *   <tr><td>{@code datastore_missing}</td><td>{@link dev.tierlock.spi.DatastoreMissingException}</td><td>no datastore where one was named (a mistyped path); nothing was created: fix the address, or create it on purpose</td></tr>
  *   <tr><td>{@code datastore_unsafe}</td><td>{@link dev.tierlock.spi.DatastoreUnsafeException}</td><td>the store does not honour preconditions; Tierlock writes nothing to it</td></tr>
  *   <tr><td>{@code object_too_large}</td><td>{@link dev.tierlock.spi.ObjectTooLargeException}</td><td>an object is over the read's bound</td></tr>
  *   <tr><td>{@code object_body_unreadable}</td><td>{@link dev.tierlock.spi.ObjectBodyUnreadableException}</td><td>the bytes of a write could not be read</td></tr>

@@ -11,27 +11,68 @@ import org.junit.jupiter.api.Test;
 class LockfileEntryTest {
 
   @Test
-  void builder_blankRequiredFields_areRejected() {
+  void builder_blankRequiredFields_areInvalidInput() {
     assertThatThrownBy(() -> LockfileEntry.builder(" ", "t"))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("Cannot build lockfile entry: version is blank");
+        .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.code()).isEqualTo("invalid_input"))
+        .hasMessageStartingWith("Cannot use version \" \": give an exact version");
     assertThatThrownBy(() -> LockfileEntry.builder("1", ""))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("Cannot build lockfile entry: pulledAt is blank");
+        .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.code()).isEqualTo("invalid_input"))
+        .hasMessage("Cannot use pulledAt \"\": it is blank");
   }
 
   @Test
-  void builder_badDigest_isRejected() {
+  void builder_notAVersion_isInvalidInput_asTheCommandLineSays() {
+    for (String bad : List.of("not a version", "not a version!!", " 1.0", "latest", "1.0\n")) {
+      assertThatThrownBy(() -> LockfileEntry.builder(bad, Instant.EPOCH)).as(bad)
+          .isInstanceOfSatisfying(InvalidInputException.class, e -> {
+            assertThat(e.code()).isEqualTo(InvalidInputException.INVALID_INPUT);
+            assertThat(e.input()).isEqualTo(bad);
+          })
+          .hasMessageContaining("give an exact version (1.2.3, 2026.02.26.1) or a constraint pin");
+      assertThatThrownBy(() -> LockfileEntry.builder("1", "t").version(bad)).as(bad)
+          .isInstanceOf(InvalidInputException.class);
+    }
+    for (String good : List.of("1", "2026.02.26.1", "^1.2", ">=1.2 <2", "1.x", "*", "1.0.0-beta.1+build.5", "~1")) {
+      assertThat(LockfileEntry.builder(good, "t").build().version()).isEqualTo(good);
+    }
+  }
+
+  @Test
+  void builder_checksums_takeAnyCaseAndThePrefix_andAreStoredBareAndLowercase() {
+    String hex = "ab".repeat(32);
+
+    LockfileEntry entry = LockfileEntry.builder("1", "t").checksum("sha256:" + hex.toUpperCase())
+        .filesChecksum(" SHA256:" + hex + " ").build();
+
+    assertThat(entry.checksum()).contains(hex);
+    assertThat(entry.filesChecksum()).contains(hex);
+    assertThat(LockfileEntry.sha256("--checksum", "Sha256:" + hex.toUpperCase())).isEqualTo(hex);
+  }
+
+  @Test
+  void builder_badDigest_isInvalidInput() {
     LockfileEntry.Builder b = LockfileEntry.builder("1", "t");
 
-    assertThatThrownBy(() -> b.checksum("0".repeat(63)))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("Cannot build lockfile entry: checksum must be exactly 64 lowercase hex digits (a SHA-256), got \""
-            + "0".repeat(63) + "\"");
+    assertThatThrownBy(() -> b.checksum("xyz"))
+        .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.code()).isEqualTo("invalid_input"))
+        .isInstanceOf(TierlockException.class)
+        .hasMessage("Cannot use checksum \"xyz\": give a SHA-256 as 64 hex characters, optionally prefixed sha256:");
+    assertThatThrownBy(() -> b.checksum("0".repeat(63))).isInstanceOf(InvalidInputException.class);
     assertThatThrownBy(() -> b.filesChecksum("g".repeat(64)))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("filesChecksum must be exactly 64 lowercase hex digits");
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageStartingWith("Cannot use filesChecksum \"");
     assertThat(b.build().checksum()).isEmpty();
+  }
+
+  @Test
+  void aLockfilesOwnVersion_isKeptAsStored_evenOneTheBuilderRefuses() {
+    String text = "{\n  \"@acme/tool\": {\n    \"version\": \"latest\",\n    \"pulledAt\": \"t\"\n  }\n}\n";
+
+    Lockfile lockfile = Lockfile.parse(text.getBytes(java.nio.charset.StandardCharsets.UTF_8), "test");
+
+    assertThat(lockfile.entry(ExtensionName.of("@acme/tool")).map(LockfileEntry::version)).contains("latest");
+    assertThat(lockfile.entry(ExtensionName.of("@acme/tool")).orElseThrow().toBuilder().channel("beta").build().version())
+        .isEqualTo("latest");
   }
 
   @Test

@@ -41,7 +41,12 @@ final class ConvergeCommands {
 
   /** Returns the converger of the checkout's {@code extensions/}, on the command line's clock. */
   static Converger converger(TierlockCli root, Tierlock tierlock) {
-    return Converger.builder(tierlock, ExtensionsCommands.layout(tierlock)).clock(root.clock()).build();
+    return converger(root, tierlock, Converger.Edits.KEEP);
+  }
+
+  /** Returns the converger of {@code tierlock}'s checkout, doing {@code edits} with local edits. */
+  static Converger converger(TierlockCli root, Tierlock tierlock, Converger.Edits edits) {
+    return Converger.builder(tierlock, ExtensionsCommands.layout(tierlock)).clock(root.clock()).edits(edits).build();
   }
 
   /**
@@ -64,7 +69,9 @@ final class ConvergeCommands {
       description = {"Restores extensions/ to what the shared lockfile pins, from the tier alone.",
         "No registry is called, and neither the lockfile nor the tier is written. Missing or outdated extensions are"
             + " restored from their archives; ones this checkout had verified that the lockfile no longer has are"
-            + " removed; files edited locally are kept, with a warning. A restore that fails for a passing reason is"
+            + " removed; files edited locally are kept, with a warning: at the pinned version in place, and before a"
+            + " restore replaces them as a copy under .swamp/kept-edits/ (--force replaces them). A restore that fails for"
+            + " a passing reason is"
             + " pending (tried again from 1 minute, doubling up to 1 hour); one that cannot succeed is unrestorable"
             + " until its entry changes or --full is asked for. Prints one line per restored, removed, pending and"
             + " unrestorable extension, the warnings, then a summary with the requests and bytes spent."},
@@ -88,10 +95,14 @@ final class ConvergeCommands {
         + " unrestorable entries again.")
     boolean full;
 
+    @Option(names = "--force", description = "Replace files edited locally with what the lockfile pins, keeping no"
+        + " copy, and remove edited extensions the lockfile no longer has.")
+    boolean force;
+
     @Override
     public Integer call() {
       try (Tierlock tierlock = root.open(TierlockCli.Access.READ)) {
-        Converger converger = converger(root, tierlock);
+        Converger converger = converger(root, tierlock, force ? Converger.Edits.REPLACE : Converger.Edits.KEEP);
         ConvergeReport report = full ? converger.convergeFully() : converger.converge();
         PrintWriter out = spec.commandLine().getOut();
         if (json) {

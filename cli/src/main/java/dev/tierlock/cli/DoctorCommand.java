@@ -5,10 +5,10 @@ import dev.tierlock.Tierlock;
 import dev.tierlock.TierlockException;
 import dev.tierlock.InvalidInputException;
 import dev.tierlock.spi.Datastore;
+import dev.tierlock.spi.DatastoreMissingException;
 import dev.tierlock.spi.DatastoreProvider;
 import java.io.PrintWriter;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -35,7 +35,8 @@ import picocli.CommandLine.Spec;
     description = {
       "Checks the datastore and this checkout, and prints one line per check: ok|warn|fail|skip, the check, what"
           + " it found and what to run.",
-      "Checks: datastore-reachable (one read of the shared lockfile: present, version, size, parses),"
+      "Checks: configuration (each setting and where it came from: flag, TIERLOCK_* variable, .tierlock.toml,"
+          + " the user's config.toml or default), datastore-reachable (one read of the shared lockfile: present, version, size, parses),"
           + " datastore-identity, self-check (the verdict this checkout and the store hold; with --self-check, the"
           + " check itself), global-lock (holder, since when, whether its process is alive, stopped or gone, and"
           + " 'not renewing (stopped or hung?)' when its heartbeat is past its ttl; break-glass only when it will"
@@ -53,7 +54,7 @@ import picocli.CommandLine.Spec;
 final class DoctorCommand implements Callable<Integer> {
 
   /** The names of the checks, in the order they are printed. */
-  static final List<String> CHECKS = List.of(DatastoreReachableCheck.NAME, DatastoreIdentityCheck.NAME,
+  static final List<String> CHECKS = List.of(ConfigurationCheck.NAME, DatastoreReachableCheck.NAME, DatastoreIdentityCheck.NAME,
       SelfCheckVerdictCheck.NAME, GlobalLockCheck.NAME, PendingRecordCheck.NAME, StateDirectoryCheck.NAME,
       InstallStagingCheck.NAME, CheckoutLockCheck.NAME);
 
@@ -72,18 +73,20 @@ final class DoctorCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     Instant now = root.clock().instant();
-    Namespace namespace = Namespace.of(root.namespace);
+    Namespace namespace = Namespace.of(root.namespaceName());
     URI uri = root.datastoreUri();
     // every argument is read before anything is opened
     Tierlock.Builder builder = root.builder(uri);
-    Path checkout = (root.checkout != null ? root.checkout : Path.of("")).toAbsolutePath().normalize();
+    Path checkout = root.checkoutDirectory();
     DoctorContext doctor = new DoctorContext(now, root.clock(), namespace, checkout, builder, selfCheck);
     // the local checks first, before anything (a --self-check) may create the state directory
     DoctorFinding stateDirectory = new StateDirectoryCheck().run(doctor);
     DoctorFinding staging = new InstallStagingCheck().run(doctor);
     DoctorFinding checkoutLock = new CheckoutLockCheck().run(doctor);
 
-    List<DoctorFinding> findings = new ArrayList<>(datastoreChecks(uri, doctor));
+    List<DoctorFinding> findings = new ArrayList<>();
+    findings.add(new ConfigurationCheck(root.settings()).run(doctor));
+    findings.addAll(datastoreChecks(uri, doctor));
     findings.add(stateDirectory);
     findings.add(staging);
     findings.add(checkoutLock);
@@ -105,14 +108,13 @@ final class DoctorCommand implements Callable<Integer> {
    * @throws InvalidInputException ({@code unknown_scheme}) if no provider handles the URI's scheme (a usage error)
    */
   private List<DoctorFinding> datastoreChecks(URI uri, DoctorContext doctor) {
-    if ("file".equalsIgnoreCase(uri.getScheme()) && !Files.isDirectory(Path.of(uri))) {
-      String missing = new MissingDatastoreException(Path.of(uri), root.datastore == null).getMessage();
-      return unopened(DoctorFinding.fail(DatastoreReachableCheck.NAME, missing, null, MissingDatastoreException.CODE,
-          ExitCodes.USAGE), "no datastore");
-    }
     Datastore opened;
     try {
       opened = openDatastore(uri);
+    } catch (DatastoreMissingException e) {
+      String missing = MissingDatastoreException.message(uri, !root.datastoreGiven());
+      return unopened(DoctorFinding.fail(DatastoreReachableCheck.NAME, missing, null, MissingDatastoreException.CODE,
+          ExitCodes.USAGE), "no datastore");
     } catch (InvalidInputException e) {
       throw e;
     } catch (TierlockException e) {

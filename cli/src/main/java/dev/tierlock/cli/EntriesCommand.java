@@ -8,7 +8,10 @@ import dev.tierlock.TransactionResult;
 import java.io.PrintWriter;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicReference;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -119,12 +122,12 @@ final class EntriesCommand {
       Instant at = pulledAt != null ? Inputs.instant("--pulled-at", pulledAt) : parent.root.clock().instant();
       // A fresh entry from the arguments alone: a new version never inherits the old checksum,
       // files or filesChecksum, and channel and server URL are what the arguments say.
-      LockfileEntry.Builder builder = LockfileEntry.builder(Inputs.version(version), at);
+      LockfileEntry.Builder builder = LockfileEntry.builder(version, at);
       if (checksum != null) {
-        builder.checksum(Inputs.sha256("--checksum", checksum));
+        builder.checksum(LockfileEntry.sha256("--checksum", checksum));
       }
       if (filesChecksum != null) {
-        builder.filesChecksum(Inputs.sha256("--files-checksum", filesChecksum));
+        builder.filesChecksum(LockfileEntry.sha256("--files-checksum", filesChecksum));
       }
       if (channel != null) {
         builder.channel(Inputs.channel(channel));
@@ -138,7 +141,12 @@ final class EntriesCommand {
           ctx.put(extension, entry);
           return entry;
         }));
-        report(spec.commandLine().getOut(), "put " + extension + " " + version, result);
+        report(spec.commandLine(), "put " + extension + " " + version, result);
+        if (checksum == null) {
+          spec.commandLine().getErr().println("tierlock: note: " + extension + " pins no archive (no --checksum): the"
+              + " tier cannot restore it; install takes it from a registry");
+          spec.commandLine().getErr().flush();
+        }
         return ExitCodes.OK;
       }
     }
@@ -153,26 +161,44 @@ final class EntriesCommand {
     @Parameters(index = "0", paramLabel = "NAME", description = "Scoped name, like @scope/name.")
     String name;
 
+    @Option(names = "--ignore-not-found", description = "A name the shared lockfile does not have is not an error"
+        + " (exit 0, nothing changed).")
+    boolean ignoreNotFound;
+
     @Override
     public Integer call() {
       ExtensionName extension = ExtensionName.of(name);
       try (Tierlock tierlock = parent.root.open(TierlockCli.Access.WRITE)) {
-        TransactionResult result = tierlock.transaction().run(ctx -> ctx.withPulledExtensionsLock(() ->
-            ctx.remove(extension).orElseThrow(() -> new NotFoundException("Cannot remove entry " + extension
-                + ": the shared lockfile has no such entry"))));
-        report(spec.commandLine().getOut(), "removed " + extension, result);
+        AtomicReference<LockfileEntry> removed = new AtomicReference<>();
+        TransactionResult result = tierlock.transaction().run(ctx -> ctx.withPulledExtensionsLock(() -> {
+          Optional<LockfileEntry> gone = ctx.remove(extension);
+          if (gone.isEmpty() && !ignoreNotFound) {
+            throw new NotFoundException("Cannot remove entry " + extension + ": the shared lockfile has no such entry"
+                + " (--ignore-not-found makes that no error)");
+          }
+          removed.set(gone.orElse(null));
+          return null;
+        }));
+        if (removed.get() == null) {
+          spec.commandLine().getOut().println("(nothing to remove: the shared lockfile has no entry " + extension + ")");
+          spec.commandLine().getOut().flush();
+        } else {
+          report(spec.commandLine(), "removed " + extension + " " + removed.get().version(), result);
+        }
         return ExitCodes.OK;
       }
     }
   }
 
-  static void report(PrintWriter out, String what, TransactionResult result) {
+  /** Prints what a transaction did on {@code cmd}'s output, and its warnings on its error stream, each once. */
+  static void report(CommandLine cmd, String what, TransactionResult result) {
+    PrintWriter out = cmd.getOut();
     out.println(switch (result.status()) {
       case PUBLISHED -> what + " (published)";
       case NO_CHANGE -> what + " (already so; nothing to publish)";
       case DEFERRED -> what + " (saved locally; publish deferred)";
     });
-    result.warnings().forEach(w -> out.println("warning: " + w));
     out.flush();
+    result.warnings().forEach(w -> Voice.warn(cmd.getErr(), w));
   }
 }

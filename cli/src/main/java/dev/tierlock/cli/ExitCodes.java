@@ -2,6 +2,7 @@ package dev.tierlock.cli;
 
 import dev.tierlock.spi.DatastoreAccessDeniedException;
 import dev.tierlock.spi.DatastoreBusyException;
+import dev.tierlock.spi.DatastoreMissingException;
 import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.spi.DatastoreUnsafeException;
 import dev.tierlock.InvalidInputException;
@@ -30,7 +31,7 @@ final class ExitCodes {
   /** Maps a failure to its exit code. */
   static int of(Exception ex) {
     if (ex instanceof InvalidInputException || ex instanceof IllegalArgumentException
-        || ex instanceof MissingDatastoreException) {
+        || ex instanceof MissingDatastoreException || ex instanceof DatastoreMissingException) {
       return USAGE;
     }
     if (ex instanceof NotFoundException || hasCode(ex, InstallException.REGISTRY_NOT_FOUND)) {

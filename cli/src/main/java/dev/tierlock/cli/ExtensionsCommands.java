@@ -1,9 +1,11 @@
 package dev.tierlock.cli;
 
 import dev.tierlock.ExtensionName;
+import dev.tierlock.InvalidInputException;
 import dev.tierlock.Tierlock;
 import dev.tierlock.TierlockException;
 import dev.tierlock.TransactionResult;
+import dev.tierlock.TransactionStatus;
 import dev.tierlock.install.Catalog;
 import dev.tierlock.install.ExtensionLayout;
 import dev.tierlock.install.ExtensionManifest;
@@ -15,9 +17,11 @@ import dev.tierlock.install.Installer;
 import dev.tierlock.install.PinnedInstallResult;
 import java.io.PrintWriter;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
@@ -80,12 +84,13 @@ final class ExtensionsCommands {
 
     @Override
     public Integer call() {
+      // every argument is read before anything is opened or locked: a registry that is not there is a
+      // usage error now, not "unavailable" later, nor ignored when the tier holds the archive
       Optional<InstallRequest> request = Optional.ofNullable(spec0).map(InstallRequest::parse);
+      Optional<Path> registryDirectory = Optional.ofNullable(registry).map(Install::registryDirectory);
       try (Tierlock tierlock = root.open(TierlockCli.Access.WRITE)) {
         Installer.Builder builder = Installer.builder(tierlock, layout(tierlock));
-        if (registry != null) {
-          builder.registry(ExtensionRegistry.directory(registryDirectory(registry)));
-        }
+        registryDirectory.ifPresent(directory -> builder.registry(ExtensionRegistry.directory(directory)));
         Installer installer = builder.build();
         return request.isPresent() ? install(installer, request.get()) : installPinned(installer);
       }
@@ -100,7 +105,7 @@ final class ExtensionsCommands {
       }
       out.println("(" + result.transaction().status().name().toLowerCase(java.util.Locale.ROOT)
           + (result.recorded() ? "" : ", lockfile entry left as it was") + ")");
-      result.transaction().warnings().forEach(w -> spec.commandLine().getErr().println("tierlock: warning: " + w));
+      result.transaction().warnings().forEach(w -> Voice.warn(spec.commandLine().getErr(), w));
       out.flush();
       return ExitCodes.OK;
     }
@@ -116,7 +121,7 @@ final class ExtensionsCommands {
         if (o.install() == PinnedInstallResult.Outcome.Install.INSTALLED) {
           installed++;
         }
-        o.installed().ifPresent(r -> r.transaction().warnings().forEach(w -> err.println("tierlock: warning: " + w)));
+        o.installed().ifPresent(r -> r.transaction().warnings().forEach(w -> Voice.warn(err, w)));
         Stream.of(o.installFailure(), o.backfillFailure()).flatMap(Optional::stream).forEach(failure -> {
           err.println("tierlock: " + o.name() + ": " + describe(failure));
           failures.add(failure);
@@ -161,20 +166,27 @@ final class ExtensionsCommands {
     }
 
     private static Path registryDirectory(String text) {
+      Path directory;
       if (text.startsWith("file:")) {
-        return Path.of(URI.create(text));
+        directory = Path.of(URI.create(text));
+      } else if (text.matches("^[A-Za-z][A-Za-z0-9+.-]*://.*")) {
+        throw InvalidInputException.value("--registry", text, "give a directory (a path or a file: URI)");
+      } else {
+        directory = Path.of(text).toAbsolutePath().normalize();
       }
-      if (text.matches("^[A-Za-z][A-Za-z0-9+.-]*://.*")) {
-        throw new IllegalArgumentException("Cannot use registry " + text + ": give a directory (a path or a file: URI)");
+      if (!Files.isDirectory(directory)) {
+        throw InvalidInputException.value("--registry", text, "no such directory (" + directory + "): give the"
+            + " registry's directory, <dir>/<@scope>/<name>/<version>.tar.gz");
       }
-      return Path.of(text).toAbsolutePath().normalize();
+      return directory;
     }
   }
 
   /** {@code tierlock remove NAME}. */
   @Command(name = "remove", mixinStandardHelpOptions = true,
       description = "Removes an extension from extensions/ and its entry from the shared lockfile (its archive is"
-          + " deleted from the tier after the publish).")
+          + " deleted from the tier after the publish). A name neither installed nor in the lockfile is not_found"
+          + " (exit 3) unless --ignore-not-found.")
   static final class Remove implements Callable<Integer> {
     @ParentCommand TierlockCli root;
     @Spec CommandSpec spec;
@@ -182,15 +194,36 @@ final class ExtensionsCommands {
     @Parameters(index = "0", paramLabel = "NAME", description = "Scoped name, like @scope/name.")
     String name;
 
+    @Option(names = "--ignore-not-found", description = "A name neither installed nor in the shared lockfile is not an"
+        + " error (exit 0, nothing changed).")
+    boolean ignoreNotFound;
+
     @Override
     public Integer call() {
       ExtensionName extension = ExtensionName.of(name);
       try (Tierlock tierlock = root.open(TierlockCli.Access.WRITE)) {
-        TransactionResult result = Installer.builder(tierlock, layout(tierlock)).build().remove(extension, Catalog.NONE);
+        Installer installer = Installer.builder(tierlock, layout(tierlock)).build();
+        Optional<InstalledExtension> before = installer.installed().stream().filter(e -> e.name().equals(extension))
+            .findFirst();
+        TransactionResult result = installer.remove(extension, Catalog.NONE);
         PrintWriter out = spec.commandLine().getOut();
-        out.println(result.status() == dev.tierlock.TransactionStatus.NO_CHANGE && result.delta().isEmpty()
-            ? "(nothing to remove: " + extension + " is neither installed nor in the lockfile)"
-            : "(" + result.status().name().toLowerCase(java.util.Locale.ROOT) + ")");
+        if (result.status() == TransactionStatus.NO_CHANGE && result.delta().isEmpty()) {
+          if (!ignoreNotFound) {
+            throw new NotFoundException("Cannot remove " + extension + ": it is neither installed nor in the shared"
+                + " lockfile (--ignore-not-found makes that no error)");
+          }
+          out.println("(nothing to remove: " + extension + " is neither installed nor in the lockfile)");
+        } else {
+          List<String> what = new ArrayList<>();
+          before.flatMap(InstalledExtension::installedVersion).ifPresent(v -> what.add(v + " from extensions/"));
+          if (result.delta().removals().contains(extension)) {
+            what.add(before.flatMap(InstalledExtension::entry).map(e -> "entry " + e.version() + " ")
+                .orElse("its entry ") + "from the shared lockfile");
+          }
+          out.println("removed " + extension + (what.isEmpty() ? "" : " (" + String.join(", ", what) + ")") + " ("
+              + result.status().name().toLowerCase(Locale.ROOT) + ")");
+        }
+        result.warnings().forEach(w -> Voice.warn(spec.commandLine().getErr(), w));
         out.flush();
         return ExitCodes.OK;
       }

@@ -1,11 +1,9 @@
 package dev.tierlock.cli;
 
 import dev.tierlock.Tierlock;
-import java.io.IOException;
+import dev.tierlock.spi.DatastoreMissingException;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -14,9 +12,10 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 /**
- * {@code tierlock init}: makes the chosen datastore ready. A filesystem datastore's directory is
- * created when missing (the only command that creates one by hand); then every datastore, remote
- * ones included, runs the precondition self-check, so a store that would lose writes is refused
+ * {@code tierlock init}: makes the chosen datastore ready. A datastore the library finds missing is
+ * created through {@link Tierlock.Builder#createDatastore()} (a filesystem datastore's directory:
+ * the only command that creates one by hand); then every datastore, remote ones included, runs the
+ * precondition self-check, so a store that would lose writes is refused
  * before anyone relies on it.
  */
 @Command(name = "init", description = "Creates a filesystem datastore if it is missing, and checks that the datastore"
@@ -30,24 +29,18 @@ final class InitCommand implements Callable<Integer> {
   public Integer call() {
     URI uri = root.datastoreUri();
     PrintWriter out = spec.commandLine().getOut();
+    String name = "file".equalsIgnoreCase(uri.getScheme()) ? Path.of(uri).toString() : uri.toString();
     boolean created = false;
-    String name = uri.toString();
-    if ("file".equalsIgnoreCase(uri.getScheme())) {
-      Path dir = Path.of(uri);
-      name = dir.toString();
-      if (!Files.isDirectory(dir)) {
-        try {
-          Files.createDirectories(dir);
-        } catch (IOException e) {
-          throw new UncheckedIOException("Cannot create datastore " + dir + ": " + e.getMessage(), e);
-        }
-        created = true;
-      }
+    Tierlock opened;
+    try {
+      opened = root.builder(uri).build();
+    } catch (DatastoreMissingException missing) {
+      opened = root.builder(uri).createDatastore().build();
+      created = true;
     }
-    try (Tierlock tierlock = root.builder(uri).build()) {
+    try (Tierlock tierlock = opened) {
       tierlock.checkDatastore();
-      out.println((created ? "created " : "ready: ") + name
-          + " (it honours the write preconditions)");
+      out.println((created ? "created " : "ready: ") + name + " (it honours the write preconditions)");
     }
     out.flush();
     return ExitCodes.OK;

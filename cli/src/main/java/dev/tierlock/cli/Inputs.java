@@ -14,51 +14,14 @@ import java.util.regex.Pattern;
 /**
  * The command line's readers of what an operator types: each returns the value as stored, or throws
  * {@link IllegalArgumentException} naming the option, what was given and what is accepted. Every
- * argument is read before anything is opened or locked.
+ * argument is read before anything is opened or locked. Versions and checksums are read by
+ * {@link dev.tierlock.LockfileEntry}'s own rules, the library's and the command line's alike.
  */
 final class Inputs {
-
-  private static final Pattern HEX64 = Pattern.compile("[0-9a-f]{64}");
-
-  /**
-   * Versions as the original tool writes them: exact (CalVer like {@code 2026.02.26.1}, semver with
-   * pre-release and build parts) or a constraint pin ({@code >=1.2 <2}, {@code ^1.2}, {@code ~1},
-   * {@code 1.x}, {@code *}, alternatives with {@code ||}).
-   */
-  private static final Pattern VERSION = Pattern.compile("[0-9A-Za-z.+\\-_~^<>=*|, ]{1,128}");
 
   private static final Pattern DURATION = Pattern.compile("([0-9]{1,9})(ms|s|m|h)");
 
   private Inputs() {}
-
-  /**
-   * Reads a SHA-256: 64 hex characters in any case, optionally prefixed {@code sha256:} as
-   * {@code entries list} prints it.
-   *
-   * @return the 64 lowercase hex characters
-   */
-  static String sha256(String option, String text) {
-    String bare = text.strip();
-    if (bare.regionMatches(true, 0, "sha256:", 0, 7)) {
-      bare = bare.substring(7);
-    }
-    bare = bare.toLowerCase(Locale.ROOT);
-    if (!HEX64.matcher(bare).matches()) {
-      throw new IllegalArgumentException("Cannot use " + option + " \"" + text + "\": give a SHA-256 as 64 hex"
-          + " characters, optionally prefixed sha256:");
-    }
-    return bare;
-  }
-
-  /** Reads a version or constraint pin. */
-  static String version(String text) {
-    if (text.isBlank() || !text.strip().equals(text) || !VERSION.matcher(text).matches()
-        || text.chars().noneMatch(c -> Character.isDigit(c) || c == '*' || c == 'x' || c == 'X')) {
-      throw new IllegalArgumentException("Cannot use version \"" + text + "\": give an exact version (1.2.3,"
-          + " 2026.02.26.1) or a constraint pin (^1.2, ~1, >=1.2 <2, 1.x, *)");
-    }
-    return text;
-  }
 
   /**
    * Reads an instant: an ISO-8601 instant ({@code 2024-01-01T10:00:00Z}), a date-time with an

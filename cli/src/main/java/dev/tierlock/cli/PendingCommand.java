@@ -64,8 +64,14 @@ final class PendingCommand {
     @Override
     public Integer call() {
       try (Tierlock tierlock = parent.root.open(TierlockCli.Access.WRITE)) {
+        Optional<PendingChange> pending = tierlock.transaction().pending();
+        if (pending.isEmpty()) {
+          spec.commandLine().getOut().println("(nothing pending)");
+          spec.commandLine().getOut().flush();
+          return ExitCodes.OK;
+        }
         TransactionResult result = tierlock.transaction().reapplyPending();
-        EntriesCommand.report(spec.commandLine().getOut(), "re-applied the pending change", result);
+        EntriesCommand.report(spec.commandLine(), "re-applied the pending change (" + pending.get().describe() + ")", result);
         return ExitCodes.OK;
       }
     }

@@ -5,9 +5,9 @@ import dev.tierlock.LockOptions;
 import dev.tierlock.Namespace;
 import dev.tierlock.Tierlock;
 import dev.tierlock.TierlockException;
+import dev.tierlock.spi.DatastoreMissingException;
 import java.io.PrintWriter;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -50,9 +50,12 @@ public final class TierlockCli {
   static final List<Class<?>> COMMANDS = List.of(InitCommand.class, EntriesCommand.class,
       ExtensionsCommands.Install.class, ExtensionsCommands.Remove.class, ExtensionsCommands.Installed.class,
       ConvergeCommands.Converge.class, ConvergeCommands.Status.class, ConvergeCommands.Watch.class,
-      LockCommand.class, PendingCommand.class, DoctorCommand.class, HelpCommand.class);
+      LockCommand.class, PendingCommand.class, DoctorCommand.class, CompletionCommand.class, OptionsCommand.class, HelpCommand.class);
 
   /** The global options that take a value, which the search for the command's name skips. */
+  /** How long a command waits in all for locks and the datastore when {@code --timeout} is not given. */
+  static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
+
   private static final Set<String> VALUED = Set.of("--datastore", "--checkout", "--namespace", "--timeout");
 
   /** The environment variable that sets the default home of the embedded filesystem datastore. */
@@ -79,7 +82,7 @@ public final class TierlockCli {
       paramLabel = "NS",
       scope = ScopeType.INHERIT,
       description = "Namespace inside the datastore. Default: none.")
-  String namespace = "";
+  String namespace;
 
   @Option(
       names = "--timeout",
@@ -91,13 +94,16 @@ public final class TierlockCli {
   @Option(
       names = {"-v", "--verbose"},
       scope = ScopeType.INHERIT,
-      description = "Say what the library does while it works (on stderr).")
-  boolean verbose;
+      description = "Say what the library does while it works (on stderr); -vv also its debug lines.")
+  boolean[] verbose = new boolean[0];
 
   private final Map<String, String> environment;
   private final Clock clock;
 
   private final PrintWriter err;
+
+  /** The settings, resolved from the flags, the environment and the configuration files on first use. */
+  private Settings settings;
 
   TierlockCli(Map<String, String> environment, Clock clock, PrintWriter err) {
     this.environment = environment;
@@ -111,19 +117,6 @@ public final class TierlockCli {
    * @param args the command line: a command, its arguments and options
    */
   public static void main(String[] args) {
-    // Warnings (a lost lease, a dropped replay) reach the operator on stderr; chatter does not.
-    System.setProperty("org.slf4j.simpleLogger.defaultLogLevel",
-        System.getProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn"));
-    System.setProperty("org.slf4j.simpleLogger.logFile", System.getProperty("org.slf4j.simpleLogger.logFile", "System.err"));
-    // a wait on the global lock is said once, naming the holder: never a silent minute
-    System.setProperty("org.slf4j.simpleLogger.log.dev.tierlock.Lease",
-        System.getProperty("org.slf4j.simpleLogger.log.dev.tierlock.Lease", "info"));
-    // convergence's warnings are in the report the command prints: not twice
-    System.setProperty("org.slf4j.simpleLogger.log.dev.tierlock.install.Converger",
-        System.getProperty("org.slf4j.simpleLogger.log.dev.tierlock.install.Converger", "error"));
-    System.setProperty("org.slf4j.simpleLogger.showThreadName", "false");
-    System.setProperty("org.slf4j.simpleLogger.showLogName", "false");
-    System.setProperty("org.slf4j.simpleLogger.levelInBrackets", "true");
     System.exit(run(args, System.getenv(), Clock.systemUTC(), new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
   }
 
@@ -138,14 +131,11 @@ public final class TierlockCli {
    * @return the exit code
    */
   static int run(String[] args, Map<String, String> environment, Clock clock, PrintWriter out, PrintWriter err) {
-    if (java.util.Arrays.asList(args).contains("--verbose") || java.util.Arrays.asList(args).contains("-v")) {
-      // read by the logger once, when it first logs: set before anything is opened
-      System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "info");
-      // and how a wait on the global lock goes: turns reserved, held back, given up
-      System.setProperty("org.slf4j.simpleLogger.log.dev.tierlock.Lease", "debug");
-    }
+    // how much the library's lines say, known before anything is opened: -v what it does, -vv its debug lines too
+    Voice.start(verbosity(args));
     CommandLine line = new CommandLine(new TierlockCli(environment, clock, err));
     invoked(args).ifPresentOrElse(line::addSubcommand, () -> COMMANDS.forEach(line::addSubcommand));
+    HelpLayout.apply(line);
     line.setOut(out);
     line.setErr(err);
     line.setExecutionExceptionHandler((ex, cmd, parsed) -> {
@@ -164,6 +154,22 @@ public final class TierlockCli {
       return ExitCodes.USAGE;
     });
     return line.execute(args);
+  }
+
+  /** {@return how many times {@code args} ask for -v (before a {@code --})} */
+  static int verbosity(String[] args) {
+    int level = 0;
+    for (String arg : args) {
+      if (arg.equals("--")) {
+        break;
+      }
+      if (arg.equals("--verbose")) {
+        level++;
+      } else if (arg.matches("-v+")) {
+        level += arg.length() - 1;
+      }
+    }
+    return level;
   }
 
   /**
@@ -204,45 +210,77 @@ public final class TierlockCli {
   }
 
   /**
-   * Opens Tierlock on the chosen datastore and checkout. A filesystem datastore must exist: a read,
-   * or a path given by hand, never creates one ({@code tierlock init} does); only a write to the
-   * embedded default creates it, at its default place, and says so on stderr.
+   * Opens Tierlock on the chosen datastore and checkout. The library refuses a datastore that is
+   * not there ({@code datastore_missing}): a read, or a path given by hand, never creates one
+   * ({@code tierlock init} does); only a write to the embedded default creates it, at its default
+   * place, and says so on stderr.
    *
-   * @throws MissingDatastoreException if the datastore's directory does not exist (and may not be
-   *     created here)
+   * @throws MissingDatastoreException if there is no datastore there (and it may not be created here)
    */
   Tierlock open(Access access) {
     URI uri = datastoreUri();
-    Tierlock.Builder builder = builder(uri);
-    if ("file".equalsIgnoreCase(uri.getScheme())) {
-      Path root = Path.of(uri);
-      if (!Files.isDirectory(root)) {
-        if (datastore != null || access == Access.READ) {
-          throw new MissingDatastoreException(root, datastore == null);
-        }
-        err.println("tierlock: creating the embedded datastore at " + root);
-        err.flush();
+    try {
+      return builder(uri).build();
+    } catch (DatastoreMissingException missing) {
+      if (datastoreGiven() || access == Access.READ) {
+        throw new MissingDatastoreException(uri, !datastoreGiven(), missing);
       }
+      err.println("tierlock: creating the embedded datastore at " + Path.of(uri));
+      err.flush();
+      return builder(uri).createDatastore().build();
     }
-    return builder.build();
   }
 
   /** Returns a builder on {@code uri} with this command line's checkout, namespace, clock and timeout. */
   Tierlock.Builder builder(URI uri) {
-    Path dir = (checkout != null ? checkout : Path.of("")).toAbsolutePath().normalize();
-    Tierlock.Builder builder = Tierlock.builder().datastore(uri).checkout(dir).namespace(Namespace.of(namespace))
-        .environment(Environment.system().withClock(clock));
-    if (timeout != null) {
-      Duration wait = Inputs.duration("--timeout", timeout);
-      builder.transactionDeadline(wait).lockOptions(LockOptions.DEFAULTS.withMaxWait(wait));
-    }
-    return builder;
+    Tierlock.Builder builder = Tierlock.builder().datastore(uri).checkout(checkoutDirectory())
+        .namespace(Namespace.of(namespaceName())).environment(Environment.system().withClock(clock));
+    // one budget for the whole command: the lease's wait and the transaction's deadline (the
+    // checkout's transaction lock, the calls) run out together, given or not
+    Duration wait = timeout().orElse(DEFAULT_TIMEOUT);
+    return builder.transactionDeadline(wait).lockOptions(LockOptions.DEFAULTS.withMaxWait(wait));
   }
 
-  /** Returns the datastore's URI: the argument, or the embedded default in $TIERLOCK_HOME/datastore. */
+  /** {@return the global settings: each from its flag, its environment variable, a configuration file or the default} */
+  Settings settings() {
+    if (settings == null) {
+      Map<String, String> flags = new java.util.HashMap<>();
+      flags.put("datastore", datastore);
+      flags.put("checkout", checkout == null ? null : checkout.toString());
+      flags.put("namespace", namespace);
+      flags.put("timeout", timeout);
+      settings = Settings.resolve(flags, environment, Path.of(""));
+    }
+    return settings;
+  }
+
+  /** {@return the checkout's directory: the setting, else the current directory} */
+  Path checkoutDirectory() {
+    Settings.Value value = settings().get("checkout");
+    return value.value().map(v -> value.base().resolve(v)).orElse(value.base()).toAbsolutePath().normalize();
+  }
+
+  /** {@return the namespace's name, empty for none} */
+  String namespaceName() {
+    return settings().get("namespace").value().orElse("");
+  }
+
+  /** {@return how long the command waits in all, when set} */
+  Optional<Duration> timeout() {
+    Settings.Value value = settings().get("timeout");
+    return value.value().map(v -> Inputs.duration(value.source(), v));
+  }
+
+  /** {@return whether a datastore was named (a flag, a variable or a file), rather than the embedded default} */
+  boolean datastoreGiven() {
+    return settings().get("datastore").value().isPresent();
+  }
+
+  /** Returns the datastore's URI: the setting, or the embedded default in $TIERLOCK_HOME/datastore. */
   URI datastoreUri() {
-    if (datastore != null) {
-      return boundedByTimeout(datastoreUri(datastore));
+    Settings.Value value = settings().get("datastore");
+    if (value.value().isPresent()) {
+      return boundedByTimeout(datastoreUri(value.value().get(), value.base()));
     }
     Path home = Path.of(environment.getOrDefault(HOME_VARIABLE, ".tierlock")).toAbsolutePath().normalize();
     return home.resolve("datastore").toUri();
@@ -254,7 +292,8 @@ public final class TierlockCli {
    * reached then fails within the time the operator gave, not its client's default.
    */
   URI boundedByTimeout(URI uri) {
-    if (timeout == null || uri.getScheme() == null || uri.getRawFragment() != null || uri.isOpaque()) {
+    Optional<Duration> timeout = timeout();
+    if (timeout.isEmpty() || uri.getScheme() == null || uri.getRawFragment() != null || uri.isOpaque()) {
       return uri;
     }
     String parameter = switch (uri.getScheme().toLowerCase(java.util.Locale.ROOT)) {
@@ -270,11 +309,11 @@ public final class TierlockCli {
       return uri;
     }
     String separator = query == null ? "?" : query.isEmpty() ? "" : "&";
-    return URI.create(uri + separator + parameter + "=" + Inputs.duration("--timeout", timeout));
+    return URI.create(uri + separator + parameter + "=" + timeout.get());
   }
 
-  /** Reads a datastore argument: a URI with a scheme, or else a directory path. */
-  static URI datastoreUri(String text) {
+  /** Reads a datastore argument: a URI with a scheme, or else a directory path (relative to {@code base}). */
+  static URI datastoreUri(String text, Path base) {
     if (text.isBlank()) {
       throw new IllegalArgumentException("Cannot open datastore \"\": give a URI or a directory path");
     }
@@ -285,7 +324,7 @@ public final class TierlockCli {
         throw new IllegalArgumentException("Cannot open datastore \"" + text + "\": not a valid URI: " + e.getMessage(), e);
       }
     }
-    return Path.of(text).toAbsolutePath().normalize().toUri();
+    return base.resolve(text).toAbsolutePath().normalize().toUri();
   }
 
   /** Returns the clock commands use. */

@@ -136,6 +136,37 @@ class ConvergeCommandsTest {
   }
 
   @Test
+  void converge_overAnEditWhenAPeerBumps_keepsTheEditAside_statusNamesIt_andForceReplaces() throws IOException {
+    publish();
+    installOnA("@acme/tool@1.0.0");
+    assertThat(run(b(), "converge").code()).isZero();
+    Path file = b().resolve("extensions/@acme/tool/lib/a.txt");
+    Files.writeString(file, "edited on b");
+    installOnA("@acme/tool@1.1.0");
+
+    Run bump = run(b(), "converge");
+
+    assertThat(bump.code()).as(bump.err()).isZero();
+    assertThat(bump.out()).contains("@acme/tool\trestored\n").contains("@acme/tool 1.0.0 had files that differ")
+        .contains("kept at ").contains(".swamp/kept-edits/@acme/tool/1.0.0-");
+    assertThat(file).hasContent("b");
+    Run status = run(b(), "status");
+    assertThat(status.out()).startsWith("@acme/tool\t1.1.0\t1.1.0\tverified\tlocal edits kept at ")
+        .contains(".swamp/kept-edits/@acme/tool/1.0.0-");
+    Files.writeString(file, "edited again");
+    Run kept = run(b(), "converge", "--full");
+    assertThat(kept.out()).contains("@acme/tool 1.1.0 differs from what the lockfile pins (edited locally): kept as"
+        + " it is; install it again, or converge --force, to replace it");
+    assertThat(file).hasContent("edited again");
+
+    Run force = run(b(), "converge", "--full", "--force");
+
+    assertThat(force.code()).as(force.err()).isZero();
+    assertThat(force.out()).contains("@acme/tool\trestored\n");
+    assertThat(file).hasContent("b");
+  }
+
+  @Test
   void converge_whileThePulledExtensionsLockIsHeld_isBusy_andSwapsNothing() throws Exception {
     publish();
     installOnA("@acme/tool@^1");

@@ -62,6 +62,8 @@ class ExtensionsCommandsTest {
 
     Run removed = run(checkout, "remove", "@acme/tool");
     assertThat(removed.code()).as(removed.err()).isZero();
+    assertThat(removed.out()).isEqualTo("removed @acme/tool (1.1.0 from extensions/, entry 1.1.0 from the shared"
+        + " lockfile) (published)\n");
     assertThat(checkout.resolve("extensions/@acme/tool")).doesNotExist();
     assertThat(run(checkout, "installed").out()).as("this checkout has neither files nor entry")
         .contains("(nothing installed, no entries)");
@@ -160,10 +162,44 @@ class ExtensionsCommandsTest {
   }
 
   @Test
-  void remove_ofNothing_saysSo() {
+  void remove_ofNothing_isNotFound_unlessIgnored_asKubectlDoes() {
     Run nothing = run(checkout, "remove", "@acme/none");
 
-    assertThat(nothing.code()).as(nothing.err()).isZero();
-    assertThat(nothing.out()).contains("nothing to remove");
+    assertThat(nothing.code()).isEqualTo(ExitCodes.NOT_FOUND);
+    assertThat(nothing.err()).endsWith("tierlock: Cannot remove @acme/none: it is neither installed nor in the shared"
+        + " lockfile (--ignore-not-found makes that no error) [not_found]\n");
+
+    Run ignored = run(checkout, "remove", "@acme/none", "--ignore-not-found");
+    assertThat(ignored.code()).as(ignored.err()).isZero();
+    assertThat(ignored.out()).isEqualTo("(nothing to remove: @acme/none is neither installed nor in the lockfile)\n");
+  }
+
+  @Test
+  void install_withARegistryThatIsNotThere_isAUsageError_beforeAnythingIsOpened() throws IOException {
+    Path typo = registryDir.resolveSibling("registyr");
+
+    Run install = run(checkout, "install", "@acme/tool", "--registry", typo.toString());
+
+    assertThat(install.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(install.err()).startsWith("tierlock: Cannot use --registry \"" + typo + "\": no such directory")
+        .endsWith("[invalid_input]\n");
+    assertThat(home.resolve("datastore")).as("nothing was opened, so nothing was created").doesNotExist();
+
+    // the same when the tier holds the archive, which the install would not have needed the registry for
+    registry();
+    assertThat(run(checkout, "install", "@acme/tool@1.0.0", "--registry", registryDir.toString()).code()).isZero();
+    Run again = run(peer, "install", "@acme/tool", "--registry", typo.toString());
+    assertThat(again.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(peer.resolve("extensions/@acme/tool")).doesNotExist();
+  }
+
+  @Test
+  void install_registryNotFound_namesTheRegistry() {
+    registry();
+
+    Run missing = run(checkout, "install", "@acme/tool@9.9.9", "--registry", registryDir.toString());
+
+    assertThat(missing.err()).contains("Cannot find @acme/tool@9.9.9 in the directory registry "
+        + registryDir.toAbsolutePath().normalize() + " [registry_not_found]");
   }
 }

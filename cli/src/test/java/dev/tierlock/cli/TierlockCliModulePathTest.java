@@ -46,7 +46,7 @@ class TierlockCliModulePathTest {
   void putThenList_onlyTheModulePath_publishesThroughTheFileProviderItsModuleProvides() throws Exception {
     // nothing on the class path: every class, the file: provider included, comes through the module system
     ModulePathLayout layout = ModulePathLayout.resolving(ModulePathLayout.runtimeEntries(),
-        "dev.tierlock.cli", "dev.tierlock.datastore.fs", "org.slf4j.simple").withoutClassPath();
+        "dev.tierlock.cli", "dev.tierlock.datastore.fs").withoutClassPath();
     assertThat(layout.modules()).doesNotContainKeys("dev.tierlock.datastore.s3", "dev.tierlock.datastore.gcs");
     Path datastore = temp.resolve("datastore");
     Path checkout = Files.createDirectories(temp.resolve("checkout"));
@@ -60,7 +60,7 @@ class TierlockCliModulePathTest {
     assertThat(init.code()).as(init.err()).isZero();
 
     Run put = cli(layout, List.of("--show-module-resolution"),
-        "--datastore", datastore.toString(), "--checkout", checkout.toString(), "entries", "put", "@demo/hello", "1.0.0");
+        "--datastore", datastore.toString(), "--checkout", checkout.toString(), "entries", "put", "@demo/hello", "1.0.0", "--checksum", "ab".repeat(32));
     Run list = cli(layout, List.of(), "--datastore", datastore.toString(), "--checkout", checkout.toString(), "entries", "list");
 
     assertThat(put.code()).as(put.err()).isZero();
@@ -71,7 +71,7 @@ class TierlockCliModulePathTest {
         .last().isEqualTo("put @demo/hello 1.0.0 (published)");
     assertThat(list.code()).as(list.err()).isZero();
     assertThat(list.err()).isEmpty();
-    assertThat(list.out()).matches("@demo/hello\t1\\.0\\.0\t\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z\\R");
+    assertThat(list.out()).matches("@demo/hello\t1\\.0\\.0\t\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z\tsha256:abababababab\\R");
     assertThat(Files.readString(datastore.resolve(SHARED_LOCKFILE)))
         .contains("\"@demo/hello\": {").contains("\"version\": \"1.0.0\"");
 
@@ -85,7 +85,7 @@ class TierlockCliModulePathTest {
   @Test
   void aWriteWaitingOnAHeldLock_saysOnceWhoHoldsItSinceWhenAndHowLong_thenTimesOutAsTemporary() throws Exception {
     ModulePathLayout layout = ModulePathLayout.resolving(ModulePathLayout.runtimeEntries(),
-        "dev.tierlock.cli", "dev.tierlock.datastore.fs", "org.slf4j.simple");
+        "dev.tierlock.cli", "dev.tierlock.datastore.fs");
     Path datastore = temp.resolve("datastore");
     Path checkout = Files.createDirectories(temp.resolve("checkout"));
     assertThat(cli(layout, List.of(), "--datastore", datastore.toString(), "--checkout", checkout.toString(), "init")
@@ -108,12 +108,12 @@ class TierlockCliModulePathTest {
 
       assertThat(verbose.code()).isEqualTo(ExitCodes.TEMPORARY);
       assertThat(verbose.err().lines()).as("--verbose says how the wait goes, and still names the holder once")
-          .hasSizeGreaterThan(2).filteredOn(line -> line.contains("Waiting up to")).hasSize(1);
+          .hasSizeGreaterThan(2).filteredOn(line -> line.contains("waiting up to")).hasSize(1);
 
       assertThat(put.code()).as(put.err()).isEqualTo(ExitCodes.TEMPORARY);
       List<String> lines = put.err().lines().toList();
       assertThat(lines).as(put.err()).hasSize(2);
-      assertThat(lines.get(0)).startsWith("[INFO] Waiting up to 1 s for ").contains(".datastore.lock")
+      assertThat(lines.get(0)).startsWith("tierlock: waiting up to 1 s for ").contains(".datastore.lock")
           .contains("held by " + held.holder() + " on " + held.hostname() + " (pid " + held.pid() + ", nonce "
               + held.nonce() + ") since " + held.acquiredAt());
       assertThat(lines.get(1)).startsWith("tierlock: ").endsWith("[lock_timeout]");
@@ -127,7 +127,7 @@ class TierlockCliModulePathTest {
     // providers are looked up by scheme: the first that matches is the only one opened, and asking
     // any provider its scheme loads nothing of its SDK, so even an unknown scheme loads none of it
     ModulePathLayout layout = ModulePathLayout.resolving(ModulePathLayout.runtimeEntries(), "dev.tierlock.cli",
-        "dev.tierlock.datastore.fs", "dev.tierlock.datastore.s3", "dev.tierlock.datastore.gcs", "org.slf4j.simple");
+        "dev.tierlock.datastore.fs", "dev.tierlock.datastore.s3", "dev.tierlock.datastore.gcs");
     Path datastore = temp.resolve("datastore");
     Path checkout = Files.createDirectories(temp.resolve("checkout"));
     String[] where = {"--datastore", datastore.toString(), "--checkout", checkout.toString()};
@@ -163,10 +163,47 @@ class TierlockCliModulePathTest {
   }
 
   @Test
+  void aWriteWaitingOnAStoppedHolderOfTheCheckoutLock_saysOnceItsPidAndThatItIsStopped_thenTimesOut() throws Exception {
+    ModulePathLayout layout = ModulePathLayout.resolving(ModulePathLayout.runtimeEntries(),
+        "dev.tierlock.cli", "dev.tierlock.datastore.fs");
+    Path datastore = temp.resolve("datastore");
+    Path checkout = Files.createDirectories(temp.resolve("checkout"));
+    assertThat(cli(layout, List.of(), "--datastore", datastore.toString(), "--checkout", checkout.toString(), "init")
+        .code()).isZero();
+    assertThat(cli(layout, List.of(), "--datastore", datastore.toString(), "--checkout", checkout.toString(),
+        "entries", "put", "@demo/first", "1.0.0").code()).isZero();
+    byte[] before = Files.readAllBytes(datastore.resolve(SHARED_LOCKFILE));
+    Path lockFile = checkout.resolve(".swamp").resolve("transaction.lock");
+
+    Run put;
+    long holderPid;
+    try (dev.tierlock.testkit.ChildLockHolder holder = dev.tierlock.testkit.ChildLockHolder.start(lockFile,
+        "a run stopped half-way")) {
+      holderPid = holder.pid();
+      holder.stop();
+      try {
+        put = cli(layout, List.of(), "--datastore", datastore.toString(), "--checkout", checkout.toString(),
+            "--timeout", "1s", "entries", "put", "@demo/late", "1.0.0");
+      } finally {
+        holder.resume();
+      }
+    }
+
+    assertThat(put.code()).as(put.err()).isEqualTo(ExitCodes.TEMPORARY);
+    List<String> lines = put.err().lines().toList();
+    assertThat(lines).as(put.err()).hasSize(2);
+    assertThat(lines.get(0)).startsWith("tierlock: waiting up to 1 s for transaction lock ")
+        .contains(lockFile.getFileName().toString()).contains("held by pid " + holderPid + " on host ")
+        .contains("guards a run stopped half-way").endsWith("; its process is stopped");
+    assertThat(lines.get(1)).startsWith("tierlock: ").contains("transaction.lock").endsWith("[lock_timeout]");
+    assertThat(Files.readAllBytes(datastore.resolve(SHARED_LOCKFILE))).as("nothing published").isEqualTo(before);
+  }
+
+  @Test
   void s3AndGcsDatastoresOnTheModulePath_resolveAndOpen() throws Exception {
     // Google's jars that split packages stay on the class path; the four the GCS module requires do not
     ModulePathLayout layout = ModulePathLayout.resolving(ModulePathLayout.runtimeEntries(), "dev.tierlock.cli",
-        "dev.tierlock.datastore.fs", "dev.tierlock.datastore.s3", "dev.tierlock.datastore.gcs", "org.slf4j.simple");
+        "dev.tierlock.datastore.fs", "dev.tierlock.datastore.s3", "dev.tierlock.datastore.gcs");
     assertThat(layout.modules()).containsKeys("google.cloud.storage", "google.cloud.core", "google.cloud.core.http", "gax")
         .doesNotContainKeys("proto.google.common.protos", "gax.grpc", "grpc.google.cloud.storage.v2");
     int closedPort = closedLoopbackPort();
@@ -186,7 +223,7 @@ class TierlockCliModulePathTest {
               "--checkout", Files.createDirectories(temp.resolve("s3-checkout")).toString(), "entries", "list");
           Child gsChild = start(layout, List.of(), "--datastore", "gs://" + bucket + "/p?endpoint=" + gcs.endpoint(),
               "--checkout", Files.createDirectories(temp.resolve("gcs-checkout")).toString(),
-              "entries", "put", "@demo/hello", "1.0.0")) {
+              "entries", "put", "@demo/hello", "1.0.0", "--checksum", "ab".repeat(32))) {
         s3 = s3Child.await();
         gs = gsChild.await();
       }

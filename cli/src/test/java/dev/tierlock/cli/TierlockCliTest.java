@@ -116,12 +116,13 @@ class TierlockCliTest {
 
   @Test
   void put_onTheEmbeddedDefault_createsItThere_andSaysSo() {
-    Run put = run("entries", "put", "@acme/hello", "1");
+    String sum = "ab".repeat(32);
+    Run put = run("entries", "put", "@acme/hello", "1", "--checksum", sum);
 
     assertThat(put.code()).isZero();
     assertThat(put.err()).isEqualTo("tierlock: creating the embedded datastore at " + home.resolve("datastore") + "\n");
     assertThat(sharedLockfile()).exists();
-    assertThat(run("entries", "put", "@acme/other", "1").err()).as("said once").isEmpty();
+    assertThat(run("entries", "put", "@acme/other", "1", "--checksum", sum).err()).as("said once").isEmpty();
   }
 
   @Test
@@ -206,7 +207,7 @@ class TierlockCliTest {
     Run remove = run("entries", "rm", "@acme/one");
 
     assertThat(remove.code()).isZero();
-    assertThat(remove.out()).contains("removed @acme/one (published)");
+    assertThat(remove.out()).contains("removed @acme/one 1 (published)");
     assertThat(Files.readString(sharedLockfile())).doesNotContain("@acme/one").contains("@acme/two");
   }
 
@@ -218,8 +219,35 @@ class TierlockCliTest {
     Run remove = run("entries", "remove", "@acme/absent");
 
     assertThat(remove.code()).isEqualTo(ExitCodes.NOT_FOUND);
-    assertThat(remove.err()).contains("Cannot remove entry @acme/absent: the shared lockfile has no such entry [not_found]");
+    assertThat(remove.err()).contains("Cannot remove entry @acme/absent: the shared lockfile has no such entry"
+        + " (--ignore-not-found makes that no error) [not_found]");
     assertThat(Files.readAllBytes(sharedLockfile())).isEqualTo(before);
+
+    Run ignored = run("entries", "rm", "@acme/absent", "--ignore-not-found");
+    assertThat(ignored.code()).as(ignored.err()).isZero();
+    assertThat(ignored.out()).isEqualTo("(nothing to remove: the shared lockfile has no entry @acme/absent)\n");
+    assertThat(Files.readAllBytes(sharedLockfile())).isEqualTo(before);
+  }
+
+  @Test
+  void put_withoutAChecksum_saysItPinsNoArchive() {
+    Run put = run("entries", "put", "@acme/hello", "1.0.0");
+    Run pinned = run("entries", "put", "@acme/pinned", "1.0.0", "--checksum", "ab".repeat(32));
+
+    assertThat(put.code()).isZero();
+    assertThat(put.err()).contains("tierlock: note: @acme/hello pins no archive (no --checksum): the tier cannot restore"
+        + " it; install takes it from a registry");
+    assertThat(pinned.err()).doesNotContain("pins no archive");
+  }
+
+  @Test
+  void pendingApply_withNothingPending_saysNothingPending() {
+    run("entries", "put", "@acme/one", "1");
+
+    Run apply = run("pending", "apply");
+
+    assertThat(apply.code()).as(apply.err()).isZero();
+    assertThat(apply.out()).isEqualTo("(nothing pending)\n");
   }
 
   @Test
@@ -273,7 +301,7 @@ class TierlockCliTest {
 
   @Test
   void lockStatus_held_showsHolderAndNonce_andReleaseWithThatNonceFreesIt() {
-    try (Tierlock tierlock = Tierlock.builder().datastore(home.resolve("datastore").toUri()).checkout(checkout)
+    try (Tierlock tierlock = Tierlock.builder().datastore(home.resolve("datastore").toUri()).createDatastore().checkout(checkout)
         .environment(Environment.system().withClock(CLOCK)).build()) {
       DistributedLock.Held lease = tierlock.globalLock().acquire();
       String nonce = lease.info().nonce();
@@ -304,8 +332,8 @@ class TierlockCliTest {
     finished.waitFor();
     LockIdentity here = LockIdentity.current();
     Instant started = Instant.parse("2026-11-29T09:00:00Z");
-    try (Tierlock tierlock = Tierlock.builder().datastore(home.resolve("datastore").toUri()).checkout(checkout)
-        .environment(Environment.system().withClock(CLOCK).withHostProcesses(startedAt(started))
+    try (Tierlock tierlock = Tierlock.builder().datastore(home.resolve("datastore").toUri()).createDatastore()
+        .checkout(checkout).environment(Environment.system().withClock(CLOCK).withHostProcesses(startedAt(started))
             .withLockIdentity(LockIdentity.of("gone@" + here.hostname(), here.hostname(), finished.pid()))).build()) {
       DistributedLock.Held lease = tierlock.globalLock().acquire();
 
@@ -409,8 +437,8 @@ class TierlockCliTest {
     assertThat(cli.boundedByTimeout(URI.create("S3://b/p?region=eu-west-1"))).hasToString("S3://b/p?region=eu-west-1&apiCallTimeout=PT3S");
     assertThat(cli.boundedByTimeout(URI.create("s3://b/p?apiCallTimeout=PT1S"))).hasToString("s3://b/p?apiCallTimeout=PT1S");
     assertThat(cli.boundedByTimeout(URI.create("file:///srv/tier"))).hasToString("file:///srv/tier");
-    cli.timeout = null;
-    assertThat(cli.boundedByTimeout(URI.create("gs://b/p"))).hasToString("gs://b/p");
+    TierlockCli without = new TierlockCli(Map.of(), CLOCK, new PrintWriter(new StringWriter()));
+    assertThat(without.boundedByTimeout(URI.create("gs://b/p"))).hasToString("gs://b/p");
   }
 
   @Test

@@ -48,7 +48,7 @@ final class ConvergePass {
     this.tierlock = tierlock;
     this.steps = steps;
     this.ledger = new PassLedger(converger.clock().instant(), converger::retryWait);
-    this.planner = new ConvergePlan(steps, ledger);
+    this.planner = new ConvergePlan(steps, ledger, converger.edits());
     this.state = ConvergenceState.fresh(converger.base(), 0);
   }
 

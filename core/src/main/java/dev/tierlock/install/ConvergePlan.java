@@ -26,10 +26,12 @@ final class ConvergePlan {
 
   private final ConvergeWork steps;
   private final PassLedger ledger;
+  private final Converger.Edits edits;
 
-  ConvergePlan(ConvergeWork steps, PassLedger ledger) {
+  ConvergePlan(ConvergeWork steps, PassLedger ledger, Converger.Edits edits) {
     this.steps = steps;
     this.ledger = ledger;
+    this.edits = edits;
   }
 
   /** Decides, from what is on disk now, what to do with every entry and every extension the lockfile dropped. */
@@ -78,32 +80,55 @@ final class ConvergePlan {
     return plan;
   }
 
-  /** The restore rule. */
+  /**
+   * The restore rule. Files that differ from the pin at a version it accepts, and that the pin has
+   * not moved away from, are a local edit: kept as they are (replaced only under {@link
+   * Converger.Edits#REPLACE}). Files a restore replaces that are not the ones this checkout last
+   * verified or restored are marked to be kept aside before the swap ({@link PassLedger#keep}).
+   */
   private Step decide(ExtensionName name, LockfileEntry entry, ConvergeWork.LocalFiles files) {
     String identity = PassLedger.identity(entry);
     ConvergenceState.Record record = ledger.record(name);
     if (record != null && !record.entry().equals(identity)) {
       // the entry changed: its retry and unrestorable verdict are void, what was verified stays
-      record = new ConvergenceState.Record(identity, record.verified(), record.filesChecksum(), null, null);
+      record = record.forEntry(identity);
       ledger.records.put(name, record);
     }
     boolean exact = ConvergePass.isExact(entry.version());
     boolean restore = files.version().isEmpty() || !files.missing().isEmpty()
         || exact && !files.version().get().equals(entry.version());
     if (!restore && matches(entry, files, record)) {
-      ledger.verify(name, entry, files.digest());
+      ledger.verify(name, entry, files);
       ledger.verified.add(name);
       return Step.VERIFIED;
     }
-    if (!restore && !movedOrUnmet(entry, files, record, exact)) {
+    if (!restore && !movedOrUnmet(entry, files, record, exact) && edits == Converger.Edits.KEEP) {
       ledger.warnings.add(name + " " + files.version().orElse("?") + " differs from what the lockfile pins (edited"
-          + " locally): kept as it is; install it again to replace it");
-      ConvergenceState.Record before = ledger.record(name);
-      ledger.records.put(name, new ConvergenceState.Record(identity, entry.checksum().orElse(""),
-          before == null ? null : before.filesChecksum(), null, null));
+          + " locally): kept as it is; install it again, or converge --force, to replace it");
+      ledger.records.put(name, record == null ? new ConvergenceState.Record(identity, entry.checksum().orElse(""), null,
+          null, null) : new ConvergenceState.Record(identity, entry.checksum().orElse(""), record.filesChecksum(),
+          null, null, record.skippedChecksum(), record.keptAt()));
       return Step.DRIFT;
     }
-    return restoreOrSkip(name, entry, identity);
+    Step step = restoreOrSkip(name, entry, identity);
+    if (step == Step.RESTORE && edits == Converger.Edits.KEEP && files.present() && !unedited(files, record)) {
+      ledger.keep.put(name, record == null || record.filesChecksum() == null
+          ? "this checkout never verified them, so they may hold local edits" : "edited locally");
+    }
+    return step;
+  }
+
+  /**
+   * Returns whether {@code files} are, file for file, what this checkout last verified or restored:
+   * the files digest and the skipped-files digest both as recorded (a record from before the
+   * skipped-files digest was kept counts only when no such file is there).
+   */
+  static boolean unedited(ConvergeWork.LocalFiles files, ConvergenceState.@Nullable Record record) {
+    if (record == null || record.filesChecksum() == null
+        || !files.digest().equals(Optional.of(record.filesChecksum()))) {
+      return false;
+    }
+    return files.skipped().equals(record.skippedChecksum() == null ? LocalEdits.NONE : record.skippedChecksum());
   }
 
   /**
@@ -157,10 +182,9 @@ final class ConvergePlan {
     if (files.digest().isEmpty() && files.version().isEmpty()) {
       return Step.FORGET;  // nothing on disk
     }
-    if (record == null || record.filesChecksum() == null
-        || !files.digest().equals(Optional.of(record.filesChecksum()))) {
+    if (edits == Converger.Edits.KEEP && !unedited(files, record)) {
       ledger.warnings.add(name + " is no longer in the lockfile but its files were edited locally: kept as they are;"
-          + " remove them to drop it");
+          + " remove them, or converge --force, to drop it");
       return Step.FORGET;
     }
     return Step.REMOVE;

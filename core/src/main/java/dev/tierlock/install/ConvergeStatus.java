@@ -4,6 +4,8 @@ import dev.tierlock.ExtensionName;
 import dev.tierlock.Lockfile;
 import dev.tierlock.LockfileEntry;
 import dev.tierlock.Tierlock;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,7 +22,8 @@ import java.util.TreeSet;
  * @param installed the version on disk, empty when it is not installed
  * @param state where it stands
  * @param nextAttempt when the next pass retries it ({@link State#PENDING} only)
- * @param reason why it is pending or unrestorable, or what differs
+ * @param reason why it is pending or unrestorable, or what differs; and where local edits a
+ *     restore replaced were kept, while that copy is there
  */
 public record ConvergeStatus(ExtensionName name, Optional<String> pinned, Optional<String> installed, State state,
     Optional<Instant> nextAttempt, Optional<String> reason) {
@@ -51,7 +54,8 @@ public record ConvergeStatus(ExtensionName name, Optional<String> pinned, Option
    * @param installed the version on disk, empty when it is not installed
    * @param state where it stands
    * @param nextAttempt when the next pass retries it ({@link State#PENDING} only)
-   * @param reason why it is pending or unrestorable, or what differs
+   * @param reason why it is pending or unrestorable, or what differs; and where local edits a
+   *     restore replaced were kept, while that copy is there
    */
   public ConvergeStatus {
     Objects.requireNonNull(name, "name");
@@ -113,9 +117,20 @@ public record ConvergeStatus(ExtensionName name, Optional<String> pinned, Option
       } else {
         s = State.UNVERIFIED;
       }
+      String kept = current.map(ConvergenceState.Record::keptAt).filter(ConvergeStatus::isDirectory)
+          .map(k -> "local edits kept at " + k).orElse(null);
+      why = why == null ? kept : kept == null ? why : why + "; " + kept;
       out.add(new ConvergeStatus(name, Optional.of(e.version()), files.version(), s, Optional.empty(),
           Optional.ofNullable(why)));
     }
     return out;
+  }
+
+  private static boolean isDirectory(String path) {
+    try {
+      return Files.isDirectory(Path.of(path));
+    } catch (java.nio.file.InvalidPathException e) {
+      return false;
+    }
   }
 }

@@ -3,11 +3,13 @@ package dev.tierlock.install;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.Lockfile;
 import dev.tierlock.LockfileEntry;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * The part of a convergence pass that runs holding the checkout's pulled-extensions lock, in a
@@ -21,6 +23,8 @@ final class ConvergeSwap {
   private final ConvergeWork steps;
   private final ConvergePlan planner;
   private final PassLedger ledger;
+  /** Where this pass kept the edits of each restore it swapped in over them. */
+  private final Map<ExtensionName, String> kept = new TreeMap<>();
 
   ConvergeSwap(ConvergeWork steps, ConvergePlan planner, PassLedger ledger) {
     this.steps = steps;
@@ -102,8 +106,11 @@ final class ConvergeSwap {
       if (now.version().equals(Optional.of(e.getValue().version())) && now.missing().isEmpty()
           && (entry.filesChecksum().isEmpty() || entry.filesChecksum().equals(now.digest()))) {
         // recovery, or an install finished meanwhile, put it in place
-        ledger.verify(name, entry, now.digest());
+        ledger.restored(name, entry, now);
         ledger.verified.add(name);
+        continue;
+      }
+      if (ledger.keep.containsKey(name) && !keep(name, entry, now, view)) {
         continue;
       }
       try {
@@ -117,6 +124,29 @@ final class ConvergeSwap {
           ledger.retry(name, PassLedger.identity(entry), failure);
         }
       }
+    }
+  }
+
+  /**
+   * Keeps a copy of the files a restore of {@code name} is about to replace, as they are {@code now},
+   * and says where, once per set of edits. A copy that cannot be made whole stops the restore (it is
+   * retried): edits are never replaced unkept.
+   *
+   * @return whether the restore may go on
+   */
+  private boolean keep(ExtensionName name, LockfileEntry entry, ConvergeWork.LocalFiles now, Lockfile view) {
+    String installed = now.version().map(v -> " " + v).orElse("");
+    try {
+      Path where = steps.keep(name, now, view);
+      kept.put(name, where.toString());
+      ledger.warnings.add(name + installed + " had files that differ from what this checkout last verified ("
+          + ledger.keep.get(name) + "): kept at " + where + " before " + entry.version() + " was restored over them");
+      return true;
+    } catch (IOException | RuntimeException failure) {
+      ledger.warnings.add(name + installed + " was not restored: its files, which may hold local edits, could not be"
+          + " kept aside first (" + failure + "); nothing was replaced");
+      ledger.retry(name, PassLedger.identity(entry), failure);
+      return false;
     }
   }
 
@@ -161,7 +191,8 @@ final class ConvergeSwap {
   private void recordRestored(Lockfile view) {
     for (ExtensionName name : ledger.restored) {
       LockfileEntry entry = view.entry(name).orElseThrow();
-      ledger.verify(name, entry, steps.inspect(name, Optional.of(entry), view).digest());
+      ledger.restored(name, entry, steps.inspect(name, Optional.of(entry), view));
+      Optional.ofNullable(kept.get(name)).ifPresent(where -> ledger.kept(name, where));
     }
     if (!ledger.restored.isEmpty() || !ledger.removed.isEmpty()) {
       ledger.generation++;

@@ -27,8 +27,17 @@ final class ConvergeWork {
    * @param digest the digest of its own files (skills, bundles and nested extensions' roots left
    *     out), empty when its root is not a directory
    * @param missing the files the entry lists under the extension's own root that are not on disk
+   * @param skipped the digest of the files a restore replaces that {@code digest} leaves out (skills,
+   *     {@code ._*} files, bundle roots: {@link LocalEdits#skippedDigest}), {@link LocalEdits#NONE}
+   *     when there are none
    */
-  record LocalFiles(Optional<String> version, Optional<String> digest, List<String> missing) {}
+  record LocalFiles(Optional<String> version, Optional<String> digest, List<String> missing, String skipped) {
+
+    /** {@return whether anything a restore would replace is on disk} */
+    boolean present() {
+      return version.isPresent() || digest.isPresent() || !skipped.equals(LocalEdits.NONE);
+    }
+  }
 
   private final InstallEngine engine;
 
@@ -93,10 +102,13 @@ final class ConvergeWork {
     }
     List<String> nested = NestedRoots.of(layout, name, lockfile.names());
     Optional<String> digest;
+    String skipped;
     try {
       digest = FilesDigest.of(root, nested, layout);
+      skipped = LocalEdits.skippedDigest(root, nested, layout, layout.bundleRoots(name));
     } catch (IOException e) {
       digest = Optional.of("unreadable: " + e.getMessage());  // matches no filesChecksum
+      skipped = digest.get();
     }
     List<String> missing = new ArrayList<>();
     if (entry.isPresent()) {
@@ -115,7 +127,20 @@ final class ConvergeWork {
         }
       }
     }
-    return new LocalFiles(version, digest, List.copyOf(missing));
+    return new LocalFiles(version, digest, List.copyOf(missing), skipped);
+  }
+
+  /**
+   * Keeps a copy of what a restore of {@code name} would replace, as {@code files} found it, under
+   * the state directory ({@link LocalEdits#keep}), and returns where.
+   *
+   * @throws IOException if the copy cannot be made whole
+   */
+  Path keep(ExtensionName name, LocalFiles files, Lockfile lockfile) throws IOException {
+    ExtensionLayout layout = engine.layout();
+    return LocalEdits.keep(engine.tierlock().stateDirectory(), name, files.version().orElse("unversioned"),
+        files.digest().orElse("") + " " + files.skipped(), Roots.extensionRoot(layout, name),
+        NestedRoots.of(layout, name, lockfile.names()), layout.bundleRoots(name));
   }
 
   PreparedInstall prepare(ExtensionName name, Lockfile lockfile) {

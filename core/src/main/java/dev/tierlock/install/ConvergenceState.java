@@ -52,17 +52,38 @@ record ConvergenceState(String base, @Nullable String lockfileVersion, @Nullable
    * What convergence knows of one extension.
    *
    * @param entry the SHA-256 of the lockfile entry (canonical JSON) the record applies to; a record
-   *     for another entry is stale, except its {@code verified} and {@code filesChecksum}
+   *     for another entry is stale, except its {@code verified}, {@code filesChecksum}, {@code
+   *     skippedChecksum} and {@code keptAt}
    * @param verified the checksum of the entry last verified on disk ({@code ""} for an entry without
    *     one), or null when never verified (lastVerified)
    * @param filesChecksum the digest of the files when last verified or restored, or null
    * @param retry a failed restore to try again, or null
    * @param unrestorable why it cannot be restored while the entry stays, or null
+   * @param skippedChecksum the digest of the files a restore replaces that {@code filesChecksum}
+   *     leaves out (skills, {@code ._*} files, bundle roots) when last verified or restored, or null
+   *     when not recorded (a state written before it was kept)
+   * @param keptAt where the last pass that restored over local edits kept them, or null
    */
   record Record(String entry, @Nullable String verified, @Nullable String filesChecksum, @Nullable Retry retry,
-      @Nullable Blocked unrestorable) {
+      @Nullable Blocked unrestorable, @Nullable String skippedChecksum, @Nullable String keptAt) {
     Record {
       Objects.requireNonNull(entry, "entry");
+    }
+
+    /** A record with no skipped-files digest and nothing kept. */
+    Record(String entry, @Nullable String verified, @Nullable String filesChecksum, @Nullable Retry retry,
+        @Nullable Blocked unrestorable) {
+      this(entry, verified, filesChecksum, retry, unrestorable, null, null);
+    }
+
+    /** {@return this record for {@code newEntry}, with no retry or verdict, keeping what was verified and kept} */
+    Record forEntry(String newEntry) {
+      return new Record(newEntry, verified, filesChecksum, null, null, skippedChecksum, keptAt);
+    }
+
+    /** {@return this record with {@code newRetry} and {@code newVerdict}, the rest kept} */
+    Record with(String newEntry, @Nullable Retry newRetry, @Nullable Blocked newVerdict) {
+      return new Record(newEntry, verified, filesChecksum, newRetry, newVerdict, skippedChecksum, keptAt);
     }
   }
 

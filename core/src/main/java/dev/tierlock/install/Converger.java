@@ -41,11 +41,22 @@ import org.slf4j.LoggerFactory;
  * <p><b>The restore rule.</b> An entry is restored from its archive when its files are missing,
  * when it pins an exact version the installed manifest does not have, or when its checksum is not
  * the one this checkout last verified and the files' digest is not its {@code filesChecksum}. A
- * digest that matches records the entry as verified. Files edited locally at the pinned version are
- * kept, with a warning, never overwritten by a first pass. Only files under the extension's own
- * root count: skills, bundles and nested extensions' roots are left out, so checkouts whose tools
+ * digest that matches records the entry as verified. Only files under the extension's own root
+ * count there: skills, bundles and nested extensions' roots are left out, so checkouts whose tools
  * lay skills out differently never swap each other's files back and forth. An extension this
  * checkout had verified that the lockfile no longer has is removed, unless it was edited locally.
+ *
+ * <p><b>Local edits are never discarded silently</b> ({@link Edits#KEEP}, the default). Files edited
+ * at the pinned version are kept as they are, with a warning. A restore that must replace files (a
+ * newer pin, a moved pin, missing files) first compares everything it would replace, skills,
+ * {@code ._*} files and bundle roots included, with what this checkout last verified or restored;
+ * files that differ, or that this checkout never verified, are copied under {@code
+ * <state>/kept-edits/<@scope>/<name>/<version>-<id>/} ({@code root/}, {@code bundles/<prefix>/})
+ * before the swap, the pass warns once with the place, and {@link #status()} names it while it is
+ * there; when the copy fails nothing is replaced (the restore is retried). Nested extensions' roots
+ * are never replaced by their parent's restore: they travel into the new root as they are, and
+ * their own entries judge them. {@link Edits#REPLACE} ({@code converge --force}) replaces edits
+ * instead, and removes an edited extension the lockfile dropped.
  *
  * <p><b>Failures.</b> A restore that fails for a passing reason is tried again after 1 minute,
  * doubling up to 1 hour, jittered ({@link ConvergeReport.Pending}); one that cannot succeed (no
@@ -78,9 +89,26 @@ public final class Converger {
   private final RandomGenerator random;
   private final Path stateFile;
   private final String base;
+  private final Edits edits;
+
+  /** What a pass does with local edits. */
+  public enum Edits {
+    /**
+     * Keeps them (the default): files edited at the pinned version stay as they are; files a
+     * restore must replace are copied under the state directory first; an edited extension the
+     * lockfile dropped is left in place. Each is said once in the warnings.
+     */
+    KEEP,
+    /**
+     * Replaces them with what the lockfile pins, keeping no copy, and removes an edited extension
+     * the lockfile dropped ({@code converge --force}).
+     */
+    REPLACE
+  }
 
   private Converger(Builder b) {
     this.tierlock = b.tierlock;
+    this.edits = b.edits;
     this.clock = b.settings.clock();
     this.random = b.random;
     this.steps = new ConvergeWork(InstallEngine.converging(b.tierlock, b.layout, b.settings));
@@ -230,6 +258,10 @@ public final class Converger {
     return clock;
   }
 
+  Edits edits() {
+    return edits;
+  }
+
   String base() {
     return base;
   }
@@ -289,6 +321,7 @@ public final class Converger {
     private final ExtensionLayout layout;
     private EngineSettings settings = EngineSettings.DEFAULTS;
     private RandomGenerator random = new SecureRandom();
+    private Edits edits = Edits.KEEP;
 
     private Builder(Tierlock tierlock, ExtensionLayout layout) {
       this.tierlock = Objects.requireNonNull(tierlock, "tierlock");
@@ -326,6 +359,18 @@ public final class Converger {
      */
     public Builder clock(Clock value) {
       this.settings = settings.withClock(value);
+      return this;
+    }
+
+    /**
+     * Sets what passes do with local edits (default {@link Edits#KEEP}: never discarded; see {@link
+     * Edits}).
+     *
+     * @param value keep or replace them
+     * @return this builder
+     */
+    public Builder edits(Edits value) {
+      this.edits = Objects.requireNonNull(value, "edits");
       return this;
     }
 

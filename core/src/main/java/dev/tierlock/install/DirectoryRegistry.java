@@ -45,12 +45,12 @@ final class DirectoryRegistry implements ExtensionRegistry {
       version = exact.get();
       if (!isFileVersion(version) || !Files.isRegularFile(releases.resolve(version + SUFFIX))) {
         requireRoot(name);
-        throw InstallException.registryNotFound(name.value(), constraint.text());
+        throw InstallException.registryNotFound(name.value(), constraint.text(), describe());
       }
     } else {
       String range = constraint.isLocked() ? VersionConstraint.LATEST.text() : constraint.text();
       version = VersionSelector.highest(range, versions(name, releases))
-          .orElseThrow(() -> InstallException.registryNotFound(name.value(), constraint.text()));
+          .orElseThrow(() -> InstallException.registryNotFound(name.value(), constraint.text(), describe()));
     }
     return new ExtensionRegistry.Release(name, version,
         checksum(name, releases.resolve(version + SUFFIX + CHECKSUM_SUFFIX)), Optional.empty());
@@ -60,14 +60,14 @@ final class DirectoryRegistry implements ExtensionRegistry {
   public InputStream open(ExtensionRegistry.Release release) {
     ExtensionName name = release.name();
     if (!isFileVersion(release.version())) {
-      throw InstallException.registryNotFound(name.value(), release.version());
+      throw InstallException.registryNotFound(name.value(), release.version(), describe());
     }
     Path archive = releases(name).resolve(release.version() + SUFFIX);
     try {
       return Files.newInputStream(archive);
     } catch (NoSuchFileException e) {
       requireRoot(name);
-      throw InstallException.registryNotFound(name.value(), release.version());
+      throw InstallException.registryNotFound(name.value(), release.version(), describe());
     } catch (IOException e) {
       throw InstallException.registryUnavailable(name.value(), "cannot open " + archive + ": " + e, e);
     }
@@ -76,6 +76,11 @@ final class DirectoryRegistry implements ExtensionRegistry {
   @Override
   public String toString() {
     return "DirectoryRegistry[" + directory + "]";
+  }
+
+  /** {@return the registry as a failure names it} */
+  private String describe() {
+    return "the directory registry " + directory;
   }
 
   static boolean isFileVersion(String version) {

@@ -104,8 +104,20 @@ public sealed class InstallException extends TierlockException permits InstallBu
    * @param constraint the version constraint asked for
    */
   public static InstallException registryNotFound(String extension, String constraint) {
+    return registryNotFound(extension, constraint, "the extension registry");
+  }
+
+  /**
+   * {@return the failure of {@code registry}, which has no release of {@code extension} matching
+   * {@code constraint} ({@value #REGISTRY_NOT_FOUND}): the message names the registry}
+   *
+   * @param extension the extension asked for
+   * @param constraint the version constraint asked for
+   * @param registry the registry, as the operator knows it ("the directory registry /srv/registry")
+   */
+  public static InstallException registryNotFound(String extension, String constraint, String registry) {
     return new InstallException(REGISTRY_NOT_FOUND, extension, "Cannot find " + extension + "@" + constraint
-        + " in the extension registry", null, null);
+        + " in " + registry, null, null);
   }
 
   /**

@@ -7,7 +7,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -29,6 +28,8 @@ final class PassLedger {
   final List<ExtensionName> skipped = new ArrayList<>();
   final TreeSet<String> warnings = new TreeSet<>();
   final SortedSet<String> left = new TreeSet<>();
+  /** The names whose files a restore replaces that are not known to be unedited: kept before the swap, each with why. */
+  final Map<ExtensionName, String> keep = new TreeMap<>();
   long generation;
 
   private final Instant now;
@@ -51,8 +52,7 @@ final class PassLedger {
     records.putAll(state.records());
     left.addAll(state.left());
     if (full) {
-      records.replaceAll((name, r) -> new ConvergenceState.Record(r.entry(), r.verified(), r.filesChecksum(), null,
-          null));
+      records.replaceAll((name, r) -> r.forEntry(r.entry()));
     }
   }
 
@@ -70,19 +70,47 @@ final class PassLedger {
     warnings.addAll(baselineWarnings);
     verified.clear();
     skipped.clear();
+    keep.clear();
   }
 
-  /** Records {@code name} as verified at {@code entry}'s checksum, with the files' {@code digest}. */
-  void verify(ExtensionName name, LockfileEntry entry, Optional<String> digest) {
-    records.put(name, new ConvergenceState.Record(identity(entry), entry.checksum().orElse(""), digest.orElse(null),
-        null, null));
+  /**
+   * Records {@code name} as verified at {@code entry}'s checksum, with the digests of {@code files}
+   * (what later tells an edit); where earlier edits were kept stays recorded. Files that match the
+   * entry's {@code filesChecksum} may still differ in what it leaves out (skills, bundles): the
+   * skipped-files digest recorded when this checksum was first verified or restored is kept, so an
+   * edit there is never taken for the pin's files.
+   */
+  void verify(ExtensionName name, LockfileEntry entry, ConvergeWork.LocalFiles files) {
+    ConvergenceState.Record before = records.get(name);
+    String checksum = entry.checksum().orElse("");
+    String skipped = before != null && before.skippedChecksum() != null && checksum.equals(before.verified())
+        ? before.skippedChecksum() : files.skipped();
+    records.put(name, new ConvergenceState.Record(identity(entry), checksum, files.digest().orElse(null), null, null,
+        skipped, before == null ? null : before.keptAt()));
+  }
+
+  /** Records {@code name} as just restored at {@code entry}'s checksum: its files, every one, are the pin's. */
+  void restored(ExtensionName name, LockfileEntry entry, ConvergeWork.LocalFiles files) {
+    ConvergenceState.Record before = records.get(name);
+    records.put(name, new ConvergenceState.Record(identity(entry), entry.checksum().orElse(""),
+        files.digest().orElse(null), null, null, files.skipped(), before == null ? null : before.keptAt()));
+  }
+
+  /** Records that the edits of {@code name} were kept at {@code where}, once the restore over them is recorded. */
+  void kept(ExtensionName name, String where) {
+    ConvergenceState.Record r = records.get(name);
+    if (r != null) {
+      records.put(name, new ConvergenceState.Record(r.entry(), r.verified(), r.filesChecksum(), r.retry(),
+          r.unrestorable(), r.skippedChecksum(), where));
+    }
   }
 
   /** Records {@code name} as unrestorable for {@code reason} until its entry changes. */
   void block(ExtensionName name, String identity, ConvergeReport.Unrestorable.Reason reason, String detail) {
     ConvergenceState.Record before = records.get(name);
-    records.put(name, new ConvergenceState.Record(identity, before == null ? null : before.verified(),
-        before == null ? null : before.filesChecksum(), null, new ConvergenceState.Blocked(reason, detail)));
+    ConvergenceState.Blocked verdict = new ConvergenceState.Blocked(reason, detail);
+    records.put(name, before == null ? new ConvergenceState.Record(identity, null, null, null, verdict)
+        : before.with(identity, null, verdict));
   }
 
   /** Records a failed restore of {@code name}, retried after a wait that grows with its attempts. */
@@ -90,9 +118,9 @@ final class PassLedger {
     ConvergenceState.Record before = records.get(name);
     int attempts = before == null || before.retry() == null ? 1 : before.retry().attempts() + 1;
     String reason = failure.getClass().getSimpleName() + ": " + failure.getMessage();
-    records.put(name, new ConvergenceState.Record(identity, before == null ? null : before.verified(),
-        before == null ? null : before.filesChecksum(),
-        new ConvergenceState.Retry(attempts, now.plus(retryWait.apply(attempts)), reason), null));
+    ConvergenceState.Retry next = new ConvergenceState.Retry(attempts, now.plus(retryWait.apply(attempts)), reason);
+    records.put(name, before == null ? new ConvergenceState.Record(identity, null, null, next, null)
+        : before.with(identity, next, null));
   }
 
   /** Returns whether a retry is due now. */

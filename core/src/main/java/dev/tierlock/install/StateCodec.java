@@ -44,7 +44,8 @@ final class StateCodec {
       "entries", "left");
   private static final Pattern STAGING_NAME = Pattern.compile("[0-9A-Za-z._-]{1,128}");
   private static final Set<String> LOCKFILE = Set.of("version", "sha256");
-  private static final Set<String> RECORD = Set.of("entry", "verified", "filesChecksum", "retry", "unrestorable");
+  private static final Set<String> RECORD = Set.of("entry", "verified", "filesChecksum", "retry", "unrestorable",
+      "skippedChecksum", "keptAt");
   private static final Set<String> RETRY = Set.of("attempts", "next", "reason");
   private static final Set<String> BLOCKED = Set.of("reason", "detail");
 
@@ -114,6 +115,12 @@ final class StateCodec {
         }
         if (r.filesChecksum() != null) {
           g.writeStringField("filesChecksum", r.filesChecksum());
+        }
+        if (r.skippedChecksum() != null) {
+          g.writeStringField("skippedChecksum", r.skippedChecksum());
+        }
+        if (r.keptAt() != null) {
+          g.writeStringField("keptAt", r.keptAt());
         }
         if (r.retry() != null) {
           g.writeObjectFieldStart("retry");
@@ -234,7 +241,9 @@ final class StateCodec {
       }
       blocked = new ConvergenceState.Blocked(reason, text(m, "detail", true));
     }
-    return new ConvergenceState.Record(entry, verified, files, retry, blocked);
+    String skipped = hex(r, "skippedChecksum", false);
+    String keptAt = r.get("keptAt") == null ? null : text(r, "keptAt", true);
+    return new ConvergenceState.Record(entry, verified, files, retry, blocked, skipped, keptAt);
   }
 
   @SuppressWarnings("unchecked")

@@ -102,6 +102,34 @@ final class LockHolder {
         + (processStart == null ? "at an unknown time" : processStart.toString()) + " (" + name + "; guards " + guards + ")";
   }
 
+  /**
+   * {@return what this host can tell of the holder's process now: {@code "is stopped"} (SIGSTOP, or
+   * stopped by a tracer), {@code "is running"}, or empty when it cannot tell} It tells only when the
+   * holder wrote this host's name, a process with the holder's pid started at the holder's
+   * recorded start time (so a reused pid, or a pid of another pid namespace, is never taken for
+   * it), and {@code /proc/<pid>/stat} can be read (Linux). For messages only: nothing is decided on it.
+   */
+  Optional<String> processState() {
+    if (!host.equals(ThisProcess.HOST) || processStart == null) {
+      return Optional.empty();
+    }
+    Optional<Instant> started = ProcessHandle.of(pid).flatMap(h -> h.info().startInstant());
+    if (started.isEmpty() || !started.get().equals(processStart)) {
+      return Optional.empty();
+    }
+    try {
+      String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc", Long.toString(pid), "stat"));
+      int end = stat.lastIndexOf(')');
+      if (end < 0 || end + 2 >= stat.length()) {
+        return Optional.empty();
+      }
+      char state = stat.charAt(end + 2);
+      return Optional.of(state == 'T' || state == 't' ? "is stopped" : "is running");
+    } catch (java.io.IOException | RuntimeException e) {
+      return Optional.empty();
+    }
+  }
+
   /** {@return the lock file content that {@link #parse} reads back} */
   String encode() {
     return HEADER + "\nholder: " + name + "\nhost: " + host + "\npid: " + pid + "\nstarted: "

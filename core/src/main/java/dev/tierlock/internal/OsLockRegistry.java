@@ -184,6 +184,25 @@ public final class OsLockRegistry {
    * @throws IOException if the lock file's directory cannot be resolved
    */
   public Optional<String> holder(Path lockFile) throws IOException {
+    return readHolder(lockFile).map(LockHolder::describe);
+  }
+
+  /**
+   * Returns who holds the lock of {@code lockFile}, as {@link #holder} does, followed by what this
+   * host can tell of the holder's process: {@code ; its process is stopped}, {@code ; its process
+   * is running}, or {@code ; whether its process runs cannot be told from here} (another host,
+   * another pid namespace, or no {@code /proc}). The state is read when asked, for messages only.
+   *
+   * @param lockFile the lock file
+   * @return the holder and its state, or empty when the lock file is missing or names nobody
+   * @throws IOException if the lock file's directory cannot be resolved
+   */
+  public Optional<String> holderAndState(Path lockFile) throws IOException {
+    return readHolder(lockFile).map(h -> h.describe() + "; " + h.processState().map(state -> "its process " + state)
+        .orElse("whether its process runs cannot be told from here"));
+  }
+
+  private Optional<LockHolder> readHolder(Path lockFile) throws IOException {
     Optional<Path> file = canonicalIfPresent(lockFile);
     if (file.isEmpty()) {
       return Optional.empty();
@@ -196,7 +215,7 @@ public final class OsLockRegistry {
       slot = join(file.get());
     }
     try {
-      return slot.readHolder().map(LockHolder::describe);
+      return slot.readHolder();
     } finally {
       leave(slot);
     }

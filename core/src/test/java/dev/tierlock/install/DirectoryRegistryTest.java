@@ -78,7 +78,7 @@ class DirectoryRegistryTest {
     assertThatThrownBy(() -> registry.resolve(TOOL, VersionConstraint.of("^1")))
         .isInstanceOfSatisfying(InstallException.class,
             e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_NOT_FOUND))
-        .hasMessage("Cannot find @acme/tool@^1 in the extension registry");
+        .hasMessage("Cannot find @acme/tool@^1 in the directory registry " + dir.toAbsolutePath().normalize());
   }
 
   @Test
@@ -143,11 +143,11 @@ class DirectoryRegistryTest {
     assertThatThrownBy(() -> registry.resolve(TOOL, VersionConstraint.of("2.0.0")))
         .isInstanceOfSatisfying(InstallException.class,
             e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_NOT_FOUND))
-        .hasMessage("Cannot find @acme/tool@2.0.0 in the extension registry");
+        .hasMessage("Cannot find @acme/tool@2.0.0 in the directory registry " + dir.toAbsolutePath().normalize());
     assertThatThrownBy(() -> registry.resolve(TOOL, VersionConstraint.of("^2")))
         .isInstanceOfSatisfying(InstallException.class,
             e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_NOT_FOUND))
-        .hasMessage("Cannot find @acme/tool@^2 in the extension registry");
+        .hasMessage("Cannot find @acme/tool@^2 in the directory registry " + dir.toAbsolutePath().normalize());
     assertThatThrownBy(() -> registry.resolve(ExtensionName.of("@acme/other"), VersionConstraint.LATEST))
         .isInstanceOfSatisfying(InstallException.class,
             e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_NOT_FOUND))
@@ -192,7 +192,7 @@ class DirectoryRegistryTest {
     assertThatThrownBy(() -> registry.open(new ExtensionRegistry.Release(TOOL, "3.0.0", Optional.empty(), Optional.empty())))
         .isInstanceOfSatisfying(InstallException.class,
             e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_NOT_FOUND))
-        .hasMessage("Cannot find @acme/tool@3.0.0 in the extension registry");
+        .hasMessage("Cannot find @acme/tool@3.0.0 in the directory registry " + dir.toAbsolutePath().normalize());
     assertThatThrownBy(() -> registry.open(new ExtensionRegistry.Release(TOOL, "../../x", Optional.empty(), Optional.empty())))
         .isInstanceOfSatisfying(InstallException.class,
             e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_NOT_FOUND));

@@ -401,7 +401,7 @@ class PreparerTest {
     assertThatThrownBy(() -> preparer(registry).prepare(request(TOOL, VersionConstraint.of("^2")), Lockfile.EMPTY))
         .isInstanceOfSatisfying(InstallException.class,
             e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_NOT_FOUND))
-        .hasMessage("Cannot find @acme/tool@^2 in the extension registry");
+        .hasMessage("Cannot find @acme/tool@^2 in the directory registry " + dir.resolve("registry").toAbsolutePath().normalize());
     assertNothingLeft();
   }
 

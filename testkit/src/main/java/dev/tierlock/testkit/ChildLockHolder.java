@@ -56,10 +56,13 @@ public final class ChildLockHolder implements AutoCloseable {
    * Starts a JVM that takes the lock of {@code lockFile}, saying it guards {@code guards}, and
    * returns once it holds it.
    *
+   * @param lockFile the lock file, such as a checkout's {@code transaction.lock}
+   * @param guards what the child says the lock guards (written into the lock file)
+   * @return the running child, holding the lock
    * @throws IOException if the JVM cannot be started or talked to
    * @throws IllegalStateException if it does not report the lock held
    */
-  static ChildLockHolder start(Path lockFile, String guards) throws IOException {
+  public static ChildLockHolder start(Path lockFile, String guards) throws IOException {
     return launch(lockFile.toString(), guards);
   }
 
@@ -135,6 +138,36 @@ public final class ChildLockHolder implements AutoCloseable {
       throw e;
     }
     return child;
+  }
+
+  /**
+   * Stops the child (SIGSTOP), as a holder stopped by a debugger or job control: it keeps its locks
+   * and does nothing until {@link #resume()}. POSIX only.
+   *
+   * @throws IOException if {@code kill} cannot be run
+   * @throws InterruptedException if interrupted while waiting for {@code kill}
+   * @throws IllegalStateException if {@code kill} fails
+   */
+  public void stop() throws IOException, InterruptedException {
+    signal("-STOP");
+  }
+
+  /**
+   * Resumes a child {@link #stop() stopped} before (SIGCONT).
+   *
+   * @throws IOException if {@code kill} cannot be run
+   * @throws InterruptedException if interrupted while waiting for {@code kill}
+   * @throws IllegalStateException if {@code kill} fails
+   */
+  public void resume() throws IOException, InterruptedException {
+    signal("-CONT");
+  }
+
+  private void signal(String signal) throws IOException, InterruptedException {
+    Process kill = new ProcessBuilder("kill", signal, Long.toString(process.pid())).inheritIO().start();
+    if (!kill.waitFor(WAIT_SECONDS, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+      throw new IllegalStateException("Cannot send " + signal + " to the lock-holding JVM " + process.pid());
+    }
   }
 
   /** {@return the child's process id} */

@@ -153,15 +153,15 @@ class FakeRegistryTest {
     assertThatThrownBy(() -> registry.resolve(TOOL, VersionConstraint.of("^2")))
         .isInstanceOfSatisfying(InstallException.class,
             e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_NOT_FOUND))
-        .hasMessage("Cannot find @acme/tool@^2 in the extension registry");
+        .hasMessageStartingWith("Cannot find @acme/tool@^2 in the ");
     assertThatThrownBy(() -> registry.resolve(ExtensionName.of("@acme/other"), VersionConstraint.LATEST))
         .isInstanceOfSatisfying(InstallException.class,
             e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_NOT_FOUND))
-        .hasMessage("Cannot find @acme/other@latest in the extension registry");
+        .hasMessageStartingWith("Cannot find @acme/other@latest in the ");
     assertThatThrownBy(() -> registry.open(new ExtensionRegistry.Release(TOOL, "3.0.0", Optional.empty(), Optional.empty())))
         .isInstanceOfSatisfying(InstallException.class,
             e -> assertThat(e.code()).isEqualTo(InstallException.REGISTRY_NOT_FOUND))
-        .hasMessage("Cannot find @acme/tool@3.0.0 in the extension registry");
+        .hasMessageStartingWith("Cannot find @acme/tool@3.0.0 in the ");
   }
 
   @Test

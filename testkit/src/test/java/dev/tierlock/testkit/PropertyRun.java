@@ -482,7 +482,7 @@ final class PropertyRun {
       if (op == Op.NESTED_THROWS) {
         try {
           tx.run(inner -> {
-            inner.put(ExtensionName.of(planned.get(0).name()), LockfileEntry.builder("never", clock.instant()).build());
+            inner.put(ExtensionName.of(planned.get(0).name()), LockfileEntry.builder("9.9.9-never", clock.instant()).build());
             throw new IllegalStateException("the nested change failed");
           });
         } catch (IllegalStateException expected) {

@@ -1,5 +1,6 @@
 package dev.tierlock.datastore.fs;
 
+import dev.tierlock.datastore.fs.FileSystemFailures.Phase;
 import dev.tierlock.datastore.fs.ObjectReader.Content;
 import dev.tierlock.datastore.fs.ObjectReader.ObjectState;
 import dev.tierlock.spi.Datastore;
@@ -20,18 +21,22 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A datastore in a shared directory: each object is a plain file at {@code <root>/<key>}. Tierlock
  * uses it exactly as it uses S3 or GCS, with nothing a wrapper could switch: the shared lockfile is
  * fetched by a conditional read into the checkout's cache and written by a compare-and-swap
- * conditioned on the version fetched, which this datastore checks under the key's OS lock right
+ * conditioned on the version fetched, which this datastore checks under the key's claim right
  * before the atomic rename that publishes the write. A holder stalled past its lease therefore
- * cannot overwrite a newer version: its write is refused.
+ * cannot overwrite a newer version: its write is refused; and a writer stopped inside a write (with
+ * {@code SIGSTOP}, or hung) holds the key only until another writer has seen its claim unchanged
+ * for the takeover bound, after which its write can no longer land.
  *
  * <p><b>Layout.</b> Everything else lives in the internal directory {@code <root>/.tierlock/},
- * which is never listed and never an object: per-key lock files in {@code locks/}, metadata
- * sidecars in {@code meta/}, and the temp files of writes in flight in {@code tmp/} (never beside
+ * which is never listed and never an object: per-key claims in {@code claims/}, the per-key OS
+ * lock files of earlier versions in {@code locks/}, metadata sidecars in {@code meta/}, and the
+ * staging directories of writes in flight in {@code tmp/} (never beside
  * an object, so a writer killed at any point leaves nothing outside the internal directory; stale
  * ones are swept, see {@link TempFiles}). Keys with a {@code .tierlock} segment (any letter case),
  * a segment shaped like a temp file of earlier versions ({@code .<name>.<uuid>.tmp}), a segment
@@ -65,25 +70,58 @@ import java.util.Optional;
  * provider has no file keys (the JDK's zip file system, Windows' default provider), files cannot be
  * told apart and metadata is bound by the bytes' digest alone. See {@link Sidecar}.
  *
- * <p><b>Changes.</b> A write or delete takes the key's lock (a fair in-JVM queue plus an OS lock on
- * {@code locks/<sha256 of key>.lock}, polled until the lock timeout of {@link
- * FileSystemDatastoreOptions}; the holder writes who it is into that file), checks its
- * precondition against the current file, stages the bytes in a temp file, forces it, records the
- * metadata, moves the temp file over the target atomically, forces the directory and releases the
- * lock. Unconditional writes are last-writer-wins. A crash at any point leaves either the old
- * object or the new one, each with its own metadata. Preconditions are atomic with respect to every
- * writer that goes through a {@code FileSystemDatastore}; a file replaced or rewritten by other
- * means reads as a new version with no metadata.
+ * <p><b>Changes.</b> A write stages its bytes in a staging directory of its own (made in {@code
+ * tmp/}, holding one sub-directory named by a random claim id), then makes it the key's
+ * <em>claim</em> by renaming it onto the key's slot {@code claims/<sha256 of key>}, which the file
+ * system does only while the slot is absent or empty. Under the claim it checks its precondition
+ * against the current file, records the metadata and publishes by renaming the staged file over the
+ * target, forces the directory, and releases the claim by deleting its sub-directory. A delete
+ * renames the object into the claim's sub-directory. Every step that changes the object or its
+ * sidecar is thus a rename from or into the claim's own sub-directory, which fails, changing
+ * nothing, once that sub-directory has left the slot. Unconditional writes are last-writer-wins. A
+ * crash at any point leaves either the old object or the new one, each with its own metadata.
+ * Preconditions are atomic with respect to every writer that goes through a {@code
+ * FileSystemDatastore}; a file replaced or rewritten by other means reads as a new version with no
+ * metadata.
+ *
+ * <p><b>A stopped writer.</b> A writer waiting for a key notes the claim it sees in the slot (its
+ * id) and since when on its <em>own</em> clock; once it has seen the same claim unchanged for the
+ * takeover bound ({@link FileSystemDatastoreOptions#takeoverAfter()}, default 5 s), it renames that
+ * claim's sub-directory out of the slot (the takeover) and claims the key itself. No other
+ * process's clock or timestamp, and no process id, enters that judgement (the claim's {@code owner}
+ * file only names its writer in messages). The stopped writer, if it resumes, finds its
+ * sub-directory gone: its rename fails and its change did not happen; the datastore reports it as
+ * the precondition failure it now is (its version is stale) or, when the precondition still holds,
+ * as {@link dev.tierlock.spi.DatastoreBusyException}. Renames are atomic and serialised by the file
+ * system (on a network share, by its server), so this rests on neither the claim being exclusive
+ * nor clocks agreeing: a live writer slower than the bound is taken over like a stopped one, and
+ * its change is refused likewise. A writer killed inside its change leaves its claim, which the
+ * next writer takes over after the bound. Writers of one JVM take turns in a fair in-JVM queue per
+ * key first and never take over each other.
+ *
+ * <p><b>Earlier versions.</b> Earlier versions of this datastore exclude each other with an OS lock
+ * on {@code locks/<sha256 of key>.lock}. A writer of this version takes that lock too, after its
+ * claim, so old and new writers may share a root during an upgrade: each excludes the other. A
+ * lock held by an earlier version's writer is waited for until the lock timeout, never taken over
+ * (nothing would refuse its change if it resumed), so a stopped earlier-version writer still blocks
+ * its key, each call ending busy. A lock held by a writer of this version whose claim was taken over
+ * is passed by: its change can no longer land. One race remains while both versions write: if a
+ * stopped writer of this version resumes while its taker's change is in flight, an earlier version's
+ * writer may take the OS lock it releases and change the key concurrently with that taker. Upgrade
+ * every writer of a root to close it.
  *
  * <p>{@link #identity()} names the root directory's device and inode where the file system has
  * them; user metadata may hold {@value #MAX_METADATA_BYTES} bytes ({@link #maxMetadataBytes()}).
  *
- * <p><b>Bounds.</b> Lock waits are bounded by the lock timeout (default 10 s); a key lock that
- * another writer keeps past it (a live holder, or one stopped with {@code SIGSTOP}) is a {@link
- * dev.tierlock.spi.DatastoreBusyException} naming the holder (pid, host, since when, process start)
- * when its lock file names one; Tierlock retries it within the transaction's deadline. The file
- * operations themselves are bounded by the filesystem: mount network filesystems so that their
- * calls time out.
+ * <p><b>Bounds.</b> A change waits for its key at most the lock timeout (default 10 s): behind the
+ * writers of this JVM, then for a claim (taken over once seen unchanged for the takeover bound) and
+ * the OS lock of earlier versions. A key kept past it (a live writer of this JVM, an earlier
+ * version's writer, or a takeover bound longer than the lock timeout) is a {@link
+ * dev.tierlock.spi.DatastoreBusyException} ({@code datastore_busy}) naming the holder (pid, host,
+ * since when, process start) when it names itself; Tierlock retries it within the transaction's
+ * deadline. Each instance remembers, per key, the claim it saw and since when, so a takeover bound
+ * longer than the lock timeout is reached across calls. The file operations themselves are bounded
+ * by the filesystem: mount network filesystems so that their calls time out.
  *
  * <p><b>Failures</b> are translated in one place: a full disk is a {@link
  * dev.tierlock.spi.DatastoreUnavailableException} saying so and that nothing changed; a refused
@@ -100,10 +138,11 @@ import java.util.Optional;
  * directories of the root (so the root must not span file systems). Where the provider supports
  * {@code AsynchronousFileChannel} locks they exclude other processes; where it cannot lock that
  * way, writers fall back to the in-JVM queue alone and exclude only writers in this JVM (an
- * in-memory file system has no other processes). Forcing a directory is skipped where the provider
- * cannot open one.
+ * in-memory file system has no other processes). Claims exclude other processes on the default
+ * file system only; on another provider the in-JVM queue is the claim. Forcing a directory is
+ * skipped where the provider cannot open one.
  *
- * <p>Thread-safe. Holds no open file or lock between calls; {@link #close()} does nothing.
+ * <p>Thread-safe. Holds no open file, lock or claim between calls; {@link #close()} does nothing.
  */
 public final class FileSystemDatastore implements Datastore {
 
@@ -115,7 +154,7 @@ public final class FileSystemDatastore implements Datastore {
   private final FileSystemDatastoreOptions options;
   private final FileIo io;
   private final FileSystemFailures failures;
-  private final KeyLocks locks;
+  private final KeyClaims claims;
   private final ObjectReader reader;
   private final ObjectLister lister;
   private final ObjectWriter writer;
@@ -128,8 +167,8 @@ public final class FileSystemDatastore implements Datastore {
     this.options = options;
     this.io = io;
     this.failures = new FileSystemFailures(layout.describe());
-    this.locks = new KeyLocks(options);
     this.temps = new TempFiles(layout.tmpDirectory(), options.clock());
+    this.claims = new KeyClaims(layout, temps, options);
     this.reader = new ObjectReader(layout);
     this.lister = new ObjectLister(layout, reader);
     this.writer = new ObjectWriter(layout, reader);
@@ -367,29 +406,22 @@ public final class FileSystemDatastore implements Datastore {
     return "FileSystemDatastore[" + describe() + "]";
   }
 
-  /** Runs one change of {@code key} under its lock, translating every failure. */
+  /** Runs one change of {@code key} on a claim of its own, translating every failure. */
   private <T> T changing(String verb, ObjectKey key, ChangeStep<T> step) {
-    StagedChange change = new StagedChange(io, temps);
-    try {
-      KeyLocks.Held lock = lock(verb, key);
-      try (change; lock) {
-        return step.run(change);
-      }
+    @Nullable StagedChange change = null;
+    try (KeyClaims.Claim claim = claims.prepare(key, verb + " of object " + key + " at " + describe())) {
+      change = new StagedChange(io, claim);
+      return step.run(change);
+    } catch (KeyClaims.Busy busy) {
+      throw failures.lockTimeout(verb, key.value(), options.lockTimeout(), options.takeoverAfter(), busy.holder());
+    } catch (KeyClaims.Lost lost) {
+      throw failures.takenOver(verb, key.value(), lost);
     } catch (IOException | UncheckedIOException | UnsupportedOperationException | SecurityException e) {
-      throw failures.changing(verb, key.value(), change.phase(), e);
+      throw failures.changing(verb, key.value(), change == null ? Phase.PREPARE : change.phase(), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw failures.interrupted(verb, key.value(), e);
     }
-  }
-
-  private KeyLocks.Held lock(String verb, ObjectKey key) throws IOException, InterruptedException {
-    Path lockFile = layout.lockFile(key);
-    Optional<KeyLocks.Held> held = locks.acquire(lockFile, verb + " of object " + key + " at " + describe());
-    if (held.isPresent()) {
-      return held.get();
-    }
-    throw failures.lockTimeout(verb, key.value(), options.lockTimeout(), locks.holder(lockFile).orElse(null));
   }
 
   private <T> T reading(String verb, ObjectKey key, IoCall<T> call) {
@@ -406,9 +438,9 @@ public final class FileSystemDatastore implements Datastore {
     T run() throws IOException;
   }
 
-  /** The part of a change that runs under the key's lock. */
+  /** The body of a change: stages it, takes the claim through {@code change}, and publishes it. */
   @FunctionalInterface
   private interface ChangeStep<T> {
-    T run(StagedChange change) throws IOException;
+    T run(StagedChange change) throws IOException, InterruptedException, KeyClaims.Busy;
   }
 }

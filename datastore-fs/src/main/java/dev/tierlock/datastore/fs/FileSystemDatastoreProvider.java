@@ -1,8 +1,10 @@
 package dev.tierlock.datastore.fs;
 
 import dev.tierlock.spi.Datastore;
+import dev.tierlock.spi.DatastoreMissingException;
 import dev.tierlock.spi.DatastoreProvider;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 import org.jspecify.annotations.Nullable;
@@ -27,18 +29,41 @@ public final class FileSystemDatastoreProvider implements DatastoreProvider {
   }
 
   /**
-   * Opens the datastore rooted at the URI's path, creating the directory if it is missing.
+   * Opens the datastore rooted at the URI's path, which must exist: a missing directory is refused,
+   * never created (a mistyped path would otherwise become a new, empty datastore).
    *
    * @param uri a hierarchical {@code file:} URI with an absolute path and no host (or {@code
    *     localhost}), query or fragment
    * @throws IllegalArgumentException if the URI is not such a URI, or names something that is not
    *     a directory; the message says which
+   * @throws DatastoreMissingException ({@code datastore_missing}) if nothing is at the path; nothing
+   *     was created
+   * @throws dev.tierlock.spi.DatastoreAccessDeniedException if the root cannot be read
+   * @throws dev.tierlock.spi.DatastoreUnavailableException if it cannot be resolved otherwise
+   */
+  @Override
+  public Datastore open(URI uri) {
+    Path root = rootOf(uri);
+    if (Files.notExists(root)) {
+      throw new DatastoreMissingException("Cannot open filesystem datastore " + root.toUri() + ": no such directory;"
+          + " check the path, or create a datastore there on purpose (Tierlock.Builder.createDatastore(), tierlock"
+          + " init)", null);
+    }
+    return FileSystemDatastore.open(root);
+  }
+
+  /**
+   * Creates the datastore's directory (and its parents) when it is missing, then opens it.
+   *
+   * @param uri a URI as {@link #open} takes
+   * @throws IllegalArgumentException if the URI is not such a URI, or names something that is not
+   *     a directory
    * @throws dev.tierlock.spi.DatastoreAccessDeniedException if the directory cannot be created for
    *     want of permission
    * @throws dev.tierlock.spi.DatastoreUnavailableException if it cannot be created otherwise
    */
   @Override
-  public Datastore open(URI uri) {
+  public Datastore create(URI uri) {
     return FileSystemDatastore.open(rootOf(uri));
   }
 

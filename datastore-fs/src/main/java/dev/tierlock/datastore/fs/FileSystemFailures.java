@@ -29,8 +29,8 @@ import org.jspecify.annotations.Nullable;
  *       before a change was published: {@link DatastoreUnavailableException} saying the thread was
  *       interrupted, with the thread's interrupt flag set again, so that callers can tell a
  *       cancellation from an outage;
- *   <li>a key lock another writer kept past the lock timeout: {@link DatastoreBusyException} naming
- *       the holder;
+ *   <li>a key another writer kept claimed past the lock timeout, or a claim taken over before its
+ *       change was published: {@link DatastoreBusyException} naming the holder (nothing changed);
  *   <li>anything else while reading, locking or staging: {@link DatastoreUnavailableException};
  *   <li>anything else from the atomic move that publishes a change, or after it: {@link
  *       OutcomeUnknownException}, since the change may be visible.
@@ -116,16 +116,30 @@ final class FileSystemFailures {
   }
 
   /**
-   * Returns the failure of a change whose key lock stayed held by another writer past the lock
+   * Returns the failure of a change whose key stayed claimed by another writer past the lock
    * timeout: a {@link DatastoreBusyException} (retry later), never an outage; nothing changed.
    *
-   * @param holder who held it, as the lock file names it ({@code pid 4242 on host h since ...;
-   *     started ...}), or null when it names nobody
+   * @param waited the lock timeout
+   * @param takeoverAfter the takeover bound, after which a claim seen unchanged is taken over
+   * @param holder who held it, as its owner file or lock file names it ({@code pid 4242 on host h
+   *     ...}), or null when it names nobody
    */
-  DatastoreBusyException lockTimeout(String verb, String key, Duration waited, @Nullable String holder) {
+  DatastoreBusyException lockTimeout(String verb, String key, Duration waited, Duration takeoverAfter,
+      @Nullable String holder) {
     return new DatastoreBusyException("Cannot " + verb + " object " + key + " at " + root
         + ": its lock stayed held by " + (holder == null ? "another writer" : holder) + " for " + waited
-        + " (the lock timeout); nothing changed", null);
+        + " (the lock timeout; a claim seen unchanged for " + takeoverAfter + " is taken over); nothing changed",
+        null);
+  }
+
+  /**
+   * Returns the failure of a change whose claim another writer took over before the change was
+   * published (this writer stalled past the takeover bound): a {@link DatastoreBusyException}, since
+   * nothing changed and a new attempt may succeed.
+   */
+  DatastoreBusyException takenOver(String verb, String key, IOException lost) {
+    return new DatastoreBusyException("Cannot " + verb + " object " + key + " at " + root + ": "
+        + lost.getMessage() + "; nothing changed", lost);
   }
 
   /** Returns the failure of a change whose wait for the key lock was interrupted; nothing changed. */

@@ -14,7 +14,6 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.security.DigestInputStream;
 import java.security.MessageDigest;
@@ -23,22 +22,28 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The part of a write or delete that runs while the key's lock is held: reads the current object,
- * checks the precondition against it, then stages and publishes the change through a {@link
- * StagedChange}, which records how far it got. The caller takes the lock and translates failures.
+ * The body of a write or delete: stages the change, takes the key's claim through a {@link
+ * StagedChange}, reads the current object, checks the precondition against it, then publishes the
+ * change by renames from (or into) the claim's directory, recording how far it got. The caller makes
+ * the claim and translates failures.
  *
- * <p>A write stages the bytes in a temp file of the internal temp directory first (learning their
- * digest), gives that temp file a modification time of its own and reads its {@link FileIdentity}
- * (file key and modification time, which the atomic move keeps), then stages the metadata sidecar
- * with two entries: the current file's (its digest, the identity it was read with, its metadata)
- * and the new file's (its digest, the temp file's identity, the new metadata). It moves the sidecar
- * in, and publishes by moving the bytes in. Each entry thus names the one file the datastore moved
- * into place with that metadata, and a reader pairs the old file or the new with its own; bytes
- * another writer puts at the path match neither (see {@link Sidecar}). When the bytes equal the
- * current ones no file is moved: the new metadata is bound to the current file, and moving the
- * sidecar in is the publish. A write with no metadata to a key that never had any skips the
- * sidecar. A delete removes the file (the publish), then the sidecar, then directories it left
- * empty. Stateless apart from its collaborators; thread-safe.
+ * <p>A write stages the bytes first, before the claim is taken (learning their digest). Under the
+ * claim it gives the staged file a modification time of its own and reads its {@link FileIdentity}
+ * (file key and modification time, which the rename keeps), then stages the metadata sidecar with
+ * two entries: the current file's (its digest, the identity it was read with, its metadata) and the
+ * new file's (its digest, the staged file's identity, the new metadata). It moves the sidecar in,
+ * and publishes by moving the bytes in. Each entry thus names the one file the datastore moved into
+ * place with that metadata, and a reader pairs the old file or the new with its own; bytes another
+ * writer puts at the path match neither (see {@link Sidecar}). When the bytes equal the current ones
+ * no file is moved: the new metadata is bound to the current file, and moving the sidecar in is the
+ * publish. A write with no metadata to a key that never had any skips the sidecar. A delete moves
+ * the file into the claim's directory (the publish), then the sidecar, then removes directories it
+ * left empty.
+ *
+ * <p>A change whose claim was taken over before it was published did not happen ({@link
+ * KeyClaims.Lost}); it is reported as the precondition failure a new attempt would meet when the
+ * object no longer satisfies the precondition (a stalled writer's version is stale), else as that
+ * loss, for the caller to report busy. Stateless apart from its collaborators; thread-safe.
  */
 final class ObjectWriter {
 
@@ -64,18 +69,18 @@ final class ObjectWriter {
   }
 
   /**
-   * Writes under the held lock.
+   * Writes: stages the bytes, takes the claim, checks the precondition and publishes.
    *
    * @return the new version, or a precondition failure when nothing changed
+   * @throws KeyClaims.Busy if another writer kept the key past the lock timeout; nothing changed
+   * @throws KeyClaims.Lost if the claim was taken over before the write was published and the
+   *     precondition still holds; nothing changed
    * @throws IOException if a step fails; {@code change} tells how far it got
+   * @throws InterruptedException if interrupted while waiting for the claim; nothing changed
    * @throws IllegalArgumentException if the body yields another length than it declares
    */
   WriteResult write(ObjectKey key, Path target, ObjectBody body, WriteCondition condition,
-      ObjectMetadata metadata, StagedChange change) throws IOException {
-    @Nullable ObjectState current = reader.state(key, target).orElse(null);
-    if (!holds(condition, current)) {
-      return WriteResult.PreconditionFailed.INSTANCE;
-    }
+      ObjectMetadata metadata, StagedChange change) throws IOException, InterruptedException, KeyClaims.Busy {
     MessageDigest digest = Digests.sha256();
     Staged bytes;
     try (InputStream in = new DigestInputStream(body.open(), digest)) {
@@ -85,7 +90,24 @@ final class ObjectWriter {
       throw new IllegalArgumentException("Cannot write object " + key + " at " + layout.describe()
           + ": the body declared " + body.size() + " bytes but yielded " + bytes.size() + "; nothing changed");
     }
-    String contentDigest = Digests.hex(digest);
+    change.claim();
+    @Nullable ObjectState current = reader.state(key, target).orElse(null);
+    if (!holds(condition, current)) {
+      return WriteResult.PreconditionFailed.INSTANCE;
+    }
+    try {
+      return publish(key, target, bytes, Digests.hex(digest), current, metadata, change);
+    } catch (KeyClaims.Lost lost) {
+      if (!holds(condition, reader.state(key, target).orElse(null))) {
+        return WriteResult.PreconditionFailed.INSTANCE;
+      }
+      throw lost;
+    }
+  }
+
+  /** Publishes staged bytes under the claim, over {@code current} (null when there is none). */
+  private WriteResult publish(ObjectKey key, Path target, Staged bytes, String contentDigest,
+      @Nullable ObjectState current, ObjectMetadata metadata, StagedChange change) throws IOException {
     List<Sidecar.Entry> known = new ArrayList<>();
     boolean sameBytes = current != null && current.contentDigest().equals(contentDigest);
     if (current != null && !sameBytes) {
@@ -99,7 +121,7 @@ final class ObjectWriter {
     }
     // same bytes: the file stays and takes the new metadata; else the metadata goes with the temp
     // file, whose identity the move keeps
-    @Nullable FileIdentity file = sameBytes ? current.file() : FileIdentity.stamp(bytes.temp()).orElse(null);
+    @Nullable FileIdentity file = sameBytes ? current.file() : FileIdentity.stamp(change.path(bytes)).orElse(null);
     known.add(new Sidecar.Entry(contentDigest, file, metadata));
     Staged record = change.stage(new ByteArrayInputStream(Sidecar.encode(key, known)));
     if (sameBytes) {
@@ -115,13 +137,18 @@ final class ObjectWriter {
   }
 
   /**
-   * Deletes under the held lock.
+   * Deletes: takes the claim, checks the precondition and moves the object out.
    *
    * @return what happened
+   * @throws KeyClaims.Busy if another writer kept the key past the lock timeout; nothing changed
+   * @throws KeyClaims.Lost if the claim was taken over before the delete and the precondition still
+   *     holds; nothing changed
    * @throws IOException if a step fails; {@code change} tells how far it got
+   * @throws InterruptedException if interrupted while waiting for the claim; nothing changed
    */
   DeleteResult delete(ObjectKey key, Path target, WriteCondition condition, StagedChange change)
-      throws IOException {
+      throws IOException, InterruptedException, KeyClaims.Busy {
+    change.claim();
     @Nullable ObjectState current = reader.state(key, target).orElse(null);
     if (current == null) {
       return DeleteResult.ABSENT;
@@ -131,13 +158,26 @@ final class ObjectWriter {
     }
     change.enter(Phase.COMMIT);
     try {
-      Files.delete(target);
-    } catch (NoSuchFileException e) {
-      return DeleteResult.ABSENT; // removed by something that does not take our lock
+      if (!change.remove(target)) {
+        return DeleteResult.ABSENT; // removed by something that does not take a claim
+      }
+    } catch (KeyClaims.Lost lost) {
+      @Nullable ObjectState now = reader.state(key, target).orElse(null);
+      if (now == null) {
+        return DeleteResult.ABSENT;
+      }
+      if (!holds(condition, now)) {
+        return DeleteResult.PRECONDITION_FAILED;
+      }
+      throw lost;
     }
     change.enter(Phase.DURABLE);
     AtomicFileWriter.forceDirectory(target.getParent());
-    Files.deleteIfExists(layout.sidecar(key));
+    try {
+      change.remove(layout.sidecar(key));
+    } catch (KeyClaims.Lost lost) {
+      // taken over after the object was deleted: the sidecar stays, and applies to nothing
+    }
     StagedChange.pruneEmpty(target.getParent(), layout.root());
     return DeleteResult.DELETED;
   }

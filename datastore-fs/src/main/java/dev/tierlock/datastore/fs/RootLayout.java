@@ -14,10 +14,12 @@ import org.jspecify.annotations.Nullable;
 /**
  * Where everything lives under a datastore root: objects as plain files at {@code <root>/<key>},
  * and, in the internal directory {@code <root>/.tierlock/} that is never an object, the per-key
- * lock files ({@code locks/<sha256 of key>.lock}), metadata sidecars ({@code meta/<sha256 of
- * key>.meta}) and the temp files of writes in flight ({@code tmp/}, see {@link TempFiles}). The
- * internal directories are created by the first write that needs them, never by opening or
- * reading. Refuses keys that cannot live on a filesystem beside that layout. Immutable.
+ * claims ({@code claims/<sha256 of key>/}, see {@link KeyClaims}), the per-key OS lock files that
+ * earlier versions exclude each other with ({@code locks/<sha256 of key>.lock}, see {@link
+ * KeyLocks}), metadata sidecars ({@code meta/<sha256 of key>.meta}) and the temp files and
+ * directories of writes in flight ({@code tmp/}, see {@link TempFiles}). The internal directories
+ * are created by the first write that needs them, never by opening or reading. Refuses keys that
+ * cannot live on a filesystem beside that layout. Immutable.
  */
 final class RootLayout {
 
@@ -38,6 +40,7 @@ final class RootLayout {
   private final String describe;
   private final Path internal;
   private final Path locks;
+  private final Path claims;
   private final Path meta;
   private final Path tmp;
 
@@ -46,6 +49,7 @@ final class RootLayout {
     this.describe = root.toUri().toString();
     this.internal = root.resolve(INTERNAL);
     this.locks = internal.resolve("locks");
+    this.claims = internal.resolve("claims");
     this.meta = internal.resolve("meta");
     this.tmp = internal.resolve("tmp");
   }
@@ -67,6 +71,10 @@ final class RootLayout {
     return locks;
   }
 
+  Path claimsDirectory() {
+    return claims;
+  }
+
   Path metaDirectory() {
     return meta;
   }
@@ -76,9 +84,14 @@ final class RootLayout {
     return tmp;
   }
 
-  /** Returns the lock file that guards changes to {@code key}. */
+  /** Returns the OS lock file that guards changes to {@code key} against writers of earlier versions. */
   Path lockFile(ObjectKey key) {
     return locks.resolve(Digests.ofKey(key.value()) + ".lock");
+  }
+
+  /** Returns the directory whose one entry, while a writer holds it, is that writer's claim on {@code key}. */
+  Path claimSlot(ObjectKey key) {
+    return claims.resolve(Digests.ofKey(key.value()));
   }
 
   /** Returns the metadata sidecar of {@code key}. */

@@ -7,32 +7,34 @@ import java.io.InputStream;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
-import java.util.List;
-import org.jspecify.annotations.Nullable;
+import java.util.Optional;
 
 /**
- * One write or delete in progress: stages bytes in temp files of the internal temp directory
- * ({@link TempFiles}), moves them over their targets, and records how far it got (the {@link
- * Phase} that decides whether a failure can have changed anything). Closing it deletes every temp
- * file still staged, so a failed change leaves nothing behind; a crash can leave one in the temp
- * directory, which a later sweep deletes. Not thread-safe: one per call.
+ * One write or delete in progress on its key's claim ({@link KeyClaims.Claim}): stages bytes in
+ * files of the claim's own directory, takes the claim, moves staged files over their targets (or a
+ * deleted object into the claim's directory), and records how far it got (the {@link Phase} that
+ * decides whether a failure can have changed anything). Every move is a rename whose source or
+ * destination lies in the claim's directory, so none of them happens once the claim was taken
+ * over: such a step fails with {@link KeyClaims.Lost}, and the change did not happen. The claim's
+ * release deletes whatever is still staged. Not thread-safe: one per call.
  */
-final class StagedChange implements AutoCloseable {
+final class StagedChange {
 
   private static final int MOVE_ATTEMPTS = 3;
 
   private final FileIo io;
-  private final TempFiles temps;
-  private final List<Path> staged = new ArrayList<>();
+  private final KeyClaims.Claim claim;
+  private int files;
   private Phase phase = Phase.PREPARE;
 
-  StagedChange(FileIo io, TempFiles temps) {
+  StagedChange(FileIo io, KeyClaims.Claim claim) {
     this.io = io;
-    this.temps = temps;
+    this.claim = claim;
   }
 
   /** Returns how far the change got. */
@@ -46,39 +48,58 @@ final class StagedChange implements AutoCloseable {
   }
 
   /**
-   * A temp file holding staged bytes.
+   * A staged file in the claim's directory.
    *
-   * @param temp the temp file, in the internal temp directory
+   * @param name its name there
    * @param size the number of bytes staged
    */
-  record Staged(Path temp, long size) {}
+  record Staged(String name, long size) {}
+
+  /** Returns where a staged file is now. */
+  Path path(Staged staged) {
+    return claim.directory().resolve(staged.name());
+  }
 
   /**
-   * Writes everything {@code in} yields to a new temp file, forced to disk; no target is touched.
+   * Makes the claim the key's (see {@link KeyClaims.Claim#acquire()}).
    *
-   * @throws IOException if the temp file cannot be created or written
+   * @throws KeyClaims.Busy if another writer kept the key past the lock timeout
+   * @throws IOException if the claim cannot be taken
+   * @throws InterruptedException if interrupted while waiting
+   */
+  void claim() throws KeyClaims.Busy, IOException, InterruptedException {
+    claim.acquire();
+  }
+
+  /**
+   * Writes everything {@code in} yields to a new file of the claim's directory, forced to disk; no
+   * target is touched.
+   *
+   * @throws KeyClaims.Lost if the claim was taken over
+   * @throws IOException if the file cannot be created or written
    */
   Staged stage(InputStream in) throws IOException {
-    Path temp = temps.create();
-    staged.add(temp);
-    try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE)) {
+    String name = "staged-" + ++files;
+    try (FileChannel channel = FileChannel.open(claim.directory().resolve(name), StandardOpenOption.CREATE_NEW,
+        StandardOpenOption.WRITE)) {
       io.fill(in, channel);
-      return new Staged(temp, channel.size());
+      return new Staged(name, channel.size());
+    } catch (NoSuchFileException e) {
+      throw claim.lostOr(e);
     }
   }
 
-  /** Deletes a staged temp file that turned out not to be needed. */
-  void discard(Staged temp) throws IOException {
-    Files.deleteIfExists(temp.temp());
-    staged.remove(temp.temp());
+  /** Deletes a staged file that turned out not to be needed. */
+  void discard(Staged staged) throws IOException {
+    Files.deleteIfExists(path(staged));
   }
 
   /**
    * Moves a staged file over {@code target} as a step before the change is published (the phase
    * stays as it is), then forces the target's directory.
    */
-  void install(Staged temp, Path target) throws IOException {
-    moveIn(temp, target, phase);
+  void install(Staged staged, Path target) throws IOException {
+    moveIn(staged, target, phase);
     AtomicFileWriter.forceDirectory(target.getParent());
   }
 
@@ -86,19 +107,52 @@ final class StagedChange implements AutoCloseable {
    * Publishes the change: moves a staged file over {@code target} ({@link Phase#COMMIT}), then
    * forces the target's directory ({@link Phase#DURABLE}).
    */
-  void publish(Staged temp, Path target) throws IOException {
-    moveIn(temp, target, Phase.COMMIT);
+  void publish(Staged staged, Path target) throws IOException {
+    moveIn(staged, target, Phase.COMMIT);
     phase = Phase.DURABLE;
     AtomicFileWriter.forceDirectory(target.getParent());
   }
 
   /**
-   * Creates the target's directory (nothing has changed yet), then moves the temp file over the
-   * target in phase {@code during}. A delete of the last object of that directory may prune it
-   * between the two steps; the move then fails with the temp file still in place, which proves it
-   * did not happen, so the directory is made again and the move retried.
+   * Moves {@code target} into the claim's directory, where the claim's release deletes it: a delete
+   * that no writer can make once the claim was taken over.
+   *
+   * @return false when there was no file to move
+   * @throws KeyClaims.Lost if the claim was taken over first
    */
-  private void moveIn(Staged temp, Path target, Phase during) throws IOException {
+  boolean remove(Path target) throws IOException {
+    Path removed = claim.directory().resolve("removed-" + ++files);
+    try {
+      Files.move(target, removed, StandardCopyOption.ATOMIC_MOVE);
+      return true;
+    } catch (NoSuchFileException e) {
+      IOException lost = claim.lostOr(e);
+      if (lost != e) {
+        throw lost;
+      }
+      // the move found no source: nothing was there, or (a repeated request) it was already moved in
+      return Files.exists(removed, LinkOption.NOFOLLOW_LINKS);
+    }
+  }
+
+  /**
+   * Creates the target's directory (nothing has changed yet), then moves the staged file over the
+   * target in phase {@code during}. A delete of the last object of that directory may prune it
+   * between the two steps; the move then fails with the staged file still in place, which proves
+   * it did not happen, so the directory is made again and the move retried. A move that finds its
+   * staged file gone happened if the target is now that very file (same file key and modification
+   * time: a move repeated after its answer was lost); else it did not happen if the claim was taken
+   * over ({@link KeyClaims.Lost}); else its outcome is unknown (the failure is reported in phase
+   * {@code during}).
+   */
+  private void moveIn(Staged staged, Path target, Phase during) throws IOException {
+    Path source = path(staged);
+    Optional<FileIdentity> identity;
+    try {
+      identity = FileIdentity.read(source);
+    } catch (NoSuchFileException e) {
+      throw claim.lostOr(e);
+    }
     Path directory = target.getParent();
     Phase before = phase;
     for (int attempt = 1; ; attempt++) {
@@ -106,14 +160,35 @@ final class StagedChange implements AutoCloseable {
       Files.createDirectories(directory);
       phase = during;
       try {
-        io.move(temp.temp(), target);
-        staged.remove(temp.temp());
+        io.move(source, target);
         return;
       } catch (NoSuchFileException e) {
-        if (attempt == MOVE_ATTEMPTS || Files.isDirectory(directory) || !Files.exists(temp.temp())) {
-          throw e;
+        if (Files.exists(source, LinkOption.NOFOLLOW_LINKS)) {
+          if (attempt == MOVE_ATTEMPTS || Files.isDirectory(directory)) {
+            throw e;
+          }
+          continue;
         }
+        if (identity.isEmpty()) {
+          throw e; // no file keys: whether it moved cannot be told
+        }
+        if (identity.equals(identityOf(target))) {
+          return;
+        }
+        IOException failure = claim.lostOr(e);
+        if (failure != e) {
+          phase = before; // the claim's directory left the slot first: the rename cannot have happened
+        }
+        throw failure; // else the staged file vanished under a claim still ours: the outcome is not known
       }
+    }
+  }
+
+  private static Optional<FileIdentity> identityOf(Path file) throws IOException {
+    try {
+      return FileIdentity.read(file);
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
     }
   }
 
@@ -129,31 +204,6 @@ final class StagedChange implements AutoCloseable {
       } catch (DirectoryNotEmptyException | NoSuchFileException e) {
         return; // still in use, or already gone: nothing more to tidy
       }
-    }
-  }
-
-  /**
-   * Deletes the temp files still staged.
-   *
-   * @throws IOException if one cannot be deleted (it stays in the temp directory for a later sweep)
-   */
-  @Override
-  public void close() throws IOException {
-    @Nullable IOException failure = null;
-    for (Path temp : staged) {
-      try {
-        Files.deleteIfExists(temp);
-      } catch (IOException e) {
-        if (failure == null) {
-          failure = e;
-        } else {
-          failure.addSuppressed(e);
-        }
-      }
-    }
-    staged.clear();
-    if (failure != null) {
-      throw failure;
     }
   }
 }

@@ -13,47 +13,54 @@ import java.nio.file.attribute.FileTime;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The temp files that writes stage bytes in, all in the internal directory {@code
+ * The staging directories of writes in flight, all in the internal directory {@code
  * <root>/.tierlock/tmp/} (created on the first write; on the root's own file system, so moving a
- * temp file over its target is a rename), and the sweep that deletes those a writer left behind.
- * No temp file ever lives beside an object, so a writer killed at any point leaves nothing outside
- * the internal directory.
+ * staged file over its target, or a staging directory into a key's claim, is a rename), and the
+ * sweep that deletes what a writer left behind. A write stages its files in a directory of its own
+ * here, which becomes its claim on the key ({@link KeyClaims}); a claim taken over is moved back
+ * here under a fresh name and deleted. Nothing is ever staged beside an object, so a writer killed
+ * at any point leaves nothing outside the internal directory.
  *
- * <p><b>Names</b> record who wrote the file, as the OS-lock registry records a lock's holder:
+ * <p><b>Names</b> record who made the entry, as the OS-lock registry records a lock's holder:
  * {@code <host>-<pid>-<start>-<uuid>.tmp}, with the first 12 hex digits of the SHA-256 of the
  * writer's host name, its process id, its process start time in epoch milliseconds (or {@code
- * unknown}) and a random UUID.
+ * unknown}) and a random UUID. Earlier versions staged plain files under the same names.
  *
- * <p><b>Sweep.</b> A temp file in the directory is deleted when
+ * <p><b>Sweep.</b> An entry of the directory (a file, or a directory with everything in it) is
+ * deleted when
  *
  * <ul>
- *   <li>its owner is provably gone: it was written on this host by a process id that no process has
+ *   <li>its owner is provably gone: it was made on this host by a process id that no process has
  *       now, or that a process started at another time has now (the id was reused). Checked when a
- *       datastore is opened and by writes. A temp file of this very process is never judged so (it
+ *       datastore is opened and by writes. An entry of this very process is never judged so (it
  *       may be another thread's write in flight);
- *   <li>or it is older than {@link #MAX_AGE}, whoever wrote it (another host, a name not of this
- *       form). Checked by writes only, against the modification time of the temp file the write
- *       just created: both times come from the file system's own clock (the file server's, on a
- *       network share), so neither clock skew between hosts nor the injected clock plays a part.
+ *   <li>or it is older than {@link #MAX_AGE}, whoever made it (another host, a name not of this
+ *       form). Checked by writes only, against the modification time of the staging directory the
+ *       write just created: both times come from the file system's own clock (the file server's, on
+ *       a network share), so neither clock skew between hosts nor the injected clock plays a part.
  * </ul>
  *
  * A write sweeps when it is the first of this instance, then at most once per {@link
- * #SWEEP_INTERVAL} on the injected clock. A temp file deleted under a writer that is in fact alive
- * (one stalled for over an hour, or on another host that shares this host name and pid space)
- * makes that writer's final move fail, which it reports as an unknown outcome; Tierlock then reads
- * the lockfile back and finds the write did not land. Sweeping is best effort: a file that cannot
- * be deleted (a read-only root) is left for the next sweep and logged at debug level, and no
- * failure of a sweep ever fails the call that ran it. Thread-safe.
+ * #SWEEP_INTERVAL} on the injected clock. The owner test trusts that a pid of this host names the
+ * same process here as where it was written, which two pid namespaces sharing one host name break;
+ * no guarantee rests on it: a staged file deleted under a writer that is in fact alive (one stalled
+ * for over an hour, or in another pid namespace with the same host name) makes that writer's
+ * rename fail because its source is gone, which changes nothing, and the writer reports its change
+ * refused or busy. Sweeping is best effort: an entry that cannot be deleted (a read-only root) is
+ * left for the next sweep and logged at debug level, and no failure of a sweep ever fails the call
+ * that ran it. Thread-safe.
  */
 final class TempFiles {
 
@@ -104,19 +111,50 @@ final class TempFiles {
   }
 
   /**
-   * Creates a new empty temp file named for this process, creating the directory if it is
-   * missing; first sweeps the directory if a sweep is due.
+   * Creates a new empty staging directory named for this process, creating the temp directory if
+   * it is missing; first sweeps the temp directory if a sweep is due.
    *
-   * @throws IOException if the directory or the file cannot be created
+   * @throws IOException if the temp directory or the staging directory cannot be created
    */
-  Path create() throws IOException {
-    Files.createDirectories(directory);
-    Path temp = directory.resolve(Owner.SELF.prefix + UUID.randomUUID() + SUFFIX);
-    Files.createFile(temp);
+  Path createDirectory() throws IOException {
+    Path staging = fresh();
+    Files.createDirectory(staging);
     if (claimSweep()) {
-      sweep(temp);
+      sweep(staging);
     }
-    return temp;
+    return staging;
+  }
+
+  /**
+   * Returns a fresh name in the temp directory, named for this process, creating the temp directory
+   * if it is missing; nothing is created at the name.
+   *
+   * @throws IOException if the temp directory cannot be created
+   */
+  Path fresh() throws IOException {
+    Files.createDirectories(directory);
+    return directory.resolve(Owner.SELF.prefix + UUID.randomUUID() + SUFFIX);
+  }
+
+  /**
+   * Deletes a file, or a directory and everything below it (symbolic links are deleted, never
+   * followed); what is already gone is skipped.
+   *
+   * @throws IOException if something cannot be deleted (what was deleted stays deleted)
+   */
+  static void deleteTree(Path path) throws IOException {
+    if (Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS)) {
+      List<Path> children;
+      try (Stream<Path> listing = Files.list(path)) {
+        children = listing.toList();
+      } catch (NoSuchFileException e) {
+        return;
+      }
+      for (Path child : children) {
+        deleteTree(child);
+      }
+    }
+    Files.deleteIfExists(path);
   }
 
   /**
@@ -183,7 +221,8 @@ final class TempFiles {
 
   private static boolean delete(Path entry, String reason) {
     try {
-      boolean deleted = Files.deleteIfExists(entry);
+      boolean deleted = Files.exists(entry, LinkOption.NOFOLLOW_LINKS);
+      deleteTree(entry);
       if (deleted) {
         LOG.debug("Deleted the stale temp file {}: {}", entry, reason);
       }

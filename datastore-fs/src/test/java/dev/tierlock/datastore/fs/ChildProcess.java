@@ -1,6 +1,10 @@
 package dev.tierlock.datastore.fs;
 
+import dev.tierlock.ExtensionName;
 import dev.tierlock.Lockfile;
+import dev.tierlock.LockfileEntry;
+import dev.tierlock.TierlockException;
+import dev.tierlock.internal.OsLockRegistry;
 import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
@@ -16,6 +20,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -33,9 +39,16 @@ import java.util.concurrent.CountDownLatch;
  *   <li>{@code park <root> <key> <content> <commit id> object|meta}: writes the object and, just
  *       before it moves the object file (or the metadata file) in, prints {@code parked <temp
  *       file>} and waits forever (the test kills it there);
- *   <li>{@code hold <root> <key>}: takes the key's lock, prints {@code locked}, then appends {@code
+ *   <li>{@code hold <root> <key>}: takes the key's OS lock as an earlier version's writer does (no
+ *       claim), prints {@code locked}, then appends {@code
  *       <text>} to {@code <file>} for each line {@code append <file> <text>} (printing {@code
- *       appended}) until another line comes, releases it and prints {@code released}.
+ *       appended}) until another line comes, releases it and prints {@code released};
+ *   <li>{@code stall <root> <key> <commit id> match|none}: reads the lockfile at the key, then
+ *       writes it back with {@code @child/stale} added and that commit id, conditional on the
+ *       version read ({@code match}) or unconditionally ({@code none}); just before it moves the
+ *       object file in (inside the write's exclusion) prints {@code inside} and waits for a line
+ *       (the test stops it there), then prints the write's result: {@code written}, {@code refused}
+ *       (a precondition failure) or {@code busy <code>} (an exception with that code).
  * </ul>
  */
 final class ChildProcess {
@@ -108,10 +121,13 @@ final class ChildProcess {
         System.out.println("did not park");
       }
       case "hold" -> {
-        RootLayout layout = new RootLayout(root.toRealPath());
-        KeyLocks locks = new KeyLocks(FileSystemDatastoreOptions.defaults());
-        KeyLocks.Held held = locks.acquire(layout.lockFile(ObjectKey.of(args[2]))).orElseThrow();
-        try (held) {
+        // as a writer of an earlier version does: the key's OS lock alone, no claim
+        Path lockFile = new RootLayout(root.toRealPath()).lockFile(ObjectKey.of(args[2]));
+        OsLockRegistry.Attempt attempt = OsLockRegistry.shared().tryAcquire(lockFile, "key lock " + lockFile, Clock.systemUTC());
+        if (!(attempt instanceof OsLockRegistry.Attempt.Acquired acquired)) {
+          throw new IllegalStateException("Cannot hold " + lockFile + ": " + attempt);
+        }
+        try {
           System.out.println("locked");
           System.out.flush();
           for (String line = stdin.readLine(); line != null && line.startsWith("append "); line = stdin.readLine()) {
@@ -120,8 +136,38 @@ final class ChildProcess {
             System.out.println("appended");
             System.out.flush();
           }
+        } finally {
+          acquired.lock().release();
         }
         System.out.println("released");
+      }
+      case "stall" -> {
+        ObjectKey key = ObjectKey.of(args[2]);
+        Path object = root.toRealPath().resolve(key.value());
+        FileIo stalling = new FileIo() {
+          @Override
+          public void move(Path temp, Path target) throws IOException {
+            if (target.equals(object)) {
+              System.out.println("inside");
+              System.out.flush();
+              stdin.readLine();
+            }
+            FileIo.STANDARD.move(temp, target);
+          }
+        };
+        FileSystemDatastore store = FileSystemDatastore.open(root, FileSystemDatastoreOptions.defaults(), stalling);
+        ReadResult.Found found = (ReadResult.Found) store.read(key, ReadCondition.always(), Lockfile.MAX_BYTES);
+        byte[] stale = Lockfile.parse(found.bytes(), key.value())
+            .with(ExtensionName.of("@child/stale"), LockfileEntry.builder("1", Instant.EPOCH).build()).bytes();
+        WriteCondition condition = args[4].equals("match") ? WriteCondition.mustMatch(found.object().version())
+            : WriteCondition.none();
+        try {
+          WriteResult result = store.write(key, ObjectBody.of(stale), condition,
+              ObjectMetadata.of(ObjectMetadata.COMMIT_ID, args[3]));
+          System.out.println(result instanceof WriteResult.Written ? "written" : "refused");
+        } catch (TierlockException e) {
+          System.out.println("busy " + e.code());
+        }
       }
       default -> throw new IllegalArgumentException("unknown mode " + args[0]);
     }

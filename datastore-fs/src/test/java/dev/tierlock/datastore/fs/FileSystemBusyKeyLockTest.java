@@ -4,7 +4,10 @@ import static dev.tierlock.datastore.fs.Fixtures.versions;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tierlock.CommitMode;
+import dev.tierlock.DistributedLock;
 import dev.tierlock.LockIdentity;
+import dev.tierlock.LockOptions;
 import dev.tierlock.ManagedConfigUnpublishedException;
 import dev.tierlock.Namespace;
 import dev.tierlock.PendingChange;
@@ -21,6 +24,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
@@ -74,7 +78,7 @@ class FileSystemBusyKeyLockTest {
               .isExactlyInstanceOf(DatastoreBusyException.class)
               .hasMessageStartingWith("Cannot write object " + LOCKFILE + " at " + store.describe() + ": " + heldBy)
               .hasMessageContaining(started)
-              .hasMessageEndingWith(" for PT5S (the lock timeout); nothing changed")
+              .hasMessageEndingWith(" for PT5S (the lock timeout; a claim seen unchanged for PT5S is taken over); nothing changed")
               .satisfies(e -> assertThat(((TierlockException) e).code()).isEqualTo("datastore_busy"));
           assertThat(Duration.between(start, clock.instant()))
               .as("retried until the deadline; the last attempt's lock wait may end one lock timeout after it")
@@ -96,6 +100,35 @@ class FileSystemBusyKeyLockTest {
       assertThat(after.status()).isEqualTo(TransactionStatus.PUBLISHED);
       assertThat(versions(a.shared())).containsOnlyKeys("@acme/web", "@acme/db", "@acme/api");
       assertThat(a.transaction().pending()).isEmpty();
+    }
+  }
+
+  /**
+   * A writer that cannot get into the lease's own key within the wait (an earlier version's writer
+   * keeps its OS lock) fails {@code datastore_busy}, the CLI's exit 75, never an outage (exit 69).
+   */
+  @Test
+  void lockedPut_whileAnEarlierVersionHoldsTheLeaseKeysLock_isDatastoreBusy_notUnavailable() throws Exception {
+    TestClock clock = TestClock.create();
+    Path root = dir.resolve("tier");
+    FileSystemDatastore store = FileSystemDatastore.open(root, FileSystemDatastoreOptions.defaults()
+        .withLockTimeout(LOCK_TIMEOUT).withClock(clock).withSleeper(clock.sleeper()));
+    ObjectKey lease = Namespace.NONE.rootKey(DistributedLock.GLOBAL_LOCK_NAME);
+    try (TestCheckout a = TestCheckout.builder(store, dir.resolve("a"), clock).commitMode(CommitMode.LOCKED)
+        .lockOptions(LockOptions.DEFAULTS.withMaxWait(Duration.ofSeconds(20))).transactionDeadline(DEADLINE).build();
+        ChildJvm child = ChildJvm.start("hold", root.toString(), lease.value())) {
+      assertThat(child.nextLine()).isEqualTo("locked");
+
+      assertThatThrownBy(() -> a.put("@acme/db", "2.0.0"))
+          .isExactlyInstanceOf(DatastoreBusyException.class)
+          .hasMessageStartingWith("Cannot write object " + lease + " at " + store.describe() + ": its lock stayed held by pid "
+              + child.pid() + " on host ")
+          .satisfies(e -> assertThat(((TierlockException) e).code()).isEqualTo("datastore_busy"));
+      assertThat(versions(TestCheckout.sharedLockfile(store, Namespace.NONE))).isEmpty();
+
+      child.send("release");
+      assertThat(child.nextLine()).isEqualTo("released");
+      assertThat(child.awaitExit().code()).isZero();
     }
   }
 

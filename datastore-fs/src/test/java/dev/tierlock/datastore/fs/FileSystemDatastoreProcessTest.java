@@ -86,7 +86,8 @@ class FileSystemDatastoreProcessTest {
   }
 
   @Test
-  void crash_betweenStagingAndTheMove_leavesTheOldObjectAndATempThatListingIgnores() throws Exception {
+  void crash_betweenStagingAndTheMove_leavesTheOldObjectAndAClaimThatListingIgnores_takenOverByTheNextWrite()
+      throws Exception {
     FileSystemDatastore store = FileSystemDatastore.open(root);
     ObjectVersion old = written(store.write(KEY, body("old bytes"), WriteCondition.none(), OLD_META));
 
@@ -95,13 +96,22 @@ class FileSystemDatastoreProcessTest {
       assertThat(child.awaitExit().code()).isEqualTo(ChildProcess.CRASHED);
     }
 
-    assertThat(Fixtures.tempFiles(root)).singleElement()
-        .satisfies(temp -> assertThat(temp.getParent()).isEqualTo(store.root().resolve(".tierlock/tmp")));
+    assertThat(Fixtures.tempFiles(root)).extracting(p -> p.getFileName().toString())
+        .containsExactlyInAnyOrder(KeyClaims.OWNER, "staged-1");
+    assertThat(Fixtures.tempFiles(root)).allSatisfy(f -> assertThat(f.getParent().getParent())
+        .isEqualTo(new RootLayout(store.root()).claimSlot(KEY)));
     assertThat(Fixtures.filesOutsideInternal(root)).containsExactly(KEY.value());
     assertOld(store, old);
     assertThat(keys(store.list(""))).containsExactly(KEY.value());
-    ObjectVersion next = written(store.write(KEY, body("next"), WriteCondition.mustMatch(old), OLD_META));
-    assertThat(store.stat(KEY).orElseThrow().version()).isEqualTo(next);
+    TestClock clock = TestClock.create();
+    FileSystemDatastore next = FileSystemDatastore.open(root, FileSystemDatastoreOptions.defaults()
+        .withClock(clock).withSleeper(clock.sleeper()));
+    ObjectVersion written = written(next.write(KEY, body("next"), WriteCondition.mustMatch(old), OLD_META));
+    assertThat(store.stat(KEY).orElseThrow().version()).isEqualTo(written);
+    assertThat(clock.slept()).as("the dead writer's claim was taken over after the bound, on the writer's own clock")
+        .isGreaterThanOrEqualTo(FileSystemDatastoreOptions.DEFAULT_TAKEOVER_AFTER)
+        .isLessThan(FileSystemDatastoreOptions.DEFAULT_LOCK_TIMEOUT);
+    assertThat(Fixtures.tempFiles(root)).isEmpty();
   }
 
   @Test
@@ -134,7 +144,7 @@ class FileSystemDatastoreProcessTest {
           .isExactlyInstanceOf(DatastoreBusyException.class)
           .hasMessageStartingWith("Cannot write object " + KEY + " at " + store.describe() + ": " + heldBy)
           .hasMessageContaining(started)
-          .hasMessageEndingWith(" for PT5S (the lock timeout); nothing changed")
+          .hasMessageEndingWith(" for PT5S (the lock timeout; a claim seen unchanged for PT5S is taken over); nothing changed")
           .extracting(e -> ((TierlockException) e).code()).isEqualTo("datastore_busy");
       assertThatThrownBy(() -> store.delete(KEY, WriteCondition.none()))
           .isExactlyInstanceOf(DatastoreBusyException.class)

@@ -4,7 +4,10 @@ import static dev.tierlock.datastore.fs.Fixtures.body;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tierlock.Tierlock;
+import dev.tierlock.TierlockException;
 import dev.tierlock.spi.Datastore;
+import dev.tierlock.spi.DatastoreMissingException;
 import dev.tierlock.spi.DatastoreProvider;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ObjectMetadata;
@@ -35,7 +38,7 @@ class FileSystemDatastoreProviderTest {
 
   @Test
   void open_fileUri_opensAFileSystemDatastoreAtThatDirectory() throws IOException {
-    Path root = dir.resolve("shared tier");
+    Path root = Files.createDirectory(dir.resolve("shared tier"));
     DatastoreProvider provider = ServiceLoader.load(DatastoreProvider.class).stream()
         .map(ServiceLoader.Provider::get).filter(p -> p.scheme().equals("file")).findFirst().orElseThrow();
 
@@ -50,8 +53,61 @@ class FileSystemDatastoreProviderTest {
   }
 
   @Test
+  void open_aMissingDirectory_isRefusedAsMissing_andCreatesNothing() {
+    Path root = dir.resolve("typo").resolve("tier");
+
+    assertThatThrownBy(() -> new FileSystemDatastoreProvider().open(root.toUri()))
+        .isExactlyInstanceOf(DatastoreMissingException.class)
+        .hasMessage("Cannot open filesystem datastore " + root.toUri() + ": no such directory; check the path, or"
+            + " create a datastore there on purpose (Tierlock.Builder.createDatastore(), tierlock init)")
+        .extracting(e -> ((DatastoreMissingException) e).code()).isEqualTo("datastore_missing");
+    assertThat(dir.resolve("typo")).doesNotExist();
+  }
+
+  @Test
+  void tierlockBuilder_aMistypedDatastorePath_isRefusedAsMissing_andCreatesNothing() throws IOException {
+    Path typo = dir.resolve("target").resolve("nope");
+    Path checkout = Files.createDirectory(dir.resolve("checkout"));
+
+    assertThatThrownBy(() -> {
+      try (Tierlock tierlock = Tierlock.builder().datastore(typo.toUri()).checkout(checkout).build()) {
+        tierlock.snapshot();
+      }
+    }).isExactlyInstanceOf(DatastoreMissingException.class)
+        .hasMessageStartingWith("Cannot open filesystem datastore " + typo.toUri() + ": no such directory")
+        .extracting(e -> ((TierlockException) e).code()).isEqualTo(DatastoreMissingException.CODE);
+    assertThat(dir.resolve("target")).doesNotExist();
+  }
+
+  @Test
+  void tierlockBuilder_createDatastore_createsAMissingOne_andTheNextBuildOpensIt() throws IOException {
+    Path root = dir.resolve("target").resolve("tier");
+    Path checkout = Files.createDirectory(dir.resolve("checkout"));
+
+    try (Tierlock tierlock = Tierlock.builder().datastore(root.toUri()).createDatastore().checkout(checkout).build()) {
+      assertThat(tierlock.snapshot().names()).isEmpty();
+    }
+    assertThat(root).isDirectory();
+    try (Tierlock again = Tierlock.builder().datastore(root.toUri()).checkout(checkout).build()) {
+      assertThat(again.snapshot().names()).isEmpty();
+    }
+  }
+
+  @Test
+  void create_aMissingDirectory_createsItAndItsParents_thenOpensIt() throws IOException {
+    Path root = dir.resolve("new").resolve("tier");
+
+    try (Datastore store = new FileSystemDatastoreProvider().create(root.toUri())) {
+      assertThat(((FileSystemDatastore) store).root()).isEqualTo(root.toRealPath());
+    }
+    try (Datastore again = new FileSystemDatastoreProvider().create(root.toUri())) {
+      assertThat(again).as("an existing one is opened as it is").isInstanceOf(FileSystemDatastore.class);
+    }
+  }
+
+  @Test
   void open_localhostAuthority_isTheLocalFileSystem() throws IOException {
-    Path root = dir.resolve("tier");
+    Path root = Files.createDirectory(dir.resolve("tier"));
     URI uri = URI.create("file://localhost" + root.toUri().getRawPath());
 
     try (Datastore store = new FileSystemDatastoreProvider().open(uri)) {

@@ -106,16 +106,17 @@ class FileSystemFailuresTest {
 
   @Test
   void lockTimeout_isBusyNamingTheHolder_andInterruption_saysNothingChanged() {
-    DatastoreBusyException timeout = failures.lockTimeout("write", "a", Duration.ofSeconds(10), null);
-    DatastoreBusyException named = failures.lockTimeout("delete", "a", Duration.ofSeconds(10),
+    DatastoreBusyException timeout = failures.lockTimeout("write", "a", Duration.ofSeconds(10), Duration.ofSeconds(5), null);
+    DatastoreBusyException named = failures.lockTimeout("delete", "a", Duration.ofSeconds(10), Duration.ofSeconds(5),
         "pid 4242 on host h since 2026-01-01T00:00:00Z; started 2025-12-31T23:00:00Z (n; guards g)");
     InterruptedException interrupt = new InterruptedException();
 
     assertThat(timeout).hasMessage("Cannot write object a at file:///share/tier/: its lock stayed held by another"
-        + " writer for PT10S (the lock timeout); nothing changed");
+        + " writer for PT10S (the lock timeout; a claim seen unchanged for PT5S is taken over); nothing changed");
     assertThat(timeout.code()).isEqualTo("datastore_busy");
     assertThat(named).hasMessage("Cannot delete object a at file:///share/tier/: its lock stayed held by pid 4242 on host h"
-        + " since 2026-01-01T00:00:00Z; started 2025-12-31T23:00:00Z (n; guards g) for PT10S (the lock timeout); nothing changed");
+        + " since 2026-01-01T00:00:00Z; started 2025-12-31T23:00:00Z (n; guards g) for PT10S (the lock timeout; a claim"
+        + " seen unchanged for PT5S is taken over); nothing changed");
     assertThat(failures.interrupted("delete", "a", interrupt))
         .hasMessage("Cannot delete object a at file:///share/tier/: interrupted while waiting for its lock; nothing changed")
         .hasCause(interrupt);

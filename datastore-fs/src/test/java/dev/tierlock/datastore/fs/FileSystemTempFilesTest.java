@@ -32,12 +32,13 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Nothing of a write is ever left in the shared directory: temp files live only in {@code
- * .tierlock/tmp/}, a writer killed between creating its temp file and the rename leaves nothing
- * outside the internal directory, and orphans are swept (at open when their writer is provably
+ * Nothing of a write is ever left in the shared directory: staged files live only in {@code
+ * .tierlock/} (a write's claim, made in {@code tmp/}), a writer killed between staging and the
+ * rename leaves nothing outside the internal directory, its claim is taken over, and orphans of
+ * {@code tmp/} are swept (at open when their writer is provably
  * gone, by writes when they are over an hour old by the file system's clock).
  */
 class FileSystemTempFilesTest {
@@ -70,7 +71,8 @@ class FileSystemTempFilesTest {
       @Override
       public void move(Path temp, Path target) throws IOException {
         Path real = root.toRealPath();
-        seen.add(real.relativize(temp.getParent()) + " -> " + real.relativize(target.getParent()));
+        seen.add(real.relativize(temp.getParent()).toString().replaceAll("[0-9a-f]{64}/[0-9a-f-]{36}$", "<claim>")
+            + " -> " + real.relativize(target.getParent()));
         assertThat(filesOutsideInternal(root)).as("while moving %s", temp).containsExactly(KEY.value());
         FileIo.STANDARD.move(temp, target);
       }
@@ -79,20 +81,22 @@ class FileSystemTempFilesTest {
     store.write(KEY, body("new bytes"), WriteCondition.none(), ObjectMetadata.of(ObjectMetadata.COMMIT_ID, "new"));
     store.write(ObjectKey.of("deep/a/b"), body("x"), WriteCondition.mustNotExist(), ObjectMetadata.EMPTY);
 
-    assertThat(seen).containsExactly(".tierlock/tmp -> .tierlock/meta", ".tierlock/tmp -> config",
-        ".tierlock/tmp -> deep/a");
+    assertThat(seen).containsExactly(".tierlock/claims/<claim> -> .tierlock/meta", ".tierlock/claims/<claim> -> config",
+        ".tierlock/claims/<claim> -> deep/a");
     assertThat(tempFiles(root)).isEmpty();
     assertThat(keys(store.list(""))).containsExactly(KEY.value(), "deep/a/b");
   }
 
   /**
-   * A second JVM is parked inside a real write, between creating its temp file and moving it (or
-   * the metadata sidecar) in, and killed there with {@code destroyForcibly()}.
+   * A second JVM is parked inside a real write, between staging its files in its claim and moving
+   * the object (or the metadata sidecar) in, and killed there with {@code destroyForcibly()}. Its
+   * claim stays (a dead writer cannot be told from a stopped one), and the next write takes it over
+   * once it has seen it unchanged for the takeover bound on its own (test) clock.
    */
-  @ParameterizedTest(name = "killed before moving the {0} in, swept by the next {1}")
-  @CsvSource({"object, open", "meta, open", "object, write"})
-  void kill_betweenCreatingTheTempFileAndTheRename_leavesNothingOutsideTheInternalDirectory_andIsSwept(
-      String parkedAt, String sweptBy) throws Exception {
+  @ParameterizedTest(name = "killed before moving the {0} in")
+  @ValueSource(strings = {"object", "meta"})
+  void kill_betweenStagingAndTheRename_leavesNothingOutsideTheInternalDirectory_andIsTakenOver(String parkedAt)
+      throws Exception {
     ObjectVersion old = written(FileSystemDatastore.open(root).write(KEY, body("old bytes"), WriteCondition.none(),
         OLD_META));
     FileSystemDatastore early = FileSystemDatastore.open(root);
@@ -102,8 +106,8 @@ class FileSystemTempFilesTest {
       String parked = child.nextLine();
       assertThat(parked).startsWith("parked ");
       orphan = Path.of(parked.substring("parked ".length()));
-      assertThat(tempFiles(root)).as("the parked write's temp files").contains(orphan)
-          .allSatisfy(temp -> assertThat(temp.getParent()).isEqualTo(tmp));
+      assertThat(tempFiles(root)).as("the parked write's staged files").contains(orphan)
+          .allSatisfy(temp -> assertThat(temp).startsWith(root.toRealPath().resolve(".tierlock/claims")));
       assertThat(filesOutsideInternal(root)).containsExactly(KEY.value());
 
       child.kill();
@@ -113,12 +117,17 @@ class FileSystemTempFilesTest {
     assertThat(filesOutsideInternal(root)).as("nothing outside .tierlock/ after the kill").containsExactly(KEY.value());
     assertThat(keys(early.list(""))).containsExactly(KEY.value());
     assertThat(early.stat(KEY)).contains(new StoredObject(KEY, old, 9, OLD_META));
-    if (sweptBy.equals("open")) {
-      FileSystemDatastore.open(root);
-    } else {
-      written(early.write(KEY, body("next"), WriteCondition.mustMatch(old), OLD_META));
-    }
-    assertThat(tempFiles(root)).as("swept by the next %s", sweptBy).isEmpty();
+    FileSystemDatastore.open(root);
+    assertThat(orphan).as("opening a datastore leaves a claim alone").exists();
+
+    TestClock clock = TestClock.create();
+    FileSystemDatastore next = FileSystemDatastore.open(root, FileSystemDatastoreOptions.defaults()
+        .withClock(clock).withSleeper(clock.sleeper()));
+    written(next.write(KEY, body("next"), WriteCondition.mustMatch(old), OLD_META));
+
+    assertThat(clock.slept()).as("waited for the takeover bound on its own clock")
+        .isGreaterThanOrEqualTo(FileSystemDatastoreOptions.DEFAULT_TAKEOVER_AFTER);
+    assertThat(tempFiles(root)).as("the claim taken over is deleted").isEmpty();
     assertThat(filesOutsideInternal(root)).containsExactly(KEY.value());
   }
 

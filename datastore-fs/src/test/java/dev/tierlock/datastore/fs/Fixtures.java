@@ -61,9 +61,11 @@ final class Fixtures {
    */
   static List<Path> tempFiles(Path root) throws IOException {
     Path tmp = root.resolve(RootLayout.INTERNAL).resolve("tmp");
+    Path claims = root.resolve(RootLayout.INTERNAL).resolve("claims");
     try (Stream<Path> files = Files.walk(root)) {
       return files.filter(f -> Files.isRegularFile(f)
-          && (f.startsWith(tmp) || RootLayout.isLegacyTemp(f.getFileName().toString()))).sorted().toList();
+          && (f.startsWith(tmp) || f.startsWith(claims) || RootLayout.isLegacyTemp(f.getFileName().toString())))
+          .sorted().toList();
     }
   }
 

@@ -21,7 +21,8 @@ import java.util.Locale;
  *       from a peer's by the commit id.
  * </ul>
  *
- * <p>On the HTTP transport both clients' connect and read timeouts are the call timeout. Closing
+ * <p>On the HTTP transport both clients' connect and read timeouts are the call timeout. Both are
+ * {@linkplain GcsCallGuard guarded}: every failure of theirs is a {@code StorageException}. Closing
  * closes both (they are Tierlock's own), never the client the options came from.
  *
  * @param reads the client for reads
@@ -68,7 +69,7 @@ record GcsClients(Storage reads, Storage changes, String host) {
       int millis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, callTimeout.toMillis()));
       builder.setTransportOptions(http.toBuilder().setConnectTimeout(millis).setReadTimeout(millis).build());
     }
-    return builder.build().getService();
+    return GcsCallGuard.guard(builder.build().getService());
   }
 
   /** Closes both clients. */

@@ -1,5 +1,6 @@
 package dev.tierlock.datastore.gcs;
 
+import com.google.api.gax.rpc.DeadlineExceededException;
 import com.google.cloud.BaseServiceException;
 import com.google.cloud.storage.StorageException;
 import dev.tierlock.spi.DatastoreAccessDeniedException;
@@ -12,6 +13,8 @@ import java.net.ConnectException;
 import java.net.NoRouteToHostException;
 import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -32,7 +35,8 @@ import org.jspecify.annotations.Nullable;
  *       to one object name)</td></tr>
  *   <tr><td>408, 5xx</td><td>unavailable</td><td>outcome unknown (the server may have applied it)</td></tr>
  *   <tr><td>0: connection refused, unknown host</td><td colspan="2">unavailable (nothing was sent)</td></tr>
- *   <tr><td>0: timeout, reset, other I/O or error</td><td>unavailable</td><td>outcome unknown</td></tr>
+ *   <tr><td>0: timeout, reset, other I/O or error; interrupted, cancelled or past a deadline
+ *       ({@link GcsCallGuard})</td><td>unavailable</td><td>outcome unknown</td></tr>
  *   <tr><td>other 4xx</td><td colspan="2">unavailable (the request was refused)</td></tr>
  * </table>
  */
@@ -109,7 +113,9 @@ final class GcsErrorTranslator {
     if (io instanceof ConnectException || io instanceof UnknownHostException || io instanceof NoRouteToHostException) {
       return new DatastoreUnavailableException("Cannot " + action + ": GCS cannot be reached (" + io + ")", e);
     }
-    String reason = io instanceof SocketTimeoutException ? "no answer within the call timeout (" + io + ")"
+    String cut = cutShort(e, what);
+    String reason = cut != null ? cut
+        : io instanceof SocketTimeoutException ? "no answer within the call timeout (" + io + ")"
         : io != null ? "the connection failed (" + io + ")" : "the client failed (" + what + ")";
     return call == Call.CHANGE
         ? new OutcomeUnknownException("Cannot " + action + ": " + reason + "; the change may have landed", e)
@@ -141,6 +147,25 @@ final class GcsErrorTranslator {
       }
     }
     return false;
+  }
+
+  /**
+   * Returns why a call with no answer was cut short by the client itself, or null: interrupted
+   * ({@link GcsCallGuard#interruptionIn}), cancelled, or past a gax deadline.
+   */
+  private static @Nullable String cutShort(StorageException e, String what) {
+    if (GcsCallGuard.interruptionIn(e)) {
+      return "the call was interrupted (" + what + ")";
+    }
+    for (Throwable t = e.getCause(); t != null && t != t.getCause(); t = t.getCause()) {
+      if (t instanceof CancellationException) {
+        return "the call was cancelled (its deadline passed or it was interrupted)";
+      }
+      if (t instanceof DeadlineExceededException || t instanceof TimeoutException) {
+        return "no answer within the call timeout (" + t + ")";
+      }
+    }
+    return null;
   }
 
   private static @Nullable Throwable ioCause(Throwable e) {

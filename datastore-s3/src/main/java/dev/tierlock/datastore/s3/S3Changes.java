@@ -10,6 +10,8 @@ import dev.tierlock.spi.ObjectVersion;
 import dev.tierlock.spi.WriteCondition;
 import dev.tierlock.spi.WriteResult;
 import java.io.UncheckedIOException;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
 import software.amazon.awssdk.core.SdkPlugin;
@@ -61,7 +63,7 @@ final class S3Changes {
     } catch (UncheckedIOException e) {
       // only UploadBody throws it, when the caller's body cannot be opened
       throw S3ExceptionTranslator.unreadableBody(e, "write", target);
-    } catch (SdkException e) {
+    } catch (SdkException | CancellationException | CompletionException e) {
       ChangeOutcome outcome = S3ExceptionTranslator.translateChange(e, "write", target, attempts.get());
       if (condition instanceof WriteCondition.MustMatch
           || (condition instanceof WriteCondition.MustNotExist && outcome == ChangeOutcome.PRECONDITION_FAILED)) {
@@ -91,7 +93,7 @@ final class S3Changes {
     try {
       client.deleteObject(request.build());
       return DeleteResult.DELETED;
-    } catch (SdkException e) {
+    } catch (SdkException | CancellationException | CompletionException e) {
       return switch (S3ExceptionTranslator.translateChange(e, "delete", target, attempts.get())) {
         case ABSENT -> DeleteResult.ABSENT;
         case PRECONDITION_FAILED -> {

@@ -18,6 +18,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionException;
 import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
 import software.amazon.awssdk.core.ResponseInputStream;
@@ -185,7 +187,7 @@ public final class S3Datastore implements Datastore {
       return new ReadResult.Found(object, data);
     } catch (BoundedBody.TooLarge e) {
       throw S3ExceptionTranslator.tooLarge(e, target(key), e);
-    } catch (SdkException e) {
+    } catch (SdkException | CancellationException | CompletionException e) {
       return switch (S3ExceptionTranslator.translateRead(e, "read", target(key))) {
         case ABSENT -> ReadResult.Absent.INSTANCE;
         case NOT_MODIFIED -> {
@@ -220,7 +222,7 @@ public final class S3Datastore implements Datastore {
     ResponseInputStream<GetObjectResponse> in;
     try {
       in = client.getObject(request);
-    } catch (SdkException e) {
+    } catch (SdkException | CancellationException | CompletionException e) {
       return switch (S3ExceptionTranslator.translateRead(e, "open", target(key))) {
         case ABSENT -> Optional.empty();
         case NOT_MODIFIED -> throw new DatastoreUnavailableException(
@@ -264,7 +266,7 @@ public final class S3Datastore implements Datastore {
       long size = response.contentLength() == null ? 0 : response.contentLength();
       return Optional.of(
           new StoredObject(key, version(response.eTag(), "stat", key), size, ObjectMetadata.lenient(response.metadata())));
-    } catch (SdkException e) {
+    } catch (SdkException | CancellationException | CompletionException e) {
       return switch (S3ExceptionTranslator.translateRead(e, "stat", target(key))) {
         case ABSENT -> Optional.empty();
         case NOT_MODIFIED -> throw new DatastoreUnavailableException(

@@ -10,6 +10,8 @@ import java.io.IOException;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
 import java.net.UnknownHostException;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionException;
 import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.AbortedException;
@@ -31,6 +33,14 @@ import software.amazon.awssdk.core.exception.SdkServiceException;
  * unknown. 503 and 429 (throttling) and every other 4xx are refusals: nothing changed. A whole read
  * whose body was over the caller's bound ({@link BoundedBody.TooLarge}, thrown inside the SDK's
  * call) is {@link ObjectTooLargeException}.
+ *
+ * <p>Besides {@link SdkException}, a call may end with what the SDK and its HTTP client let through
+ * unwrapped ({@link #escapes}): a {@link CancellationException} (the HTTP client's connection-lease
+ * wait, cancelled when the call deadline passes or the thread is interrupted), or a {@link
+ * CompletionException} around any failure. They are translated like a client-side failure: the
+ * cause of a {@code CompletionException} first; a {@code CancellationException} as a call that got
+ * no answer. An {@link InterruptedException} anywhere in the chain, or an {@link AbortedException},
+ * restores the thread's interrupt flag.
  */
 final class S3ExceptionTranslator {
 
@@ -53,9 +63,21 @@ final class S3ExceptionTranslator {
   private S3ExceptionTranslator() {}
 
   /**
+   * Returns whether {@code failure} is one this translator takes: an {@link SdkException}, or a
+   * {@link CancellationException} or {@link CompletionException} the SDK let through.
+   *
+   * @param failure what a call threw
+   * @return whether to hand it to {@link #translateRead} or {@link #translateChange}
+   */
+  static boolean escapes(RuntimeException failure) {
+    return failure instanceof SdkException || failure instanceof CancellationException
+        || failure instanceof CompletionException;
+  }
+
+  /**
    * Translates the failure of a read, stat or list, which never changes anything.
    *
-   * @param failure what the SDK threw
+   * @param thrown what the call threw ({@link #escapes})
    * @param verb the verb for messages ({@code read}, {@code stat}, {@code list})
    * @param target the object or prefix the call was about, as an {@code s3://} URI
    * @return the expected outcome the failure stands for
@@ -63,7 +85,8 @@ final class S3ExceptionTranslator {
    * @throws DatastoreAccessDeniedException for 403
    * @throws DatastoreUnavailableException for every other failure
    */
-  static ReadOutcome translateRead(SdkException failure, String verb, String target) {
+  static ReadOutcome translateRead(RuntimeException thrown, String verb, String target) {
+    RuntimeException failure = unwrap(thrown);
     restoreInterrupt(failure);
     refuseWithoutCredentials(failure, verb, target);
     BoundedBody.TooLarge oversize = find(failure, BoundedBody.TooLarge.class);
@@ -99,7 +122,7 @@ final class S3ExceptionTranslator {
   /**
    * Translates the failure of a write or delete.
    *
-   * @param failure what the SDK threw
+   * @param thrown what the call threw ({@link #escapes})
    * @param verb the verb for messages ({@code write}, {@code delete})
    * @param target the object the call was about, as an {@code s3://} URI
    * @param attempts how many attempts of the call were sent to the server (0 when none was)
@@ -110,7 +133,8 @@ final class S3ExceptionTranslator {
    * @throws ObjectBodyUnreadableException when the call's own body could not be read (the request
    *     was then cut short and nothing changed)
    */
-  static ChangeOutcome translateChange(SdkException failure, String verb, String target, int attempts) {
+  static ChangeOutcome translateChange(RuntimeException thrown, String verb, String target, int attempts) {
+    RuntimeException failure = unwrap(thrown);
     restoreInterrupt(failure);
     refuseWithoutCredentials(failure, verb, target);
     if (failure instanceof SdkServiceException service) {
@@ -186,8 +210,21 @@ final class S3ExceptionTranslator {
     }
   }
 
-  private static void restoreInterrupt(SdkException failure) {
-    if (failure instanceof AbortedException) {
+  /** The failure a {@link CompletionException} stands for: its cause when that is a runtime failure. */
+  private static RuntimeException unwrap(RuntimeException failure) {
+    RuntimeException current = failure;
+    for (int depth = 0; current instanceof CompletionException && depth < 16; depth++) {
+      if (!(current.getCause() instanceof RuntimeException cause)) {
+        break;
+      }
+      current = cause;
+    }
+    return current;
+  }
+
+  private static void restoreInterrupt(RuntimeException failure) {
+    boolean deadline = failure instanceof ApiCallTimeoutException || failure instanceof ApiCallAttemptTimeoutException;
+    if (failure instanceof AbortedException || !deadline && find(failure, InterruptedException.class) != null) {
       Thread.currentThread().interrupt();
     }
   }
@@ -216,7 +253,7 @@ final class S3ExceptionTranslator {
    *
    * @throws DatastoreAccessDeniedException when that is the failure
    */
-  private static void refuseWithoutCredentials(SdkException failure, String verb, String target) {
+  private static void refuseWithoutCredentials(RuntimeException failure, String verb, String target) {
     if (failure instanceof SdkClientException && failure.getMessage() != null
         && failure.getMessage().startsWith("Unable to load credentials")) {
       throw new DatastoreAccessDeniedException("Cannot " + verb + " " + target + ": no AWS credentials were found;"
@@ -225,14 +262,17 @@ final class S3ExceptionTranslator {
     }
   }
 
-  private static String describeClientFailure(SdkException failure) {
+  private static String describeClientFailure(RuntimeException failure) {
+    if (failure instanceof CancellationException) {
+      return "the call was cancelled (its deadline passed or it was interrupted) with no answer";
+    }
     if (failure instanceof ApiCallAttemptTimeoutException) {
       return "no answer within the attempt deadline";
     }
     if (failure instanceof ApiCallTimeoutException) {
       return "no answer within the call deadline";
     }
-    if (failure instanceof AbortedException) {
+    if (failure instanceof AbortedException || find(failure, InterruptedException.class) != null) {
       return "the call was interrupted";
     }
     IOException io = find(failure, IOException.class);

@@ -8,6 +8,8 @@ import dev.tierlock.spi.StoredObject;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionException;
 import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -49,7 +51,7 @@ final class S3Listing {
       ListObjectsV2Response page;
       try {
         page = client.listObjectsV2(request.continuationToken(token).build());
-      } catch (SdkException e) {
+      } catch (SdkException | CancellationException | CompletionException e) {
         S3ExceptionTranslator.ReadOutcome outcome = S3ExceptionTranslator.translateRead(e, "list", where);
         throw new DatastoreUnavailableException("Cannot list " + where + ": the store answered " + outcome, e);
       }

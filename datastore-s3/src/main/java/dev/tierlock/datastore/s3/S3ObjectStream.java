@@ -5,12 +5,20 @@ import dev.tierlock.spi.StoredObject;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionException;
 import software.amazon.awssdk.core.ResponseInputStream;
+import software.amazon.awssdk.core.exception.AbortedException;
+import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 
 /**
  * An open GetObject download. Closing it (or its stream) before the last byte aborts the
- * connection instead of draining the rest of the body. Not thread-safe.
+ * connection instead of draining the rest of the body. A read that fails in the SDK (an {@link
+ * SdkException}, or a cancellation or completion failure it let through) is an {@link IOException}
+ * naming the object, as the SPI promises; an interrupted one an {@link InterruptedIOException}, with
+ * the thread's interrupt flag set. Not thread-safe.
  */
 final class S3ObjectStream implements ObjectStream {
 
@@ -58,16 +66,35 @@ final class S3ObjectStream implements ObjectStream {
 
     @Override
     public int read() throws IOException {
-      int b = super.read();
-      ended |= b < 0;
-      return b;
+      try {
+        int b = super.read();
+        ended |= b < 0;
+        return b;
+      } catch (SdkException | CancellationException | CompletionException e) {
+        throw failed(e);
+      }
     }
 
     @Override
     public int read(byte[] b, int off, int len) throws IOException {
-      int n = super.read(b, off, len);
-      ended |= n < 0;
-      return n;
+      try {
+        int n = super.read(b, off, len);
+        ended |= n < 0;
+        return n;
+      } catch (SdkException | CancellationException | CompletionException e) {
+        throw failed(e);
+      }
+    }
+
+    private IOException failed(RuntimeException e) {
+      String what = "Cannot read " + object.key().value() + ": ";
+      if (e instanceof AbortedException || e.getCause() instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+        InterruptedIOException interrupted = new InterruptedIOException(what + "the read was interrupted");
+        interrupted.initCause(e);
+        return interrupted;
+      }
+      return new IOException(what + "the download failed (" + e + ")", e);
     }
 
     @Override
