@@ -14,10 +14,11 @@ import java.util.function.Supplier;
  *
  * <p>The lock is one object at {@link #globalKey} holding a JSON {@link LockInfo}. Acquiring is a
  * create-only write; a holder renews its lease by a heartbeat every ttl/3, written conditional on
- * the version it last wrote; a stale holder (its record seen unchanged for longer than its ttl by
- * the waiter's own clock, or older than twice its ttl, {@link LockInfo#isStaleAt}) is taken over by
- * a write conditional on the stale version, and so is at once a holder on this host whose process
- * is gone ({@link HostProcesses#isGone}); release is a delete conditional on the held version. No
+ * the version it last wrote; a stale holder (its record's version seen unchanged for longer than its
+ * ttl by the waiter's own monotonic clock; the record's timestamp, written by the holder's clock, is
+ * never read against the waiter's) is taken over by a write conditional on the stale version, and so
+ * is at once a holder in this process's own boot and pid namespace whose process is gone ({@link
+ * HostProcesses#isGone}); release is a delete conditional on the held version. No
  * operation deletes or overwrites the lock unconditionally, so a stalled holder never removes its
  * successor's lock.
  *

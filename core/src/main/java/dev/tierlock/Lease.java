@@ -2,6 +2,7 @@ package dev.tierlock;
 
 import dev.tierlock.internal.TurnQueue;
 import dev.tierlock.spi.Datastore;
+import dev.tierlock.spi.DatastoreException;
 import dev.tierlock.spi.DatastoreUnavailableException;
 import dev.tierlock.spi.DeleteResult;
 import dev.tierlock.spi.ObjectKey;
@@ -17,6 +18,7 @@ import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 import java.util.regex.Pattern;
@@ -29,30 +31,33 @@ import org.slf4j.LoggerFactory;
  * object, built by {@link Tierlock} from its {@link Environment} and {@link LockOptions}.
  *
  * <p>The lock is one object at its key holding a JSON {@link LockInfo}. Acquiring is a create-only
- * write; a holder renews its lease by a heartbeat every ttl/3, written conditional on the version it
- * last wrote; a holder whose record this lock has itself seen stay at one version for longer than
- * its ttl (measured on this lock's clock alone, so clock skew cannot shorten it), or whose record is
- * older than twice its ttl by this lock's clock ({@link LockInfo#isStaleAt}: taken over at first
- * sight, yet a live holder whose clock lags by up to about 5/3 ttl is safe), is stale and is taken
- * over by a write conditional on the stale version; release is a delete conditional on the held
- * version. No operation ever deletes or overwrites a lock unconditionally, so a stalled holder can
- * never remove its successor's lock. A record that cannot be read is treated as held until it has
- * stayed unchanged for longer than this lock's ttl: {@link DistributedLock#inspect()} then throws
- * {@link LockUnreadableException} (code {@code lock_unreadable}) rather than report the lock free,
- * and {@link DistributedLock#forceRelease(String)} cannot match its nonce.
+ * write, stamped once the store has passed its precondition self-check (a check that takes long
+ * never publishes a record already old); a holder renews its lease by a heartbeat every ttl/3,
+ * written conditional on the version it last wrote; a holder whose record this lock has itself seen
+ * stay at one version for longer than its ttl is stale, and is taken over by a write conditional on
+ * the stale version; release is a delete conditional on the held version. Staleness never compares
+ * two machines' clocks: the record's own timestamp is the holder's clock and is never read against
+ * ours; the time the version stayed unchanged is measured on this process's monotonic clock ({@link
+ * System#nanoTime()}, or the {@link Environment#clock()} when one is injected), so a waiter whose
+ * clock runs ahead of the holder's by any amount waits a whole ttl of its own, and a live holder
+ * renews long before that. A waiter that has never seen the lock before therefore waits a ttl even
+ * for a record abandoned long ago. No operation ever deletes or overwrites a lock unconditionally,
+ * so a stalled holder can never remove its successor's lock. A record that cannot be read is
+ * treated as held until it has stayed unchanged for longer than this lock's ttl: {@link
+ * DistributedLock#inspect()} then throws {@link LockUnreadableException} (code {@code
+ * lock_unreadable}) rather than report the lock free, and {@link
+ * DistributedLock#forceRelease(String)} cannot match its nonce.
  *
  * <p><b>A dead holder on this host.</b> A record names its holder's process start time when it is
- * known ({@code processStartedAt}), so that host, pid and start time pin one process. A record that
- * names this host ({@link HostProcesses#hostname()}) is taken over at once, by the same write
- * conditional on the version read (two takers never both win), when no process with its pid runs
- * here any more or the one that does started at another time: the pid was reused ({@link
- * HostProcesses#isGone}). A record without a start time (the original tool's, an older Tierlock's,
- * one of an identity that names no process of this host) is judged by its ttl alone: a pid on its
- * own cannot tell a reused or made-up id from the holder, and taking it over early could steal a
- * live lease. A holder on another host is judged by its ttl, as before. The rule trusts that one
- * host name names one process table; where containers share a host name but not their process ids,
- * build the Tierlock with an {@link Environment#withHostProcesses} whose host name no record
- * carries.
+ * known ({@code processStartedAt}), and the boot and pid namespace its pid belongs to ({@code
+ * bootId}, {@code pidNamespace}), so that host, boot, pid namespace, pid and start time pin one
+ * process. A record that names this host and this process's own boot and pid namespace ({@link
+ * HostProcesses#sharesProcessTable}) is taken over at once, by the same write conditional on the
+ * version read (two takers never both win), when no process with its pid runs here any more or the
+ * one that does started at another time: the pid was reused ({@link HostProcesses#isGone}). Any
+ * other record (the original tool's, an older Tierlock's without a namespace, one written in another
+ * container that shares this host's name) is judged by its ttl alone: its pid cannot tell a reused,
+ * made-up or foreign id from the holder, and taking it over early could steal a live lease.
  *
  * <p><b>One queue per lease in this JVM.</b> Callers of one store, key and identity queue in
  * memory, first come first served, and a held lease passes from one to the next without a remote
@@ -120,6 +125,8 @@ final class Lease implements DistributedLock {
   private final RandomGenerator random;
   private final LockIdentity identity;
   private final @Nullable Instant processStart;
+  private final LockInfo.@Nullable ProcessNamespace processNamespace;
+  private final LongSupplier ticks;
   private final Supplier<String> nonces;
   private final Heartbeats heartbeats;
   private final LeaseLine.Key lineKey;
@@ -147,12 +154,29 @@ final class Lease implements DistributedLock {
     this.budget = budget;
     this.processStart = identity.hostname().equals(processes.hostname())
         ? processes.startOf(identity.pid()).orElse(null) : null;
+    this.processNamespace = processStart == null ? null : processes.processNamespace().orElse(null);
+    this.ticks = ticksOf(clock);
     this.reservations = new LeaseReservation(this);
     this.lineKey = new LeaseLine.Key(datastore.identity(), key, identity);
   }
 
-  /** A version of the lock object and when this lease first saw it. */
-  private record Observation(ObjectVersion version, Instant since) {}
+  /** A version of the lock object and when this lease first saw it, in {@link #ticks}. */
+  private record Observation(ObjectVersion version, long since) {}
+
+  /**
+   * Returns the nanosecond ticks that measure how long a version stayed unchanged: the system's
+   * monotonic clock for the system clock (a wall clock stepped forward never shortens a wait), else
+   * the injected clock's instants.
+   */
+  private static LongSupplier ticksOf(Clock clock) {
+    if (clock == Environment.system().clock()) {
+      return System::nanoTime;
+    }
+    return () -> {
+      Instant now = clock.instant();
+      return Math.addExact(Math.multiplyExact(now.getEpochSecond(), 1_000_000_000L), now.getNano());
+    };
+  }
 
   @Override
   public String describe() {
@@ -263,22 +287,29 @@ final class Lease implements DistributedLock {
   }
 
   /**
-   * Returns whether the holder is stale: its version unchanged for longer than its ttl since this
-   * lease first saw it (whatever the record says, even when it cannot be read; measured on our clock
-   * alone, so immune to skew, and it also defeats a holder whose clock runs ahead), or its record
-   * older than twice its ttl by our clock ({@link LockInfo#isStaleAt}), so a lock abandoned long ago
-   * is taken over at first sight while a live holder whose clock lags ours by up to about 5/3 ttl is
-   * not.
+   * Returns whether the holder is stale: this lease has itself seen the lock object stay at {@code
+   * version} for longer than the holder's ttl (this lease's ttl when the record cannot be read),
+   * measured on this process's clock alone ({@link #ticksOf}). The record's own timestamp is never
+   * read against our clock: the two clocks may disagree by any amount.
    */
   boolean isStale(ObjectVersion version, Optional<LockInfo> holder) {
-    Instant now = clock.instant();
+    long now = ticks.getAsLong();
     Observation seen = observed.updateAndGet(
         o -> o != null && o.version().equals(version) ? o : new Observation(version, now));
-    Duration unchanged = Duration.between(seen.since(), now);
-    if (holder.isPresent()) {
-      return holder.get().isStaleAt(now) || unchanged.compareTo(holder.get().ttl()) > 0;
+    Duration unchanged = Duration.ofNanos(now - seen.since());
+    return unchanged.compareTo(holder.map(LockInfo::ttl).orElse(options.ttl())) > 0;
+  }
+
+  /**
+   * Makes sure the store passed its precondition self-check before a record is stamped, so that the
+   * time the check takes never ages the record it publishes.
+   *
+   * @throws DatastoreException as the check does
+   */
+  void ensureStoreChecked() {
+    if (datastore instanceof SelfCheckedDatastore guard) {
+      guard.ensureChecked();
     }
-    return unchanged.compareTo(options.ttl()) > 0;
   }
 
   /** Returns whether this lease met contention (a busy lock, a reservation) within the last two ttls. */
@@ -349,7 +380,11 @@ final class Lease implements DistributedLock {
   /** Returns a record of this lease's holder at {@code now}, naming its process start time when known. */
   LockInfo recordAt(Instant now, String nonce) {
     LockInfo record = new LockInfo(identity.holder(), identity.hostname(), identity.pid(), now, options.ttl(), nonce);
-    return processStart == null ? record : record.withProcessStart(processStart);
+    if (processStart == null) {
+      return record;
+    }
+    LockInfo started = record.withProcessStart(processStart);
+    return processNamespace == null ? started : started.withProcessNamespace(processNamespace);
   }
 
   private String newNonce() {

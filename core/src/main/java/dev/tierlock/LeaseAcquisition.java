@@ -250,11 +250,17 @@ final class LeaseAcquisition {
   }
 
   /**
-   * One attempt. A contended acquirer first looks at the reservation (or refreshes its own) and
+   * One attempt, once the store passed its self-check (so that our record is stamped after it). A
+   * contended acquirer first looks at the reservation (or refreshes its own) and
    * holds back for another's fresh one; then one create-only write and, if the lock exists, one look
    * at its holder (and a takeover if it is stale or its process is gone).
    */
   private Attempt attempt() {
+    try {
+      lock.ensureStoreChecked();
+    } catch (DatastoreUnavailableException | DatastoreBusyException | OutcomeUnknownException e) {
+      return new Attempt.Failed(e);
+    }
     Instant now = lock.clock.instant();
     try {
       if (reserved != null) {

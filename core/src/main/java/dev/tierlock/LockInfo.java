@@ -13,7 +13,10 @@ import org.jspecify.annotations.Nullable;
  * holder's process start time is known: with the host name and the pid it pins one process, so
  * that a holder on the same host whose process is gone is told apart from one whose pid was
  * reused ({@link HostProcesses#isGone}). A record without it (the original tool's, an older
- * Tierlock's) reads as one whose start is unknown. Immutable; equal when every part is equal.
+ * Tierlock's) reads as one whose start is unknown. With it, {@code bootId} and {@code pidNamespace}
+ * name the boot of the holder's kernel and its pid namespace ({@link #processNamespace()}): a pid
+ * means that process only to a reader of the same boot and pid namespace, so a record without them
+ * never lets a reader judge its process gone. Immutable; equal when every part is equal.
  */
 public final class LockInfo {
 
@@ -27,6 +30,33 @@ public final class LockInfo {
   private final Duration ttl;
   private final String nonce;
   private final @Nullable Instant processStart;
+  private final @Nullable ProcessNamespace namespace;
+
+  /**
+   * Where a pid means one process: a boot of one kernel ({@code /proc/sys/kernel/random/boot_id} on
+   * Linux) and a pid namespace of it (the target of {@code /proc/self/ns/pid}, such as {@code
+   * pid:[4026531836]}). Two processes that share both see one process table; a pid recorded under
+   * any other pair means nothing to this process.
+   *
+   * @param bootId the kernel's boot id; not blank
+   * @param pidNamespace the pid namespace's identity; not blank
+   */
+  public record ProcessNamespace(String bootId, String pidNamespace) {
+
+    /**
+     * Checks both parts.
+     *
+     * @param bootId the kernel's boot id; not blank
+     * @param pidNamespace the pid namespace's identity; not blank
+     * @throws IllegalArgumentException if a part is blank
+     */
+    public ProcessNamespace {
+      if (bootId.isBlank() || pidNamespace.isBlank()) {
+        throw new IllegalArgumentException("Cannot name a pid namespace by boot id \"" + bootId + "\" and namespace \""
+            + pidNamespace + "\": neither may be blank");
+      }
+    }
+  }
 
   /**
    * Creates a record whose process start time is unknown.
@@ -35,17 +65,17 @@ public final class LockInfo {
    * @param hostname the holder's host name
    * @param pid the holder's process id
    * @param acquiredAt when the lock was acquired or last heartbeat
-   * @param ttl how long the lease stays fresh without a heartbeat (see {@link #isStaleAt} for how
-   *     waiters judge it)
+   * @param ttl how long the lease stays fresh without a heartbeat (see {@link DistributedLock} for
+   *     how waiters judge it)
    * @param nonce unique id of this holding, used to release or force-release it
    * @throws IllegalArgumentException if the nonce is blank or the ttl is not positive
    */
   public LockInfo(String holder, String hostname, long pid, Instant acquiredAt, Duration ttl, String nonce) {
-    this(holder, hostname, pid, acquiredAt, ttl, nonce, null);
+    this(holder, hostname, pid, acquiredAt, ttl, nonce, null, null);
   }
 
   private LockInfo(String holder, String hostname, long pid, Instant acquiredAt, Duration ttl, String nonce,
-      @Nullable Instant processStart) {
+      @Nullable Instant processStart, @Nullable ProcessNamespace namespace) {
     if (nonce.isBlank()) {
       throw new IllegalArgumentException("Cannot describe lock holder " + holder + ": the nonce is blank");
     }
@@ -59,6 +89,7 @@ public final class LockInfo {
     this.ttl = ttl;
     this.nonce = nonce;
     this.processStart = processStart;
+    this.namespace = namespace;
   }
 
   /**
@@ -116,22 +147,38 @@ public final class LockInfo {
    * @param start when the holder's process started
    */
   public LockInfo withProcessStart(Instant start) {
-    return new LockInfo(holder, hostname, pid, acquiredAt, ttl, nonce, Objects.requireNonNull(start, "start"));
+    return new LockInfo(holder, hostname, pid, acquiredAt, ttl, nonce, Objects.requireNonNull(start, "start"), namespace);
   }
 
   /**
-   * Returns whether the lease is stale at {@code now} by its own timestamp: not refreshed within
-   * twice its ttl, so any waiter takes it over at first sight. Twice, because {@code acquiredAt} was
-   * written by the holder's clock and {@code now} is read from another: a live holder (refreshed
-   * every ttl/3) is never judged stale unless the clocks differ by more than about 5/3 ttl. A record
-   * younger than that may still be stale: a waiter that has itself seen the lock's version unchanged
-   * for longer than the ttl (measured on its own clock alone) takes it over too.
+   * {@return the boot and pid namespace in which the holder's pid names its process, if the record
+   * says (a record of an older Tierlock, or of a platform that cannot tell, does not)}
+   */
+  public Optional<ProcessNamespace> processNamespace() {
+    return Optional.ofNullable(namespace);
+  }
+
+  /**
+   * {@return the same record naming {@code value} as the boot and pid namespace of its pid}
+   *
+   * @param value the holder's boot and pid namespace
+   */
+  public LockInfo withProcessNamespace(ProcessNamespace value) {
+    return new LockInfo(holder, hostname, pid, acquiredAt, ttl, nonce, processStart, Objects.requireNonNull(value, "value"));
+  }
+
+  /**
+   * Returns whether the last heartbeat is more than a ttl before {@code now}, as a report reads it
+   * ({@code lock status}, {@code doctor}: "not renewing"). Both instants come from two clocks (the
+   * holder's and the caller's), so this is a hint for people only: no lock ever takes a lease over
+   * by it. A waiter judges staleness by its own observation alone, the record's version unchanged
+   * for longer than the ttl on its own clock ({@link DistributedLock}).
    *
    * @param now the instant to judge at, from the caller's clock; not null
-   * @return whether {@code now} is more than {@code 2 × ttl} after {@code acquiredAt}
+   * @return whether {@code now} is more than a ttl after {@code acquiredAt}
    */
-  public boolean isStaleAt(Instant now) {
-    return now.isAfter(acquiredAt.plus(ttl.multipliedBy(2)));
+  public boolean isOverdueAt(Instant now) {
+    return now.isAfter(acquiredAt.plus(ttl));
   }
 
   /**
@@ -140,24 +187,26 @@ public final class LockInfo {
    * @param now the time of the heartbeat, by the holder's clock
    */
   public LockInfo refreshedAt(Instant now) {
-    return new LockInfo(holder, hostname, pid, now, ttl, nonce, processStart);
+    return new LockInfo(holder, hostname, pid, now, ttl, nonce, processStart, namespace);
   }
 
   @Override
   public boolean equals(@Nullable Object other) {
     return other instanceof LockInfo that && pid == that.pid && holder.equals(that.holder)
         && hostname.equals(that.hostname) && acquiredAt.equals(that.acquiredAt) && ttl.equals(that.ttl)
-        && nonce.equals(that.nonce) && Objects.equals(processStart, that.processStart);
+        && nonce.equals(that.nonce) && Objects.equals(processStart, that.processStart)
+        && Objects.equals(namespace, that.namespace);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(holder, hostname, pid, acquiredAt, ttl, nonce, processStart);
+    return Objects.hash(holder, hostname, pid, acquiredAt, ttl, nonce, processStart, namespace);
   }
 
   @Override
   public String toString() {
     return "LockInfo[holder=" + holder + ", hostname=" + hostname + ", pid=" + pid + ", acquiredAt=" + acquiredAt
-        + ", ttl=" + ttl + ", nonce=" + nonce + (processStart == null ? "" : ", processStart=" + processStart) + "]";
+        + ", ttl=" + ttl + ", nonce=" + nonce + (processStart == null ? "" : ", processStart=" + processStart)
+        + (namespace == null ? "" : ", bootId=" + namespace.bootId() + ", pidNamespace=" + namespace.pidNamespace()) + "]";
   }
 }

@@ -12,11 +12,14 @@ import java.util.Optional;
  * Reads and writes the JSON body of a lock: an object {@code {holder, hostname, pid, acquiredAt,
  * ttlMs, nonce}} pretty-printed with two spaces and a trailing newline, {@code acquiredAt} as
  * ISO-8601, then {@code processStartedAt} (ISO-8601) when the record knows its process's start
- * time. The six fields keep the original tool's names, types and order, so it reads our records
+ * time, and {@code bootId} and {@code pidNamespace} (strings) when it knows the boot and pid
+ * namespace of its pid. The six fields keep the original tool's names, types and order, so it reads our records
  * (it needs a string holder, a numeric pid, a string acquiredAt, a numeric ttlMs and the nonce, and
  * ignores a field it does not know); reading ours needs none of the optional field. Reading ignores
  * fields it does not know (peers may add some), reads a {@code processStartedAt} that is not an
- * ISO-8601 instant as absent (the start is then unknown, the safe reading), and rejects a body that
+ * ISO-8601 instant as absent (the start is then unknown, the safe reading), reads the namespace as
+ * absent unless both of its fields are non-blank strings (absent is the safe reading: no reader
+ * then judges the process gone), and rejects a body that
  * is larger than {@link #MAX_BYTES}, not one JSON object, or missing or mistyping a required field.
  * Stateless and thread-safe.
  */
@@ -33,6 +36,12 @@ final class LockInfoCodec {
   /** The optional field of the holder's process start time. */
   static final String PROCESS_START = "processStartedAt";
 
+  /** The optional field of the holder's kernel boot id. */
+  static final String BOOT_ID = "bootId";
+
+  /** The optional field of the holder's pid namespace. */
+  static final String PID_NAMESPACE = "pidNamespace";
+
   private LockInfoCodec() {}
 
   /** Returns the body that records {@code info}. */
@@ -45,6 +54,10 @@ final class LockInfoCodec {
     members.put("ttlMs", new JsonValue.Num(Long.toString(info.ttl().toMillis())));
     members.put("nonce", new JsonValue.Str(info.nonce()));
     info.processStart().ifPresent(start -> members.put(PROCESS_START, new JsonValue.Str(start.toString())));
+    info.processNamespace().ifPresent(namespace -> {
+      members.put(BOOT_ID, new JsonValue.Str(namespace.bootId()));
+      members.put(PID_NAMESPACE, new JsonValue.Str(namespace.pidNamespace()));
+    });
     StringBuilder out = new StringBuilder();
     new JsonValue.Obj(members).writePretty(out, 0);
     return out.append('\n').toString().getBytes(StandardCharsets.UTF_8);
@@ -100,7 +113,17 @@ final class LockInfoCodec {
       throw new LockUnreadableException(lockKey, "field \"nonce\" is blank", null);
     }
     LockInfo info = new LockInfo(holder, hostname, pid, acquiredAt, Duration.ofMillis(ttlMs), nonce);
-    return processStart(root).map(info::withProcessStart).orElse(info);
+    LockInfo started = processStart(root).map(info::withProcessStart).orElse(info);
+    return processNamespace(root).map(started::withProcessNamespace).orElse(started);
+  }
+
+  /** Returns the record's boot and pid namespace, or empty unless both fields are non-blank strings. */
+  private static Optional<LockInfo.ProcessNamespace> processNamespace(JsonValue.Obj root) {
+    if (root.members().get(BOOT_ID) instanceof JsonValue.Str boot && !boot.value().isBlank()
+        && root.members().get(PID_NAMESPACE) instanceof JsonValue.Str pids && !pids.value().isBlank()) {
+      return Optional.of(new LockInfo.ProcessNamespace(boot.value(), pids.value()));
+    }
+    return Optional.empty();
   }
 
   /** Returns the record's process start time, or empty when it is absent or not an instant in range. */

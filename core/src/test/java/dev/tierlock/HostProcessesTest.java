@@ -8,12 +8,16 @@ import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-/** When a record names a process of this host that is gone, by {@link HostProcesses#isGone}. */
+/**
+ * When a record names a process of this host that is gone, by {@link HostProcesses#isGone}: only a
+ * record of this host's own boot and pid namespace, seen through an injected namespace view.
+ */
 class HostProcessesTest {
 
   private static final Instant STARTED = Instant.parse("2026-01-01T00:00:00Z");
+  private static final LockInfo.ProcessNamespace HERE = new LockInfo.ProcessNamespace("boot-1", "pid:[4026531836]");
   private static final LockInfo RECORD = new LockInfo("a@box", "box", 42, STARTED.plusSeconds(60), Duration.ofSeconds(30),
-      "n-1");
+      "n-1").withProcessNamespace(HERE);
 
   @Test
   void isGone_noProcessWithItsPid_isGone() {
@@ -42,6 +46,11 @@ class HostProcessesTest {
       }
 
       @Override
+      public Optional<LockInfo.ProcessNamespace> processNamespace() {
+        return Optional.of(HERE);
+      }
+
+      @Override
       public boolean isRunning(long pid) {
         return true;
       }
@@ -61,8 +70,54 @@ class HostProcessesTest {
   }
 
   @Test
+  void isGone_aRecordOfAnotherPidNamespaceOrBootOfThisHost_isNever() {
+    LockInfo container = RECORD.withProcessStart(STARTED)
+        .withProcessNamespace(new LockInfo.ProcessNamespace("boot-1", "pid:[4026532999]"));
+    LockInfo earlierBoot = RECORD.withProcessStart(STARTED)
+        .withProcessNamespace(new LockInfo.ProcessNamespace("boot-0", "pid:[4026531836]"));
+
+    assertThat(box(Map.of()).isGone(container)).as("pid 42 of another container means nothing here").isFalse();
+    assertThat(box(Map.of(42L, STARTED.plusSeconds(5))).isGone(container)).isFalse();
+    assertThat(box(Map.of()).isGone(earlierBoot)).isFalse();
+    assertThat(box(Map.of()).sharesProcessTable(container)).isFalse();
+    assertThat(box(Map.of()).sharesProcessTable(RECORD)).isTrue();
+  }
+
+  @Test
+  void isGone_aRecordWithoutANamespace_isNever() {
+    LockInfo older = new LockInfo("a@box", "box", 42, STARTED.plusSeconds(60), Duration.ofSeconds(30), "n-1")
+        .withProcessStart(STARTED);
+
+    assertThat(box(Map.of()).isGone(older)).as("an older Tierlock's record: which pid namespace is unknown").isFalse();
+  }
+
+  @Test
+  void isGone_whenThisProcessCannotTellItsNamespace_isNever() {
+    HostProcesses blind = new HostProcesses() {
+      @Override
+      public String hostname() {
+        return "box";
+      }
+
+      @Override
+      public boolean isRunning(long pid) {
+        return false;
+      }
+
+      @Override
+      public Optional<Instant> startOf(long pid) {
+        return Optional.empty();
+      }
+    };
+
+    assertThat(blind.processNamespace()).isEmpty();
+    assertThat(blind.isGone(RECORD.withProcessStart(STARTED))).isFalse();
+  }
+
+  @Test
   void isGone_aRecordOfAnotherHost_isNever() {
-    LockInfo elsewhere = new LockInfo("a@far", "far", 42, STARTED, Duration.ofSeconds(30), "n-1").withProcessStart(STARTED);
+    LockInfo elsewhere = new LockInfo("a@far", "far", 42, STARTED, Duration.ofSeconds(30), "n-1").withProcessStart(STARTED)
+        .withProcessNamespace(HERE);
 
     assertThat(box(Map.of()).isGone(elsewhere)).isFalse();
   }
@@ -78,6 +133,12 @@ class HostProcessesTest {
     assertThat(system.isRunning(self)).isTrue();
     assertThat(system.startOf(self)).isEqualTo(ProcessHandle.current().info().startInstant());
     assertThat(system.isGone(system.startOf(self).map(mine::withProcessStart).orElse(mine))).isFalse();
+    if (java.nio.file.Files.isReadable(java.nio.file.Path.of("/proc/sys/kernel/random/boot_id"))) {
+      assertThat(system.processNamespace()).as("read from /proc").hasValueSatisfying(namespace -> {
+        assertThat(namespace.bootId()).matches("[0-9a-f-]{36}");
+        assertThat(namespace.pidNamespace()).matches("pid:\\[[0-9]+]");
+      });
+    }
     assertThat(system.isRunning(-1)).isFalse();
     assertThat(system.startOf(-1)).isEmpty();
   }
@@ -87,6 +148,11 @@ class HostProcessesTest {
       @Override
       public String hostname() {
         return "box";
+      }
+
+      @Override
+      public Optional<LockInfo.ProcessNamespace> processNamespace() {
+        return Optional.of(HERE);
       }
 
       @Override

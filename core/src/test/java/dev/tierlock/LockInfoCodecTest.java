@@ -152,4 +152,35 @@ class LockInfoCodecTest {
 
     assertThat(LockInfoCodec.decode(KEY, body.getBytes(StandardCharsets.UTF_8)).processStart()).isEmpty();
   }
+
+  @Test
+  void encode_withAProcessNamespace_appendsBootAndPidNamespace_andHeartbeatsKeepThem() {
+    LockInfo.ProcessNamespace namespace = new LockInfo.ProcessNamespace("6c7753b3-875b-4719-8421-6b09fe516c68",
+        "pid:[4026531836]");
+    LockInfo pinned = INFO.withProcessStart(Instant.parse("2026-03-04T01:02:03.450Z")).withProcessNamespace(namespace);
+
+    String text = new String(LockInfoCodec.encode(pinned), StandardCharsets.UTF_8);
+
+    assertThat(text).endsWith("""
+          "processStartedAt": "2026-03-04T01:02:03.450Z",
+          "bootId": "6c7753b3-875b-4719-8421-6b09fe516c68",
+          "pidNamespace": "pid:[4026531836]"
+        }
+        """);
+    assertThat(LockInfoCodec.decode(KEY, LockInfoCodec.encode(pinned))).isEqualTo(pinned)
+        .isNotEqualTo(INFO.withProcessStart(Instant.parse("2026-03-04T01:02:03.450Z")));
+    assertThat(pinned.refreshedAt(Instant.parse("2026-03-04T05:07:00Z")).processNamespace()).as("kept by heartbeats")
+        .contains(namespace);
+    assertThat(LockInfoCodec.decode(KEY, LockInfoCodec.encode(INFO)).processNamespace()).as("an older record's")
+        .isEmpty();
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {"\"b\"|null", "\"b\"|\" \"", "12|\"pid:[1]\"", "\"\"|\"pid:[1]\""})
+  void decode_aNamespaceWithAPartMissingOrBlank_readsAsUnknown(String boot, String pids) {
+    String body = "{\"holder\":\"a\",\"hostname\":\"h\",\"pid\":1,\"acquiredAt\":\"2026-01-01T00:00:00Z\","
+        + "\"ttlMs\":1000,\"nonce\":\"n\",\"bootId\":" + boot + ",\"pidNamespace\":" + pids + "}";
+
+    assertThat(LockInfoCodec.decode(KEY, body.getBytes(StandardCharsets.UTF_8)).processNamespace()).isEmpty();
+  }
 }

@@ -38,9 +38,11 @@ import picocli.CommandLine.Spec;
       "Checks: configuration (each setting and where it came from: flag, TIERLOCK_* variable, .tierlock.toml,"
           + " the user's config.toml or default), datastore-reachable (one read of the shared lockfile: present, version, size, parses),"
           + " datastore-identity, self-check (the verdict this checkout and the store hold; with --self-check, the"
-          + " check itself), global-lock (holder, since when, stale or gone), pending-record, state-directory"
-          + " (.swamp: writable, lock files, leftover temp files, its JSON files parse) and install-staging"
-          + " (extensions/.tierlock-staging: journals of interrupted installs).",
+          + " check itself), global-lock (holder, since when, whether its process is alive, stopped or gone, and"
+          + " 'not renewing (stopped or hung?)' when its heartbeat is past its ttl; break-glass only when it will"
+          + " work), pending-record, state-directory (.swamp: writable, lock files, leftover temp files, its JSON"
+          + " files parse), install-staging (extensions/.tierlock-staging: journals of interrupted installs) and"
+          + " checkout-lock (who holds this checkout's transaction lock: pid, and whether it is stopped).",
       "Read-only: it creates no datastore, checkout or state directory, takes no lock, and writes nothing to the"
           + " datastore unless --self-check is given. A check that needs something missing (the datastore, the"
           + " state directory) is skipped."},
@@ -54,7 +56,7 @@ final class DoctorCommand implements Callable<Integer> {
   /** The names of the checks, in the order they are printed. */
   static final List<String> CHECKS = List.of(ConfigurationCheck.NAME, DatastoreReachableCheck.NAME, DatastoreIdentityCheck.NAME,
       SelfCheckVerdictCheck.NAME, GlobalLockCheck.NAME, PendingRecordCheck.NAME, StateDirectoryCheck.NAME,
-      InstallStagingCheck.NAME);
+      InstallStagingCheck.NAME, CheckoutLockCheck.NAME);
 
   @ParentCommand TierlockCli root;
   @Spec CommandSpec spec;
@@ -80,12 +82,14 @@ final class DoctorCommand implements Callable<Integer> {
     // the local checks first, before anything (a --self-check) may create the state directory
     DoctorFinding stateDirectory = new StateDirectoryCheck().run(doctor);
     DoctorFinding staging = new InstallStagingCheck().run(doctor);
+    DoctorFinding checkoutLock = new CheckoutLockCheck().run(doctor);
 
     List<DoctorFinding> findings = new ArrayList<>();
     findings.add(new ConfigurationCheck(root.settings()).run(doctor));
     findings.addAll(datastoreChecks(uri, doctor));
     findings.add(stateDirectory);
     findings.add(staging);
+    findings.add(checkoutLock);
     DoctorReport report = new DoctorReport(uri, findings);
     PrintWriter out = spec.commandLine().getOut();
     if (json) {

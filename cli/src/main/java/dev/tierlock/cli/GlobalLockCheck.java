@@ -9,13 +9,14 @@ import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.ObjectKey;
 import dev.tierlock.spi.ReadCondition;
 import dev.tierlock.spi.ReadResult;
-import java.time.Instant;
+import java.io.IOException;
 import java.util.Optional;
 
 /**
- * {@code global-lock}: free, or its holder (host and pid, last heartbeat, nonce) and whether its
- * lease is fresh, stale or held by a process gone from this host, with the break-glass command when
- * it is safe. It reads the lock only: it never takes or breaks it.
+ * {@code global-lock}: free, or its holder (host and pid, whether its process is alive, stopped or
+ * gone where this host can tell, last heartbeat, nonce), and whether its lease is fresh or not
+ * renewing (a heartbeat past its ttl), with the break-glass command when it will work ({@link
+ * LeaseAdvice}). It reads the lock only: it never takes or breaks it.
  */
 final class GlobalLockCheck implements DoctorCheck {
 
@@ -47,31 +48,21 @@ final class GlobalLockCheck implements DoctorCheck {
   }
 
   private static DoctorFinding held(DoctorContext doctor, String lock, LockInfo holder) {
-    Instant now = doctor.now();
     HostProcesses processes = HostProcesses.system();
-    boolean here = holder.hostname().equals(processes.hostname());
-    boolean running = here && processes.isRunning(holder.pid());
-    boolean gone = here && (!running || processes.isGone(holder));
-    boolean stale = holder.isStaleAt(now);
-    String who = holder.holder() + " (host " + holder.hostname() + ", pid " + holder.pid()
-        + holder.processStart().map(start -> ", started " + start).orElse("")
-        + (here ? !running ? ", no such process on this host" : gone ? ", now another process's on this host"
-            : ", alive on this host" : "") + ")";
+    Optional<CheckoutLockFile> checkoutLock;
+    try {
+      checkoutLock = CheckoutLockFile.read(doctor.state(), processes);
+    } catch (IOException e) {
+      checkoutLock = Optional.empty();
+    }
+    LeaseAdvice advice = LeaseAdvice.of(holder, doctor.now(), processes, checkoutLock);
     String since = "last heartbeat " + holder.acquiredAt() + " (" + doctor.ago(holder.acquiredAt()) + ", ttl "
         + holder.ttl().toMillis() + " ms), nonce " + holder.nonce();
-    String release = "tierlock lock release --nonce " + holder.nonce();
-    if (gone) {
-      return DoctorFinding.warn(NAME, "held by a process that is gone: " + who + ", " + since + ", "
-          + lock, "break-glass is safe (its process is gone): " + release + " (the next writer on this"
-              + " host takes it over anyway)", null);
+    if (!advice.warns()) {
+      return DoctorFinding.ok(NAME, "held by " + advice.who() + ", " + since + ", lease fresh, " + lock, advice.advice());
     }
-    if (stale) {
-      return DoctorFinding.warn(NAME, "stale: held by " + who + ", " + since + ": not refreshed for over twice its"
-          + " ttl, " + lock, "the next writer takes it over; break-glass is safe: " + release, null);
-    }
-    return DoctorFinding.ok(NAME, "held by " + who + ", " + since + ", lease fresh, " + lock, here
-        ? "its process is alive: a writer waits for it; it renews the lease while it works"
-        : "its host is another: a writer waits for it; only once you know that process is gone: " + release);
+    String state = advice.state() + (advice.state().startsWith("held by") ? ": " : ": held by ") + advice.who();
+    return DoctorFinding.warn(NAME, state + ", " + since + ", " + lock, advice.advice(), null);
   }
 
   /** Reads the global lock's holder as {@link DistributedLock#inspect()} does, through the read-only store. */

@@ -25,7 +25,9 @@ final class LockCommand {
   @ParentCommand TierlockCli root;
 
   /** {@code lock status}. */
-  @Command(name = "status", description = "Shows who holds the global lock, and whether the lease is stale.", mixinStandardHelpOptions = true)
+  @Command(name = "status", description = "Shows who holds the global lock (whether its process is alive, stopped or"
+      + " gone, and whether it is renewing the lease), who holds this checkout's transaction lock, and break-glass"
+      + " when it will work.", mixinStandardHelpOptions = true)
   static final class Status implements Callable<Integer> {
     @ParentCommand LockCommand parent;
     @Spec CommandSpec spec;
@@ -35,34 +37,32 @@ final class LockCommand {
       try (Tierlock tierlock = parent.root.open(TierlockCli.Access.READ)) {
         PrintWriter out = spec.commandLine().getOut();
         Optional<LockInfo> info = tierlock.globalLock().inspect();
+        HostProcesses processes = HostProcesses.system();
+        java.nio.file.Path lockFile = tierlock.stateDirectory().resolve(StateDirectoryCheck.TRANSACTION_LOCK);
+        Optional<CheckoutLockFile> checkoutLock;
+        String checkoutLine;
+        try {
+          checkoutLock = CheckoutLockFile.read(tierlock.stateDirectory(), processes);
+          checkoutLine = checkoutLock.map(lock -> (lock.holderGone() ? "free (its last holder is gone): " : "held by ")
+              + lock.describe()).orElse("free") + ", " + lockFile;
+        } catch (java.io.IOException e) {
+          checkoutLock = Optional.empty();
+          checkoutLine = "cannot read " + lockFile + ": " + e.getMessage();
+        }
         if (info.isEmpty()) {
           out.println("free: " + tierlock.globalLock().describe());
+          out.println("  checkout lock: " + checkoutLine);
         } else {
           LockInfo holder = info.get();
           Instant now = parent.root.clock().instant();
-          Duration age = Duration.between(holder.acquiredAt(), now);
-          HostProcesses processes = HostProcesses.system();
-          boolean here = holder.hostname().equals(processes.hostname());
-          boolean running = here && processes.isRunning(holder.pid());
-          boolean gone = here && (!running || processes.isGone(holder));
-          boolean stale = holder.isStaleAt(now);
-          out.println((gone ? "held by a process that is gone" : stale ? "stale" : "held") + ": "
-              + tierlock.globalLock().describe());
-          out.println("  holder:     " + holder.holder() + " (host " + holder.hostname() + ", pid " + holder.pid()
-              + holder.processStart().map(start -> ", started " + start).orElse("")
-              + (here ? !running ? ", no such process on this host" : gone ? ", now another process's on this host"
-                  : ", alive on this host" : "") + ")");
-          out.println("  heartbeat:  " + holder.acquiredAt() + " (" + age.toMillis() + " ms ago, ttl " + holder.ttl().toMillis() + " ms)");
+          LeaseAdvice advice = LeaseAdvice.of(holder, now, processes, checkoutLock);
+          out.println(advice.state() + ": " + tierlock.globalLock().describe());
+          out.println("  holder:     " + advice.who());
+          out.println("  heartbeat:  " + holder.acquiredAt() + " (" + Duration.between(holder.acquiredAt(), now).toMillis()
+              + " ms ago, ttl " + holder.ttl().toMillis() + " ms)");
           out.println("  nonce:      " + holder.nonce());
-          if (gone || stale) {
-            out.println("  break-glass is safe" + (gone ? " (its process is gone)" : " (its lease ran out; the next"
-                + " writer takes it over anyway)") + ": tierlock lock release --nonce " + holder.nonce());
-          } else if (here) {
-            out.println("  its process is alive: wait for it; it renews the lease while it works");
-          } else {
-            out.println("  its lease is fresh and its host is another: wait, or once you know that process is gone:"
-                + " tierlock lock release --nonce " + holder.nonce());
-          }
+          out.println("  checkout lock: " + checkoutLine);
+          out.println("  " + advice.advice());
         }
         out.flush();
         return ExitCodes.OK;

@@ -149,7 +149,7 @@ class DoctorCommandTest {
             + lease.info().hostname() + ", pid " + ProcessHandle.current().pid())
             .contains(", alive on this host)").contains("last heartbeat 2026-11-29T10:00:00Z (0 ms ago")
             .contains("nonce " + lease.info().nonce()).contains("lease fresh")
-            .contains("its process is alive: a writer waits for it").doesNotContain("break-glass");
+            .contains("its process is alive: wait for it").doesNotContain("break-glass");
         assertThat(peer.globalLock().inspect()).as("doctor did not take or break it").contains(lease.info());
       } finally {
         lease.release();
@@ -164,8 +164,9 @@ class DoctorCommandTest {
         .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
     finished.waitFor();
     LockIdentity here = LockIdentity.current();
+    Instant started = Instant.parse("2026-11-29T09:00:00Z");
     try (Tierlock peer = Tierlock.builder().datastore(datastore().toUri()).checkout(home.resolve("peer"))
-        .environment(Environment.system().withClock(CLOCK)
+        .environment(Environment.system().withClock(CLOCK).withHostProcesses(TierlockCliTest.startedAt(started))
             .withLockIdentity(LockIdentity.of("gone@" + here.hostname(), here.hostname(), finished.pid()))).build()) {
       DistributedLock.Held lease = peer.globalLock().acquire();
       try {
@@ -173,7 +174,7 @@ class DoctorCommandTest {
 
         assertThat(doctor.code()).as("a warning: exit 0").isZero();
         assertThat(doctor.line("global-lock")).startsWith("warn").contains("held by a process that is gone: gone@")
-            .contains("pid " + finished.pid() + ", no such process on this host)")
+            .contains("pid " + finished.pid() + ", started " + started + ", no such process on this host)")
             .contains("break-glass is safe (its process is gone): tierlock lock release --nonce " + lease.info().nonce());
         assertThat(peer.globalLock().inspect()).as("doctor did not break it").contains(lease.info());
       } finally {

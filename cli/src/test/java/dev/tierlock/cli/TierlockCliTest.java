@@ -331,8 +331,9 @@ class TierlockCliTest {
         .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
     finished.waitFor();
     LockIdentity here = LockIdentity.current();
-    try (Tierlock tierlock = Tierlock.builder().datastore(home.resolve("datastore").toUri()).createDatastore().checkout(checkout)
-        .environment(Environment.system().withClock(CLOCK)
+    Instant started = Instant.parse("2026-11-29T09:00:00Z");
+    try (Tierlock tierlock = Tierlock.builder().datastore(home.resolve("datastore").toUri()).createDatastore()
+        .checkout(checkout).environment(Environment.system().withClock(CLOCK).withHostProcesses(startedAt(started))
             .withLockIdentity(LockIdentity.of("gone@" + here.hostname(), here.hostname(), finished.pid()))).build()) {
       DistributedLock.Held lease = tierlock.globalLock().acquire();
 
@@ -340,7 +341,7 @@ class TierlockCliTest {
 
       assertThat(status.code()).isZero();
       assertThat(status.out()).startsWith("held by a process that is gone: ")
-          .contains("pid " + finished.pid() + ", no such process on this host)")
+          .contains("pid " + finished.pid() + ", started " + started + ", no such process on this host)")
           .contains("break-glass is safe (its process is gone): tierlock lock release --nonce " + lease.info().nonce());
       lease.release();
     }
@@ -350,24 +351,8 @@ class TierlockCliTest {
   void lockStatus_ofAHolderWhosePidNowNamesAnotherProcess_saysItIsGone_andThatBreakGlassIsSafe() {
     // a record naming this JVM's pid on this host, but a process that started an hour earlier: the
     // pid was reused since
-    HostProcesses system = HostProcesses.system();
     Instant earlier = Instant.parse("2026-11-29T09:00:00Z");
-    HostProcesses claimingAnEarlierStart = new HostProcesses() {
-      @Override
-      public String hostname() {
-        return system.hostname();
-      }
-
-      @Override
-      public boolean isRunning(long pid) {
-        return true;
-      }
-
-      @Override
-      public Optional<Instant> startOf(long pid) {
-        return Optional.of(earlier);
-      }
-    };
+    HostProcesses claimingAnEarlierStart = startedAt(earlier);
     try (FileSystemDatastore store = FileSystemDatastore.open(home.resolve("datastore"));
         Tierlock holder = Tierlock.builder().datastore(store).checkout(home.resolve("holder"))
             .environment(Environment.system().withClock(CLOCK).withHostProcesses(claimingAnEarlierStart)).build()) {
@@ -489,5 +474,34 @@ class TierlockCliTest {
     Run list = run("--namespace", "team", "-v", "entries", "list", "--json");
     assertThat(list.code()).as(list.err()).isEqualTo(2);
     assertThat(list.err()).as("parsed, then refused for the datastore, not the options").endsWith("[datastore_missing]\n");
+  }
+
+  /**
+   * Returns this host's processes (its name, boot and pid namespace), but claiming that every pid
+   * runs and started at {@code start}: a holder built on it records that start and this namespace.
+   */
+  static HostProcesses startedAt(Instant start) {
+    HostProcesses system = HostProcesses.system();
+    return new HostProcesses() {
+      @Override
+      public String hostname() {
+        return system.hostname();
+      }
+
+      @Override
+      public Optional<dev.tierlock.LockInfo.ProcessNamespace> processNamespace() {
+        return system.processNamespace();
+      }
+
+      @Override
+      public boolean isRunning(long pid) {
+        return true;
+      }
+
+      @Override
+      public Optional<Instant> startOf(long pid) {
+        return Optional.of(start);
+      }
+    };
   }
 }

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.NullMarked;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A second JVM that holds a lock, so that a test can prove what another process's lock does: a
@@ -38,6 +39,8 @@ public final class ChildLockHolder implements AutoCloseable {
   static final long WAIT_SECONDS = 60;
 
   private static final String LEASE = "--lease";
+
+  private static final String AND_CHECKOUT_LOCK = "--and-checkout-lock";
 
   private final Process process;
   private final BufferedReader stdout;
@@ -77,11 +80,52 @@ public final class ChildLockHolder implements AutoCloseable {
    * @throws IllegalStateException if it does not report the lease held
    */
   public static ChildLockHolder holdingLease(URI datastore, Path checkout, Duration ttl) throws IOException {
-    return launch(LEASE, datastore.toString(), checkout.toString(), Long.toString(ttl.toMillis()));
+    return holdingLease(List.of(), datastore, checkout, ttl);
+  }
+
+  /**
+   * As {@link #holdingLease(URI, Path, Duration)}, with the child JVM started through {@code
+   * wrapper}, a command that runs the command line after it (such as {@code unshare --pid --fork
+   * --mount-proc --kill-child}, to hold the lease from another pid namespace of this host). The
+   * wrapper must pass standard input and output through, and end the JVM when it is killed itself.
+   *
+   * @param wrapper the wrapper's command line; empty for none
+   * @param datastore the datastore's URI; its module must be on the test class path
+   * @param checkout the child's checkout directory
+   * @param ttl the lease's ttl
+   * @return the running child ({@link #pid()} is the wrapper's)
+   * @throws IOException if the wrapper or the JVM cannot be started or talked to
+   * @throws IllegalStateException if it does not report the lease held
+   */
+  public static ChildLockHolder holdingLease(List<String> wrapper, URI datastore, Path checkout, Duration ttl)
+      throws IOException {
+    return launch(wrapper, LEASE, datastore.toString(), checkout.toString(), Long.toString(ttl.toMillis()));
+  }
+
+  /**
+   * As {@link #holdingLease(URI, Path, Duration)}, and then the checkout's transaction lock too
+   * ({@code <state>/transaction.lock}, as a transaction on that checkout holds it after the lease),
+   * so that a test can stop (SIGSTOP) a process that blocks both.
+   *
+   * @param datastore the datastore's URI; its module must be on the test class path
+   * @param checkout the child's checkout directory, whose transaction lock it takes
+   * @param ttl the lease's ttl
+   * @return the running child, holding both
+   * @throws IOException if the JVM cannot be started or talked to
+   * @throws IllegalStateException if it does not report both held
+   */
+  public static ChildLockHolder holdingLeaseAndCheckoutLock(URI datastore, Path checkout, Duration ttl) throws IOException {
+    return launch(List.of(), LEASE, datastore.toString(), checkout.toString(), Long.toString(ttl.toMillis()),
+        AND_CHECKOUT_LOCK);
   }
 
   private static ChildLockHolder launch(String... args) throws IOException {
-    List<String> command = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+    return launch(List.of(), args);
+  }
+
+  private static ChildLockHolder launch(List<String> wrapper, String... args) throws IOException {
+    List<String> command = new java.util.ArrayList<>(wrapper);
+    command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
         .toString(), "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-cp", classpath(), "-Dslf4j.internal.verbosity=ERROR",
         ChildLockHolder.class.getName()));
     command.addAll(List.of(args));
@@ -178,7 +222,8 @@ public final class ChildLockHolder implements AutoCloseable {
   /**
    * Takes the lock of the file {@code args[0]} for {@code args[1]} (or, after {@code --lease}, the
    * global lease of the datastore {@code args[1]} from the checkout {@code args[2]} with a ttl of
-   * {@code args[3]} ms), prints {@code locked}, waits for a line on standard input, releases it and
+   * {@code args[3]} ms, and then, after {@code --and-checkout-lock}, that checkout's transaction
+   * lock), prints {@code locked}, waits for a line on standard input, releases it and
    * prints {@code released}.
    *
    * @param args what to hold
@@ -186,17 +231,11 @@ public final class ChildLockHolder implements AutoCloseable {
    */
   public static void main(String[] args) throws Exception {
     if (args.length > 0 && args[0].equals(LEASE)) {
-      holdLease(URI.create(args[1]), Path.of(args[2]), Duration.ofMillis(Long.parseLong(args[3])));
+      holdLease(URI.create(args[1]), Path.of(args[2]), Duration.ofMillis(Long.parseLong(args[3])),
+          args.length > 4 && args[4].equals(AND_CHECKOUT_LOCK));
       return;
     }
-    Clock clock = Clock.systemUTC();
-    OsLockRegistry.Attempt attempt = OsLockRegistry.shared().acquire(Path.of(args[0]), args[1],
-        OsLockRegistry.Wait.until(clock.instant().plusSeconds(WAIT_SECONDS), clock, Sleeper.SYSTEM::sleep,
-            Duration.ofMillis(5)));
-    if (!(attempt instanceof OsLockRegistry.Attempt.Acquired acquired)) {
-      throw new IllegalStateException("Cannot hold " + args[0] + ": " + attempt);
-    }
-    OsLockRegistry.Held held = acquired.lock();
+    OsLockRegistry.Held held = osLock(Path.of(args[0]), args[1]);
     System.out.println("locked");
     System.out.flush();
     new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
@@ -205,13 +244,31 @@ public final class ChildLockHolder implements AutoCloseable {
     System.out.flush();
   }
 
-  private static void holdLease(URI datastore, Path checkout, Duration ttl) throws IOException {
+  /** Takes the OS lock of {@code lockFile} for {@code guards}, waiting up to the bound. */
+  private static OsLockRegistry.Held osLock(Path lockFile, String guards) throws IOException, InterruptedException {
+    Clock clock = Clock.systemUTC();
+    OsLockRegistry.Attempt attempt = OsLockRegistry.shared().acquire(lockFile, guards,
+        OsLockRegistry.Wait.until(clock.instant().plusSeconds(WAIT_SECONDS), clock, Sleeper.SYSTEM::sleep,
+            Duration.ofMillis(5)));
+    if (!(attempt instanceof OsLockRegistry.Attempt.Acquired acquired)) {
+      throw new IllegalStateException("Cannot hold " + lockFile + ": " + attempt);
+    }
+    return acquired.lock();
+  }
+
+  private static void holdLease(URI datastore, Path checkout, Duration ttl, boolean checkoutLock)
+      throws IOException, InterruptedException {
     LockOptions options = LockOptions.DEFAULTS.withTtl(ttl).withMaxWait(Duration.ofSeconds(WAIT_SECONDS));
     try (Tierlock tierlock = Tierlock.builder().datastore(datastore).checkout(checkout).lockOptions(options).build()) {
       DistributedLock.Held lease = tierlock.globalLock().acquire();
+      OsLockRegistry.@Nullable Held transaction = checkoutLock
+          ? osLock(tierlock.stateDirectory().resolve("transaction.lock"), "transaction") : null;
       System.out.println("locked");
       System.out.flush();
       new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+      if (transaction != null) {
+        transaction.release();
+      }
       lease.release();
       System.out.println("released");
       System.out.flush();

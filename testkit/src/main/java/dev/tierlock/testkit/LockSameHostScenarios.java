@@ -1,5 +1,6 @@
 package dev.tierlock.testkit;
 
+import static dev.tierlock.testkit.LockFixture.BEAT;
 import static dev.tierlock.testkit.LockFixture.KEY;
 import static dev.tierlock.testkit.LockFixture.PROCESS_START;
 import static dev.tierlock.testkit.LockFixture.TTL;
@@ -8,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tierlock.DistributedLock;
+import dev.tierlock.LockInfo;
 import dev.tierlock.LockTimeoutException;
 import dev.tierlock.spi.ObjectVersion;
 import java.time.Duration;
@@ -19,7 +21,8 @@ import java.util.Optional;
  * The {@link DistributedLockContract} cases about a holder on the waiter's own host: one whose
  * process is gone, or whose pid now names a process that started at another time, is taken over at
  * once by a write conditional on the version read (two takers never both win); a live one is not;
- * a record without a start time, and a holder on another host, wait out the ttl as before. Each
+ * a record without a start time or a pid namespace, a holder in another pid namespace of this host
+ * (a container sharing its name), and a holder on another host, wait out the ttl. Each
  * host is a {@link HostTable}, so every judgement is deterministic.
  */
 final class LockSameHostScenarios {
@@ -105,6 +108,57 @@ final class LockSameHostScenarios {
     DistributedLock bob = fixture.peerOn("bob", host, BOB).build();
 
     assertThat(bob.tryAcquire()).as("a pid alone cannot tell a made-up or reused id").isEmpty();
+    clock.advance(TTL);
+    assertThat(bob.tryAcquire()).as("unchanged for exactly the ttl").isEmpty();
+    clock.advance(Duration.ofMillis(1));
+    DistributedLock.Held taken = bob.tryAcquire().orElseThrow();
+
+    assertThat(fixture.storedHolder().nonce()).isEqualTo(taken.info().nonce());
+    taken.release();
+  }
+
+  void tryAcquire_liveHolderInAnotherPidNamespaceOfThisHost_waitsOutItsTtl() {
+    // ada runs in another container that shares this host's name: her pid 101 names another
+    // process in bob's namespace (one that started at another time), or none
+    HostTable container = host.otherPidNamespace("pid:[4026532999]").run(ADA, PROCESS_START);
+    ManualHeartbeats adaBeats = ManualHeartbeats.create();
+    DistributedLock.Held ada = fixture.peerOn("ada", container, ADA).heartbeats(adaBeats).build().acquire();
+    assertThat(fixture.storedHolder().processNamespace()).as("her record names her namespace")
+        .contains(new LockInfo.ProcessNamespace(HostTable.BOOT, "pid:[4026532999]"));
+    DistributedLock bob = fixture.peerOn("bob", host, BOB).build();
+
+    host.run(ADA, PROCESS_START.plus(Duration.ofMinutes(5)));
+    assertThat(bob.tryAcquire()).as("pid %d of bob's namespace is another process: it says nothing of ada's", ADA)
+        .isEmpty();
+    host.end(ADA);
+    assertThat(bob.tryAcquire()).as("no pid %d in bob's namespace: it says nothing of ada's", ADA).isEmpty();
+    for (int beat = 0; beat < 6; beat++) {
+      clock.advance(BEAT);
+      adaBeats.beat();
+      assertThat(bob.tryAcquire()).as("ada renews (beat %d)", beat).isEmpty();
+    }
+    assertThat(ada.isHeld()).isTrue();
+    assertThat(fixture.storedHolder().nonce()).isEqualTo(ada.info().nonce());
+
+    clock.advance(TTL.plusMillis(1));
+    DistributedLock.Held taken = bob.tryAcquire().orElseThrow();
+    assertThat(ada.isHeld()).as("once ada stops renewing, her record is stale by bob's own watch").isFalse();
+    ada.release();
+    taken.release();
+    assertThat(store.delegate().stat(KEY)).isEmpty();
+  }
+
+  void tryAcquire_sameHostRecordWithAStartTimeButNoNamespace_waitsOutItsTtl() {
+    // an older Tierlock's record: host, pid and start time, but not which boot and pid namespace
+    fixture.plant("{\"holder\": \"old@" + HOST + "\", \"hostname\": \"" + HOST + "\", \"pid\": " + ADA
+        + ", \"acquiredAt\": \"" + clock.instant() + "\", \"ttlMs\": " + TTL.toMillis()
+        + ", \"nonce\": \"nonce-old\", \"processStartedAt\": \"" + PROCESS_START + "\"}\n");
+    host.end(ADA);
+    DistributedLock bob = fixture.peerOn("bob", host, BOB).build();
+    DistributedLock blind = fixture.peerOn("cy", host.namespaceUnknown(), CY).build();
+
+    assertThat(bob.tryAcquire()).as("the record does not say which pid namespace pid %d is of", ADA).isEmpty();
+    assertThat(blind.tryAcquire()).as("a waiter that cannot tell its own namespace").isEmpty();
     clock.advance(TTL);
     assertThat(bob.tryAcquire()).as("unchanged for exactly the ttl").isEmpty();
     clock.advance(Duration.ofMillis(1));

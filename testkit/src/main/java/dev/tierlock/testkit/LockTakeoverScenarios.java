@@ -40,16 +40,18 @@ final class LockTakeoverScenarios {
   void acquire_staleHolder_isTakenOverByAConditionalWrite_andTheOldLeaseLearnsItIsLost() {
     DistributedLock.Held old = fixture.lockOf("ada").acquire();
     ObjectVersion stale = fixture.storedVersion();
-    clock.advance(TTL.multipliedBy(2).plusMillis(1));
+    DistributedLock bob = fixture.lockOf("bob");
+    assertThat(bob.tryAcquire()).as("bob's first sight of ada's version").isEmpty();
+    clock.advance(TTL.plusMillis(1));
 
-    DistributedLock.Held successor = fixture.lockOf("bob").acquire();
+    DistributedLock.Held successor = bob.acquire();
 
     assertThat(clock.sleeps()).isEmpty();
-    assertThat(fixture.logged(DatastoreOperation.WRITE)).containsExactly(
-        "mustNotExist -> WRITTEN", "mustNotExist -> PRECONDITION_FAILED", mustMatch(stale) + " -> WRITTEN");
+    assertThat(fixture.logged(DatastoreOperation.WRITE)).containsExactly("mustNotExist -> WRITTEN",
+        "mustNotExist -> PRECONDITION_FAILED", "mustNotExist -> PRECONDITION_FAILED", mustMatch(stale) + " -> WRITTEN");
     assertThat(store.log().entries(DatastoreOperation.DELETE)).isEmpty();
     assertThat(fixture.storedHolder().nonce()).isEqualTo(successor.info().nonce());
-    assertThat(old.isHeld()).as("twice its ttl past its last refresh, before any heartbeat").isFalse();
+    assertThat(old.isHeld()).as("a ttl past its last refresh, before any heartbeat").isFalse();
     heartbeats.beat();
     assertThat(old.isHeld()).isFalse();
     assertThat(successor.isHeld()).isTrue();
@@ -79,8 +81,10 @@ final class LockTakeoverScenarios {
   void release_neverDeletesASuccessorsLock() {
     DistributedLock.Held old = fixture.lockOf("ada").acquire();
     ObjectVersion oldVersion = fixture.storedVersion();
-    clock.advance(TTL.multipliedBy(2).plusSeconds(1));
-    DistributedLock.Held successor = fixture.lockOf("bob").acquire();
+    DistributedLock bob = fixture.lockOf("bob");
+    assertThat(bob.tryAcquire()).isEmpty();
+    clock.advance(TTL.plusSeconds(1));
+    DistributedLock.Held successor = bob.acquire();
 
     old.release();
 
@@ -133,17 +137,19 @@ final class LockTakeoverScenarios {
   void takeOver_racingTheStaleHoldersHeartbeat_losesAndLeavesTheHolder() {
     ManualHeartbeats holderBeats = ManualHeartbeats.create();
     DistributedLock.Held holder = fixture.peer("ada").heartbeats(holderBeats).build().acquire();
-    clock.advance(TTL.multipliedBy(2).plusSeconds(1));
+    DistributedLock bob = fixture.lockOf("bob");
+    assertThat(bob.tryAcquire()).as("bob's first sight of ada's version").isEmpty();
+    clock.advance(TTL.plusSeconds(1));
     // the holder wakes from its stall between the taker's read and its conditional takeover write
     store.faults().beforeNext(DatastoreOperation.READ, KEY::equals,
         () -> store.faults().beforeNext(DatastoreOperation.WRITE, KEY::equals, holderBeats::beat));
 
-    Optional<DistributedLock.Held> taken = fixture.lockOf("bob").tryAcquire();
+    Optional<DistributedLock.Held> taken = bob.tryAcquire();
 
     assertThat(taken).isEmpty();
     assertThat(holder.isHeld()).isTrue();
     assertThat(fixture.storedHolder().nonce()).isEqualTo(holder.info().nonce());
-    assertThat(fixture.logged(DatastoreOperation.WRITE).get(3)).startsWith("mustMatch(").endsWith(" -> PRECONDITION_FAILED");
+    assertThat(fixture.logged(DatastoreOperation.WRITE).get(4)).startsWith("mustMatch(").endsWith(" -> PRECONDITION_FAILED");
     assertThat(store.faults().pendingHooks()).isZero();
     holder.release();
   }
@@ -151,17 +157,20 @@ final class LockTakeoverScenarios {
   void takeOver_twoWaitersOnOneStaleVersion_exactlyOneWins() {
     DistributedLock.Held stale = fixture.lockOf("ada").acquire();
     ObjectVersion staleVersion = fixture.storedVersion();
-    clock.advance(TTL.multipliedBy(2).plusSeconds(1));
+    DistributedLock bob = fixture.lockOf("bob");
     DistributedLock cy = fixture.lockOf("cy");
+    assertThat(bob.tryAcquire()).isEmpty();
+    assertThat(cy.tryAcquire()).isEmpty();
+    clock.advance(TTL.plusSeconds(1));
     List<DistributedLock.Held> cyTook = new ArrayList<>();
     // bob and cy both read the stale version; cy's takeover lands between bob's read and bob's write
     store.faults().beforeNext(DatastoreOperation.READ, KEY::equals,
         () -> store.faults().beforeNext(DatastoreOperation.WRITE, KEY::equals,
             () -> cy.tryAcquire().ifPresent(cyTook::add)));
 
-    Optional<DistributedLock.Held> bob = fixture.lockOf("bob").tryAcquire();
+    Optional<DistributedLock.Held> bobTook = bob.tryAcquire();
 
-    assertThat(bob).isEmpty();
+    assertThat(bobTook).isEmpty();
     assertThat(cyTook).hasSize(1);
     assertThat(fixture.storedHolder().nonce()).isEqualTo(cyTook.get(0).info().nonce());
     assertThat(fixture.logged(DatastoreOperation.WRITE).stream().filter(w -> w.startsWith(mustMatch(staleVersion))).toList())

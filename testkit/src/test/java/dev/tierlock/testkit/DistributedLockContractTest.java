@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  */
 class DistributedLockContractTest {
 
-  private static final int CONTRACT_TESTS = 43;
+  private static final int CONTRACT_TESTS = 46;
 
   @Test
   void contract_storeIgnoringPreconditions_failsEveryTestWhereTwoPeersMeet() {
