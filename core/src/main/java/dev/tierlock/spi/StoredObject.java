@@ -61,7 +61,9 @@ public final class StoredObject {
       throw new IllegalArgumentException("Cannot describe object " + key + ": negative size " + size);
     }
     this.key = Objects.requireNonNull(key, "key");
-    this.version = Objects.requireNonNull(version, "version");
+    // not checked: a store that does not version its objects gives none, and the self-check
+    // refuses it as datastore_unsafe, naming what it lacks (the check is where that is said)
+    this.version = version;
     this.size = size;
     this.metadata = Objects.requireNonNull(metadata, "metadata");
     this.modified = modified;
@@ -72,7 +74,11 @@ public final class StoredObject {
     return key;
   }
 
-  /** {@return the object's current version} */
+  /**
+   * {@return the object's current version} A store that does not version its objects gives none
+   * (null): the self-check refuses such a store ({@code datastore_unsafe}), so Tierlock never works
+   * on one.
+   */
   public ObjectVersion version() {
     return version;
   }
@@ -97,8 +103,8 @@ public final class StoredObject {
 
   @Override
   public boolean equals(@Nullable Object o) {
-    return o instanceof StoredObject that && key.equals(that.key) && version.equals(that.version) && size == that.size
-        && metadata.equals(that.metadata);
+    return o instanceof StoredObject that && key.equals(that.key) && Objects.equals(version, that.version)
+        && size == that.size && metadata.equals(that.metadata);
   }
 
   @Override
