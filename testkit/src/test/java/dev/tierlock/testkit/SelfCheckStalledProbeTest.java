@@ -54,7 +54,7 @@ class SelfCheckStalledProbeTest {
 
   /** a stalls for two days after its n-th probe write, during which b checks the store and sweeps a's probe. */
   @ParameterizedTest(name = "after probe write {0}")
-  @ValueSource(ints = {1, 2, 3, 4, 5, 13})
+  @ValueSource(ints = {1, 2, 3, 4, 5}) // the sequence of proofs: the races after it run eight threads
   void aCheckStalledPastTheSweepAge_whoseProbeAPeerSweeps_stillPassesASafeStore(int write, FakeRemote remote,
       TestClock clock) {
     try (TestCheckout a = TestCheckout.builder(remote, temp.resolve("a"), clock).deferSelfCheck().build();
@@ -74,9 +74,13 @@ class SelfCheckStalledProbeTest {
     }
   }
 
-  /** b's clock runs two days ahead of a's: b's check, run while a's is in progress, sweeps a's fresh probe. */
+  /**
+   * b's clock runs two days ahead of a's: b's check, run while a's is in progress, sweeps a's fresh
+   * probe. After each write of a's probe in the sequence of proofs (the races that follow run eight
+   * threads, so which write is the n-th there, and whether a probe is in the store then, is theirs).
+   */
   @ParameterizedTest(name = "after probe write {0}")
-  @ValueSource(ints = {1, 2, 3, 4, 5, 13})
+  @ValueSource(ints = {1, 2, 3, 4, 5})
   void aPeerWhoseClockRunsDaysAhead_sweepingTheProbeOfACheckInProgress_doesNotMakeASafeStoreUnsafe(int write,
       FakeRemote remote, TestClock clock) {
     TestClock ahead = TestClock.at(clock.instant().plus(DAYS));
