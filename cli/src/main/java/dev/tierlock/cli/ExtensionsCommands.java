@@ -184,8 +184,8 @@ final class ExtensionsCommands {
 
   /** {@code tierlock remove NAME}. */
   @Command(name = "remove", mixinStandardHelpOptions = true,
-      description = "Removes an extension from extensions/ and its entry from the shared lockfile (its archive is"
-          + " deleted from the tier after the publish). A name neither installed nor in the lockfile is not_found"
+      description = "Removes an extension from extensions/ and its entry from the shared lockfile (its archive stays"
+          + " in the tier until 'tierlock gc' collects it). A name neither installed nor in the lockfile is not_found"
           + " (exit 3) unless --ignore-not-found.")
   static final class Remove implements Callable<Integer> {
     @ParentCommand TierlockCli root;

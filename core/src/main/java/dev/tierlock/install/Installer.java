@@ -187,7 +187,7 @@ public final class Installer {
 
   /**
    * Removes {@code name} in one transaction, holding the locks: recovery, then {@code catalog}'s
-   * save, then the lockfile entry (its archive deleted from the tier after the publish), then the
+   * save, then the lockfile entry (its archive stays in the tier, for a collection), then the
    * files (moved into staging under a journal; deleted once the transaction has published, or kept
    * the removal pending). A save that throws changes nothing.
    *

@@ -17,7 +17,7 @@ final class Removal {
 
   /**
    * Removes {@code name}: saves {@code catalog} first (a save that throws changes nothing), then
-   * removes the entry (its archive deleted from the tier after the publish), then swaps the files
+   * removes the entry (its archive stays in the tier, for a collection), then swaps the files
    * out under a journal. Nothing to remove (no entry, no files) changes nothing.
    *
    * @return the swap, to commit (delete the files) once the transaction has published or kept the
