@@ -51,7 +51,9 @@ final class ConvergeCommands {
 
   /**
    * Maps a pass to the exit code of {@code converge}: an unrestorable entry waits for a person (1),
-   * even when others are pending; a pending one is retried by running it again (75).
+   * even when others are pending; a pending one is retried by running it again (75). An entry that
+   * pins no archive (no checksum) is not a failure of the pass: the tier was never meant to restore
+   * it, and the text says so in a note.
    */
   static int exitCode(ConvergeReport report) {
     return switch (report.outcome()) {
@@ -59,9 +61,14 @@ final class ConvergeCommands {
       case UNAVAILABLE -> ExitCodes.UNAVAILABLE;
       case LOCKFILE_UNREADABLE, BLOCKED -> ExitCodes.FAILURE;
       case NO_LOCKFILE -> ExitCodes.OK;
-      case CONVERGED, UNCHANGED -> !report.unrestorable().isEmpty() ? ExitCodes.FAILURE
-          : !report.pending().isEmpty() ? ExitCodes.TEMPORARY : ExitCodes.OK;
+      case CONVERGED, UNCHANGED -> report.unrestorable().stream().anyMatch(u -> !pinsNoArchive(u))
+          ? ExitCodes.FAILURE : !report.pending().isEmpty() ? ExitCodes.TEMPORARY : ExitCodes.OK;
     };
+  }
+
+  /** Whether {@code u} is unrestorable only because its entry pins no archive. */
+  static boolean pinsNoArchive(ConvergeReport.Unrestorable u) {
+    return u.reason() == ConvergeReport.Unrestorable.Reason.UNPINNED;
   }
 
   /** {@code tierlock converge [--json] [--full]}. */
@@ -120,7 +127,10 @@ final class ConvergeCommands {
       r.removed().forEach(n -> out.println(n + "\tremoved"));
       r.pending().forEach(p -> out.println(p.name() + "\tpending\tnext attempt " + p.nextAttempt() + " (attempt "
           + p.attempts() + ": " + p.reason() + ")"));
-      r.unrestorable().forEach(u -> out.println(u.name() + "\tunrestorable\t" + words(u.reason()) + ": " + u.detail()));
+      r.unrestorable().forEach(u -> out.println(pinsNoArchive(u)
+          ? u.name() + "\tskipped\tnote: it pins no archive (no checksum), so the tier cannot restore it; 'tierlock"
+              + " install " + u.name() + " --registry DIR' installs it"
+          : u.name() + "\tunrestorable\t" + words(u.reason()) + ": " + u.detail()));
       r.warnings().forEach(w -> out.println("warning: " + w));
       out.printf("(%s: %d restored, %d removed, %d verified, %d skipped, %d pending, %d unrestorable; %d requests,"
           + " %d bytes)%n", words(r.outcome()), r.restored().size(), r.removed().size(), r.verified().size(),

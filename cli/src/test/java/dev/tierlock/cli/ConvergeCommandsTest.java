@@ -80,6 +80,19 @@ class ConvergeCommandsTest {
   }
 
   @Test
+  void converge_ofAnEntryThatPinsNoArchive_skipsItWithANote_andExitsZero() {
+    assertThat(run(a(), "entries", "put", "@acme/hello", "1.0.0").code()).isZero();
+
+    Run converge = run(b(), "converge");
+    Run again = run(b(), "converge");
+
+    assertThat(converge.code()).as(converge.out() + converge.err()).isZero();
+    assertThat(converge.out()).contains("@acme/hello\tskipped\tnote: it pins no archive (no checksum), so the tier"
+        + " cannot restore it; 'tierlock install @acme/hello --registry DIR' installs it");
+    assertThat(again.code()).as("and on every later pass").isZero();
+  }
+
+  @Test
   void converge_onASecondCheckout_restoresFromTheTierAlone_thenStatusSaysVerified() throws IOException {
     publish();
     installOnA("@acme/tool@^1");
