@@ -134,9 +134,7 @@ public final class TierlockCli {
   static int run(String[] args, Map<String, String> environment, Clock clock, PrintWriter out, PrintWriter err) {
     // how much the library's lines say, known before anything is opened: -v what it does, -vv its debug lines too
     Voice.start(verbosity(args));
-    CommandLine line = new CommandLine(new TierlockCli(environment, clock, err));
-    invoked(args).ifPresentOrElse(line::addSubcommand, () -> COMMANDS.forEach(line::addSubcommand));
-    HelpLayout.apply(line);
+    CommandLine line = commandLine(args, new TierlockCli(environment, clock, err));
     line.setOut(out);
     line.setErr(err);
     line.setExecutionExceptionHandler((ex, cmd, parsed) -> {
@@ -155,6 +153,39 @@ public final class TierlockCli {
       return ExitCodes.USAGE;
     });
     return line.execute(args);
+  }
+
+  /**
+   * Returns the model of the command line for {@code args}: the command they name alone, none for
+   * the root's {@code --version} alone, else every command (the help's listing and the suggestions
+   * for a mistyped name need them all).
+   */
+  static CommandLine commandLine(String[] args, TierlockCli root) {
+    CommandLine line = new CommandLine(root);
+    Optional<Class<?>> command = invoked(args);
+    if (command.isPresent()) {
+      line.addSubcommand(command.get());
+    } else if (!versionOnly(args)) {
+      COMMANDS.forEach(line::addSubcommand);
+    }
+    HelpLayout.apply(line);
+    return line;
+  }
+
+  /** {@return whether {@code args} are the root's options alone, the version among them and the help not} */
+  static boolean versionOnly(String[] args) {
+    boolean version = false;
+    for (int i = 0; i < args.length; i++) {
+      String arg = args[i];
+      if (arg.equals("-h") || arg.equals("--help") || arg.equals("--") || !arg.startsWith("-")) {
+        return false;
+      }
+      version |= arg.equals("-V") || arg.equals("--version");
+      if (VALUED.contains(arg)) {
+        i++;
+      }
+    }
+    return version;
   }
 
   /** {@return how many times {@code args} ask for -v (before a {@code --})} */
