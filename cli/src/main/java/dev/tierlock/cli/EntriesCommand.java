@@ -4,7 +4,6 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.Lockfile;
 import dev.tierlock.LockfileEntry;
-import dev.tierlock.LockfileRead;
 import dev.tierlock.Tierlock;
 import dev.tierlock.TransactionResult;
 import java.io.IOException;
@@ -51,14 +50,13 @@ final class EntriesCommand {
     @Override
     public Integer call() {
       try (Tierlock tierlock = parent.root.open(TierlockCli.Access.READ)) {
-        LockfileRead read = tierlock.read();
-        Lockfile lockfile = read.lockfile();
+        // one conditional read, and nothing written anywhere (not even the checkout's cache)
+        Lockfile lockfile = tierlock.snapshot();
         PrintWriter out = spec.commandLine().getOut();
         if (raw) {
           out.print(lockfile.text());
         } else if (json) {
           JsonReport.print(out, "entries list", g -> {
-            JsonReport.optional(g, "lockfileVersion", read.version());
             g.writeArrayFieldStart("entries");
             for (Map.Entry<ExtensionName, LockfileEntry> e : lockfile.entries().entrySet()) {
               entry(g, e.getKey(), e.getValue());

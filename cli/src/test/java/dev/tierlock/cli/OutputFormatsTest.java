@@ -131,7 +131,7 @@ class OutputFormatsTest {
     try (FileSystemDatastore store = FileSystemDatastore.open(cli.datastore());
         Tierlock tierlock = Tierlock.builder().datastore(refusingLockfileWrites(store)).checkout(checkout)
             .environment(Environment.system().withClock(CliHarness.CLOCK))
-            .publishFailurePolicy(PublishFailurePolicy.DEFER).build()) {
+            .publishFailurePolicy(PublishFailurePolicy.DEFER).maxPublishAttempts(1).build()) {
       LockfileEntry entry = LockfileEntry.builder("2.0.0", CliHarness.CLOCK.instant()).build();
       assertThat(tierlock.transaction().run(tx -> tx.withPulledExtensionsLock(() -> {
         tx.put(ExtensionName.of("@acme/tool"), entry);
