@@ -1,8 +1,6 @@
 package dev.tierlock.cli;
 
-import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.StreamWriteFeature;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.Tierlock;
 import dev.tierlock.install.ConvergePoller;
@@ -11,12 +9,10 @@ import dev.tierlock.install.ConvergeStatus;
 import dev.tierlock.install.Converger;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -24,6 +20,7 @@ import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
@@ -34,8 +31,6 @@ import picocli.CommandLine.Spec;
  * tier's archives alone; no registry, and neither the lockfile nor the tier is written.
  */
 final class ConvergeCommands {
-
-  private static final JsonFactory JSON = JsonFactory.builder().disable(StreamWriteFeature.AUTO_CLOSE_TARGET).build();
 
   private ConvergeCommands() {}
 
@@ -113,7 +108,7 @@ final class ConvergeCommands {
         ConvergeReport report = full ? converger.convergeFully() : converger.converge();
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
-          json(out, g -> report(g, report));
+          JsonReport.print(out, "converge", g -> report(g, report));
         } else {
           text(out, report);
         }
@@ -138,15 +133,18 @@ final class ConvergeCommands {
     }
   }
 
-  /** {@code tierlock status [--json]}. */
+  /** {@code tierlock status [--json] [--no-headers]}. */
   @Command(name = "status", mixinStandardHelpOptions = true,
       description = {"Lists where each extension of extensions/ stands against the shared lockfile.",
-        "Per extension: the version the lockfile pins, the version installed, and its state: verified, unverified,"
-            + " edited, out of date, pending (with its next attempt), unrestorable (with why) or not pinned. Reads the"
-            + " lockfile once; takes no lock and writes nothing."})
+        "A table, one row per extension: NAME, PINNED (the version the shared lockfile pins), INSTALLED, STATE and"
+            + " DETAIL; the state is verified, unverified, edited, out of date, pending (a restore, with its next"
+            + " attempt), unrestorable (with why), not pinned, or pending publish: a change of this checkout saved"
+            + " locally and not yet known to be published (PINNED is then what the shared lockfile has; see"
+            + " 'tierlock pending show'). Reads the lockfile; takes no lock and writes nothing."})
   static final class Status implements Callable<Integer> {
     @ParentCommand TierlockCli root;
     @Spec CommandSpec spec;
+    @Mixin Table.Options table;
 
     @Option(names = "--json", description = "Print the statuses as JSON.")
     boolean json;
@@ -155,34 +153,20 @@ final class ConvergeCommands {
     public Integer call() {
       try (Tierlock tierlock = root.open(TierlockCli.Access.READ)) {
         List<ConvergeStatus> all = converger(root, tierlock).status();
+        List<StatusRow> rows = StatusRow.of(all, tierlock);
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
-          json(out, g -> {
-            g.writeStartObject();
+          JsonReport.print(out, "status", g -> {
             g.writeArrayFieldStart("extensions");
-            for (ConvergeStatus s : all) {
-              g.writeStartObject();
-              g.writeStringField("name", s.name().toString());
-              optional(g, "pinned", s.pinned());
-              optional(g, "installed", s.installed());
-              g.writeStringField("state", s.state().name());
-              optional(g, "nextAttempt", s.nextAttempt().map(Object::toString));
-              optional(g, "reason", s.reason());
-              g.writeEndObject();
+            for (StatusRow row : rows) {
+              row.json(g);
             }
             g.writeEndArray();
-            g.writeEndObject();
           });
-        } else if (all.isEmpty()) {
-          out.println("(nothing installed, no entries)");
         } else {
-          for (ConvergeStatus s : all) {
-            String detail = s.state() == ConvergeStatus.State.PENDING
-                ? "next attempt " + s.nextAttempt().map(Object::toString).orElse("-") + s.reason().map(w -> ": " + w).orElse("")
-                : s.reason().orElse("");
-            out.printf("%s\t%s\t%s\t%s%s%n", s.name(), s.pinned().orElse("-"), s.installed().orElse("-"),
-                words(s.state()), detail.isEmpty() ? "" : "\t" + detail);
-          }
+          Table text = new Table(Table.EXTENSIONS);
+          rows.forEach(row -> text.row(row.cells()));
+          text.print(out, table, "(nothing installed, no entries)");
         }
         out.flush();
         return ExitCodes.OK;
@@ -259,6 +243,8 @@ final class ConvergeCommands {
         }
       }, "tierlock-watch-stop");
       Runtime.getRuntime().addShutdownHook(hook);
+      // Ctrl-C is how a watch ends, no interruption of work: it says nothing of one
+      Interruption.finished();
       PrintWriter err = spec.commandLine().getErr();
       err.println("tierlock: watching " + tierlock.checkoutDirectory().resolve(ExtensionsCommands.EXTENSIONS) + " every "
           + every.toString().substring(2).toLowerCase(Locale.ROOT) + " (Ctrl-C stops)");
@@ -298,16 +284,15 @@ final class ConvergeCommands {
   }
 
   private static String words(Enum<?> value) {
-    return value.name().toLowerCase(Locale.ROOT).replace('_', ' ');
+    return JsonReport.words(value);
   }
 
   private static void report(JsonGenerator g, ConvergeReport r) throws IOException {
-    g.writeStartObject();
-    g.writeStringField("outcome", r.outcome().name());
-    names(g, "restored", r.restored());
-    names(g, "removed", r.removed());
-    names(g, "verified", r.verified());
-    names(g, "skipped", r.skipped());
+    g.writeStringField("outcome", words(r.outcome()));
+    JsonReport.strings(g, "restored", r.restored());
+    JsonReport.strings(g, "removed", r.removed());
+    JsonReport.strings(g, "verified", r.verified());
+    JsonReport.strings(g, "skipped", r.skipped());
     g.writeArrayFieldStart("pending");
     for (ConvergeReport.Pending p : r.pending()) {
       g.writeStartObject();
@@ -322,54 +307,17 @@ final class ConvergeCommands {
     for (ConvergeReport.Unrestorable u : r.unrestorable()) {
       g.writeStartObject();
       g.writeStringField("name", u.name().toString());
-      g.writeStringField("reason", u.reason().name());
+      g.writeStringField("reason", words(u.reason()));
       g.writeStringField("detail", u.detail());
       g.writeEndObject();
     }
     g.writeEndArray();
-    g.writeArrayFieldStart("warnings");
-    for (String w : r.warnings()) {
-      g.writeString(w);
-    }
-    g.writeEndArray();
+    JsonReport.strings(g, "warnings", r.warnings());
     g.writeNumberField("requests", r.requests());
     g.writeNumberField("bytes", r.bytes());
-    optional(g, "lockfileVersion", r.lockfileVersion());
-    optional(g, "lockfileSha256", r.lockfileSha256());
+    JsonReport.optional(g, "lockfileVersion", r.lockfileVersion());
+    JsonReport.optional(g, "lockfileSha256", r.lockfileSha256());
     g.writeNumberField("restoreGeneration", r.restoreGeneration());
     g.writeNumberField("exitCode", exitCode(r));
-    g.writeEndObject();
-  }
-
-  private static void names(JsonGenerator g, String field, List<ExtensionName> names) throws IOException {
-    g.writeArrayFieldStart(field);
-    for (ExtensionName n : names) {
-      g.writeString(n.toString());
-    }
-    g.writeEndArray();
-  }
-
-  private static void optional(JsonGenerator g, String field, Optional<String> value) throws IOException {
-    if (value.isPresent()) {
-      g.writeStringField(field, value.get());
-    } else {
-      g.writeNullField(field);
-    }
-  }
-
-  /** What writes one JSON document. */
-  @FunctionalInterface
-  private interface JsonBody {
-    void write(JsonGenerator g) throws IOException;
-  }
-
-  private static void json(PrintWriter out, JsonBody body) {
-    try (JsonGenerator g = JSON.createGenerator(out)) {
-      g.useDefaultPrettyPrinter();
-      body.write(g);
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot write the JSON output: " + e.getMessage(), e);
-    }
-    out.println();
   }
 }

@@ -147,6 +147,15 @@ final class DoctorCommand implements Callable<Integer> {
 
   /** Opens the datastore a URI names, through the provider of its scheme (as the library's builder does). */
   static Datastore openDatastore(URI uri) {
+    return provider(uri).open(uri);
+  }
+
+  /**
+   * Returns the provider of {@code uri}'s scheme, as the library's builder finds it.
+   *
+   * @throws InvalidInputException ({@code unknown_scheme}) if no provider handles it; the message lists those found
+   */
+  static DatastoreProvider provider(URI uri) {
     String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
     ClassLoader loader = Thread.currentThread().getContextClassLoader();
     ServiceLoader<DatastoreProvider> providers = loader == null
@@ -155,7 +164,7 @@ final class DoctorCommand implements Callable<Integer> {
     TreeSet<String> schemes = new TreeSet<>();
     for (DatastoreProvider provider : providers) {
       if (provider.scheme().equals(scheme)) {
-        return provider.open(uri);
+        return provider;
       }
       schemes.add(provider.scheme());
     }

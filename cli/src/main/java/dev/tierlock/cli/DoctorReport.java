@@ -62,27 +62,28 @@ final class DoctorReport {
 
   /** Prints the report as one JSON object: datastore, checks, summary, verdict and exitCode. */
   void printJson(PrintWriter out) {
-    StringBuilder text = new StringBuilder("{\n  \"datastore\": ").append(Json.quote(datastore.toString()))
-        .append(",\n  \"checks\": [");
-    for (int i = 0; i < findings.size(); i++) {
-      DoctorFinding f = findings.get(i);
-      text.append(i == 0 ? "\n" : ",\n").append("    {\"check\": ").append(Json.quote(f.check()))
-          .append(", \"status\": ").append(Json.quote(f.level().label()))
-          .append(", \"detail\": ").append(Json.quote(f.detail()));
-      if (f.hint() != null) {
-        text.append(", \"hint\": ").append(Json.quote(f.hint()));
+    JsonReport.print(out, "doctor", g -> {
+      g.writeStringField("datastore", datastore.toString());
+      g.writeArrayFieldStart("checks");
+      for (DoctorFinding f : findings) {
+        g.writeStartObject();
+        g.writeStringField("check", f.check());
+        g.writeStringField("status", f.level().label());
+        g.writeStringField("detail", f.detail());
+        g.writeStringField("hint", f.hint());
+        g.writeStringField("code", f.code());
+        g.writeNumberField("exitCode", f.exitCode());
+        g.writeEndObject();
       }
-      if (f.code() != null) {
-        text.append(", \"code\": ").append(Json.quote(f.code()));
-      }
-      if (f.level() == Level.FAIL) {
-        text.append(", \"exitCode\": ").append(f.exitCode());
-      }
-      text.append('}');
-    }
-    text.append("\n  ],\n  \"summary\": {\"ok\": ").append(oks).append(", \"warn\": ").append(warns)
-        .append(", \"fail\": ").append(fails).append(", \"skip\": ").append(skips).append("},\n  \"verdict\": ")
-        .append(Json.quote(verdict)).append(",\n  \"exitCode\": ").append(exitCode).append("\n}\n");
-    out.print(text);
+      g.writeEndArray();
+      g.writeObjectFieldStart("summary");
+      g.writeNumberField("ok", oks);
+      g.writeNumberField("warn", warns);
+      g.writeNumberField("fail", fails);
+      g.writeNumberField("skip", skips);
+      g.writeEndObject();
+      g.writeStringField("verdict", verdict);
+      g.writeNumberField("exitCode", exitCode);
+    });
   }
 }

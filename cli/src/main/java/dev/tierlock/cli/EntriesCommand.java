@@ -1,18 +1,22 @@
 package dev.tierlock.cli;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.Lockfile;
 import dev.tierlock.LockfileEntry;
 import dev.tierlock.Tierlock;
 import dev.tierlock.TransactionResult;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
@@ -30,31 +34,53 @@ final class EntriesCommand {
   @ParentCommand TierlockCli root;
 
   /** {@code entries list}. */
-  @Command(name = "list", description = "Fetches the shared lockfile and lists its entries.", mixinStandardHelpOptions = true)
+  @Command(name = "list", description = "Fetches the shared lockfile and lists its entries: a table of NAME, VERSION,"
+      + " PULLED-AT and CHECKSUM (its first 12 hex digits).", mixinStandardHelpOptions = true)
   static final class ListEntries implements Callable<Integer> {
     @ParentCommand EntriesCommand parent;
     @Spec CommandSpec spec;
+    @Mixin Table.Options table;
 
-    @Option(names = "--json", description = "Print the lockfile itself, exactly as stored.")
+    @Option(names = "--json", description = "Print the entries as JSON.")
     boolean json;
+
+    @Option(names = "--raw", description = "Print the lockfile itself, exactly as stored.")
+    boolean raw;
 
     @Override
     public Integer call() {
       try (Tierlock tierlock = parent.root.open(TierlockCli.Access.READ)) {
+        // one conditional read, and nothing written anywhere (not even the checkout's cache)
         Lockfile lockfile = tierlock.snapshot();
         PrintWriter out = spec.commandLine().getOut();
-        if (json) {
+        if (raw) {
           out.print(lockfile.text());
-        } else if (lockfile.isEmpty() && lockfile.foreign().isEmpty()) {
-          out.println("(no entries)");
+        } else if (json) {
+          JsonReport.print(out, "entries list", g -> {
+            g.writeArrayFieldStart("entries");
+            for (Map.Entry<ExtensionName, LockfileEntry> e : lockfile.entries().entrySet()) {
+              entry(g, e.getKey(), e.getValue());
+            }
+            g.writeEndArray();
+            g.writeArrayFieldStart("foreign");
+            for (Lockfile.Foreign f : lockfile.foreign()) {
+              g.writeStartObject();
+              g.writeStringField("name", f.name());
+              g.writeStringField("reason", f.reason());
+              g.writeEndObject();
+            }
+            g.writeEndArray();
+          });
         } else {
+          Table text = new Table(List.of("NAME", "VERSION", "PULLED-AT", "CHECKSUM"));
           for (Map.Entry<ExtensionName, LockfileEntry> e : lockfile.entries().entrySet()) {
             LockfileEntry entry = e.getValue();
-            out.printf("%s\t%s\t%s%s%n", e.getKey(), entry.version(), entry.pulledAt(),
-                entry.checksum().map(c -> "\tsha256:" + c.substring(0, 12)).orElse(""));
+            text.row(e.getKey().toString(), entry.version(), entry.pulledAt(),
+                entry.checksum().map(c -> "sha256:" + c.substring(0, 12)).orElse("-"));
           }
           // members that are not valid entries are kept as they are; a write to them is refused
-          lockfile.foreign().forEach(f -> out.printf("%s\t(foreign: %s)%n", f.name(), f.reason()));
+          lockfile.foreign().forEach(f -> text.row(f.name(), "-", "-", "(foreign: " + f.reason() + ")"));
+          text.print(out, table, "(no entries)");
         }
         out.flush();
         return ExitCodes.OK;
@@ -63,13 +89,20 @@ final class EntriesCommand {
   }
 
   /** {@code entries show NAME}. */
-  @Command(name = "show", description = "Prints one entry as JSON.", mixinStandardHelpOptions = true)
+  @Command(name = "show", description = "Prints one entry: each of its fields on a line of its own.",
+      mixinStandardHelpOptions = true)
   static final class Show implements Callable<Integer> {
     @ParentCommand EntriesCommand parent;
     @Spec CommandSpec spec;
 
     @Parameters(index = "0", paramLabel = "NAME", description = "Scoped name, like @scope/name.")
     String name;
+
+    @Option(names = "--json", description = "Print the entry as JSON.")
+    boolean json;
+
+    @Option(names = "--raw", description = "Print the entry as the lockfile stores it: a lockfile of this entry alone.")
+    boolean raw;
 
     @Override
     public Integer call() {
@@ -78,11 +111,40 @@ final class EntriesCommand {
         LockfileEntry entry = tierlock.snapshot().entry(extension)
             .orElseThrow(() -> new NotFoundException("Cannot show entry " + extension + ": the shared lockfile has no such entry"));
         PrintWriter out = spec.commandLine().getOut();
-        out.print(Lockfile.EMPTY.with(extension, entry).text());
+        if (raw) {
+          out.print(Lockfile.EMPTY.with(extension, entry).text());
+        } else if (json) {
+          JsonReport.print(out, "entries show", g -> {
+            g.writeFieldName("entry");
+            entry(g, extension, entry);
+          });
+        } else {
+          out.println("name:           " + extension);
+          out.println("version:        " + entry.version());
+          out.println("pulledAt:       " + entry.pulledAt());
+          out.println("checksum:       " + entry.checksum().map(c -> "sha256:" + c).orElse("- (pins no archive)"));
+          out.println("filesChecksum:  " + entry.filesChecksum().map(c -> "sha256:" + c).orElse("-"));
+          out.println("channel:        " + entry.channel().orElse("- (stable)"));
+          out.println("serverUrl:      " + entry.serverUrl().orElse("- (the default)"));
+        }
         out.flush();
         return ExitCodes.OK;
       }
     }
+  }
+
+  /** Writes {@code entry} as one JSON object: its name and fields, an absent one {@code null}. */
+  static void entry(JsonGenerator g, ExtensionName name, LockfileEntry entry) throws IOException {
+    g.writeStartObject();
+    g.writeStringField("name", name.toString());
+    g.writeStringField("version", entry.version());
+    g.writeStringField("pulledAt", entry.pulledAt());
+    JsonReport.optional(g, "checksum", entry.checksum());
+    JsonReport.optional(g, "filesChecksum", entry.filesChecksum());
+    JsonReport.optional(g, "channel", entry.channel());
+    JsonReport.optional(g, "serverUrl", entry.serverUrl());
+    JsonReport.strings(g, "files", entry.files());
+    g.writeEndObject();
   }
 
   /** {@code entries put NAME VERSION}. */

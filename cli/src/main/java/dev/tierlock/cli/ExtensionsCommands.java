@@ -27,6 +27,7 @@ import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
@@ -230,26 +231,36 @@ final class ExtensionsCommands {
     }
   }
 
-  /** {@code tierlock installed}. */
+  /** {@code tierlock installed [--json] [--no-headers]}. */
   @Command(name = "installed", mixinStandardHelpOptions = true,
-      description = "Lists what extensions/ holds against the shared lockfile: matches, edited, other version, missing,"
-          + " unrecorded.")
+      description = "Lists what extensions/ holds against the shared lockfile: a table of NAME, PINNED, INSTALLED and"
+          + " STATE (matches, edited, other version, missing, unrecorded), the columns of 'tierlock status'.")
   static final class Installed implements Callable<Integer> {
     @ParentCommand TierlockCli root;
     @Spec CommandSpec spec;
+    @Mixin Table.Options table;
+
+    @Option(names = "--json", description = "Print the extensions as JSON.")
+    boolean json;
 
     @Override
     public Integer call() {
       try (Tierlock tierlock = root.open(TierlockCli.Access.READ)) {
-        List<InstalledExtension> all = Installer.builder(tierlock, layout(tierlock)).build().installed();
+        List<StatusRow> rows = Installer.builder(tierlock, layout(tierlock)).build().installed().stream()
+            .map(StatusRow::of).toList();
         PrintWriter out = spec.commandLine().getOut();
-        if (all.isEmpty()) {
-          out.println("(nothing installed, no entries)");
-        }
-        for (InstalledExtension e : all) {
-          out.printf("%s\t%s\t%s\t%s%n", e.name(), e.installedVersion().orElse("-"),
-              e.entry().map(x -> x.version()).orElse("-"), e.state().name().toLowerCase(java.util.Locale.ROOT)
-                  .replace('_', ' '));
+        if (json) {
+          JsonReport.print(out, "installed", g -> {
+            g.writeArrayFieldStart("extensions");
+            for (StatusRow row : rows) {
+              row.json(g);
+            }
+            g.writeEndArray();
+          });
+        } else {
+          Table text = new Table(Table.EXTENSIONS.subList(0, 4));
+          rows.forEach(row -> text.row(row.cells()));
+          text.print(out, table, "(nothing installed, no entries)");
         }
         out.flush();
         return ExitCodes.OK;

@@ -44,7 +44,11 @@ final class GcCommand implements Callable<Integer> {
     try (Tierlock tierlock = root.open(apply ? TierlockCli.Access.WRITE : TierlockCli.Access.READ)) {
       ArchiveCollector.Collection result = ArchiveCollector.collect(tierlock, window, apply);
       PrintWriter out = spec.commandLine().getOut();
-      out.print(json ? json(result) : text(result));
+      if (json) {
+        json(out, result);
+      } else {
+        out.print(text(result));
+      }
       out.flush();
       PrintWriter err = spec.commandLine().getErr();
       result.warnings().forEach(w -> err.println("tierlock: warning: " + w));
@@ -73,28 +77,30 @@ final class GcCommand implements Callable<Integer> {
   }
 
   /**
-   * The JSON report: {@code {"applied":..,"retention":..,"storeTime":..,"archives":[{"archive":..,
-   * "verdict":..,"size":..,"ageSeconds":..}],"warnings":[..]}}.
+   * Prints the JSON report: {@code applied}, {@code retention}, {@code storeTime}, {@code archives}
+   * (each {@code archive}, {@code verdict}, {@code size}, {@code ageSeconds}) and {@code warnings}.
    */
-  static String json(ArchiveCollector.Collection result) {
-    StringBuilder text = new StringBuilder("{\"applied\": ").append(result.applied())
-        .append(", \"retention\": ").append(Json.quote(result.retention().toString()))
-        .append(", \"storeTime\": ").append(result.storeTime().map(t -> Json.quote(t.toString())).orElse("null"))
-        .append(", \"archives\": [");
-    List<ArchiveCollector.Judged> archives = result.archives();
-    for (int i = 0; i < archives.size(); i++) {
-      ArchiveCollector.Judged j = archives.get(i);
-      text.append(i == 0 ? "" : ", ").append("{\"archive\": ").append(Json.quote(j.archive().value()))
-          .append(", \"verdict\": ").append(Json.quote(label(j.verdict())))
-          .append(", \"size\": ").append(j.size())
-          .append(", \"ageSeconds\": ").append(j.age().map(a -> Long.toString(a.toSeconds())).orElse("null"))
-          .append('}');
-    }
-    text.append("], \"warnings\": [");
-    for (int i = 0; i < result.warnings().size(); i++) {
-      text.append(i == 0 ? "" : ", ").append(Json.quote(result.warnings().get(i)));
-    }
-    return text.append("]}\n").toString();
+  static void json(PrintWriter out, ArchiveCollector.Collection result) {
+    JsonReport.print(out, "gc", g -> {
+      g.writeBooleanField("applied", result.applied());
+      g.writeStringField("retention", result.retention().toString());
+      JsonReport.optional(g, "storeTime", result.storeTime());
+      g.writeArrayFieldStart("archives");
+      for (ArchiveCollector.Judged j : result.archives()) {
+        g.writeStartObject();
+        g.writeStringField("archive", j.archive().value());
+        g.writeStringField("verdict", label(j.verdict()));
+        g.writeNumberField("size", j.size());
+        if (j.age().isPresent()) {
+          g.writeNumberField("ageSeconds", j.age().get().toSeconds());
+        } else {
+          g.writeNullField("ageSeconds");
+        }
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+      JsonReport.strings(g, "warnings", result.warnings());
+    });
   }
 
   private static String label(ArchiveCollector.Verdict verdict) {

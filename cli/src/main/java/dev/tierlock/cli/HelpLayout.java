@@ -31,23 +31,24 @@ final class HelpLayout {
     Map<String, List<String>> e = new LinkedHashMap<>();
     e.put("init", List.of("tierlock init --datastore /srv/tier", "tierlock init --datastore s3://team-tier/prod?region=eu-west-1"));
     e.put("entries", List.of("tierlock entries list", "tierlock entries put @acme/hello 1.0.0 --checksum sha256:<64 hex>"));
-    e.put("entries list", List.of("tierlock entries list", "tierlock entries list --json > lockfile.json"));
-    e.put("entries show", List.of("tierlock entries show @acme/hello"));
-    e.put("entries put", List.of("tierlock entries put @acme/hello 1.0.0",
+    e.put("entries list", List.of("tierlock entries list", "tierlock entries list --no-headers | cut -f1",
+        "tierlock entries list --raw > lockfile.json"));
+    e.put("entries show", List.of("tierlock entries show @acme/hello", "tierlock entries show @acme/hello --json"));
+    e.put("entries put", List.of("tierlock entries put @acme/hello 1.0.0", "tierlock -v entries put @acme/hello 1.0.1",
         "tierlock entries put @acme/hello 1.1.0 --checksum sha256:<64 hex> --channel beta"));
     e.put("entries remove", List.of("tierlock entries rm @acme/hello", "tierlock entries rm @acme/old --ignore-not-found"));
     e.put("install", List.of("tierlock install @acme/tool@^1 --registry /srv/registry", "tierlock install @acme/tool",
         "tierlock install --registry /srv/registry"));
     e.put("remove", List.of("tierlock remove @acme/tool", "tierlock remove @acme/old --ignore-not-found"));
-    e.put("installed", List.of("tierlock installed"));
+    e.put("installed", List.of("tierlock installed", "tierlock installed --no-headers", "tierlock installed --json"));
     e.put("converge", List.of("tierlock converge", "tierlock converge --json"));
-    e.put("status", List.of("tierlock status", "tierlock status --json"));
+    e.put("status", List.of("tierlock status", "tierlock status --no-headers", "tierlock status --json"));
     e.put("watch", List.of("tierlock watch --interval 30s"));
     e.put("lock", List.of("tierlock lock status", "tierlock lock release --nonce <nonce>"));
-    e.put("lock status", List.of("tierlock lock status"));
+    e.put("lock status", List.of("tierlock lock status", "tierlock lock status --json"));
     e.put("lock release", List.of("tierlock lock release --nonce 6f1c0e2a"));
     e.put("pending", List.of("tierlock pending show", "tierlock pending apply", "tierlock pending discard"));
-    e.put("pending show", List.of("tierlock pending show"));
+    e.put("pending show", List.of("tierlock pending show", "tierlock pending show --json"));
     e.put("pending apply", List.of("tierlock pending apply"));
     e.put("pending discard", List.of("tierlock pending show && tierlock pending discard"));
     e.put("doctor", List.of("tierlock doctor", "tierlock doctor --json", "tierlock doctor --self-check"));
@@ -55,7 +56,7 @@ final class HelpLayout {
         "tierlock completion zsh > ~/.zsh/tierlock.zsh   # then source it in ~/.zshrc"));
     e.put("options", List.of("tierlock options"));
     e.put("help", List.of("tierlock help entries put"));
-    e.put("gc", List.of("tierlock gc", "tierlock gc --apply --retention 14d"));
+    e.put("gc", List.of("tierlock gc", "tierlock gc --apply --retention 14d", "tierlock gc --json"));
     return e;
   }
 

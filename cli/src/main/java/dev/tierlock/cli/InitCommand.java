@@ -1,6 +1,7 @@
 package dev.tierlock.cli;
 
 import dev.tierlock.Tierlock;
+import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.DatastoreMissingException;
 import java.io.PrintWriter;
 import java.net.URI;
@@ -31,14 +32,15 @@ final class InitCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     String name = "file".equalsIgnoreCase(uri.getScheme()) ? Path.of(uri).toString() : uri.toString();
     boolean created = false;
-    Tierlock opened;
+    Tierlock.Builder builder = root.builder(uri);
+    Datastore store;
     try {
-      opened = root.builder(uri).build();
+      store = DoctorCommand.provider(uri).open(uri);
     } catch (DatastoreMissingException missing) {
-      opened = root.builder(uri).createDatastore().build();
+      store = DoctorCommand.provider(uri).create(uri);
       created = true;
     }
-    try (Tierlock tierlock = opened) {
+    try (Tierlock tierlock = root.open(builder, store)) {
       tierlock.checkDatastore();
       out.println((created ? "created " : "ready: ") + name + " (it honours the write preconditions)");
     }

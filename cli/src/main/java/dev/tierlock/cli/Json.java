@@ -5,7 +5,6 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
-import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -19,8 +18,7 @@ import java.util.Map;
 /**
  * The little JSON the command line needs of its own, on Jackson: {@link #parse} reads a local state
  * file (one value, duplicate members refused) into maps, lists, strings, numbers (as their text),
- * booleans and {@link #NULL}, and {@link #quote} writes a string literal for {@code --json} output.
- * Stateless.
+ * booleans and {@link #NULL} ({@link JsonReport} writes the {@code --json} output). Stateless.
  */
 final class Json {
 
@@ -111,10 +109,5 @@ final class Json {
       default:
         throw new IllegalArgumentException("Cannot parse JSON: unexpected " + token);
     }
-  }
-
-  /** Returns {@code value} as a JSON string literal. */
-  static String quote(String value) {
-    return '"' + new String(JsonStringEncoder.getInstance().quoteAsString(value)) + '"';
   }
 }

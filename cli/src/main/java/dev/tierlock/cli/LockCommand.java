@@ -32,40 +32,74 @@ final class LockCommand {
     @ParentCommand LockCommand parent;
     @Spec CommandSpec spec;
 
+    @Option(names = "--json", description = "Print the holder and the advice as JSON.")
+    boolean json;
+
     @Override
     public Integer call() {
       try (Tierlock tierlock = parent.root.open(TierlockCli.Access.READ)) {
         PrintWriter out = spec.commandLine().getOut();
         Optional<LockInfo> info = tierlock.globalLock().inspect();
         HostProcesses processes = HostProcesses.system();
-        java.nio.file.Path lockFile = tierlock.stateDirectory().resolve(StateDirectoryCheck.TRANSACTION_LOCK);
-        Optional<CheckoutLockFile> checkoutLock;
-        String checkoutLine;
-        try {
-          checkoutLock = CheckoutLockFile.read(tierlock.stateDirectory(), processes);
-          checkoutLine = checkoutLock.map(lock -> (lock.holderGone() ? "free (its last holder is gone): " : "held by ")
-              + lock.describe()).orElse("free") + ", " + lockFile;
-        } catch (java.io.IOException e) {
-          checkoutLock = Optional.empty();
-          checkoutLine = "cannot read " + lockFile + ": " + e.getMessage();
-        }
-        if (info.isEmpty()) {
+        CheckoutLockState lockState = CheckoutLockState.read(tierlock.stateDirectory(), processes);
+        Optional<LeaseAdvice> advice = info.map(holder -> LeaseAdvice.of(holder, parent.root.clock().instant(),
+            processes, lockState.checkoutLock()));
+        if (json) {
+          JsonReport.print(out, "lock status", g -> {
+            g.writeStringField("lock", tierlock.globalLock().describe());
+            g.writeStringField("state", advice.map(LeaseAdvice::state).orElse("free"));
+            if (info.isPresent()) {
+              LockInfo holder = info.get();
+              g.writeObjectFieldStart("holder");
+              g.writeStringField("holder", holder.holder());
+              g.writeStringField("hostname", holder.hostname());
+              g.writeNumberField("pid", holder.pid());
+              g.writeStringField("heartbeat", holder.acquiredAt().toString());
+              g.writeNumberField("ttlMillis", holder.ttl().toMillis());
+              g.writeStringField("nonce", holder.nonce());
+              g.writeEndObject();
+              g.writeStringField("advice", advice.get().advice());
+            } else {
+              g.writeNullField("holder");
+              g.writeNullField("advice");
+            }
+            g.writeStringField("checkoutLock", lockState.line());
+          });
+        } else if (info.isEmpty()) {
           out.println("free: " + tierlock.globalLock().describe());
-          out.println("  checkout lock: " + checkoutLine);
+          out.println("  checkout lock: " + lockState.line());
         } else {
           LockInfo holder = info.get();
           Instant now = parent.root.clock().instant();
-          LeaseAdvice advice = LeaseAdvice.of(holder, now, processes, checkoutLock);
-          out.println(advice.state() + ": " + tierlock.globalLock().describe());
-          out.println("  holder:     " + advice.who());
+          out.println(advice.get().state() + ": " + tierlock.globalLock().describe());
+          out.println("  holder:     " + advice.get().who());
           out.println("  heartbeat:  " + holder.acquiredAt() + " (" + Duration.between(holder.acquiredAt(), now).toMillis()
               + " ms ago, ttl " + holder.ttl().toMillis() + " ms)");
           out.println("  nonce:      " + holder.nonce());
-          out.println("  checkout lock: " + checkoutLine);
-          out.println("  " + advice.advice());
+          out.println("  checkout lock: " + lockState.line());
+          out.println("  " + advice.get().advice());
         }
         out.flush();
         return ExitCodes.OK;
+      }
+    }
+  }
+
+  /**
+   * This checkout's transaction lock as {@code lock status} tells it.
+   *
+   * @param checkoutLock its holder, if the lock file names one
+   * @param line who holds it (or that it is free), and the file
+   */
+  record CheckoutLockState(Optional<CheckoutLockFile> checkoutLock, String line) {
+    static CheckoutLockState read(java.nio.file.Path stateDirectory, HostProcesses processes) {
+      java.nio.file.Path lockFile = stateDirectory.resolve(StateDirectoryCheck.TRANSACTION_LOCK);
+      try {
+        Optional<CheckoutLockFile> lock = CheckoutLockFile.read(stateDirectory, processes);
+        return new CheckoutLockState(lock, lock.map(l -> (l.holderGone() ? "free (its last holder is gone): "
+            : "held by ") + l.describe()).orElse("free") + ", " + lockFile);
+      } catch (java.io.IOException e) {
+        return new CheckoutLockState(Optional.empty(), "cannot read " + lockFile + ": " + e.getMessage());
       }
     }
   }

@@ -7,6 +7,7 @@ import java.io.PrintWriter;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -27,30 +28,62 @@ final class PendingCommand {
     @ParentCommand PendingCommand parent;
     @Spec CommandSpec spec;
 
+    @Option(names = "--json", description = "Print the pending change as JSON ({\"pending\": null} when there is none).")
+    boolean json;
+
     @Override
     public Integer call() {
       try (Tierlock tierlock = parent.root.open(TierlockCli.Access.READ)) {
         PrintWriter out = spec.commandLine().getOut();
         Optional<PendingChange> pending = tierlock.transaction().pending();
-        if (pending.isEmpty()) {
+        if (json) {
+          JsonReport.print(out, "pending show", g -> {
+            if (pending.isEmpty()) {
+              g.writeNullField("pending");
+              return;
+            }
+            PendingChange change = pending.get();
+            g.writeObjectFieldStart("pending");
+            g.writeStringField("state", JsonReport.words(change.state()));
+            g.writeStringField("description", change.describe());
+            JsonReport.optional(g, "commitId", change.commitId());
+            JsonReport.optional(g, "reason", change.reason());
+            g.writeStringField("record", change.record().toString());
+            g.writeArrayFieldStart("entries");
+            for (dev.tierlock.ExtensionName name : change.delta().names()) {
+              g.writeStartObject();
+              g.writeStringField("name", name.toString());
+              JsonReport.optional(g, "version", change.delta().target(name).map(e -> e.version()));
+              g.writeEndObject();
+            }
+            g.writeEndArray();
+            g.writeStringField("next", next(change));
+            g.writeEndObject();
+          });
+        } else if (pending.isEmpty()) {
           out.println("(nothing pending)");
         } else {
           PendingChange change = pending.get();
           out.println(change.describe());
           out.println("record: " + change.record());
-          out.println(switch (change.state()) {
-            case UNPUBLISHED, IN_FLIGHT -> "the next transaction on this checkout settles it";
-            case OUTCOME_UNKNOWN -> "every transaction on this checkout fails until you run 'tierlock pending apply'"
-                + " (an entry another checkout changed to another value since is left alone; one still at the value"
-                + " the change was made on is set again, even where another checkout set it back to that value after"
-                + " the change landed) or 'tierlock pending discard'";
-            case UNREADABLE -> "every transaction on this checkout fails until you run 'tierlock pending discard'";
-          });
+          out.println(next(change));
         }
         out.flush();
         return ExitCodes.OK;
       }
     }
+  }
+
+  /** {@return what settles {@code change}, or what to run} */
+  static String next(PendingChange change) {
+    return switch (change.state()) {
+      case UNPUBLISHED, IN_FLIGHT -> "the next transaction on this checkout settles it";
+      case OUTCOME_UNKNOWN -> "every transaction on this checkout fails until you run 'tierlock pending apply'"
+          + " (an entry another checkout changed to another value since is left alone; one still at the value"
+          + " the change was made on is set again, even where another checkout set it back to that value after"
+          + " the change landed) or 'tierlock pending discard'";
+      case UNREADABLE -> "every transaction on this checkout fails until you run 'tierlock pending discard'";
+    };
   }
 
   /** {@code pending apply}. */

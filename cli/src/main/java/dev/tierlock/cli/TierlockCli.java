@@ -5,6 +5,7 @@ import dev.tierlock.LockOptions;
 import dev.tierlock.Namespace;
 import dev.tierlock.Tierlock;
 import dev.tierlock.TierlockException;
+import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.DatastoreMissingException;
 import java.io.PrintWriter;
 import java.net.URI;
@@ -95,13 +96,21 @@ public final class TierlockCli {
   @Option(
       names = {"-v", "--verbose"},
       scope = ScopeType.INHERIT,
-      description = "Say what the library does while it works (on stderr); -vv also its debug lines.")
+      description = "Say what the library does while it works, one line a step (on stderr): the lease, the lockfile"
+          + " fetched, the publish and where it landed; -vv also every datastore call with its duration, and the"
+          + " library's debug lines.")
   boolean[] verbose = new boolean[0];
 
   private final Map<String, String> environment;
   private final Clock clock;
 
   private final PrintWriter err;
+
+  /** The datastores {@link #open} opened, which {@link #closeOpened} closes. */
+  private final List<Datastore> opened = new java.util.ArrayList<>();
+
+  /** The progress lines of the datastores {@link #open} opened, which {@link #closeOpened} clears. */
+  private final List<ProgressLine> progressLines = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   /** The settings, resolved from the flags, the environment and the configuration files on first use. */
   private Settings settings;
@@ -134,8 +143,9 @@ public final class TierlockCli {
   static int run(String[] args, Map<String, String> environment, Clock clock, PrintWriter out, PrintWriter err) {
     // how much the library's lines say, known before anything is opened: -v what it does, -vv its debug lines too
     Voice.start(verbosity(args));
-    CommandLine line = commandLine(args, new TierlockCli(environment, clock, err));
-    line.setOut(out);
+    TierlockCli cli = new TierlockCli(environment, clock, err);
+    CommandLine line = commandLine(args, cli);
+    line.setOut(ProgressLine.clearing(out, cli.progressLines));
     line.setErr(err);
     line.setExecutionExceptionHandler((ex, cmd, parsed) -> {
       cmd.getErr().println("tierlock: " + describe(ex));
@@ -152,7 +162,12 @@ public final class TierlockCli {
       cmd.getErr().flush();
       return ExitCodes.USAGE;
     });
-    return line.execute(args);
+    try {
+      return line.execute(args);
+    } finally {
+      Interruption.finished();
+      cli.closeOpened();
+    }
   }
 
   /**
@@ -251,16 +266,56 @@ public final class TierlockCli {
    */
   Tierlock open(Access access) {
     URI uri = datastoreUri();
+    // every setting is read before anything is opened or created
+    Tierlock.Builder builder = builder(uri);
+    Datastore store;
     try {
-      return builder(uri).build();
+      store = DoctorCommand.provider(uri).open(uri);
     } catch (DatastoreMissingException missing) {
       if (datastoreGiven() || access == Access.READ) {
         throw new MissingDatastoreException(uri, !datastoreGiven(), missing);
       }
       err.println("tierlock: creating the embedded datastore at " + Path.of(uri));
       err.flush();
-      return builder(uri).createDatastore().build();
+      store = DoctorCommand.provider(uri).create(uri);
     }
+    return open(builder, store);
+  }
+
+  /**
+   * Opens Tierlock on {@code store} with {@code builder}'s settings ({@link #builder}); the command
+   * line closes the store at the end of the run (also if this fails).
+   */
+  Tierlock open(Tierlock.Builder builder, Datastore store) {
+    // the store as the command sees it: its steps told with -v, its calls with -vv, and what an
+    // interruption leaves kept; it changes no call
+    TracedDatastore traced = new TracedDatastore(store, Namespace.of(namespaceName()), Voice.verbosity(),
+        line -> {
+          err.println("tierlock: " + line);
+          err.flush();
+        }, System::nanoTime);
+    try {
+      ProgressLine line = ProgressLine.of(environment, System.console() != null, Voice.verbosity(), err);
+      traced.progress(line);
+      Tierlock tierlock = builder.datastore(traced).build();
+      opened.add(store);
+      if (line != null) {
+        progressLines.add(line);
+      }
+      Interruption.watch(traced, err);
+      return tierlock;
+    } catch (RuntimeException e) {
+      store.close();
+      throw e;
+    }
+  }
+
+  /** Closes the datastores the command opened, after it has closed its Tierlock. */
+  void closeOpened() {
+    progressLines.forEach(ProgressLine::clear);
+    progressLines.clear();
+    opened.forEach(Datastore::close);
+    opened.clear();
   }
 
   /** Returns a builder on {@code uri} with this command line's checkout, namespace, clock and timeout. */

@@ -39,6 +39,11 @@ public final class Voice implements SLF4JServiceProvider {
   /** A provider for SLF4J's service loader. */
   public Voice() {}
 
+  /** {@return how much this run says: 0 by default, 1 with {@code -v}, 2 with {@code -vv}} */
+  static int verbosity() {
+    return verbosity;
+  }
+
   /** Starts a run: how much to say, and no warning said yet. */
   static void start(int level) {
     start(level, System.err);

@@ -45,7 +45,7 @@ class ConfigurationTest {
     Run put = run(env, "entries", "put", "@acme/env", "1.0.0", "--checksum", "ab".repeat(32));
 
     assertThat(put.code()).as(put.err()).isZero();
-    assertThat(run(Map.of(), "entries", "list", "--datastore", tier.toString()).out()).startsWith("@acme/env\t1.0.0");
+    assertThat(run(Map.of(), "entries", "list", "--datastore", tier.toString(), "--no-headers").out()).startsWith("@acme/env\t1.0.0");
     assertThat(checkout.resolve(".swamp")).as("the variable's checkout").isDirectory();
 
     Run flag = run(env, "entries", "list", "--datastore", dir.resolve("nowhere").toString());

@@ -107,7 +107,7 @@ class ConvergeCommandsTest {
 
     Run status = run(b(), "status");
     assertThat(status.code()).as(status.err()).isZero();
-    assertThat(status.out()).isEqualTo("@acme/tool\t1.1.0\t1.1.0\tverified\n");
+    assertThat(status.out()).isEqualTo("NAME\tPINNED\tINSTALLED\tSTATE\tDETAIL\n@acme/tool\t1.1.0\t1.1.0\tverified\n");
 
     Run again = run(b(), "converge");
     assertThat(again.code()).as(again.err()).isZero();
@@ -125,7 +125,7 @@ class ConvergeCommandsTest {
 
     assertThat(converge.code()).as(converge.err()).isZero();
     JsonNode report = mapper.readTree(converge.out());
-    assertThat(report.get("outcome").asText()).isEqualTo("CONVERGED");
+    assertThat(report.get("outcome").asText()).isEqualTo("converged");
     assertThat(report.get("restored")).hasSize(1);
     assertThat(report.get("restored").get(0).asText()).isEqualTo("@acme/tool");
     for (String list : List.of("removed", "verified", "skipped", "pending", "unrestorable", "warnings")) {
@@ -143,9 +143,9 @@ class ConvergeCommandsTest {
     assertThat(entry.get("name").asText()).isEqualTo("@acme/tool");
     assertThat(entry.get("pinned").asText()).isEqualTo("1.1.0");
     assertThat(entry.get("installed").asText()).isEqualTo("1.1.0");
-    assertThat(entry.get("state").asText()).isEqualTo("VERIFIED");
+    assertThat(entry.get("state").asText()).isEqualTo("verified");
     assertThat(entry.get("nextAttempt").isNull()).isTrue();
-    assertThat(entry.get("reason").isNull()).isTrue();
+    assertThat(entry.get("detail").isNull()).isTrue();
   }
 
   @Test
@@ -163,7 +163,7 @@ class ConvergeCommandsTest {
     assertThat(bump.out()).contains("@acme/tool\trestored\n").contains("@acme/tool 1.0.0 had files that differ")
         .contains("kept at ").contains(".swamp/kept-edits/@acme/tool/1.0.0-");
     assertThat(file).hasContent("b");
-    Run status = run(b(), "status");
+    Run status = run(b(), "status", "--no-headers");
     assertThat(status.out()).startsWith("@acme/tool\t1.1.0\t1.1.0\tverified\tlocal edits kept at ")
         .contains(".swamp/kept-edits/@acme/tool/1.0.0-");
     Files.writeString(file, "edited again");
@@ -226,7 +226,7 @@ class ConvergeCommandsTest {
     assertThat(put.code()).as(put.err()).isZero();
 
     Run converge = run(b(), "converge");
-    Run status = run(b(), "status");
+    Run status = run(b(), "status", "--no-headers");
 
     assertThat(converge.code()).isEqualTo(ExitCodes.FAILURE);
     assertThat(converge.out()).contains("@acme/ghost\tunrestorable\tarchive missing: ").contains("1 unrestorable;");

@@ -68,7 +68,7 @@ class ExtensionsCommandsTest {
     assertThat(run(checkout, "installed").out()).as("this checkout has neither files nor entry")
         .contains("(nothing installed, no entries)");
     assertThat(run(peer, "installed").out()).as("the peer keeps its files, no longer pinned")
-        .contains("@acme/tool\t1.1.0\t-\tunrecorded");
+        .contains("@acme/tool\t-\t1.1.0\tunrecorded");
   }
 
   @Test

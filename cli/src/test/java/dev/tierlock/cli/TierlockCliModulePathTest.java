@@ -61,7 +61,8 @@ class TierlockCliModulePathTest {
 
     Run put = cli(layout, List.of("--show-module-resolution"),
         "--datastore", datastore.toString(), "--checkout", checkout.toString(), "entries", "put", "@demo/hello", "1.0.0", "--checksum", "ab".repeat(32));
-    Run list = cli(layout, List.of(), "--datastore", datastore.toString(), "--checkout", checkout.toString(), "entries", "list");
+    Run list = cli(layout, List.of(), "--datastore", datastore.toString(), "--checkout", checkout.toString(), "entries", "list",
+        "--no-headers");
 
     assertThat(put.code()).as(put.err()).isZero();
     assertThat(put.err()).isEmpty();
@@ -135,7 +136,7 @@ class TierlockCliModulePathTest {
     assertThat(cli(layout, List.of(), concat(where, "entries", "put", "@demo/hello", "1.0.0")).code()).isZero();
 
     Path listed = temp.resolve("list-classes.txt");
-    Run list = cli(layout, List.of("-Xlog:class+load=info:file=" + listed), concat(where, "entries", "list"));
+    Run list = cli(layout, List.of("-Xlog:class+load=info:file=" + listed), concat(where, "entries", "list", "--no-headers"));
     Path unknown = temp.resolve("unknown-classes.txt");
     Run foreign = cli(layout, List.of("-Xlog:class+load=info:file=" + unknown),
         "--datastore", "foo://bucket/prefix", "--checkout", checkout.toString(), "entries", "list");

@@ -84,10 +84,10 @@ class TierlockCliTest {
   }
 
   @Test
-  void listJson_printsTheLockfileExactlyAsStored() throws IOException {
+  void listRaw_printsTheLockfileExactlyAsStored() throws IOException {
     run("entries", "put", "@acme/hello", "1.0.0");
 
-    Run list = run("entries", "list", "--json");
+    Run list = run("entries", "list", "--raw");
 
     assertThat(list.code()).isZero();
     assertThat(list.out()).isEqualTo(Files.readString(sharedLockfile()));

@@ -24,8 +24,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Holds docs/datastore-guide.md and this module to one text: every file the guide's worked example
  * shows is this module's file, byte for byte; its usage snippet is what {@link
- * MemoryDatastoreProviderTest} runs; and the guide names every contract the testkit offers, with
- * their count and the count of their cases, each of which this module runs.
+ * MemoryDatastoreProviderTest} runs; and the guide and the README name every contract the testkit
+ * offers in a table with its count of cases, and their total, each of which this module runs.
  */
 class GuideExampleTest {
 
@@ -75,11 +75,17 @@ class GuideExampleTest {
   }
 
   @Test
-  void theGuideNamesEveryContract_theirCount_andTheirCases_andThisModuleRunsEach() throws Exception {
+  void theGuideAndTheReadmeNameEveryContract_withItsCountOfCases_andThisModuleRunsEach() throws Exception {
     Map<String, Integer> contracts = contracts();
     String guide = guide().replaceAll("\\s+", " ");
-    for (String contract : contracts.keySet()) {
-      assertThat(guide).as("the guide's contract table").contains("| `" + contract + "` |");
+    String readme = Files.readString(module().getParent().resolve("README.md"), StandardCharsets.UTF_8)
+        .replaceAll("\\s+", " ");
+    for (Map.Entry<String, Integer> each : contracts.entrySet()) {
+      String contract = each.getKey();
+      assertThat(guide).as("the guide's contract table: %s and its cases", contract)
+          .contains("| `" + contract + "` | " + each.getValue() + " |");
+      assertThat(readme).as("the README's contract table: %s and its cases", contract)
+          .contains("| `" + contract + "` | " + each.getValue() + " |");
       Class<?> test = Class.forName("com.example.tierlock.memory.Memory" + contract.replace("Contract", "")
           + "ContractTest");
       assertThat(test.getSuperclass().getSimpleName()).isEqualTo(contract);
@@ -87,6 +93,7 @@ class GuideExampleTest {
     int cases = contracts.values().stream().mapToInt(Integer::intValue).sum();
     assertThat(guide).contains(words(contracts.size()) + " contracts, each")
         .contains("passes all " + words(contracts.size()) + " contracts (" + cases + " cases)");
+    assertThat(readme).contains("(" + words(contracts.size()) + " contracts, " + cases + " cases;");
   }
 
   /** Returns the testkit's contracts, each with its count of test cases. */
