@@ -63,9 +63,10 @@ final class ConvergeScale {
    * @param failed entries left pending or unrestorable
    * @param localBytesRead bytes this process read from local files during the pass ({@code rchar}), if the OS tells
    * @param peakReads the most archive reads ({@code openStream} calls) in flight at once
+   * @param cpuSeconds the CPU time of this whole process over the pass (every thread: GC and JIT too)
    */
   record Pass(double seconds, CallCounts.Count calls, int restored, int failed, OptionalLong localBytesRead,
-      int peakReads) {
+      int peakReads, double cpuSeconds) {
 
     /** Returns the archive reads ({@code openStream} calls) of the pass. */
     long reads() {
@@ -119,6 +120,7 @@ final class ConvergeScale {
     counting.reset();
     peak.reset();
     OptionalLong before = ProcessReads.now();
+    long cpuBefore = cpuNanos();
     long start = System.nanoTime();
     Future<ConvergeReport> future = passes.submit(converger::converge);
     ConvergeReport report;
@@ -131,12 +133,19 @@ final class ConvergeScale {
       throw new IllegalStateException("Cannot measure a converge: the pass failed", e.getCause());
     }
     double seconds = (System.nanoTime() - start) / 1e9;
+    double cpu = (cpuNanos() - cpuBefore) / 1e9;
     OptionalLong after = ProcessReads.now();
     OptionalLong read = before.isPresent() && after.isPresent()
         ? OptionalLong.of(after.getAsLong() - before.getAsLong()) : OptionalLong.empty();
     Map<DatastoreOperation, Long> calls = new LinkedHashMap<>(counting.counts());
     return Optional.of(new Pass(seconds, new CallCounts.Count(calls), report.restored().size(),
-        report.pending().size() + report.unrestorable().size(), read, peak.peak()));
+        report.pending().size() + report.unrestorable().size(), read, peak.peak(), cpu));
+  }
+
+  /** Returns this process's CPU time so far, in nanoseconds (0 where the JVM does not tell). */
+  private static long cpuNanos() {
+    return java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+        instanceof com.sun.management.OperatingSystemMXBean os ? Math.max(0, os.getProcessCpuTime()) : 0;
   }
 
   /** Keeps the most {@code openStream} calls in flight at once. Closing closes the wrapped store. */

@@ -42,10 +42,10 @@ final class ConvergeTables {
         .append("no-op pass). Each pass runs on a thread of its own; one that has not returned within its bound is ")
         .append("interrupted and reported as not finished. A sequential pass takes at least one latency per archive ")
         .append("read: that floor (local work not counted) is what the first pass is compared with, so a ratio of ")
-        .append("4x or more proves the target and a smaller one may understate it. Local bytes read: the process's ")
+        .append("4x or more proves the target and a smaller one may understate it (the process's CPU time over the pass is shown beside it: a sequential pass would also spend most of it one thread at a time). Local bytes read: the process's ")
         .append("`rchar` over the pass (every thread, the fake remote's own reads included).\n\n");
     MarkdownTable table = new MarkdownTable("entries", "pass", "wall (s)", "calls (by operation)",
-        "restored / failed", "archive reads at once (peak)", "vs sequential floor", "local bytes read");
+        "restored / failed", "archive reads at once (peak)", "process CPU (s)", "vs sequential floor", "local bytes read");
     for (Row row : rows) {
       table.row(cells(row.entries(), "first", row.first(), row.bound(), latency));
       table.row(cells(row.entries(), "no-op", row.noOp(), row.bound(), latency));
@@ -57,12 +57,12 @@ final class ConvergeTables {
     String size = String.format("%,d", entries);
     if (pass.isEmpty()) {
       String why = label.equals("first") ? "**" + notFinished(bound) + "**" : "not run (the first pass did not finish)";
-      return new String[] {size, label, why, "", "", "", "", ""};
+      return new String[] {size, label, why, "", "", "", "", "", ""};
     }
     Pass p = pass.get();
     double floor = sequentialFloor(p, latency);
     return new String[] {size, label, String.format("%.2f", p.seconds()), CallCounts.cell(p.calls()),
-        p.restored() + " / " + p.failed(), String.valueOf(p.peakReads()),
+        p.restored() + " / " + p.failed(), String.valueOf(p.peakReads()), String.format("%.1f", p.cpuSeconds()),
         label.equals("first") ? MarkdownTable.ratio(floor / p.seconds()) + " (floor " + MarkdownTable.number(floor) + " s)"
             : "", p.localBytesRead().isPresent() ? String.format("%,d", p.localBytesRead().getAsLong()) : "n/a"};
   }

@@ -40,7 +40,7 @@ record Plan(String name, List<Integer> writers, ContendedRun.Timing fake, Durati
         timing(500, 2000), Duration.ofSeconds(60),
         List.of(1, 16), timing(500, 2000), timing(500, 4000), timing(300, 1500),
         new JmhSection.Timing(3, 3, TimeValue.seconds(1)), 21, 50, 5,
-        List.of(new Converge(5000, Duration.ofSeconds(120)), new Converge(50_000, Duration.ofSeconds(180))));
+        List.of(new Converge(5000, Duration.ofSeconds(120)), new Converge(50_000, Duration.ofSeconds(150))));
   }
 
   /** Returns the short plan of {@code --quick}. */
@@ -48,7 +48,7 @@ record Plan(String name, List<Integer> writers, ContendedRun.Timing fake, Durati
     return new Plan("quick", List.of(1, 16),
         timing(100, 600), Duration.ofSeconds(3),
         List.of(1, 16), timing(100, 600), timing(300, 1500), timing(100, 600),
-        new JmhSection.Timing(1, 1, TimeValue.milliseconds(300)), 3, 10, 2,
+        new JmhSection.Timing(1, 2, TimeValue.milliseconds(300)), 3, 10, 2,
         List.of(new Converge(5000, Duration.ofSeconds(10)), new Converge(50_000, Duration.ofSeconds(10))));
   }
 
