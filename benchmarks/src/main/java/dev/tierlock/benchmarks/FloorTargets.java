@@ -55,14 +55,22 @@ final class FloorTargets {
 
   private void warmCalls() {
     for (StoreRuns store : ScaleTables.stores(m)) {
+      String target = "2. one call per warm commit, " + store.label();
+      if (store.slug().equals("gcs") && !m.scale().gcsSpaced().isEmpty()) {
+        List<SpacedCommits.Row> spaced = m.scale().gcsSpaced().stream().filter(r -> r.mode() != CommitMode.LOCKED)
+            .toList();
+        rows.add(new Row(target + " (the spaced commits)", join(spaced, r -> Protocol.modeLabel(r.mode()) + " "
+            + String.format("%.2f", r.callsPerCommit())), verdict(spaced.stream().allMatch(r -> r.callsPerCommit() <= 1))));
+        continue;
+      }
       List<RunResult> runs = leaseless().stream().flatMap(mode -> store.find(Protocol.separate(mode), 1).stream())
           .toList();
       if (runs.isEmpty()) {
         continue;
       }
-      rows.add(new Row("2. one call per warm commit (1 writer, the run's one cold commit included: <= 1.05), "
-          + store.label(), join(runs, r -> Protocol.modeLabel(r.protocol().mode()) + " "
-              + String.format("%.2f", r.callsPerCommit())), verdict(runs.stream().allMatch(r -> r.callsPerCommit() <= 1.05))));
+      rows.add(new Row(target + " (1 writer's run, its one cold commit included: <= 1.05)",
+          join(runs, r -> Protocol.modeLabel(r.protocol().mode()) + " " + String.format("%.2f", r.callsPerCommit())),
+          verdict(runs.stream().allMatch(r -> r.callsPerCommit() <= 1.05))));
     }
   }
 
