@@ -131,7 +131,11 @@ public final class BenchmarkReport {
       return new Measurements(machine, plan, calls, fake, longRun, s3, gcs, gcsSelfCheck, fs, codec, large.length, identical, puts,
           local, startup, scale, progress.elapsedSeconds(), Machine.loadNow());
     } finally {
-      WorkDirectory.delete(work);
+      try {
+        WorkDirectory.delete(work);
+      } catch (java.io.UncheckedIOException e) {
+        progress.say("left " + work + " behind: " + e.getMessage() + " (" + e.getCause() + ")");
+      }
     }
   }
 
@@ -154,7 +158,7 @@ public final class BenchmarkReport {
     if (parts.contains("converge")) {
       for (Plan.Converge size : plan.converge()) {
         progress.say("10. converge " + size.entries() + " entries, bounded at " + size.bound().toSeconds() + " s");
-        ConvergeScale.Row row = converger.measure(size.entries(), size.bound(), work);
+        ConvergeScale.Row row = converger.measure(size.entries(), size.bound());
         progress.say("  " + ConvergeTables.summary(row));
         converge.add(row);
       }

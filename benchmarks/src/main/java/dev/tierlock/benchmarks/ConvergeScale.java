@@ -85,9 +85,13 @@ final class ConvergeScale {
     return latency;
   }
 
-  /** Measures a lockfile of {@code entries} entries, the first pass bounded by {@code bound}. */
-  Row measure(int entries, Duration bound, Path work) throws InterruptedException {
-    Path checkout = work.resolve("converge-" + entries);
+  /**
+   * Measures a lockfile of {@code entries} entries, the first pass bounded by {@code bound}; the
+   * checkout is in a temp directory of its own, deleted once the pass stopped (so that a pass still
+   * stopping never holds up the deletion of the run's work directory).
+   */
+  Row measure(int entries, Duration bound) throws InterruptedException {
+    Path checkout = WorkDirectory.create("tierlock-bench-converge-").resolve("checkout");
     ExecutorService passes = Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "converge-" + entries);
       t.setDaemon(true);
@@ -110,9 +114,26 @@ final class ConvergeScale {
     } finally {
       passes.shutdownNow();
       if (passes.awaitTermination(60, TimeUnit.SECONDS)) {
-        WorkDirectory.delete(checkout);
+        WorkDirectory.delete(checkout.getParent());
+      } else {
+        deleteOnceStopped(passes, checkout.getParent());
       }
     }
+  }
+
+  /** Deletes {@code directory} once the interrupted pass on {@code passes} stopped, on a daemon thread of its own. */
+  private static void deleteOnceStopped(ExecutorService passes, Path directory) {
+    Thread cleaner = new Thread(() -> {
+      try {
+        if (passes.awaitTermination(1, TimeUnit.HOURS)) {
+          WorkDirectory.delete(directory);
+        }
+      } catch (InterruptedException | RuntimeException e) {
+        // the directory stays in the temp directory: nothing measured depends on it
+      }
+    }, "converge-cleanup");
+    cleaner.setDaemon(true);
+    cleaner.start();
   }
 
   private static Optional<Pass> pass(ExecutorService passes, Converger converger, CountingDatastore counting,
