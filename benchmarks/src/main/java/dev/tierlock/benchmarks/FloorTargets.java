@@ -107,13 +107,16 @@ final class FloorTargets {
       if (store.slug().equals("gcs")) {
         continue;
       }
-      store.find(Protocol.LOCKED, N).ifPresent(r -> {
+      Optional<RunResult> locked = store.slug().equals("fake") && m.longRun().isPresent() ? m.longRun()
+          : store.find(Protocol.LOCKED, N);
+      locked.ifPresent(r -> {
         double base = store.find(Protocol.BASELINE, N).map(RunResult::commitsPerSecond).orElse(Double.NaN);
         double ratio = r.commitsPerSecond() / base;
         boolean met = r.callsPerCommit() <= 6 && ratio >= 0.9 && r.minPerWriter() >= r.meanPerWriter() / 4
             && r.tailRatio() <= 10;
-        rows.add(new Row("5. locked, " + N + " writers, " + store.label() + ": <= 6 calls per commit, >= 0.9x the "
-            + "baseline protocol, every writer >= a quarter of the mean, p99 <= 10x p50",
+        rows.add(new Row("5. locked, " + N + " writers, " + store.label() + " (" + MarkdownTable.number(r.seconds())
+            + " s): <= 6 calls per commit, >= 0.9x the baseline protocol, every writer >= a quarter of the mean, "
+            + "p99 <= 10x p50",
             MarkdownTable.number(r.callsPerCommit()) + " calls; " + MarkdownTable.ratio(ratio) + "; min "
                 + r.minPerWriter() + " of mean " + MarkdownTable.number(r.meanPerWriter()) + "; p99/p50 "
                 + MarkdownTable.ratio(r.tailRatio()), verdict(met)));
