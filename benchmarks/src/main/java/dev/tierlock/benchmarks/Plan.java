@@ -21,7 +21,7 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * @param durableCommits the puts strace counts per protocol (and the lease holds timed)
  * @param spacedCommits the spaced GCS puts per mode
  * @param converge the convergence sizes, each with its bound (5,000 and 50,000 in the full plan; the quick plan
- *     stays with 500 and 5,000, since planting 50,000 archives alone takes a minute or more)
+ *     stays with 200 and 5,000, since planting 50,000 archives alone takes a minute or more)
  */
 record Plan(String name, List<Integer> writers, ContendedRun.Timing fake, Duration longWindow,
     List<Integer> cloudWriters, ContendedRun.Timing s3, ContendedRun.Timing gcs, ContendedRun.Timing fs,
@@ -50,7 +50,7 @@ record Plan(String name, List<Integer> writers, ContendedRun.Timing fake, Durati
         timing(100, 600), Duration.ofSeconds(3),
         List.of(1, 16), timing(100, 600), timing(300, 1500), timing(100, 600),
         new JmhSection.Timing(1, 2, TimeValue.milliseconds(300)), 3, 10, 2,
-        List.of(new Converge(500, Duration.ofSeconds(15)), new Converge(5000, Duration.ofSeconds(10))));
+        List.of(new Converge(200, Duration.ofSeconds(20)), new Converge(5000, Duration.ofSeconds(10))));
   }
 
   private static ContendedRun.Timing timing(long warmupMillis, long windowMillis) {
