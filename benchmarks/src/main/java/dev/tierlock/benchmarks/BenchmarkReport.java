@@ -14,16 +14,17 @@ import java.util.stream.Collectors;
 /**
  * The benchmark: runs every part of the performance report and writes it. Run it as {@code java
  * -jar benchmarks/target/benchmarks.jar [--quick] [--only PART,...] [--out DIR]}; the parts are
- * {@code calls, fake, long, s3, gcs, fs, codec, put, local, start}. By default the report is written into
+ * {@code calls, fake, long, s3, gcs, fs, codec, put, local, start, durable, pinned, converge}. By default the report is written into
  * the module's directory (beside {@code target/}), with {@code --quick} into {@code
  * target/quick-report/}.
  */
 public final class BenchmarkReport {
 
-  private static final List<String> PARTS = List.of("calls", "fake", "long", "s3", "gcs", "fs", "codec", "put", "local", "start");
+  private static final List<String> PARTS = List.of("calls", "fake", "long", "s3", "gcs", "fs", "codec", "put", "local", "start",
+      "durable", "pinned", "converge");
   private static final Duration LATENCY = Duration.ofMillis(10);
-  private static final List<Protocol> LOCAL = List.of(Protocol.LOCKED, Protocol.OPTIMISTIC, Protocol.SHARED_GROUP,
-      Protocol.SHARED_SERIAL, Protocol.BASELINE, Protocol.NO_LOCK);
+  private static final List<Protocol> LOCAL = Protocol.modesThen(Protocol.SHARED_GROUP, Protocol.SHARED_SERIAL,
+      Protocol.BASELINE, Protocol.NO_LOCK);
 
   private BenchmarkReport() {}
 
@@ -78,24 +79,28 @@ public final class BenchmarkReport {
       if (parts.contains("s3")) {
         try (S3ProxyStores stores = S3ProxyStores.start()) {
           progress.say("3. " + stores.label());
-          s3 = Optional.of(section.run(stores, List.of(Protocol.values()), plan.cloudWriters(), plan.s3(), work));
+          s3 = Optional.of(section.run(stores, Protocol.all(), plan.cloudWriters(), plan.s3(), work));
         }
       }
       Optional<StoreRuns> gcs = Optional.empty();
       Optional<String> gcsSelfCheck = Optional.empty();
+      List<SpacedCommits.Row> spaced = List.of();
       if (parts.contains("gcs")) {
         try (GcsFakeStores stores = GcsFakeStores.start()) {
           progress.say("3. " + stores.label());
           gcsSelfCheck = Optional.of(stores.selfCheckUnderLimit(work.resolve("gcs-self-check")));
           progress.say("  self-check under the write limit: " + gcsSelfCheck.get());
-          gcs = Optional.of(section.run(stores, List.of(Protocol.values()), plan.cloudWriters(), plan.gcs(), work));
+          gcs = Optional.of(section.run(stores, Protocol.all(), plan.cloudWriters(), plan.gcs(), work));
+          spaced = SpacedCommits.measure(stores, plan.spacedCommits(), work);
+          spaced.forEach(r -> progress.say("  gcs spaced commits, " + r.mode() + ": p50 " + MarkdownTable.number(r.p50Millis())
+              + " ms, " + MarkdownTable.number(r.callsPerCommit()) + " calls/commit"));
         }
       }
       Optional<StoreRuns> fs = Optional.empty();
       if (parts.contains("fs")) {
         FileSystemStores stores = new FileSystemStores(work);
         progress.say("4. " + stores.label());
-        fs = Optional.of(section.run(stores, List.of(Protocol.LOCKED, Protocol.OPTIMISTIC, Protocol.BASELINE),
+        fs = Optional.of(section.run(stores, Protocol.modesThen(Protocol.BASELINE),
             plan.writers(), plan.fs(), work));
       }
       JmhSection jmh = new JmhSection(plan.jmh());
@@ -122,11 +127,43 @@ public final class BenchmarkReport {
         progress.say("6. start-up of the command line");
         startup = Optional.of(new StartupSection(work.resolve("start"), plan.startRounds()).measure(moduleDirectory()));
       }
+      Measurements.Scale scale = scale(plan, parts, progress, work, spaced);
       return new Measurements(machine, plan, calls, fake, longRun, s3, gcs, gcsSelfCheck, fs, codec, large.length, identical, puts,
-          local, startup, progress.elapsedSeconds());
+          local, startup, scale, progress.elapsedSeconds(), Machine.loadNow());
     } finally {
-      WorkDirectory.delete(work);
+      try {
+        WorkDirectory.delete(work);
+      } catch (java.io.UncheckedIOException e) {
+        progress.say("left " + work + " behind: " + e.getMessage() + " (" + e.getCause() + ")");
+      }
     }
+  }
+
+  private static Measurements.Scale scale(Plan plan, Set<String> parts, Progress progress, Path work,
+      List<SpacedCommits.Row> spaced) throws Exception {
+    Optional<DurableWork.Result> durable = Optional.empty();
+    if (parts.contains("durable")) {
+      progress.say("8. durable local work per commit, filesystem datastore, " + plan.durableCommits() + " commits");
+      durable = Optional.of(new DurableWork(work, plan.durableCommits(), progress).measure());
+    }
+    List<PinnedInstalls.Row> pinned = List.of();
+    if (parts.contains("pinned")) {
+      progress.say("9. warm installs that pin an archive");
+      pinned = PinnedInstalls.measure(work);
+      pinned.forEach(r -> progress.say("  " + r.mode() + ", " + r.install() + ": " + r.calls().total() + " calls, "
+          + r.archiveUploads() + " archive upload(s)"));
+    }
+    ConvergeScale converger = new ConvergeScale(LATENCY);
+    List<ConvergeScale.Row> converge = new java.util.ArrayList<>();
+    if (parts.contains("converge")) {
+      for (Plan.Converge size : plan.converge()) {
+        progress.say("10. converge " + size.entries() + " entries, bounded at " + size.bound().toSeconds() + " s");
+        ConvergeScale.Row row = converger.measure(size.entries(), size.bound());
+        progress.say("  " + ConvergeTables.summary(row));
+        converge.add(row);
+      }
+    }
+    return new Measurements.Scale(durable, pinned, converge, converger.latency(), spaced);
   }
 
   private static Optional<String> value(List<String> arguments, String option) {

@@ -49,8 +49,9 @@ final class CallCounts {
     }
   }
 
-  /** The columns: core's two modes, then the two upload protocols. */
-  static final List<String> COLUMNS = List.of("locked", "optimistic", "baseline protocol", "no-lock protocol");
+  /** The columns: every commit mode of {@link Protocol#MODES}, then the two upload protocols. */
+  static final List<String> COLUMNS = java.util.stream.Stream.concat(Protocol.MODES.stream().map(Protocol::modeLabel),
+      java.util.stream.Stream.of("baseline protocol", "no-lock protocol")).toList();
 
   private CallCounts() {}
 
@@ -60,7 +61,7 @@ final class CallCounts {
     for (Case c : Case.values()) {
       table.put(c, new ArrayList<>());
     }
-    for (CommitMode mode : CommitMode.values()) {
+    for (CommitMode mode : Protocol.MODES) {
       Map<Case, Count> column = tierlock(mode, work.resolve("calls-" + mode));
       table.forEach((c, row) -> row.add(column.get(c)));
     }
@@ -131,6 +132,15 @@ final class CallCounts {
       none.put(operation, 0L);
     }
     return none;
+  }
+
+  /** Returns {@code count} as {@code total (n operation, ...)}, for the report's cells. */
+  static String cell(Count count) {
+    String parts = count.calls().entrySet().stream()
+        .filter(e -> e.getValue() > 0)
+        .map(e -> e.getValue() + " " + e.getKey().name().toLowerCase().replace('_', ' '))
+        .collect(java.util.stream.Collectors.joining(", "));
+    return count.total() + (parts.isEmpty() ? "" : " (" + parts + ")");
   }
 
   private static ExtensionName name(String suffix) {

@@ -7,6 +7,7 @@ import dev.tierlock.TierPath;
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.ReadCondition;
 import dev.tierlock.spi.ReadResult;
+import dev.tierlock.testkit.CountingDatastore;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -50,11 +51,13 @@ final class ContendedRun {
 
   /**
    * Runs on {@code store} (fresh and empty, of {@code kind}), the writers' checkouts under {@code
-   * workDirectory}; {@code kind} is told when the writers are ready and when they are done.
+   * workDirectory}; {@code kind} is told when the writers are ready and when they are done. The
+   * calls counted are those from the writers' start (their self-checks apart) until every writer returned.
    */
-  RunResult run(StoreKind kind, Datastore store, Path workDirectory) throws InterruptedException {
+  RunResult run(StoreKind kind, CountingDatastore store, Path workDirectory) throws InterruptedException {
     try (Participants participants = Participants.open(protocol, store, workDirectory, writers)) {
       kind.beginMeasuring();
+      store.reset();
       int refusedBefore = LeaseReleaseFailures.count();
       List<WriterLog> logs = new ArrayList<>();
       List<Thread> threads = new ArrayList<>();
@@ -75,8 +78,9 @@ final class ContendedRun {
       Thread.sleep(Math.max(0, (stopAt - System.nanoTime()) / 1_000_000));
       Ending ending = awaitOrInterrupt(threads, stopAt + timing.grace().toNanos());
       kind.endMeasuring();
+      long calls = store.total();
       return result(logs, finalLockfile(store), measureFrom, stopAt, ending,
-          LeaseReleaseFailures.count() - refusedBefore);
+          LeaseReleaseFailures.count() - refusedBefore, calls);
     } finally {
       kind.endMeasuring();
     }
@@ -136,7 +140,7 @@ final class ContendedRun {
   }
 
   private RunResult result(List<WriterLog> logs, Lockfile last, long measureFrom, long stopAt, Ending ending,
-      int releasesRefused) {
+      int releasesRefused, long calls) {
     long interruptAt = ending.interruptAt();
     List<Long> latencies = new ArrayList<>();
     Map<String, Integer> errors = new TreeMap<>();
@@ -171,7 +175,7 @@ final class ContendedRun {
     long[] sorted = latencies.stream().mapToLong(Long::longValue).sorted().toArray();
     return new RunResult(protocol, writers, seconds, commits, commits / seconds,
         percentile(sorted, 0.50), percentile(sorted, 0.99), Arrays.stream(perWriter).min().orElse(0),
-        (double) commits / writers, errors, acknowledged, lost, releasesRefused, ending.hung());
+        (double) commits / writers, errors, acknowledged, lost, releasesRefused, ending.hung(), calls);
   }
 
   /** Returns the nearest-rank percentile {@code p} of {@code sorted} nanoseconds, in milliseconds (NaN when empty). */

@@ -1,6 +1,7 @@
 package dev.tierlock.benchmarks;
 
 import dev.tierlock.spi.Datastore;
+import dev.tierlock.testkit.CountingDatastore;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,7 +39,7 @@ final class ContentionSection {
     RunResult result;
     Path directory = work.resolve(kind.slug() + "-" + protocol.name().toLowerCase() + "-" + writers);
     try (Datastore store = kind.fresh()) {
-      result = new ContendedRun(protocol, writers, timing).run(kind, store, directory);
+      result = new ContendedRun(protocol, writers, timing).run(kind, CountingDatastore.wrap(store), directory);
     } finally {
       WorkDirectory.delete(directory);
     }

@@ -23,12 +23,27 @@ import java.util.Optional;
  * @param puts section 5: the end-to-end puts
  * @param local section 5: local bytes per put
  * @param startup section 6: the start-up of the command line
+ * @param scale sections 8 to 10 and the spaced GCS commits
  * @param seconds how long the run took
+ * @param endLoad the load averages when the run ended
  */
 record Measurements(Machine machine, Plan plan, Map<CallCounts.Case, List<CallCounts.Count>> calls,
     Optional<StoreRuns> fake, Optional<RunResult> longRun, Optional<StoreRuns> s3, Optional<StoreRuns> gcs, Optional<String> gcsSelfCheck,
     Optional<StoreRuns> fs, List<JmhScore> codec, int codecBytes, boolean jacksonIdentical, List<JmhScore> puts,
-    List<LocalWrites.Measurement> local, Optional<StartupSection.Result> startup, long seconds) {
+    List<LocalWrites.Measurement> local, Optional<StartupSection.Result> startup, Scale scale, long seconds, String endLoad) {
+
+  /**
+   * The parts the performance issue added.
+   *
+   * @param durable section 8: fsyncs, renames, unlinks and lease hold per commit on the filesystem datastore
+   * @param pinned section 9: warm installs that pin an archive, per mode
+   * @param converge section 10: convergence at each size
+   * @param convergeLatency the latency added to every call in section 10
+   * @param gcsSpaced uncontended GCS commits spaced past its write limit, per mode
+   */
+  record Scale(Optional<DurableWork.Result> durable, List<PinnedInstalls.Row> pinned, List<ConvergeScale.Row> converge,
+      java.time.Duration convergeLatency, List<SpacedCommits.Row> gcsSpaced) {}
+
 
   /** Returns the score of {@code method} whose parameters include every one of {@code params}. */
   static Optional<JmhScore> score(List<JmhScore> scores, String method, Map<String, String> params) {

@@ -33,12 +33,20 @@ final class Notes {
         - **Local bytes** per put: Linux's per-thread `wchar` (bytes passed to `write`/`pwrite`) of the putting \
         thread, every datastore call moved to another thread (`OffThreadDatastore`); it counts files written and \
         then deleted (the pending record, temp files) too, which walking the directory afterwards would miss.
-        - **Start-up** (`StartupSection`): wall time around the process, CPU time from the shell's `times`. The \
-        launcher's class-data-sharing archive holds every class the command line loads except picocli's: its jar is \
-        built as Java 5 class files, which class-data sharing does not archive, so they are parsed at each start; \
-        a picocli command with one option alone takes about 5x the hello-world here. The class path also names \
-        every jar of the distribution, the S3 and GCS SDKs' included, though a filesystem call loads no class of \
-        them.
+        - **Start-up** (`StartupSection`): wall time around the process, CPU time from the shell's `times`, each \
+        JVM given to the launcher as `JAVA_HOME` and its cache directory (`XDG_CACHE_HOME`) fresh per JVM; whatever \
+        archive the launcher writes there is named in the section. The hello-world is compiled for Java 17 and run \
+        by the same JVM as the cases it is set against.
+        - **Calls per commit** (sections 2 to 4 and 7): the testkit's `CountingDatastore` between the writers and \
+        the store, reset once every writer passed its self-check; every call until the last writer returned, the \
+        failed attempts' included, divided by the acknowledged commits.
+        - **Commit modes**: every value of `CommitMode` in this build is measured, in its order (`Protocol.MODES`), \
+        as separate checkouts on every store, in the call counts, the durable-work counts and the pinned installs.
+        - **Durable work** (`DurableWork`): `strace -f -c` around a child JVM (`DurableWorkChild`, one writer on the \
+        filesystem datastore, `-XX:-UsePerfData`), run once with N puts and once with none after the same set-up; \
+        the difference over N. Where strace cannot run, the section says so and counts nothing.
+        - **Convergence** (`ConvergeScale`): the public `Converger` on a `FakeRemote` with latency, entries and \
+        archives planted; each pass bounded, never waited on past its bound.
         - **JMH** (1.37): one fork per benchmark, average time; the forks run on this jar's class path.
 
         ## This module
@@ -53,8 +61,9 @@ final class Notes {
         anyway. The other modules' descriptors are proven by the CLI's module-path test.
         - S3Proxy and google-cloud-storage share this JVM only here: the pom pins their common dependencies \
         (OpenTelemetry, Woodstox, Error Prone annotations) to the newer versions, in this module alone.
-        - `--quick` runs every part with short windows (about four minutes); `--only calls,fake,...` runs some parts \
-        (`calls, fake, long, s3, gcs, fs, codec, put, local`); `--out DIR` writes the report elsewhere.
+        - `--quick` runs every part with short windows and bounds (a few minutes); `--only calls,fake,...` runs some \
+        parts (`calls, fake, long, s3, gcs, fs, codec, put, local, start, durable, pinned, converge`); `--out DIR` \
+        writes the report elsewhere.
         """);
   }
 }

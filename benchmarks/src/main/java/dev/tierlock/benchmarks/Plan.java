@@ -6,7 +6,7 @@ import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
  * How long each part of the report measures: the full plan fits the whole command (build included)
- * in under ten minutes on two cores; {@code --quick} is for trying the command out.
+ * in about fifteen minutes on two cores; {@code --quick} is for trying the command out.
  *
  * @param name {@code full} or {@code quick}
  * @param writers the writer counts of the fake remote and the filesystem datastore
@@ -18,10 +18,17 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * @param fs each run on the filesystem datastore
  * @param jmh each JMH benchmark
  * @param startRounds how many times each start-up case runs
+ * @param durableCommits the puts strace counts per protocol (and the lease holds timed)
+ * @param spacedCommits the spaced GCS puts per mode
+ * @param converge the convergence sizes, each with its bound (5,000 and 50,000 in the full plan; the quick plan
+ *     stays with 200 and 5,000, since planting 50,000 archives alone takes a minute or more)
  */
 record Plan(String name, List<Integer> writers, ContendedRun.Timing fake, Duration longWindow,
     List<Integer> cloudWriters, ContendedRun.Timing s3, ContendedRun.Timing gcs, ContendedRun.Timing fs,
-    JmhSection.Timing jmh, int startRounds) {
+    JmhSection.Timing jmh, int startRounds, int durableCommits, int spacedCommits, List<Converge> converge) {
+
+  /** One convergence size: its entries, and how long its first pass is given. */
+  record Converge(int entries, Duration bound) {}
 
   /** The lockfile size of the codec and put benchmarks. */
   static final int LARGE = 5000;
@@ -33,15 +40,17 @@ record Plan(String name, List<Integer> writers, ContendedRun.Timing fake, Durati
     return new Plan("full", List.of(1, 2, 4, 8, 16),
         timing(500, 2000), Duration.ofSeconds(60),
         List.of(1, 16), timing(500, 2000), timing(500, 4000), timing(300, 1500),
-        new JmhSection.Timing(3, 3, TimeValue.seconds(1)), 21);
+        new JmhSection.Timing(3, 3, TimeValue.seconds(1)), 21, 50, 5,
+        List.of(new Converge(5000, Duration.ofSeconds(120)), new Converge(50_000, Duration.ofSeconds(150))));
   }
 
   /** Returns the short plan of {@code --quick}. */
   static Plan quick() {
-    return new Plan("quick", List.of(1, 4, 16),
-        timing(200, 1000), Duration.ofSeconds(5),
-        List.of(1, 16), timing(200, 1000), timing(500, 2000), timing(200, 1000),
-        new JmhSection.Timing(1, 2, TimeValue.milliseconds(500)), 5);
+    return new Plan("quick", List.of(1, 16),
+        timing(100, 600), Duration.ofSeconds(3),
+        List.of(1, 16), timing(100, 600), timing(300, 1500), timing(100, 600),
+        new JmhSection.Timing(1, 2, TimeValue.milliseconds(300)), 3, 10, 2,
+        List.of(new Converge(200, Duration.ofSeconds(20)), new Converge(5000, Duration.ofSeconds(10))));
   }
 
   private static ContendedRun.Timing timing(long warmupMillis, long windowMillis) {

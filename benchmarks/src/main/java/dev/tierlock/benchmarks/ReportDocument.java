@@ -2,7 +2,6 @@ package dev.tierlock.benchmarks;
 
 import dev.tierlock.benchmarks.CallCounts.Case;
 import dev.tierlock.benchmarks.CallCounts.Count;
-import dev.tierlock.testkit.DatastoreOperation;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -10,7 +9,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Collectors;
 
 /** Writes the report, {@code README.md} with its charts beside it in {@code report/}. */
 final class ReportDocument {
@@ -18,6 +16,9 @@ final class ReportDocument {
   static final String COMMAND =
       "mvn -B -ntp -pl benchmarks -am package -Dmaven.test.skip=true -Dmaven.javadoc.skip=true -Dmaven.source.skip=true"
           + " && java -jar benchmarks/target/benchmarks.jar";
+
+  /** The 1-minute load below which the machine counts as quiet at the start. */
+  private static final double QUIET = 0.5;
 
   private final Measurements m;
   private final Path directory;
@@ -44,6 +45,14 @@ final class ReportDocument {
       });
       codec();
       m.startup().ifPresent(startup -> out.append(StartupSection.render(startup)));
+      out.append(ScaleTables.contention(m));
+      m.scale().durable().ifPresent(d -> out.append(ScaleTables.durable(d)));
+      if (!m.scale().pinned().isEmpty()) {
+        out.append(ScaleTables.pinned(m.scale().pinned()));
+      }
+      if (!m.scale().converge().isEmpty()) {
+        out.append(ConvergeTables.render(m.scale().converge(), m.scale().convergeLatency()));
+      }
       Notes.append(out);
       Path readme = directory.resolve("README.md");
       Files.writeString(readme, out.toString(), StandardCharsets.UTF_8);
@@ -67,7 +76,7 @@ final class ReportDocument {
         .row("machine", machine.cores() + " cores, " + machine.cpu())
         .row("JDK", machine.jdk())
         .row("OS", machine.os())
-        .row("load average (1, 5, 15 min)", "at the start " + machine.load() + "; at the end " + Machine.loadNow()
+        .row("load average (1, 5, 15 min)", "at the start " + machine.load() + "; at the end " + m.endLoad()
             + " (on " + machine.cores() + " cores: above " + machine.cores() + ", other work competed for them)")
         .row("plan", m.plan().name() + String.format(" (the benchmark took %d min %02d s)", m.seconds() / 60, m.seconds() % 60))
         .render()).append('\n');
@@ -75,9 +84,36 @@ final class ReportDocument {
 
   private void targets() {
     out.append("## Targets\n\n");
+    out.append(quiet()).append("\n\n");
+    out.append("\"Performance at the floor\" (its \"What to build\", by number):\n\n");
+    MarkdownTable floor = new MarkdownTable("target", "measured in this run", "verdict");
+    FloorTargets.of(m).forEach(r -> floor.row(r.target(), r.measured(), r.verdict()));
+    out.append(floor.render()).append('\n');
+    out.append("Earlier targets, and the checks every run makes:\n\n");
     MarkdownTable table = new MarkdownTable("target", "measured in this run", "verdict");
     Targets.of(m).forEach(r -> table.row(r.target(), r.measured(), r.verdict()));
     out.append(table.render()).append('\n');
+  }
+
+  /** Returns the line that says whether the machine was quiet: its 1-minute load at the start, below 0.5. */
+  private String quiet() {
+    double start = firstLoad(m.machine().load());
+    boolean quiet = start < QUIET;
+    return "Load average (1, 5, 15 min) at the start " + m.machine().load() + ", at the end " + m.endLoad()
+        + " (the end includes this benchmark's own work). " + (quiet
+        ? "**The machine was quiet** at the start (1-minute load below " + QUIET + " on " + m.machine().cores()
+            + " cores)."
+        : "**The machine was not quiet** at the start (1-minute load " + start + ", at or above " + QUIET + " on "
+            + m.machine().cores() + " cores): other work competed for the cores; the ratios are same-run, the "
+            + "absolute figures are not a quiet machine's.");
+  }
+
+  private static double firstLoad(String load) {
+    try {
+      return Double.parseDouble(load.split(",")[0].trim());
+    } catch (RuntimeException e) {
+      return Double.NaN;
+    }
   }
 
   private void calls() {
@@ -110,15 +146,7 @@ final class ReportDocument {
   }
 
   private static String cell(Count count) {
-    String parts = count.calls().entrySet().stream()
-        .filter(e -> e.getValue() > 0)
-        .map(e -> e.getValue() + " " + name(e.getKey()))
-        .collect(Collectors.joining(", "));
-    return count.total() + (parts.isEmpty() ? "" : " (" + parts + ")");
-  }
-
-  private static String name(DatastoreOperation operation) {
-    return operation.name().toLowerCase().replace('_', ' ');
+    return CallCounts.cell(count);
   }
 
   private void contention(StoreRuns fake, Path charts) {
@@ -152,7 +180,23 @@ final class ReportDocument {
         .append("The limit is on while a run is measured; the checkouts' self-checks at setup run without it, ")
         .append("because a self-check under it ").append(m.gcsSelfCheck().orElse("was not tried"))
         .append(".\n\n")
-        .append(RunTables.section(gcs, charts, "report", m.plan().cloudWriters())).append('\n'));
+        .append(RunTables.section(gcs, charts, "report", m.plan().cloudWriters())).append('\n')
+        .append(spaced(gcs)));
+  }
+
+  /** Returns the table of the spaced GCS commits, if they were measured. */
+  private String spaced(StoreRuns gcs) {
+    if (m.scale().gcsSpaced().isEmpty()) {
+      return "";
+    }
+    MarkdownTable table = new MarkdownTable("mode", "p50 ms", "vs RTT", "calls / commit");
+    for (SpacedCommits.Row r : m.scale().gcsSpaced()) {
+      table.row(Protocol.modeLabel(r.mode()), MarkdownTable.number(r.p50Millis()),
+          MarkdownTable.ratio(r.p50Millis() / gcs.roundTripMillis()), MarkdownTable.number(r.callsPerCommit()));
+    }
+    return "**Uncontended commits, spaced past the write limit**: one warm checkout per mode, " + m.plan().spacedCommits()
+        + " puts " + SpacedCommits.GAP.toMillis() + " ms apart (the limit on), so the lockfile was not written in the "
+        + "last second before each:\n\n" + table.render() + "\n";
   }
 
   private void codec() {

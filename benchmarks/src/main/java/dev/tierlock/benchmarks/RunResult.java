@@ -19,10 +19,22 @@ import java.util.Map;
  * @param lost acknowledged changes missing from the final lockfile
  * @param releasesRefused lease releases the store refused during the run (each lease then lingers until its ttl)
  * @param hung writers that never returned from their last commit, even interrupted
+ * @param calls datastore calls the writers made over the whole run (warm-up and tail included, self-checks not)
  */
 record RunResult(Protocol protocol, int writers, double seconds, int commits,
     double commitsPerSecond, double p50Millis, double p99Millis, int minPerWriter, double meanPerWriter,
-    Map<String, Integer> errors, int acknowledged, int lost, int releasesRefused, int hung) {
+    Map<String, Integer> errors, int acknowledged, int lost, int releasesRefused, int hung, long calls) {
+
+  /** Returns the datastore calls per acknowledged commit over the whole run (NaN when none was acknowledged). */
+  double callsPerCommit() {
+    return acknowledged == 0 ? Double.NaN : (double) calls / acknowledged;
+  }
+
+  /** Returns p99 over p50 (NaN when there was no latency). */
+  double tailRatio() {
+    return p99Millis / p50Millis;
+  }
+
 
   /** Returns the total number of failed commits. */
   int errorCount() {
@@ -32,8 +44,8 @@ record RunResult(Protocol protocol, int writers, double seconds, int commits,
   /** Returns a one-line summary for the progress output. */
   String summary() {
     return String.format("%s x%d: %.1f commits/s, p50 %.0f ms, p99 %.0f ms, per writer min %d mean %.1f, errors %s, "
-        + "lost %d/%d%s", protocol.label(), writers, commitsPerSecond, p50Millis, p99Millis, minPerWriter, meanPerWriter,
-        errors, lost, acknowledged, releasesRefused > 0 ? ", lease releases refused " + releasesRefused : "")
+        + "%.1f calls/commit, lost %d/%d%s", protocol.label(), writers, commitsPerSecond, p50Millis, p99Millis,
+        minPerWriter, meanPerWriter, errors, callsPerCommit(), lost, acknowledged, releasesRefused > 0 ? ", lease releases refused " + releasesRefused : "")
         + (hung > 0 ? ", HUNG writers " + hung : "");
   }
 }

@@ -28,12 +28,13 @@ final class RunTables {
   /** Returns the table of {@code runs}, each throughput also as a ratio to the baseline protocol at the same writers. */
   static String table(StoreRuns runs) {
     MarkdownTable table = new MarkdownTable("protocol", "writers", "commits/s", "vs baseline", "p50 ms", "p99 ms",
-        "per writer min / mean", "errors (by code)", "lost / acknowledged");
+        "per writer min / mean", "calls / commit", "errors (by code)", "lost / acknowledged");
     for (RunResult r : runs.results()) {
       double baseline = runs.find(Protocol.BASELINE, r.writers()).map(RunResult::commitsPerSecond).orElse(Double.NaN);
       table.row(r.protocol().label(), String.valueOf(r.writers()), MarkdownTable.number(r.commitsPerSecond()),
           MarkdownTable.ratio(r.commitsPerSecond() / baseline), MarkdownTable.number(r.p50Millis()),
           MarkdownTable.number(r.p99Millis()), r.minPerWriter() + " / " + MarkdownTable.number(r.meanPerWriter()),
+          MarkdownTable.number(r.callsPerCommit()),
           errors(r.errors()) + (r.releasesRefused() > 0 ? "; lease releases refused " + r.releasesRefused() : "")
               + (r.hung() > 0 ? "; **" + r.hung() + " writers hung** (never returned)" : ""),
           r.lost() + " / " + r.acknowledged());
@@ -50,7 +51,7 @@ final class RunTables {
   private static void writeCharts(StoreRuns runs, Path charts, List<Integer> writers) {
     List<LineChart.Series> throughput = new ArrayList<>();
     List<LineChart.Series> p99 = new ArrayList<>();
-    for (Protocol protocol : Protocol.values()) {
+    for (Protocol protocol : Protocol.all()) {
       List<RunResult> line = runs.results().stream().filter(r -> r.protocol() == protocol).toList();
       if (line.isEmpty()) {
         continue;

@@ -10,14 +10,14 @@ import java.util.OptionalDouble;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
 
-/** The performance issue's targets, each set against what this run measured. */
+/** The earlier performance targets, each set against what this run measured. */
 final class Targets {
 
   /** One target: what it asks, what was measured, and whether it was met. */
   record Row(String target, String measured, String verdict) {}
 
-  private static final int LOCKED = 0;
-  private static final int OPTIMISTIC = 1;
+  private static final int LOCKED = Protocol.MODES.indexOf(dev.tierlock.CommitMode.LOCKED);
+  private static final int OPTIMISTIC = Protocol.MODES.indexOf(dev.tierlock.CommitMode.OPTIMISTIC);
 
   private final Measurements m;
   private final List<Row> rows = new ArrayList<>();
@@ -32,18 +32,7 @@ final class Targets {
     t.calls();
     t.contention();
     t.local();
-    t.startup();
     return t.rows;
-  }
-
-  private void startup() {
-    m.startup().ifPresent(s -> {
-      double ratio = s.list().wallMillis() / s.hello().wallMillis();
-      rows.add(new Row("`entries list` on the embedded default within 3x a Java hello-world start (wall)",
-          MarkdownTable.ratio(ratio) + " (" + MarkdownTable.number(s.list().wallMillis()) + " vs "
-              + MarkdownTable.number(s.hello().wallMillis()) + " ms; CPU " + MarkdownTable.number(s.list().cpuMillis())
-              + " vs " + MarkdownTable.number(s.hello().cpuMillis()) + " ms)", verdict(ratio <= 3)));
-    });
   }
 
   private void calls() {

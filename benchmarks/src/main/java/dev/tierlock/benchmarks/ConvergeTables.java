@@ -1,0 +1,69 @@
+package dev.tierlock.benchmarks;
+
+import dev.tierlock.benchmarks.ConvergeScale.Pass;
+import dev.tierlock.benchmarks.ConvergeScale.Row;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/** Section 10's text: convergence at each size. */
+final class ConvergeTables {
+
+  private ConvergeTables() {}
+
+  /** Returns the one-line progress summary of {@code row}. */
+  static String summary(Row row) {
+    return row.entries() + " entries: first pass " + row.first().map(ConvergeTables::pass)
+        .orElse(notFinished(row.bound())) + "; no-op pass " + row.noOp().map(ConvergeTables::pass).orElse("n/a");
+  }
+
+  /** Returns the verdict text of a pass that did not return within {@code bound}. */
+  static String notFinished(Duration bound) {
+    return "did not finish in " + bound.toSeconds() + " s";
+  }
+
+  private static String pass(Pass p) {
+    return String.format("%.2f s, %d calls, %d restored, %d failed, peak %d archive reads at once", p.seconds(),
+        p.calls().total(), p.restored(), p.failed(), p.peakReads());
+  }
+
+  /** Returns a sequential pass's lower bound for {@code pass}: one latency per archive read, in seconds. */
+  static double sequentialFloor(Pass pass, Duration latency) {
+    return pass.reads() * latency.toMillis() / 1000.0;
+  }
+
+  /** Returns the section. */
+  static String render(List<Row> rows, Duration latency) {
+    StringBuilder out = new StringBuilder("## 10. Convergence at scale\n\n")
+        .append("The public `Converger` API on a `FakeRemote` with ").append(latency.toMillis())
+        .append(" ms added to every call: a lockfile of N small entries (a version and a checksum each, no other ")
+        .append("field) and every entry's archive (a manifest and one file) planted in the tier; a fresh checkout ")
+        .append("(`TempDirLayout`) converges (the first pass restores every entry), then converges again (the ")
+        .append("no-op pass). Each pass runs on a thread of its own; one that has not returned within its bound is ")
+        .append("interrupted and reported as not finished. A sequential pass takes at least one latency per archive ")
+        .append("read: that floor (local work not counted) is what the first pass is compared with, so a ratio of ")
+        .append("4x or more proves the target and a smaller one may understate it (the process's CPU time over the pass is shown beside it: a sequential pass would also spend most of it one thread at a time). Local bytes read: the process's ")
+        .append("`rchar` over the pass (every thread, the fake remote's own reads included).\n\n");
+    MarkdownTable table = new MarkdownTable("entries", "pass", "wall (s)", "calls (by operation)",
+        "restored / failed", "archive reads at once (peak)", "process CPU (s)", "vs sequential floor", "local bytes read");
+    for (Row row : rows) {
+      table.row(cells(row.entries(), "first", row.first(), row.bound(), latency));
+      table.row(cells(row.entries(), "no-op", row.noOp(), row.bound(), latency));
+    }
+    return out.append(table.render()).append('\n').toString();
+  }
+
+  private static String[] cells(int entries, String label, Optional<Pass> pass, Duration bound, Duration latency) {
+    String size = String.format("%,d", entries);
+    if (pass.isEmpty()) {
+      String why = label.equals("first") ? "**" + notFinished(bound) + "**" : "not run (the first pass did not finish)";
+      return new String[] {size, label, why, "", "", "", "", "", ""};
+    }
+    Pass p = pass.get();
+    double floor = sequentialFloor(p, latency);
+    return new String[] {size, label, String.format("%.2f", p.seconds()), CallCounts.cell(p.calls()),
+        p.restored() + " / " + p.failed(), String.valueOf(p.peakReads()), String.format("%.1f", p.cpuSeconds()),
+        label.equals("first") ? MarkdownTable.ratio(floor / p.seconds()) + " (floor " + MarkdownTable.number(floor) + " s)"
+            : "", p.localBytesRead().isPresent() ? String.format("%,d", p.localBytesRead().getAsLong()) : "n/a"};
+  }
+}

@@ -1,0 +1,65 @@
+package dev.tierlock.benchmarks;
+
+import dev.tierlock.CommitMode;
+import dev.tierlock.ExtensionName;
+import dev.tierlock.Tierlock;
+import dev.tierlock.spi.Datastore;
+import dev.tierlock.testkit.CountingDatastore;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Uncontended commits spaced so that the lockfile was not written in the last second (GCS's
+ * per-object write limit): one warm checkout per mode on a fresh store of a kind, {@code commits}
+ * puts {@link #GAP} apart, the median latency and calls of each.
+ */
+final class SpacedCommits {
+
+  /** The pause between two puts: past GCS's one write a second to one object. */
+  static final Duration GAP = Duration.ofMillis(1100);
+
+  /**
+   * One mode's figures.
+   *
+   * @param mode the checkout's commit mode
+   * @param p50Millis the median latency of a put
+   * @param callsPerCommit datastore calls per put
+   */
+  record Row(CommitMode mode, double p50Millis, double callsPerCommit) {}
+
+  private SpacedCommits() {}
+
+  /** Measures every mode of {@link Protocol#MODES} on fresh stores of {@code kind}. */
+  static List<Row> measure(StoreKind kind, int commits, Path work) throws InterruptedException {
+    List<Row> rows = new ArrayList<>();
+    for (CommitMode mode : Protocol.MODES) {
+      Path directory = work.resolve("spaced-" + mode.name().toLowerCase());
+      try (Datastore store = kind.fresh()) {
+        CountingDatastore counting = CountingDatastore.wrap(store);
+        try (Tierlock checkout = TierlockCommitter.open(counting, directory, "spaced", mode, Protocol.GroupCommit.ON)) {
+          checkout.checkDatastore();
+          TierlockCommitter committer = new TierlockCommitter(checkout);
+          committer.put(ExtensionName.of("@spaced/warm"), Fixtures.plainEntry("1.0.0"));
+          kind.beginMeasuring();
+          counting.reset();
+          long[] latencies = new long[commits];
+          for (int i = 0; i < commits; i++) {
+            Thread.sleep(GAP.toMillis());
+            long t0 = System.nanoTime();
+            committer.put(ExtensionName.of("@spaced/name"), Fixtures.plainEntry("1.0." + i));
+            latencies[i] = System.nanoTime() - t0;
+          }
+          java.util.Arrays.sort(latencies);
+          rows.add(new Row(mode, ContendedRun.percentile(latencies, 0.5), (double) counting.total() / commits));
+        } finally {
+          kind.endMeasuring();
+        }
+      } finally {
+        WorkDirectory.delete(directory);
+      }
+    }
+    return rows;
+  }
+}
