@@ -15,9 +15,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * The part of a convergence pass that runs holding the checkout's pulled-extensions lock, in a
  * change that refuses every edit of the lockfile: recovery first (and a new plan when it moved
- * files), then each prepared restore swapped in, each removal swapped out, the change ended, and
- * what was applied committed. What it does goes into the pass's {@link PassLedger}. Single use, on
- * the pass's thread.
+ * files), then each prepared restore swapped in, in plan order (every {@link #COMMIT_BATCH} the
+ * change ends, those are committed and a new change goes on), each removal swapped out, the change
+ * ended, and what was applied committed. What it does goes into the pass's {@link PassLedger}.
+ * Single use, on the pass's thread.
  */
 final class ConvergeSwap {
 

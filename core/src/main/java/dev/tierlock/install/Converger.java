@@ -64,6 +64,12 @@ import org.slf4j.LoggerFactory;
  * analysis) is {@link ConvergeReport.Unrestorable} until its entry changes or {@link
  * #convergeFully()} is asked for.
  *
+ * <p><b>Many entries.</b> A pass prepares its restores (download, verify, extract into staging)
+ * up to {@link Builder#parallelRestores} at once, with no lock held, and applies them one by one in
+ * the lockfile's order under the lock; a crash mid-pass is recovered as any interrupted install is.
+ * A pass with nothing to do reads the first line of its state alone, whatever the number of
+ * entries.
+ *
  * <p><b>Concurrency.</b> Calls on one checkout in one process share one pass in flight. Across
  * processes, and against installs, the pass takes the checkout's pulled-extensions lock without
  * waiting, and reports {@link ConvergeReport.Outcome#BUSY} when it is held.
