@@ -34,14 +34,36 @@ import org.junit.jupiter.api.io.TempDir;
  * per-call latency and on the filesystem datastore; prints wall times, calls and the load average.
  * Not a test: it asserts only that each pass converged, and runs only with {@code
  * -Dtierlock.measure.converge=<entries>} (for example 5000). The bound of parallel restores is
- * {@code -Dtierlock.measure.parallel=<n>} (the converger's default when unset).
+ * {@code -Dtierlock.measure.parallel=<n>} (the converger's default when unset); {@code
+ * -Dtierlock.measure.dir=<dir>} puts the store and the checkout there (a tmpfs, to leave the disk's
+ * fsyncs out) instead of a temporary directory. The first pass is split at its first crash boundary:
+ * before it the restores are prepared, after it they are applied.
  */
 @EnabledIfSystemProperty(named = "tierlock.measure.converge", matches = "[0-9]+")
 class ConvergeScaleMeasurement {
 
   private static final String T = "2026-01-01T00:00:00.000Z";
 
-  @TempDir Path temp;
+  @TempDir Path tempDir;
+
+  private Path temp;
+
+  @org.junit.jupiter.api.BeforeEach
+  void place() throws Exception {
+    String dir = System.getProperty("tierlock.measure.dir");
+    temp = dir == null ? tempDir : Files.createTempDirectory(Path.of(dir), "converge-measure");
+  }
+
+  @org.junit.jupiter.api.AfterEach
+  void clean() throws Exception {
+    if (!temp.equals(tempDir)) {
+      try (java.util.stream.Stream<Path> all = Files.walk(temp)) {
+        for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
+          Files.deleteIfExists(p);
+        }
+      }
+    }
+  }
 
   @Test
   void fakeRemoteWithLatency() throws Exception {
@@ -73,11 +95,15 @@ class ConvergeScaleMeasurement {
       if (parallel != null) {
         Converger.Builder.class.getMethod("parallelRestores", int.class).invoke(builder, parallel);
       }
+      java.util.concurrent.atomic.AtomicLong applying = new java.util.concurrent.atomic.AtomicLong();
+      builder.boundaries(boundary -> applying.compareAndSet(0, System.nanoTime()));
       Converger converger = builder.build();
       String load = Files.readString(Path.of("/proc/loadavg")).trim();
       long start = System.nanoTime();
       ConvergeReport first = converger.converge();
-      long firstMs = (System.nanoTime() - start) / 1_000_000;
+      long end = System.nanoTime();
+      long firstMs = (end - start) / 1_000_000;
+      long prepareMs = (applying.get() - start) / 1_000_000;
       assertThat(first.outcome()).isEqualTo(ConvergeReport.Outcome.CONVERGED);
       assertThat(first.restored()).hasSize(entries);
       long stateBytes = Files.size(converger.stateFile());
@@ -89,10 +115,14 @@ class ConvergeScaleMeasurement {
         noop = Math.min(noop, (System.nanoTime() - start) / 1_000);
         assertThat(again.outcome()).isEqualTo(ConvergeReport.Outcome.UNCHANGED);
       }
-      System.out.printf("MEASURE %s, %d entries, parallel %s: first pass %d ms, %d calls, %d bytes;"
+      long used = (Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory()) >> 20;
+      System.out.println("MEASURE heap in use after the passes: " + used + " MiB of " + (Runtime.getRuntime().maxMemory()
+          >> 20));
+      System.out.printf("MEASURE %s, %d entries, parallel %s: first pass %d ms (prepare %d ms, apply %d ms), %d calls,"
+          + " %d bytes;"
           + " no-op pass (best of 5) %d us, %d calls; state file %d bytes; load before %s, after %s%n", what, entries,
-          parallel == null ? "default" : parallel, firstMs, first.requests(), first.bytes(), noop, again.requests(),
-          stateBytes, load, Files.readString(Path.of("/proc/loadavg")).trim());
+          parallel == null ? "default" : parallel, firstMs, prepareMs, firstMs - prepareMs, first.requests(),
+          first.bytes(), noop, again.requests(), stateBytes, load, Files.readString(Path.of("/proc/loadavg")).trim());
     }
   }
 
