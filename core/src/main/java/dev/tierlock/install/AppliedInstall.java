@@ -49,7 +49,8 @@ final class AppliedInstall {
       case IF_MISSING_CHECKSUM -> previous.isEmpty() || previous.get().checksum().isEmpty();
       case NEVER -> false;
     };
-    List<String> nested = NestedRoots.of(layout, name, tx.lockfile().names());
+    List<String> nested = engine.converging() ? engine.nestedRoots(name, tx.lockfile())
+        : NestedRoots.of(layout, name, tx.lockfile().names());
     List<SwapRoot> roots = roots(layout, name, prepared.tree());
     SwapPlan plan = new SwapPlan(name, engine.newId(), engine.newId(), engine.lockfilePath().toString(),
         prepared.checksum(), roots, layout.manifestPath(), nested);

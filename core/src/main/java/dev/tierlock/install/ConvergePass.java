@@ -42,23 +42,38 @@ final class ConvergePass {
   private final PassLedger ledger;
   private final ConvergePlan planner;
   private ConvergenceState state;
+  /** Whether the whole state was read (the gate may have read its header alone). */
+  private boolean loaded;
 
   ConvergePass(Converger converger, Tierlock tierlock, ConvergeWork steps) {
     this.converger = converger;
     this.tierlock = tierlock;
     this.steps = steps;
     this.ledger = new PassLedger(converger.clock().instant(), converger::retryWait);
-    this.planner = new ConvergePlan(steps, ledger, converger.edits());
+    this.planner = new ConvergePlan(steps, ledger, converger.edits(), converger.parallelRestores());
     this.state = ConvergenceState.fresh(converger.base(), 0);
   }
 
-  /** Runs the pass; never throws for anything but an {@link Error}. */
+  /**
+   * Runs the pass; never throws for anything but an {@link Error}. The gate reads the state's header
+   * alone when it is settled (no retry, nothing unrestorable) and of this base: a pass with nothing
+   * to do then costs the same whatever the number of records; otherwise, and before any work, the
+   * whole state.
+   */
   Result run(Mode mode, @Nullable String knownVersion) {
-    boolean full = load(mode == Mode.FULL);
-    boolean staging = steps.needsRecovery(state.left());
-    boolean quiet = !full && !staging && !ledger.due();
-    if (mode == Mode.KNOWN && quiet && knownVersion != null && knownVersion.equals(state.lockfileVersion())) {
-      return unchanged();
+    Optional<ConvergenceState.Header> settled = mode == Mode.FULL ? Optional.empty() : converger.loadHeader()
+        .filter(h -> h.settled() && h.base().equals(converger.base()) && !steps.needsRecovery(h.left()));
+    boolean quiet = true;
+    ConvergenceState.Header gate;
+    if (settled.isPresent()) {
+      gate = settled.get();
+    } else {
+      boolean full = load(mode == Mode.FULL);
+      quiet = !full && !steps.needsRecovery(state.left()) && !ledger.due();
+      gate = state.header();
+    }
+    if (mode == Mode.KNOWN && quiet && knownVersion != null && knownVersion.equals(gate.lockfileVersion())) {
+      return unchanged(gate);
     }
     LockfileRead read;
     try {
@@ -82,10 +97,18 @@ final class ConvergePass {
     Lockfile view = withPending(read.lockfile());
     String version = read.version().get();
     String sha = sha256(view.bytes());
-    if (quiet && version.equals(state.lockfileVersion()) && sha.equals(state.lockfileSha256())) {
-      return unchanged();
+    if (quiet && version.equals(gate.lockfileVersion()) && sha.equals(gate.lockfileSha256())) {
+      return unchanged(gate);
     }
+    requireLoaded();
     return pass(read.lockfile(), view, version, sha, read.version());
+  }
+
+  /** Reads the whole state when the gate read its header alone: the pass goes on (gated, so not a full one asked for). */
+  private void requireLoaded() {
+    if (!loaded) {
+      load(false);
+    }
   }
 
   /**
@@ -93,6 +116,7 @@ final class ConvergePass {
    * state, or a state of another base.
    */
   private boolean load(boolean asked) {
+    loaded = true;
     boolean full = asked;
     Optional<ConvergenceState> loaded = converger.loadState(ledger.warnings);
     if (loaded.isEmpty()) {
@@ -184,9 +208,11 @@ final class ConvergePass {
     return pending.map(p -> p.delta().applyTo(shared)).orElse(shared);
   }
 
-  private Result unchanged() {
-    ConvergeReport report = report(ConvergeReport.Outcome.UNCHANGED, Optional.ofNullable(state.lockfileVersion()),
-        Optional.ofNullable(state.lockfileSha256()), false);
+  /** The pass had nothing to do: the state, of which {@code gate} is the header, is at the lockfile read. */
+  private Result unchanged(ConvergenceState.Header gate) {
+    ledger.generation = gate.restoreGeneration();
+    ConvergeReport report = report(ConvergeReport.Outcome.UNCHANGED, Optional.ofNullable(gate.lockfileVersion()),
+        Optional.ofNullable(gate.lockfileSha256()), false);
     return new Result(report, null);
   }
 
@@ -197,6 +223,7 @@ final class ConvergePass {
   /** Ends the pass: the state is saved when the pass converged, or when it learnt something. */
   private Result end(ConvergeReport.Outcome outcome, @Nullable String version, @Nullable String sha,
       boolean converged) {
+    requireLoaded();
     String warned = ledger.warnings.isEmpty() ? null
         : sha256(String.join("\n", ledger.warnings).getBytes(StandardCharsets.UTF_8));
     boolean fresh = !Objects.equals(warned, state.warned());
@@ -224,7 +251,7 @@ final class ConvergePass {
       }
     });
     return new ConvergeReport(outcome, ledger.restored, ledger.removed, ledger.verified, ledger.skipped, pending,
-        blocked, List.copyOf(ledger.warnings), fresh, 0, 0, version, sha, ledger.generation);
+        blocked, List.copyOf(ledger.warnings), fresh, ledger.requests, ledger.bytes, version, sha, ledger.generation);
   }
 
   static String identity(LockfileEntry entry) {

@@ -27,11 +27,18 @@ final class ConvergePlan {
   private final ConvergeWork steps;
   private final PassLedger ledger;
   private final Converger.Edits edits;
+  private final int parallel;
 
-  ConvergePlan(ConvergeWork steps, PassLedger ledger, Converger.Edits edits) {
+  /**
+   * Creates the plan of one pass.
+   *
+   * @param parallel how many restores are prepared at once
+   */
+  ConvergePlan(ConvergeWork steps, PassLedger ledger, Converger.Edits edits, int parallel) {
     this.steps = steps;
     this.ledger = ledger;
     this.edits = edits;
+    this.parallel = parallel;
   }
 
   /** Decides, from what is on disk now, what to do with every entry and every extension the lockfile dropped. */
@@ -57,11 +64,22 @@ final class ConvergePlan {
     return plan;
   }
 
-  /** Prepares, into {@code prepared}, each restore {@code plan} decided; a restore that fails is blocked or retried. */
+  /**
+   * Prepares, into {@code prepared} and in plan order, each restore {@code plan} decided, up to the
+   * pass's bound at once ({@link RestoreWorkers}); a restore that fails is blocked or retried.
+   */
   void prepareAll(Map<ExtensionName, Step> plan, Lockfile view, Map<ExtensionName, PreparedInstall> prepared) {
-    for (Map.Entry<ExtensionName, Step> e : plan.entrySet()) {
-      if (e.getValue() == Step.RESTORE) {
-        prepare(e.getKey(), view).ifPresent(p -> prepared.put(e.getKey(), p));
+    RestoreWorkers workers = new RestoreWorkers(parallel, name -> steps.prepare(name, view));
+    List<RestoreWorkers.Outcome> outcomes = workers.prepareAll(with(plan, Step.RESTORE));
+    ledger.spent(workers.requests(), workers.bytes());
+    for (RestoreWorkers.Outcome outcome : outcomes) {
+      if (outcome.prepared() != null) {
+        prepared.put(outcome.name(), outcome.prepared());  // all of them first: the pass closes what it holds
+      }
+    }
+    for (RestoreWorkers.Outcome outcome : outcomes) {
+      if (outcome.failure() != null) {
+        failed(outcome.name(), view, outcome.failure());
       }
     }
   }
@@ -190,22 +208,18 @@ final class ConvergePlan {
     return Step.REMOVE;
   }
 
-  private Optional<PreparedInstall> prepare(ExtensionName name, Lockfile view) {
+  /** Records the failed restore of {@code name}: unrestorable until its entry changes, or retried. */
+  private void failed(ExtensionName name, Lockfile view, RuntimeException e) {
     String identity = PassLedger.identity(view.entry(name).orElseThrow());
-    try {
-      return Optional.of(steps.prepare(name, view));
-    } catch (RuntimeException e) {
-      Optional<ConvergeReport.Unrestorable.Reason> reason = unrestorable(e);
-      if (reason.isPresent()) {
-        ledger.block(name, identity, reason.get(), e.getMessage());
-      } else {
-        ledger.retry(name, identity, e);
-      }
-      if (e instanceof ArchiveException a && a.code().equals(ArchiveException.CANCELLED)) {
-        Thread.currentThread().interrupt();
-      }
+    Optional<ConvergeReport.Unrestorable.Reason> reason = unrestorable(e);
+    if (reason.isPresent()) {
+      ledger.block(name, identity, reason.get(), e.getMessage());
+    } else {
+      ledger.retry(name, identity, e);
     }
-    return Optional.empty();
+    if (e instanceof ArchiveException a && a.code().equals(ArchiveException.CANCELLED)) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /**

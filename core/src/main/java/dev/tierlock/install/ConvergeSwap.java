@@ -10,13 +10,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The part of a convergence pass that runs holding the checkout's pulled-extensions lock, in a
  * change that refuses every edit of the lockfile: recovery first (and a new plan when it moved
- * files), then each prepared restore swapped in, each removal swapped out, the change ended, and
- * what was applied committed. What it does goes into the pass's {@link PassLedger}. Single use, on
- * the pass's thread.
+ * files), then each prepared restore swapped in, in plan order (every {@link #COMMIT_BATCH} the
+ * change ends, those are committed and a new change goes on), each removal swapped out, the change
+ * ended, and what was applied committed. What it does goes into the pass's {@link PassLedger}.
+ * Single use, on the pass's thread.
  */
 final class ConvergeSwap {
 
@@ -25,6 +27,18 @@ final class ConvergeSwap {
   private final PassLedger ledger;
   /** Where this pass kept the edits of each restore it swapped in over them. */
   private final Map<ExtensionName, String> kept = new TreeMap<>();
+  /** What the pass's recovery, under the lock this swap holds, found and did. */
+  private RecoveryReport recovered = RecoveryReport.NOTHING;
+  /** The change the swaps run in now: a new one after each {@link #COMMIT_BATCH} restores. */
+  private @Nullable ConvergeContext change;
+
+  /**
+   * The most restores applied in one change: it then ends and they are committed (their journals
+   * and old files deleted), so a pass of any size holds at most this many owner locks and old
+   * roots. Committing a restore early is what recovery would do with it after a crash (the
+   * lockfile pins what it swapped in, so it rolls forward).
+   */
+  static final int COMMIT_BATCH = 256;
 
   ConvergeSwap(ConvergeWork steps, ConvergePlan planner, PassLedger ledger) {
     this.steps = steps;
@@ -43,17 +57,24 @@ final class ConvergeSwap {
   boolean run(Lockfile view, Map<ExtensionName, ConvergePlan.Step> plan, Map<ExtensionName, PreparedInstall> prepared) {
     List<PendingInstall> applied = new ArrayList<>();
     List<Runnable> removals = new ArrayList<>();
-    try (ConvergeContext change = new ConvergeContext(view)) {
-      if (!recover(change, view, plan, prepared)) {
+    change = new ConvergeContext(view);
+    try {
+      if (!recover(current(), view, plan, prepared)) {
         return false;
       }
-      restore(change, view, prepared, applied);
-      remove(change, plan, removals);
-      change.finish();
+      restore(view, prepared, applied);
+      remove(current(), plan, removals);
+      current().finish();
       commit(applied, removals);
       recordRestored(view);
+    } finally {
+      current().close();
     }
     return true;
+  }
+
+  private ConvergeContext current() {
+    return java.util.Objects.requireNonNull(change, "the change is opened by run");
   }
 
   /**
@@ -66,6 +87,7 @@ final class ConvergeSwap {
   private boolean recover(ConvergeContext change, Lockfile view, Map<ExtensionName, ConvergePlan.Step> plan,
       Map<ExtensionName, PreparedInstall> prepared) {
     RecoveryReport recovered = steps.recover(change);
+    this.recovered = recovered;
     if (!recovered.rolledForward().isEmpty() || !recovered.rolledBack().isEmpty()) {
       ledger.generation++;
       Map<ExtensionName, ConvergePlan.Step> again = planner.replan(view, prepared);
@@ -97,8 +119,15 @@ final class ConvergeSwap {
   }
 
   /** Swaps each prepared restore in, unless recovery or an install meanwhile put it in place already. */
-  private void restore(ConvergeContext change, Lockfile view, Map<ExtensionName, PreparedInstall> prepared,
-      List<PendingInstall> applied) {
+  private void restore(Lockfile view, Map<ExtensionName, PreparedInstall> prepared, List<PendingInstall> applied) {
+    Map<ExtensionName, Path> inFlight;
+    RuntimeException unlisted = null;
+    try {
+      inFlight = steps.inFlight();
+    } catch (RuntimeException failure) {
+      inFlight = Map.of();
+      unlisted = failure;  // each restore fails with it, and is retried
+    }
     for (Map.Entry<ExtensionName, PreparedInstall> e : prepared.entrySet()) {
       ExtensionName name = e.getKey();
       LockfileEntry entry = view.entry(name).orElseThrow();
@@ -114,8 +143,17 @@ final class ConvergeSwap {
         continue;
       }
       try {
-        applied.add(steps.apply(change, e.getValue()));
+        if (unlisted != null) {
+          throw unlisted;
+        }
+        applied.add(steps.apply(current(), e.getValue(), recovered, inFlight));
         ledger.restored.add(name);
+        if (applied.size() == COMMIT_BATCH) {
+          current().finish();
+          commit(applied, List.of());
+          applied.clear();
+          change = new ConvergeContext(view);
+        }
       } catch (RuntimeException failure) {
         if (failure instanceof InstallException i && i.code().equals(InstallException.JOURNAL_INVALID)) {
           ledger.block(name, PassLedger.identity(entry), ConvergeReport.Unrestorable.Reason.JOURNAL,

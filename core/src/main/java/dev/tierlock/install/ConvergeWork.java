@@ -10,6 +10,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
 
@@ -100,7 +101,7 @@ final class ConvergeWork {
         // unreadable: not installed, as far as convergence can tell
       }
     }
-    List<String> nested = NestedRoots.of(layout, name, lockfile.names());
+    List<String> nested = engine.nestedRoots(name, lockfile);
     Optional<String> digest;
     String skipped;
     try {
@@ -140,15 +141,35 @@ final class ConvergeWork {
     ExtensionLayout layout = engine.layout();
     return LocalEdits.keep(engine.tierlock().stateDirectory(), name, files.version().orElse("unversioned"),
         files.digest().orElse("") + " " + files.skipped(), Roots.extensionRoot(layout, name),
-        NestedRoots.of(layout, name, lockfile.names()), layout.bundleRoots(name));
+        engine.nestedRoots(name, lockfile), layout.bundleRoots(name));
   }
 
   PreparedInstall prepare(ExtensionName name, Lockfile lockfile) {
     return engine.prepareRestore(name, lockfile);
   }
 
-  PendingInstall apply(TransactionContext change, PreparedInstall prepared) {
-    return engine.apply(change, prepared);
+  /**
+   * Applies {@code prepared} in {@code change}, after the pass's recovery ({@code recovered}),
+   * refusing a name in {@code inFlight} (an install of it still in flight: {@code
+   * install_busy}).
+   */
+  PendingInstall apply(TransactionContext change, PreparedInstall prepared, RecoveryReport recovered,
+      Map<ExtensionName, Path> inFlight) {
+    return engine.applyRecovered(change, prepared, recovered, name -> {
+      Path journal = inFlight.get(name);
+      if (journal != null) {
+        throw InstallBusyException.inFlight(name.value(), journal);
+      }
+    });
+  }
+
+  /**
+   * Returns the extensions another install of this checkout has in flight, each with its journal
+   * (one listing of the staging): while the pass holds the pulled-extensions lock no install
+   * starts a swap, so what this returns once holds for every apply of the pass.
+   */
+  Map<ExtensionName, Path> inFlight() {
+    return engine.inFlight("the convergence pass");
   }
 
   Optional<Runnable> removeFiles(TransactionContext change, ExtensionName name) {
@@ -164,7 +185,7 @@ final class ConvergeWork {
     if (roots.stream().noneMatch(r -> Files.exists(r.live(), LinkOption.NOFOLLOW_LINKS))) {
       return Optional.empty();
     }
-    List<String> nested = NestedRoots.of(layout, name, change.lockfile().names());
+    List<String> nested = engine.nestedRoots(name, change.lockfile());
     SwapPlan plan = new SwapPlan(name, engine.newId(), engine.newId(), engine.lockfilePath().toString(),
         null, roots, layout.manifestPath(), nested);
     Swap swap = Swap.stage(plan, layout, engine.owners(), engine.boundaries());

@@ -28,7 +28,7 @@ record ConvergenceState(String base, @Nullable String lockfileVersion, @Nullable
     java.util.SortedSet<String> left) {
 
   /** The schema version this code reads and writes. */
-  static final int SCHEMA_VERSION = 1;
+  static final int SCHEMA_VERSION = 2;
 
   ConvergenceState {
     Objects.requireNonNull(base, "base");
@@ -46,6 +46,32 @@ record ConvergenceState(String base, @Nullable String lockfileVersion, @Nullable
 
   Optional<Record> record(ExtensionName name) {
     return Optional.ofNullable(records.get(name));
+  }
+
+  /** {@return what the gate of a pass needs of this state: its header} */
+  Header header() {
+    boolean settled = records.values().stream().allMatch(r -> r.retry() == null && r.unrestorable() == null);
+    return new Header(base, lockfileVersion, lockfileSha256, restoreGeneration, settled, left);
+  }
+
+  /**
+   * What the gate of a pass needs of the state, kept on the first line of the state file so that a
+   * pass with nothing to do reads that line alone, whatever the number of records below it.
+   *
+   * @param base as the state's
+   * @param lockfileVersion as the state's
+   * @param lockfileSha256 as the state's
+   * @param restoreGeneration as the state's
+   * @param settled whether no record holds a retry or an unrestorable verdict: only then can the
+   *     gate decide, and the report list, without the records
+   * @param left as the state's
+   */
+  record Header(String base, @Nullable String lockfileVersion, @Nullable String lockfileSha256,
+      long restoreGeneration, boolean settled, java.util.SortedSet<String> left) {
+    Header {
+      Objects.requireNonNull(base, "base");
+      left = java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(left));
+    }
   }
 
   /**

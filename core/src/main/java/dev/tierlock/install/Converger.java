@@ -64,6 +64,12 @@ import org.slf4j.LoggerFactory;
  * analysis) is {@link ConvergeReport.Unrestorable} until its entry changes or {@link
  * #convergeFully()} is asked for.
  *
+ * <p><b>Many entries.</b> A pass prepares its restores (download, verify, extract into staging)
+ * up to {@link Builder#parallelRestores} at once, with no lock held, and applies them one by one in
+ * the lockfile's order under the lock; a crash mid-pass is recovered as any interrupted install is.
+ * A pass with nothing to do reads the first line of its state alone, whatever the number of
+ * entries.
+ *
  * <p><b>Concurrency.</b> Calls on one checkout in one process share one pass in flight. Across
  * processes, and against installs, the pass takes the checkout's pulled-extensions lock without
  * waiting, and reports {@link ConvergeReport.Outcome#BUSY} when it is held.
@@ -90,6 +96,10 @@ public final class Converger {
   private final Path stateFile;
   private final String base;
   private final Edits edits;
+  private final int parallelRestores;
+
+  /** The most restores a pass prepares at once, whatever the builder is told. */
+  public static final int MAX_PARALLEL_RESTORES = 64;
 
   /** What a pass does with local edits. */
   public enum Edits {
@@ -111,7 +121,15 @@ public final class Converger {
     this.edits = b.edits;
     this.clock = b.settings.clock();
     this.random = b.random;
-    this.steps = new ConvergeWork(InstallEngine.converging(b.tierlock, b.layout, b.settings));
+    this.parallelRestores = b.parallelRestores > 0 ? b.parallelRestores
+        : defaultParallelRestores(b.tierlock.datastore().identity().scheme(), Runtime.getRuntime().availableProcessors());
+    EngineSettings settings = b.settings;
+    SafetyAnalyzer safety = settings.safety();
+    if (safety != null && parallelRestores > 1) {
+      // restores are prepared on several threads; the embedder's analysis is still called one at a time
+      settings = settings.withSafety(oneAtATime(safety));
+    }
+    this.steps = new ConvergeWork(InstallEngine.converging(b.tierlock, b.layout, settings));
     this.stateFile = b.tierlock.stateDirectory().resolve(StateCodec.FILE);
     this.base = b.tierlock.datastore().identity() + " namespace " + b.tierlock.namespace();
   }
@@ -250,12 +268,39 @@ public final class Converger {
       r.warnings().forEach(w -> LOG.warn("Convergence of {}: {}", tierlock.checkoutDirectory(), w));
     }
     return new ConvergeReport(r.outcome(), r.restored(), r.removed(), r.verified(), r.skipped(), r.pending(),
-        r.unrestorable(), r.warnings(), r.newWarnings(), measured.requests(), measured.bytes(), r.lockfileVersion(),
+        r.unrestorable(), r.warnings(), r.newWarnings(), measured.requests() + r.requests(),
+        measured.bytes() + r.bytes(), r.lockfileVersion(),
         r.lockfileSha256(), r.restoreGeneration());
   }
 
   Clock clock() {
     return clock;
+  }
+
+  /** {@return how many restores a pass prepares at once} */
+  int parallelRestores() {
+    return parallelRestores;
+  }
+
+  /**
+   * Returns how many restores a pass prepares at once by default, for a datastore of URI scheme
+   * {@code scheme} on a machine of {@code cores} processors: a restore from a remote store mostly
+   * waits for the network, so {@code min(16, 4 x cores)}; one from the local filesystem ({@code
+   * file}) mostly waits for the disk and the processors, so {@code min(8, 2 x cores)}.
+   */
+  static int defaultParallelRestores(String scheme, int cores) {
+    int processors = Math.max(1, cores);
+    return "file".equals(scheme) ? Math.min(8, 2 * processors) : Math.min(16, 4 * processors);
+  }
+
+  /** Returns {@code safety} called by one thread at a time. */
+  private static SafetyAnalyzer oneAtATime(SafetyAnalyzer safety) {
+    Object lock = new Object();
+    return (name, version, stagedRoot) -> {
+      synchronized (lock) {
+        safety.analyze(name, version, stagedRoot);
+      }
+    };
   }
 
   Edits edits() {
@@ -285,6 +330,18 @@ public final class Converger {
     long cap = FIRST_RETRY.toMillis() << Math.min(attempts - 1, 20);
     cap = Math.min(cap, LAST_RETRY.toMillis());
     return Duration.ofMillis(cap - random.nextLong(cap / 4 + 1));
+  }
+
+  /**
+   * Reads the header of the state alone; empty when there is none, or it is not valid, or cannot be
+   * read (the pass then reads the whole state, which says why).
+   */
+  Optional<ConvergenceState.Header> loadHeader() {
+    try {
+      return StateCodec.readHeader(stateFile);
+    } catch (IOException e) {
+      return Optional.empty();
+    }
   }
 
   /** Reads the state; an invalid one is a warning and empty (one full pass). */
@@ -322,6 +379,7 @@ public final class Converger {
     private EngineSettings settings = EngineSettings.DEFAULTS;
     private RandomGenerator random = new SecureRandom();
     private Edits edits = Edits.KEEP;
+    private int parallelRestores;
 
     private Builder(Tierlock tierlock, ExtensionLayout layout) {
       this.tierlock = Objects.requireNonNull(tierlock, "tierlock");
@@ -371,6 +429,27 @@ public final class Converger {
      */
     public Builder edits(Edits value) {
       this.edits = Objects.requireNonNull(value, "edits");
+      return this;
+    }
+
+    /**
+     * Sets how many restores a pass prepares at once (download, verify, extract into staging, with
+     * no lock held); they are still applied one by one, in the lockfile's order, under the
+     * pulled-extensions lock. The default is sized to the machine and the store: {@code min(16, 4 x
+     * processors)} for a remote store, {@code min(8, 2 x processors)} for the local filesystem. 1
+     * prepares them one at a time on the calling thread. With more than 1, the {@link
+     * #safetyAnalyzer} is still called by one thread at a time.
+     *
+     * @param value 1 to {@value Converger#MAX_PARALLEL_RESTORES}
+     * @return this builder
+     * @throws IllegalArgumentException if {@code value} is out of that range
+     */
+    public Builder parallelRestores(int value) {
+      if (value < 1 || value > MAX_PARALLEL_RESTORES) {
+        throw new IllegalArgumentException("Cannot prepare " + value + " restores at once: give 1 to "
+            + MAX_PARALLEL_RESTORES);
+      }
+      this.parallelRestores = value;
       return this;
     }
 

@@ -8,6 +8,7 @@ import dev.tierlock.TransactionContext;
 import dev.tierlock.TransactionResult;
 import dev.tierlock.archive.ArchiveTransactions;
 import java.io.IOException;
+import java.lang.ref.WeakReference;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -16,6 +17,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableSet;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
@@ -50,6 +52,11 @@ final class InstallEngine {
   private final Path lockfilePath;
   private final OwnerIds owners;
   private final boolean converge;
+  /** The sorted names of the lockfile nested roots were last looked up in (convergence looks up each entry). */
+  private volatile @Nullable NestedIndex nestedIndex;
+
+  /** The sorted names of one lockfile, held no longer than the lockfile itself. */
+  private record NestedIndex(WeakReference<Lockfile> lockfile, NavigableSet<String> names) {}
 
   private InstallEngine(Tierlock tierlock, ExtensionLayout layout, @Nullable ExtensionRegistry registry,
       EngineSettings settings, boolean converge) {
@@ -102,11 +109,25 @@ final class InstallEngine {
     if (prepared.consumed()) {
       throw new IllegalStateException("Cannot apply " + prepared + ": it was applied or closed already");
     }
-    RecoveryReport recovered = recover(tx);
+    return applyRecovered(tx, prepared, recover(tx), this::requireIdle);
+  }
+
+  /**
+   * Applies {@code prepared} as {@link #apply} does, after a recovery that already ran under the
+   * same hold of the pulled-extensions lock ({@code recovered}) and with {@code idle} refusing a
+   * name another install still has in flight: convergence recovers and looks for the installs in
+   * flight once per pass, since nothing else swaps while it holds the lock.
+   */
+  PendingInstall applyRecovered(TransactionContext tx, PreparedInstall prepared, RecoveryReport recovered,
+      Consumer<ExtensionName> idle) {
+    requireSection(tx, "apply " + prepared.name());
+    if (prepared.consumed()) {
+      throw new IllegalStateException("Cannot apply " + prepared + ": it was applied or closed already");
+    }
     List<PreparedInstall> order = flatten(prepared);
     for (PreparedInstall p : order) {
       Recovery.requireJudged(recovered, p.name());
-      requireIdle(p.name());
+      idle.accept(p.name());
     }
     if (converge && order.stream().anyMatch(p -> p.request().policy() != InstallRequest.RecordPolicy.NEVER)) {
       throw new IllegalStateException("Cannot apply " + prepared + " in converge mode: it was prepared to be recorded");
@@ -251,9 +272,24 @@ final class InstallEngine {
    * @throws InstallBusyException if one is
    */
   void requireIdle(ExtensionName name) {
+    Path journal = inFlight(name.value()).get(name);
+    if (journal != null) {
+      throw InstallBusyException.inFlight(name.value(), journal);
+    }
+  }
+
+  /**
+   * Returns the extensions another install or removal of this checkout has in flight (its journal's
+   * owner alive), each with its journal: one listing of the staging.
+   *
+   * @param what the name the failure to list is reported for
+   * @throws InstallException ({@code install_failed}) if the staging cannot be listed
+   */
+  Map<ExtensionName, Path> inFlight(String what) {
+    Map<ExtensionName, Path> busy = new LinkedHashMap<>();
     Path staging = Roots.stagingRoot(layout);
     if (!Files.isDirectory(staging)) {
-      return;
+      return busy;
     }
     try (Stream<Path> entries = Files.list(staging)) {
       for (Path entry : (Iterable<Path>) entries::iterator) {
@@ -267,14 +303,14 @@ final class InstallEngine {
         } catch (IOException | InstallException e) {
           continue;  // recovery judged it (and refused it, when it could not)
         }
-        if (read.extension().equals(name) && owners.isActive(read.ownerId())) {
-          throw InstallBusyException.inFlight(name.value(), journal);
+        if (owners.isActive(read.ownerId())) {
+          busy.putIfAbsent(read.extension(), journal);
         }
       }
     } catch (IOException e) {
-      throw InstallException.failed(name.value(), "cannot list the staging " + staging + " (" + e.getMessage() + ")",
-          e);
+      throw InstallException.failed(what, "cannot list the staging " + staging + " (" + e.getMessage() + ")", e);
     }
+    return busy;
   }
 
   private static void requireSection(TransactionContext tx, String what) {
@@ -307,6 +343,19 @@ final class InstallEngine {
       sources.put(p.name(), p.source());
     }
     return sources;
+  }
+
+  /**
+   * Returns the other extensions' roots nested in the root of {@code name} ({@link NestedRoots#of}),
+   * looking the lockfile's names up in an index built once per lockfile.
+   */
+  List<String> nestedRoots(ExtensionName name, Lockfile lockfile) {
+    NestedIndex known = nestedIndex;
+    if (known == null || known.lockfile().get() != lockfile) {
+      known = new NestedIndex(new WeakReference<>(lockfile), NestedRoots.index(lockfile.names()));
+      nestedIndex = known;
+    }
+    return NestedRoots.of(layout, name, known.names());
   }
 
   Tierlock tierlock() {

@@ -12,6 +12,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.NavigableSet;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -39,6 +40,32 @@ final class NestedRoots {
         found.add(other.value().substring(prefix.length()));
       }
     }
+    return outermost(layout, name, found);
+  }
+
+  /**
+   * Returns what {@link #of(ExtensionLayout, ExtensionName, Collection)} returns, the names the
+   * lockfile has given as their {@link #index}: a lookup, not a scan of every name, for a pass that
+   * looks at each entry of a large lockfile.
+   */
+  static List<String> of(ExtensionLayout layout, ExtensionName name, NavigableSet<String> index) {
+    String prefix = name.value() + "/";
+    TreeSet<String> found = new TreeSet<>();
+    // every value that starts with "name/" sorts from "name/" up to, not including, "name0" ('0' follows '/')
+    for (String other : index.subSet(prefix, true, name.value() + "0", false)) {
+      found.add(other.substring(prefix.length()));
+    }
+    return outermost(layout, name, found);
+  }
+
+  /** {@return the values of {@code known}, sorted: what {@link #of(ExtensionLayout, ExtensionName, NavigableSet)} looks in} */
+  static NavigableSet<String> index(Collection<ExtensionName> known) {
+    TreeSet<String> index = new TreeSet<>();
+    known.forEach(n -> index.add(n.value()));
+    return index;
+  }
+
+  private static List<String> outermost(ExtensionLayout layout, ExtensionName name, TreeSet<String> found) {
     found.addAll(onDisk(layout, name));
     List<String> outermost = new ArrayList<>();
     for (String rel : found) {

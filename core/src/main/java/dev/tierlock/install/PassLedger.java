@@ -31,6 +31,9 @@ final class PassLedger {
   /** The names whose files a restore replaces that are not known to be unedited: kept before the swap, each with why. */
   final Map<ExtensionName, String> keep = new TreeMap<>();
   long generation;
+  /** The datastore requests, and their body bytes, spent off the pass's thread (restores prepared by workers). */
+  long requests;
+  long bytes;
 
   private final Instant now;
   private final IntFunction<Duration> retryWait;
@@ -134,6 +137,12 @@ final class PassLedger {
    */
   boolean isDue(ConvergenceState.Retry retry) {
     return !retry.next().isAfter(now) || retry.next().isAfter(now.plus(Converger.LAST_RETRY));
+  }
+
+  /** Counts {@code count} requests that downloaded {@code downloaded} bytes, made for the pass on other threads. */
+  void spent(long count, long downloaded) {
+    requests += count;
+    bytes += downloaded;
   }
 
   /** Returns the record of {@code name}, or null. */

@@ -11,11 +11,16 @@ import dev.tierlock.internal.AtomicFileWriter;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -49,7 +54,24 @@ final class StateCodec {
   private static final Set<String> RETRY = Set.of("attempts", "next", "reason");
   private static final Set<String> BLOCKED = Set.of("reason", "detail");
 
+  /** The longest header line read; a file whose first line is longer has no header (read whole). */
+  static final int MAX_HEADER_BYTES = 64 * 1024;
+
+  /** How many bytes the header is read by at a time. */
+  static final int HEADER_CHUNK = 512;
+
+  private static final Set<String> HEADER = Set.of("convergenceHeader", "base", "lockfile", "restoreGeneration",
+      "settled", "left");
+
+  /** The bytes of state files read on each thread, for the tests that count what a pass reads. */
+  private static final ThreadLocal<long[]> READ = ThreadLocal.withInitial(() -> new long[1]);
+
   private StateCodec() {}
+
+  /** {@return the bytes of state files this thread has read so far (its header reads and whole reads)} */
+  static long bytesRead() {
+    return READ.get()[0];
+  }
 
   /** The state file is not a state of this schema. */
   static final class InvalidState extends Exception {
@@ -80,7 +102,52 @@ final class StateCodec {
     } catch (NoSuchFileException e) {
       return Optional.empty();
     }
+    READ.get()[0] += bytes.length;
     return Optional.of(decode(bytes));
+  }
+
+  /**
+   * Reads the header of the state at {@code file}: its first line alone, {@value #HEADER_CHUNK}
+   * bytes at a time, whatever the number of records below it. Not validated against the records
+   * (a pass that goes on reads the whole file, which is).
+   *
+   * @return the header, or empty when there is no file or its first line is not a valid header (a
+   *     state written before headers were, or not a state: {@link #read} judges it)
+   * @throws IOException if the file cannot be read
+   */
+  static Optional<ConvergenceState.Header> readHeader(Path file) throws IOException {
+    if (Files.isSymbolicLink(file)) {
+      return Optional.empty();
+    }
+    ByteArrayOutputStream line = new ByteArrayOutputStream();
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+      ByteBuffer chunk = ByteBuffer.allocate(HEADER_CHUNK);
+      while (line.size() < MAX_HEADER_BYTES) {
+        chunk.clear();
+        int n = channel.read(chunk);
+        if (n < 0) {
+          return Optional.empty();  // no line break: a state written before headers were
+        }
+        READ.get()[0] += n;
+        for (int i = 0; i < n; i++) {
+          if (chunk.get(i) == '\n') {
+            return header(line.toByteArray());
+          }
+          line.write(chunk.get(i));
+        }
+      }
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
+    }
+    return Optional.empty();
+  }
+
+  private static Optional<ConvergenceState.Header> header(byte[] line) {
+    try {
+      return Optional.of(decodeHeader(line));
+    } catch (InvalidState e) {
+      return Optional.empty();
+    }
   }
 
   /** Writes {@code state} to {@code file} atomically. */
@@ -88,7 +155,46 @@ final class StateCodec {
     AtomicFileWriter.write(file, encode(state));
   }
 
+  /**
+   * Returns the bytes of {@code state}: its header on one line ({@link #encodeHeader}), then the
+   * whole state, pretty-printed.
+   */
   static byte[] encode(ConvergenceState state) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    out.writeBytes(encodeHeader(state.header()));
+    out.write('\n');
+    out.writeBytes(encodeBody(state));
+    return out.toByteArray();
+  }
+
+  /** Returns {@code header} as one line of compact JSON (no line break: strings escape theirs). */
+  static byte[] encodeHeader(ConvergenceState.Header header) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    try (JsonGenerator g = FACTORY.createGenerator(out)) {
+      g.writeStartObject();
+      g.writeNumberField("convergenceHeader", ConvergenceState.SCHEMA_VERSION);
+      g.writeStringField("base", header.base());
+      if (header.lockfileVersion() != null && header.lockfileSha256() != null) {
+        g.writeObjectFieldStart("lockfile");
+        g.writeStringField("version", header.lockfileVersion());
+        g.writeStringField("sha256", header.lockfileSha256());
+        g.writeEndObject();
+      }
+      g.writeNumberField("restoreGeneration", header.restoreGeneration());
+      g.writeBooleanField("settled", header.settled());
+      g.writeArrayFieldStart("left");
+      for (String name : header.left()) {
+        g.writeString(name);
+      }
+      g.writeEndArray();
+      g.writeEndObject();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out.toByteArray();
+  }
+
+  private static byte[] encodeBody(ConvergenceState state) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     try (JsonGenerator g = FACTORY.createGenerator(out)) {
       g.useDefaultPrettyPrinter();
@@ -153,7 +259,87 @@ final class StateCodec {
     return out.toByteArray();
   }
 
+  /**
+   * Decodes a state file: a header line and the state below it, which must agree; or, with no
+   * header line, a state of schema 1 (written before headers were).
+   *
+   * @throws InvalidState if the bytes are neither
+   */
   static ConvergenceState decode(byte[] bytes) throws InvalidState {
+    int eol = 0;
+    while (eol < bytes.length && bytes[eol] != '\n') {
+      eol++;
+    }
+    Optional<ConvergenceState.Header> header = eol < bytes.length ? header(Arrays.copyOf(bytes, eol))
+        : Optional.empty();
+    if (header.isEmpty()) {
+      return decodeBody(bytes, 1);
+    }
+    ConvergenceState state = decodeBody(Arrays.copyOfRange(bytes, eol + 1, bytes.length),
+        ConvergenceState.SCHEMA_VERSION);
+    if (!state.header().equals(header.get())) {
+      throw new InvalidState("the header line does not match the state below it", null);
+    }
+    return state;
+  }
+
+  /** Decodes a header line. */
+  static ConvergenceState.Header decodeHeader(byte[] line) throws InvalidState {
+    Map<String, @Nullable Object> top = parseObject(line, "the header", HEADER);
+    if (integer(top, "convergenceHeader", true) != ConvergenceState.SCHEMA_VERSION) {
+      throw new InvalidState("the header is not of schema " + ConvergenceState.SCHEMA_VERSION, null);
+    }
+    String version = null;
+    String sha = null;
+    if (top.get("lockfile") != null) {
+      Map<String, @Nullable Object> lockfile = object(top.get("lockfile"), "lockfile", LOCKFILE);
+      version = text(lockfile, "version", true);
+      sha = hex(lockfile, "sha256", true);
+    }
+    long generation = integer(top, "restoreGeneration", true);
+    if (generation < 0) {
+      throw new InvalidState("restoreGeneration " + generation + " is negative", null);
+    }
+    if (!(top.get("settled") instanceof Boolean settled)) {
+      throw new InvalidState("settled is not a boolean", null);
+    }
+    return new ConvergenceState.Header(text(top, "base", true), version, sha, generation, settled,
+        left(top.get("left") == null ? List.of() : top.get("left")));
+  }
+
+  private static Map<String, @Nullable Object> parseObject(byte[] bytes, String what, Set<String> known)
+      throws InvalidState {
+    try (JsonParser parser = FACTORY.createParser(bytes)) {
+      if (parser.nextToken() != JsonToken.START_OBJECT) {
+        throw new InvalidState(what + " is not a JSON object", null);
+      }
+      Map<String, @Nullable Object> top = object(JsonTree.read(parser), what, known);
+      if (parser.nextToken() != null) {
+        throw new InvalidState("content follows " + what, null);
+      }
+      return top;
+    } catch (JsonProcessingException e) {
+      throw new InvalidState(what + " is not valid JSON: " + e.getOriginalMessage(), e);
+    } catch (IOException e) {
+      throw new InvalidState(what + " cannot be parsed: " + e.getMessage(), e);
+    }
+  }
+
+  private static java.util.SortedSet<String> left(@Nullable Object value) throws InvalidState {
+    if (!(value instanceof List<?> list)) {
+      throw new InvalidState("left is not a JSON array", null);
+    }
+    java.util.SortedSet<String> left = new java.util.TreeSet<>();
+    for (Object item : list) {
+      if (!(item instanceof String name) || !STAGING_NAME.matcher(name).matches()) {
+        throw new InvalidState("left holds \"" + item + "\", which is not a staging directory's name", null);
+      }
+      left.add(name);
+    }
+    return left;
+  }
+
+  private static ConvergenceState decodeBody(byte[] bytes, int schemaVersion) throws InvalidState {
     Map<String, @Nullable Object> top;
     try (JsonParser parser = FACTORY.createParser(bytes)) {
       if (parser.nextToken() != JsonToken.START_OBJECT) {
@@ -169,8 +355,8 @@ final class StateCodec {
       throw new InvalidState("the state cannot be parsed: " + e.getMessage(), e);
     }
     long schema = integer(top, "schemaVersion", true);
-    if (schema != ConvergenceState.SCHEMA_VERSION) {
-      throw new InvalidState("schema version " + schema + " is not " + ConvergenceState.SCHEMA_VERSION, null);
+    if (schema != schemaVersion) {
+      throw new InvalidState("schema version " + schema + " is not " + schemaVersion, null);
     }
     String base = text(top, "base", true);
     String version = null;
@@ -193,18 +379,7 @@ final class StateCodec {
       }
       records.put(ExtensionName.of(e.getKey()), record(object(e.getValue(), e.getKey(), RECORD)));
     }
-    java.util.SortedSet<String> left = new java.util.TreeSet<>();
-    if (top.get("left") != null) {
-      if (!(top.get("left") instanceof List<?> list)) {
-        throw new InvalidState("left is not a JSON array", null);
-      }
-      for (Object item : list) {
-        if (!(item instanceof String name) || !STAGING_NAME.matcher(name).matches()) {
-          throw new InvalidState("left holds \"" + item + "\", which is not a staging directory's name", null);
-        }
-        left.add(name);
-      }
-    }
+    java.util.SortedSet<String> left = top.get("left") == null ? new java.util.TreeSet<>() : left(top.get("left"));
     return new ConvergenceState(base, version, sha, generation, warned, records, left);
   }
 

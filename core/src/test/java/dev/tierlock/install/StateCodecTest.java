@@ -42,6 +42,68 @@ class StateCodecTest {
     assertThat(StateCodec.read(file)).contains(sample());
   }
 
+  /** Writes a settled state of {@code records} records and returns the bytes reading its header took. */
+  private long headerBytes(int records) throws Exception {
+    Map<ExtensionName, ConvergenceState.Record> map = new java.util.TreeMap<>();
+    for (int i = 0; i < records; i++) {
+      map.put(ExtensionName.of("@acme/e" + i), new ConvergenceState.Record(HEX, HEX2, HEX, null, null));
+    }
+    ConvergenceState state = new ConvergenceState("file:///tier namespace (none)", "v7", HEX, 3, null, map,
+        new java.util.TreeSet<>());
+    Path file = dir.resolve("state-" + records + ".json");
+    StateCodec.write(file, state);
+    assertThat(Files.size(file)).isGreaterThan(StateCodec.HEADER_CHUNK);
+    long before = StateCodec.bytesRead();
+    assertThat(StateCodec.readHeader(file)).contains(state.header());
+    long read = StateCodec.bytesRead() - before;
+    before = StateCodec.bytesRead();
+    assertThat(StateCodec.read(file)).contains(state);
+    assertThat(StateCodec.bytesRead() - before).as("a whole read reads the whole file").isEqualTo(Files.size(file));
+    return read;
+  }
+
+  @Test
+  void theHeader_isReadAlone_inTheSameBytesFor10And10000Records() throws Exception {
+    long ten = headerBytes(10);
+    long tenThousand = headerBytes(10_000);
+
+    assertThat(ten).isEqualTo(StateCodec.HEADER_CHUNK);
+    assertThat(tenThousand).isEqualTo(ten);
+  }
+
+  @Test
+  void theHeader_saysWhetherTheStateIsSettled() throws Exception {
+    Path file = dir.resolve(StateCodec.FILE);
+    StateCodec.write(file, sample());
+
+    ConvergenceState.Header header = StateCodec.readHeader(file).orElseThrow();
+
+    assertThat(header.settled()).as("a retry and an unrestorable record").isFalse();
+    assertThat(header).isEqualTo(new ConvergenceState.Header("file:///tier namespace (none)", "v7", HEX, 3, false,
+        new java.util.TreeSet<>(java.util.Set.of("stage-1234"))));
+  }
+
+  @Test
+  void aStateWrittenBeforeHeaders_isReadWhole_andHasNoHeader() throws Exception {
+    Path file = dir.resolve(StateCodec.FILE);
+    Files.writeString(file, "{\n  \"schemaVersion\" : 1,\n  \"base\" : \"b\",\n  \"restoreGeneration\" : 2,\n"
+        + "  \"entries\" : { }\n}\n", StandardCharsets.UTF_8);
+
+    assertThat(StateCodec.readHeader(file)).isEmpty();
+    assertThat(StateCodec.read(file)).contains(new ConvergenceState("b", null, null, 2, null, Map.of(),
+        new java.util.TreeSet<>()));
+  }
+
+  @Test
+  void aHeaderThatDisagreesWithTheStateBelowIt_isInvalid() throws Exception {
+    String text = new String(StateCodec.encode(sample()), StandardCharsets.UTF_8);
+    String altered = text.replaceFirst("\"restoreGeneration\":3", "\"restoreGeneration\":4");
+    assertThat(altered).isNotEqualTo(text);
+
+    assertThatThrownBy(() -> StateCodec.decode(altered.getBytes(StandardCharsets.UTF_8)))
+        .isInstanceOf(StateCodec.InvalidState.class).hasMessageContaining("header");
+  }
+
   @Test
   void read_ofNoFile_isEmpty() throws Exception {
     assertThat(StateCodec.read(dir.resolve("none.json"))).isEmpty();

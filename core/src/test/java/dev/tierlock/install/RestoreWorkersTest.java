@@ -1,0 +1,217 @@
+package dev.tierlock.install;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tierlock.ExtensionName;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The restores of a pass prepared up to a bound at once: the bound reached and never passed, the
+ * outcomes in the order asked whatever order they finish in, a failure that is its name's alone,
+ * and an interrupt that stops the workers and discards what they staged. Synchronised on latches;
+ * nothing is timed (the waits' bounds only turn a hang into a failure).
+ */
+class RestoreWorkersTest {
+
+  private static final long HANG = 60;
+
+  @TempDir Path temp;
+
+  private final AtomicInteger running = new AtomicInteger();
+  private final AtomicInteger most = new AtomicInteger();
+  private final AtomicInteger calls = new AtomicInteger();
+
+  private static List<ExtensionName> names(int count) {
+    return IntStream.range(0, count).mapToObj(i -> ExtensionName.of("@acme/e" + i)).toList();
+  }
+
+  /** Stages a tree for {@code name}, as a prepare does, and returns it prepared. */
+  private PreparedInstall staged(ExtensionName name) {
+    Path directory = temp.resolve(Preparer.PREFIX + name.value().replace('/', '_').replace("@", ""));
+    try {
+      Files.createDirectories(directory.resolve(Preparer.TREE));
+      Files.writeString(directory.resolve(Preparer.TREE).resolve("f.txt"), name.value());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return new PreparedInstall(new InstallRequest(name, VersionConstraint.LOCKED, InstallRequest.RecordPolicy.NEVER),
+        new ExtensionManifest(name, "1.0.0", Map.of()), "a".repeat(64), InstallResult.Source.TIER, null, null,
+        directory.resolve(Preparer.TREE), List.of());
+  }
+
+  /** A prepare that counts how many run at once, and blocks until {@code gate} of its name opens. */
+  private Function<ExtensionName, PreparedInstall> blocking(Map<ExtensionName, CountDownLatch> gates,
+      CountDownLatch started) {
+    return name -> {
+      calls.incrementAndGet();
+      most.accumulateAndGet(running.incrementAndGet(), Math::max);
+      started.countDown();
+      try {
+        if (!gates.get(name).await(HANG, TimeUnit.SECONDS)) {
+          throw new IllegalStateException("the test never opened the gate of " + name);
+        }
+        return staged(name);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw InstallException.failed(name.value(), "interrupted", e);
+      } finally {
+        running.decrementAndGet();
+      }
+    };
+  }
+
+  private static Map<ExtensionName, CountDownLatch> gates(List<ExtensionName> names) {
+    Map<ExtensionName, CountDownLatch> gates = new ConcurrentHashMap<>();
+    names.forEach(n -> gates.put(n, new CountDownLatch(1)));
+    return gates;
+  }
+
+  private long stagedTrees() throws IOException {
+    try (var list = Files.list(temp)) {
+      return list.count();
+    }
+  }
+
+  @Test
+  void theBoundIsReachedAtOnce_andNeverPassed_andTheOutcomesComeInTheOrderAsked() throws Exception {
+    List<ExtensionName> names = names(10);
+    Map<ExtensionName, CountDownLatch> gates = gates(names);
+    CountDownLatch fourStarted = new CountDownLatch(4);
+    RestoreWorkers workers = new RestoreWorkers(4, blocking(gates, fourStarted));
+    AtomicReference<List<RestoreWorkers.Outcome>> outcomes = new AtomicReference<>();
+    Thread pass = new Thread(() -> outcomes.set(workers.prepareAll(names)));
+    pass.start();
+
+    assertThat(fourStarted.await(HANG, TimeUnit.SECONDS)).as("4 prepares run at once").isTrue();
+    assertThat(running.get()).isEqualTo(4);
+    assertThat(calls.get()).as("no fifth starts while four run").isEqualTo(4);
+    // the last ones finish first
+    for (int i = names.size() - 1; i >= 0; i--) {
+      gates.get(names.get(i)).countDown();
+    }
+    pass.join(TimeUnit.SECONDS.toMillis(HANG));
+
+    assertThat(pass.isAlive()).isFalse();
+    assertThat(most.get()).isEqualTo(4);
+    assertThat(calls.get()).isEqualTo(10);
+    assertThat(outcomes.get()).extracting(RestoreWorkers.Outcome::name).containsExactlyElementsOf(names);
+    assertThat(outcomes.get()).allMatch(o -> o.prepared() != null && o.prepared().name().equals(o.name()));
+    outcomes.get().forEach(o -> o.prepared().close());
+  }
+
+  @Test
+  void outcomesFinishedInReverse_stillComeInTheOrderAsked() throws Exception {
+    List<ExtensionName> names = names(3);
+    Map<ExtensionName, CountDownLatch> gates = gates(names);
+    CountDownLatch allStarted = new CountDownLatch(3);
+    List<ExtensionName> finished = java.util.Collections.synchronizedList(new ArrayList<>());
+    Function<ExtensionName, PreparedInstall> inner = blocking(gates, allStarted);
+    Map<ExtensionName, CountDownLatch> done = gates(names);
+    RestoreWorkers workers = new RestoreWorkers(3, name -> {
+      PreparedInstall p = inner.apply(name);
+      finished.add(name);
+      done.get(name).countDown();
+      return p;
+    });
+    AtomicReference<List<RestoreWorkers.Outcome>> outcomes = new AtomicReference<>();
+    Thread pass = new Thread(() -> outcomes.set(workers.prepareAll(names)));
+    pass.start();
+    assertThat(allStarted.await(HANG, TimeUnit.SECONDS)).isTrue();
+    for (int i = 2; i >= 0; i--) {
+      gates.get(names.get(i)).countDown();
+      assertThat(done.get(names.get(i)).await(HANG, TimeUnit.SECONDS)).isTrue();
+    }
+    pass.join(TimeUnit.SECONDS.toMillis(HANG));
+
+    assertThat(finished).containsExactly(names.get(2), names.get(1), names.get(0));
+    assertThat(outcomes.get()).extracting(RestoreWorkers.Outcome::name).containsExactlyElementsOf(names);
+    outcomes.get().forEach(o -> o.prepared().close());
+  }
+
+  @Test
+  void aFailureMidBatch_isThatNamesOutcomeAlone() {
+    List<ExtensionName> names = names(6);
+    RestoreWorkers workers = new RestoreWorkers(3, name -> {
+      if (name.equals(names.get(2))) {
+        throw InstallException.failed(name.value(), "the tier broke mid-stream", null);
+      }
+      return staged(name);
+    });
+
+    List<RestoreWorkers.Outcome> outcomes = workers.prepareAll(names);
+
+    assertThat(outcomes).extracting(RestoreWorkers.Outcome::name).containsExactlyElementsOf(names);
+    assertThat(outcomes.get(2).prepared()).isNull();
+    assertThat(outcomes.get(2).failure()).hasMessageContaining("the tier broke mid-stream");
+    assertThat(outcomes).filteredOn(o -> o.prepared() != null).hasSize(5);
+    outcomes.forEach(o -> {
+      if (o.prepared() != null) {
+        o.prepared().close();
+      }
+    });
+  }
+
+  @Test
+  void anInterrupt_stopsTheWorkers_discardsWhatTheyStaged_andFailsEveryName() throws Exception {
+    List<ExtensionName> names = names(8);
+    Map<ExtensionName, CountDownLatch> gates = gates(names);
+    gates.get(names.get(0)).countDown();  // the first one is staged before the interrupt
+    CountDownLatch started = new CountDownLatch(3);  // the first, then two that block
+    RestoreWorkers workers = new RestoreWorkers(2, blocking(gates, started));
+    AtomicReference<List<RestoreWorkers.Outcome>> outcomes = new AtomicReference<>();
+    AtomicReference<Boolean> flag = new AtomicReference<>();
+    Thread pass = new Thread(() -> {
+      outcomes.set(workers.prepareAll(names));
+      flag.set(Thread.currentThread().isInterrupted());
+    });
+    pass.start();
+    assertThat(started.await(HANG, TimeUnit.SECONDS)).isTrue();
+    assertThat(stagedTrees()).as("the first restore is staged").isEqualTo(1);
+
+    pass.interrupt();
+    pass.join(TimeUnit.SECONDS.toMillis(HANG));
+
+    assertThat(pass.isAlive()).isFalse();
+    assertThat(flag.get()).as("the interrupt flag is set again").isTrue();
+    assertThat(running.get()).as("every worker ended").isZero();
+    assertThat(calls.get()).as("no prepare started after the interrupt").isEqualTo(3);
+    assertThat(stagedTrees()).as("what was staged is discarded").isZero();
+    assertThat(outcomes.get()).extracting(RestoreWorkers.Outcome::name).containsExactlyElementsOf(names);
+    assertThat(outcomes.get()).allMatch(o -> o.prepared() == null && o.failure() instanceof InstallException);
+  }
+
+  @Test
+  void aBoundOfOne_preparesOnTheCallingThread() {
+    Thread caller = Thread.currentThread();
+    List<Thread> threads = new ArrayList<>();
+    RestoreWorkers workers = new RestoreWorkers(1, name -> {
+      threads.add(Thread.currentThread());
+      return staged(name);
+    });
+
+    workers.prepareAll(names(3)).forEach(o -> o.prepared().close());
+
+    assertThat(threads).containsExactly(caller, caller, caller);
+  }
+
+  @Test
+  void aBoundBelowOne_isRefused() {
+    assertThatThrownBy(() -> new RestoreWorkers(0, this::staged)).isInstanceOf(IllegalArgumentException.class);
+  }
+}
