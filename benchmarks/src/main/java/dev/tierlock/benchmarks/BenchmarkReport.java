@@ -157,8 +157,9 @@ public final class BenchmarkReport {
     List<ConvergeScale.Row> converge = new java.util.ArrayList<>();
     if (parts.contains("converge")) {
       for (Plan.Converge size : plan.converge()) {
-        progress.say("10. converge " + size.entries() + " entries, bounded at " + size.bound().toSeconds() + " s");
-        ConvergeScale.Row row = converger.measure(size.entries(), size.bound());
+        progress.say("10. converge " + size.entries() + " entries" + (size.restores() == 1 ? ", one restore at a time" : "")
+            + ", bounded at " + size.bound().toSeconds() + " s");
+        ConvergeScale.Row row = converger.measure(size.entries(), size.restores(), size.bound());
         progress.say("  " + ConvergeTables.summary(row));
         converge.add(row);
       }

@@ -48,11 +48,12 @@ final class ConvergeScale {
    * One size's figures.
    *
    * @param entries the lockfile's entries
+   * @param restores the restores prepared at once (0: the converger's default)
    * @param bound how long the first pass was given
    * @param first the first pass, empty when it did not finish within the bound
    * @param noOp the no-op pass after it, empty when the first did not finish
    */
-  record Row(int entries, Duration bound, Optional<Pass> first, Optional<Pass> noOp) {}
+  record Row(int entries, int restores, Duration bound, Optional<Pass> first, Optional<Pass> noOp) {}
 
   /**
    * One pass.
@@ -86,11 +87,12 @@ final class ConvergeScale {
   }
 
   /**
-   * Measures a lockfile of {@code entries} entries, the first pass bounded by {@code bound}; the
+   * Measures a lockfile of {@code entries} entries, {@code restores} prepared at once (0: the
+   * converger's default), the first pass bounded by {@code bound}; the
    * checkout is in a temp directory of its own, deleted once the pass stopped (so that a pass still
    * stopping never holds up the deletion of the run's work directory).
    */
-  Row measure(int entries, Duration bound) throws InterruptedException {
+  Row measure(int entries, int restores, Duration bound) throws InterruptedException {
     Path checkout = WorkDirectory.create("tierlock-bench-converge-").resolve("checkout");
     ExecutorService passes = Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "converge-" + entries);
@@ -106,10 +108,14 @@ final class ConvergeScale {
       try (Tierlock tierlock = TierlockCommitter.open(counting, checkout, "converger", CommitMode.LOCKED,
           Protocol.GroupCommit.ON)) {
         tierlock.checkDatastore();
-        Converger converger = Converger.builder(tierlock, TempDirLayout.in(checkout)).build();
+        Converger.Builder builder = Converger.builder(tierlock, TempDirLayout.in(checkout));
+        if (restores > 0) {
+          builder.parallelRestores(restores);
+        }
+        Converger converger = builder.build();
         Optional<Pass> first = pass(passes, converger, counting, peak, bound);
         Optional<Pass> noOp = first.isEmpty() ? Optional.empty() : pass(passes, converger, counting, peak, bound);
-        return new Row(entries, bound, first, noOp);
+        return new Row(entries, restores, bound, first, noOp);
       }
     } finally {
       passes.shutdownNow();

@@ -13,7 +13,7 @@ final class ConvergeTables {
 
   /** Returns the one-line progress summary of {@code row}. */
   static String summary(Row row) {
-    return row.entries() + " entries: first pass " + row.first().map(ConvergeTables::pass)
+    return row.entries() + " entries" + (row.restores() == 1 ? " (one restore at a time)" : "") + ": first pass " + row.first().map(ConvergeTables::pass)
         .orElse(notFinished(row.bound())) + "; no-op pass " + row.noOp().map(ConvergeTables::pass).orElse("n/a");
   }
 
@@ -40,15 +40,18 @@ final class ConvergeTables {
         .append("field) and every entry's archive (a manifest and one file) planted in the tier; a fresh checkout ")
         .append("(`TempDirLayout`) converges (the first pass restores every entry), then converges again (the ")
         .append("no-op pass). Each pass runs on a thread of its own; one that has not returned within its bound is ")
-        .append("interrupted and reported as not finished. A sequential pass takes at least one latency per archive ")
-        .append("read: that floor (local work not counted) is what the first pass is compared with, so a ratio of ")
-        .append("4x or more proves the target and a smaller one may understate it (the process's CPU time over the pass is shown beside it: a sequential pass would also spend most of it one thread at a time). Local bytes read: the process's ")
+        .append("interrupted and reported as not finished. The sequential reference is the same pass told to prepare ")
+        .append("one restore at a time (`parallelRestores(1)`), on the same size; every other pass prepares as many ")
+        .append("as the converger's default for the machine and the store. A sequential pass also takes at least ")
+        .append("one latency per archive read: that floor (local work not counted) is shown beside each first pass. ")
+        .append("Local bytes read: the process's ")
         .append("`rchar` over the pass (every thread, the fake remote's own reads included).\n\n");
     MarkdownTable table = new MarkdownTable("entries", "pass", "wall (s)", "calls (by operation)",
         "restored / failed", "archive reads at once (peak)", "process CPU (s)", "vs sequential floor", "local bytes read");
     for (Row row : rows) {
-      table.row(cells(row.entries(), "first", row.first(), row.bound(), latency));
-      table.row(cells(row.entries(), "no-op", row.noOp(), row.bound(), latency));
+      String how = row.restores() == 1 ? " (one restore at a time)" : "";
+      table.row(cells(row.entries(), "first" + how, row.first(), row.bound(), latency));
+      table.row(cells(row.entries(), "no-op" + how, row.noOp(), row.bound(), latency));
     }
     return out.append(table.render()).append('\n').toString();
   }
@@ -56,14 +59,14 @@ final class ConvergeTables {
   private static String[] cells(int entries, String label, Optional<Pass> pass, Duration bound, Duration latency) {
     String size = String.format("%,d", entries);
     if (pass.isEmpty()) {
-      String why = label.equals("first") ? "**" + notFinished(bound) + "**" : "not run (the first pass did not finish)";
+      String why = label.startsWith("first") ? "**" + notFinished(bound) + "**" : "not run (the first pass did not finish)";
       return new String[] {size, label, why, "", "", "", "", "", ""};
     }
     Pass p = pass.get();
     double floor = sequentialFloor(p, latency);
     return new String[] {size, label, String.format("%.2f", p.seconds()), CallCounts.cell(p.calls()),
         p.restored() + " / " + p.failed(), String.valueOf(p.peakReads()), String.format("%.1f", p.cpuSeconds()),
-        label.equals("first") ? MarkdownTable.ratio(floor / p.seconds()) + " (floor " + MarkdownTable.number(floor) + " s)"
+        label.startsWith("first") ? MarkdownTable.ratio(floor / p.seconds()) + " (floor " + MarkdownTable.number(floor) + " s)"
             : "", p.localBytesRead().isPresent() ? String.format("%,d", p.localBytesRead().getAsLong()) : "n/a"};
   }
 }

@@ -175,19 +175,39 @@ final class FloorTargets {
 
   private void converge() {
     List<ConvergeScale.Row> sizes = m.scale().converge();
+    for (ConvergeScale.Row sequential : sizes) {
+      if (sequential.restores() != 1) {
+        continue;
+      }
+      Optional<ConvergeScale.Row> parallel = sizes.stream()
+          .filter(r -> r.entries() == sequential.entries() && r.restores() != 1).findFirst();
+      String size = String.format("%,d", sequential.entries());
+      String target = "8. first converge of " + size + " entries, restores prepared in parallel: >= 4x faster than one at a time";
+      if (parallel.isEmpty() || sequential.first().isEmpty() || parallel.get().first().isEmpty()) {
+        rows.add(new Row(target, "a pass did not finish within its bound", verdict(false)));
+        continue;
+      }
+      double one = sequential.first().get().seconds();
+      double many = parallel.get().first().get().seconds();
+      rows.add(new Row(target, String.format("%.2f vs %.2f s = %s", many, one, MarkdownTable.ratio(one / many)),
+          verdict(one >= 4 * many && parallel.get().first().get().failed() == 0)));
+    }
     for (ConvergeScale.Row row : sizes) {
+      if (row.restores() == 1 || sizes.stream().anyMatch(r -> r.restores() == 1 && r.entries() == row.entries())) {
+        continue;
+      }
       String size = String.format("%,d", row.entries());
       if (row.first().isEmpty()) {
-        rows.add(new Row("8. first converge of " + size + " entries finishes (>= 4x a sequential pass)",
+        rows.add(new Row("8. first converge of " + size + " entries finishes",
             ConvergeTables.notFinished(row.bound()), verdict(false)));
         continue;
       }
       ConvergeScale.Pass first = row.first().get();
       double floor = ConvergeTables.sequentialFloor(first, m.scale().convergeLatency());
-      rows.add(new Row("8. first converge of " + size + " entries finishes, >= 4x faster than its sequential floor",
+      rows.add(new Row("8. first converge of " + size + " entries finishes (beside it: a sequential pass's latency floor)",
           String.format("%.2f s, floor %.1f s = %s; %d restored, %d failed", first.seconds(), floor,
               MarkdownTable.ratio(floor / first.seconds()), first.restored(), first.failed()),
-          verdict(floor >= 4 * first.seconds() && first.failed() == 0)));
+          verdict(first.failed() == 0)));
     }
     List<ConvergeScale.Pass> noOps = sizes.stream().flatMap(r -> r.noOp().stream()).toList();
     if (sizes.size() >= 2) {

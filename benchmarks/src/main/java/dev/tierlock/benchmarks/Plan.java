@@ -27,8 +27,12 @@ record Plan(String name, List<Integer> writers, ContendedRun.Timing fake, Durati
     List<Integer> cloudWriters, ContendedRun.Timing s3, ContendedRun.Timing gcs, ContendedRun.Timing fs,
     JmhSection.Timing jmh, int startRounds, int durableCommits, int spacedCommits, List<Converge> converge) {
 
-  /** One convergence size: its entries, and how long its first pass is given. */
-  record Converge(int entries, Duration bound) {}
+  /**
+   * One convergence run: its entries, how long its first pass is given, and how many restores it
+   * prepares at once (0: the {@code Converger}'s default for the machine and the store; 1: one at a
+   * time, the sequential reference).
+   */
+  record Converge(int entries, Duration bound, int restores) {}
 
   /** The lockfile size of the codec and put benchmarks. */
   static final int LARGE = 5000;
@@ -41,7 +45,8 @@ record Plan(String name, List<Integer> writers, ContendedRun.Timing fake, Durati
         timing(500, 2000), Duration.ofSeconds(60),
         List.of(1, 16), timing(500, 2000), timing(500, 4000), timing(300, 1500),
         new JmhSection.Timing(3, 3, TimeValue.seconds(1)), 21, 50, 5,
-        List.of(new Converge(5000, Duration.ofSeconds(120)), new Converge(50_000, Duration.ofSeconds(150))));
+        List.of(new Converge(1000, Duration.ofSeconds(120), 1), new Converge(1000, Duration.ofSeconds(120), 0),
+            new Converge(5000, Duration.ofSeconds(120), 0), new Converge(50_000, Duration.ofSeconds(150), 0)));
   }
 
   /** Returns the short plan of {@code --quick}. */
@@ -50,7 +55,8 @@ record Plan(String name, List<Integer> writers, ContendedRun.Timing fake, Durati
         timing(100, 600), Duration.ofSeconds(3),
         List.of(1, 16), timing(100, 600), timing(300, 1500), timing(100, 600),
         new JmhSection.Timing(1, 2, TimeValue.milliseconds(300)), 3, 10, 2,
-        List.of(new Converge(200, Duration.ofSeconds(20)), new Converge(5000, Duration.ofSeconds(10))));
+        List.of(new Converge(200, Duration.ofSeconds(20), 1), new Converge(200, Duration.ofSeconds(20), 0),
+            new Converge(5000, Duration.ofSeconds(10), 0)));
   }
 
   private static ContendedRun.Timing timing(long warmupMillis, long windowMillis) {
