@@ -191,7 +191,7 @@ final class CommitLoop {
     String commitId = doubt != null ? doubt.commitId() : settings.nextCommitId();
     Commit.Attempt attempt = new Commit.Attempt(commitId, base.head());
     sending = attempt;
-    store.commitMetadata(attempt.commitId(), attempt.parent());
+    store.commitMetadata(attempt.commitId(), attempt.parent(), !base.lineageBound());
     Lockfile publishing = delta.applyTo(base.lockfile());
     // after the fetch it is conditioned on, before it is sent: a collection sees the archives it
     // pins anew or unpins as recently changed (ArchiveCollector)
@@ -202,7 +202,7 @@ final class CommitLoop {
     writing = true;
     Instant sent = settings.clock().instant();
     store.sending(sent);
-    Landing answer = store.write(publishing, base.head(), attempt.commitId());
+    Landing answer = store.write(publishing, base.head(), attempt.commitId(), base.lineageBound());
     if (answer instanceof Landing.Landed ok) {
       return landed(publishing, ok.head());
     }

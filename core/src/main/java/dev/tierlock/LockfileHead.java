@@ -20,15 +20,29 @@ import org.jspecify.annotations.Nullable;
  * lands only on the version it was conditioned on, the lineages form one chain, so a write whose
  * answer was lost is judged from a later version's lineage ({@link Landing}). A version written
  * without Tierlock metadata (by another tool) has an empty lineage and starts a new chain.
- * Immutable.
+ *
+ * <p><b>Gaps.</b> On a store whose versions repeat without binding the metadata (an S3 ETag is a
+ * digest of the bytes only), a write conditioned on a version it took from the checkout's cache
+ * (one call, no read) lands on <em>any</em> object with those bytes: a peer may have written other
+ * bytes and then these again since, with commits of its own in the metadata. The write cannot know,
+ * so it says so: its history starts with {@value #GAP} ({@link #metadataOf}), meaning "built on
+ * these ids' bytes; commits in between may be missing". Every id in a lineage still landed (a
+ * history is only ever copied from a head that was read), so a lineage still proves "landed"; only
+ * the claim that it lists <em>every</em> commit since an id stops at a gap ({@link
+ * #completeAbove}). A reader without gaps stops its history at the marker (not a commit id), which
+ * only ever makes it prove less. Immutable.
  *
  * @param version the object's version
- * @param lineage commit ids, newest first, this version's own first; empty when it carries none
+ * @param lineage commit ids and gaps, newest first, this version's own id first (never a gap);
+ *     empty when it carries none
  */
 record LockfileHead(ObjectVersion version, List<String> lineage) {
 
   /** The metadata name that carries the lineage a commit was built on. */
   static final String HISTORY = "tierlock-commit-history";
+
+  /** The lineage element that marks a gap: commits between its neighbours may be missing. */
+  static final String GAP = "~";
 
   /** Room kept free in the store's metadata capacity for what a store adds or counts differently. */
   static final int METADATA_MARGIN = 64;
@@ -39,8 +53,9 @@ record LockfileHead(ObjectVersion version, List<String> lineage) {
    * @throws IllegalArgumentException if an id is not a commit id ({@link #isCommitId})
    */
   LockfileHead {
-    for (String id : lineage) {
-      if (!isCommitId(id)) {
+    for (int i = 0; i < lineage.size(); i++) {
+      String id = lineage.get(i);
+      if (!isCommitId(id) && !(i > 0 && GAP.equals(id))) {
         throw new IllegalArgumentException("Cannot use commit id \"" + id + "\": letters, digits and -, 1 to 64 characters");
       }
     }
@@ -93,17 +108,37 @@ record LockfileHead(ObjectVersion version, List<String> lineage) {
   }
 
   /**
+   * Returns whether this lineage lists every commit that landed after commit {@code commitId}
+   * (which it holds), up to this version: no gap lies between them.
+   */
+  boolean completeAbove(String commitId) {
+    int at = lineage.indexOf(commitId);
+    return at >= 0 && !lineage.subList(0, at).contains(GAP);
+  }
+
+  /**
+   * Returns the metadata of commit {@code commitId} built on {@code parent}, as {@link
+   * #metadataOf(String, LockfileHead, int, boolean)} with no gap.
+   */
+  static ObjectMetadata metadataOf(String commitId, @Nullable LockfileHead parent, int capacity) {
+    return metadataOf(commitId, parent, capacity, false);
+  }
+
+  /**
    * Returns the metadata of commit {@code commitId} built on {@code parent}: the commit id and as
    * much of the parent's lineage as fits in {@code capacity} bytes of metadata (names and values,
-   * less {@link #METADATA_MARGIN}).
+   * less {@link #METADATA_MARGIN}), after a {@value #GAP} when {@code gap}.
    *
    * @param parent the version the write is conditioned on, or {@code null} when the lockfile is
    *     created
    * @param capacity the store's metadata capacity ({@link dev.tierlock.spi.Datastore#maxMetadataBytes()})
+   * @param gap whether the write may land on an object with the parent's version but not its
+   *     lineage (the parent came from the cache of a store whose versions repeat without binding
+   *     the metadata): the history then starts with a gap
    * @throws IllegalArgumentException if {@code commitId} is not a commit id, or the capacity cannot
    *     hold even the commit id
    */
-  static ObjectMetadata metadataOf(String commitId, @Nullable LockfileHead parent, int capacity) {
+  static ObjectMetadata metadataOf(String commitId, @Nullable LockfileHead parent, int capacity, boolean gap) {
     if (!isCommitId(commitId)) {
       throw new IllegalArgumentException("Cannot use commit id \"" + commitId + "\": letters, digits and -, 1 to 64 characters");
     }
@@ -115,14 +150,25 @@ record LockfileHead(ObjectVersion version, List<String> lineage) {
     }
     StringBuilder history = new StringBuilder();
     budget -= HISTORY.length();
-    for (String id : parent == null ? List.<String>of() : parent.lineage()) {
+    List<String> inherited = new ArrayList<>();
+    if (parent != null && !parent.lineage().isEmpty()) {
+      if (gap) {
+        inherited.add(GAP);
+      }
+      inherited.addAll(parent.lineage());
+    }
+    int kept = 0;
+    for (String id : inherited) {
       int needed = (history.length() == 0 ? 0 : 1) + id.length();
       if (needed > budget) {
         break;
       }
       history.append(history.length() == 0 ? "" : " ").append(id);
       budget -= needed;
+      kept = id.equals(GAP) ? kept : history.length();
     }
+    // a gap with nothing after it says nothing
+    history.setLength(kept);
     if (history.length() == 0) {
       return ObjectMetadata.of(ObjectMetadata.COMMIT_ID, commitId);
     }
@@ -145,14 +191,26 @@ record LockfileHead(ObjectVersion version, List<String> lineage) {
     return budget < idLength ? 1 : 1 + 1 + (budget - idLength) / (idLength + 1);
   }
 
-  /** Returns the lineage {@code text} holds (space-separated ids), up to its first invalid id. */
+  /**
+   * Returns the lineage {@code text} holds (space-separated ids and gaps), up to its first element
+   * that is neither; a gap repeated or at the end (with no id after it) is dropped.
+   */
   static List<String> parse(String text) {
     List<String> ids = new ArrayList<>();
     for (String id : text.trim().split(" +")) {
+      if (GAP.equals(id)) {
+        if (ids.isEmpty() || !GAP.equals(ids.get(ids.size() - 1))) {
+          ids.add(id);
+        }
+        continue;
+      }
       if (!isCommitId(id)) {
         break;
       }
       ids.add(id);
+    }
+    if (!ids.isEmpty() && GAP.equals(ids.get(ids.size() - 1))) {
+      ids.remove(ids.size() - 1);
     }
     return ids;
   }

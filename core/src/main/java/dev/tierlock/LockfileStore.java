@@ -22,10 +22,11 @@ import org.slf4j.LoggerFactory;
 /**
  * The shared lockfile in the datastore, as one checkout reads and writes it. {@link #fetch} reads it
  * (a conditional read of exactly its key; not-modified costs no download) in one of three {@link
- * Fetch ways}; {@link #cached()} answers from the checkout's cache with no request; {@link #write}
- * sends a new version conditional on the one it was built on, with a fresh commit id and the
- * parent's lineage in its metadata, and settles a lost answer by reading the lineage back ({@link
- * Landing}). The same code serves every datastore, the filesystem included, so there is one fenced
+ * Fetch ways}; {@link #cached()} answers from the checkout's cache with no request, on every store
+ * (a warm optimistic commit is then one call); {@link #write} sends a new version conditional on
+ * the one it was built on, with a fresh commit id and the parent's lineage in its metadata (after a
+ * gap when that lineage was not read with the version, {@link LockfileHead}), and settles a lost
+ * answer by reading the lineage back ({@link Landing}). The same code serves every datastore, the filesystem included, so there is one fenced
  * write path and no mode a wrapper could switch. Every key is bound to the namespace exactly once.
  * Thread-safe; a transaction serialises its own calls under the checkout lock.
  *
@@ -52,8 +53,22 @@ final class LockfileStore {
         stateDirectory.toAbsolutePath().normalize(), key);
   }
 
-  /** The shared lockfile as fetched: its version with lineage ({@code null} when absent) and content. */
-  record Fetched(@Nullable LockfileHead head, Lockfile lockfile) {}
+  /**
+   * The shared lockfile as fetched: its version with lineage ({@code null} when absent) and content.
+   *
+   * @param lineageBound whether a write conditioned on {@code head}'s version lands only on an object
+   *     with {@code head}'s lineage: true when the head was just read from the store, or when the
+   *     store's versions never repeat or bind the metadata ({@link Datastore#versionsBindMetadata()});
+   *     false for a cached head on a store whose versions are a digest of the bytes alone (a write
+   *     on it then marks a gap in its lineage, {@link LockfileHead})
+   */
+  record Fetched(@Nullable LockfileHead head, Lockfile lockfile, boolean lineageBound) {
+
+    /** A lockfile whose head was just read from the store, with the metadata it has. */
+    Fetched(@Nullable LockfileHead head, Lockfile lockfile) {
+      this(head, lockfile, true);
+    }
+  }
 
   /** How {@link #fetch} reads. */
   enum Fetch {
@@ -101,14 +116,20 @@ final class LockfileStore {
 
   /**
    * Returns the lockfile as this checkout last fetched or published it, without a call, when the
-   * cache is intact and this store's versions never repeat (so a write conditional on the cached
-   * version lands only on exactly these bytes and this lineage); else empty.
+   * cache is intact; else empty. A write conditional on the cached version lands only on exactly
+   * these bytes (a version stands for its bytes on every store, their digest where versions
+   * repeat), so what a change was rebased on is what it replaces. Where versions repeat without
+   * binding the metadata, the object with these bytes may carry another lineage (a peer wrote other
+   * bytes and then these again): the head is then not {@link Fetched#lineageBound() bound}, and a
+   * write on it marks the gap ({@link #write}).
    */
   Optional<Fetched> cached() {
-    if (datastore.versionsRepeat()) {
-      return Optional.empty();
-    }
-    return cache.current().map(e -> new Fetched(e.head(), e.lockfile()));
+    return cache.current().map(e -> new Fetched(e.head(), e.lockfile(), lineageBound()));
+  }
+
+  /** Returns whether a version of this store stands for one lineage: it never repeats, or binds the metadata. */
+  private boolean lineageBound() {
+    return !datastore.versionsRepeat() || datastore.versionsBindMetadata();
   }
 
   private Fetched fetch(boolean keep, boolean exactHead) {
@@ -144,7 +165,7 @@ final class LockfileStore {
       return new Fetched(head, lockfile);
     }
     if (result instanceof ReadResult.NotModified && known.isPresent()) {
-      return new Fetched(known.get().head(), known.get().lockfile());
+      return new Fetched(known.get().head(), known.get().lockfile(), lineageBound());
     }
     if (result instanceof ReadResult.NotModified) {
       throw new IllegalStateException("Cannot read " + describe() + ": the store answered not-modified to an unconditional read");
@@ -205,9 +226,19 @@ final class LockfileStore {
   /**
    * Writes {@code content} as the version after {@code parent}: conditional on {@code parent}'s
    * version (create-only when it is null), carrying {@code commitId} and as much of the parent's
-   * lineage as the store's metadata holds. An unanswered write is settled by reading the lineage
-   * back ({@link Landing#of}). Writes nothing local.
+   * lineage as the store's metadata holds, after a gap when the parent's lineage is not {@code
+   * lineageBound} ({@link LockfileHead}). An unanswered write is settled by reading the lineage back
+   * ({@link Landing#of}). Writes nothing local.
    *
+   * <p>Why one call is enough where versions repeat: the write lands only on an object whose
+   * version is {@code parent}'s, so on exactly the bytes {@code content} was rebased on; a peer's
+   * change since is either in those bytes or was undone by a later peer write, and either way a
+   * rebase on a fresh read would have produced these bytes too. What the write cannot know is the
+   * lineage it replaces; the gap says so, and every judgement across it is {@link Landing.Unknown}
+   * rather than a wrong "not landed".
+   *
+   * @param lineageBound whether {@code parent}'s lineage is the one an object with its version has
+   *     ({@link Fetched#lineageBound()})
    * @return how it ended: {@link Landing.Landed} (with the head it made, when its answer came),
    *     {@link Landing#NOT_LANDED} (refused: a newer lockfile), {@link Landing.NotYet} or {@link
    *     Landing.Unknown} (the answer was lost; the read-back's head)
@@ -215,10 +246,10 @@ final class LockfileStore {
    * @throws DatastoreUnsafeException if the store's metadata cannot hold a commit id; nothing is sent
    * @throws DatastoreException if the store failed before the write could have landed
    */
-  Landing write(Lockfile content, @Nullable LockfileHead parent, String commitId) {
+  Landing write(Lockfile content, @Nullable LockfileHead parent, String commitId, boolean lineageBound) {
     byte[] bytes = content.bytes();
     WriteCondition condition = parent == null ? WriteCondition.mustNotExist() : WriteCondition.mustMatch(parent.version());
-    ObjectMetadata metadata = commitMetadata(commitId, parent);
+    ObjectMetadata metadata = commitMetadata(commitId, parent, !lineageBound);
     try {
       WriteResult result = datastore.write(key, ObjectBody.of(bytes), condition, metadata);
       if (result instanceof WriteResult.Written written) {
@@ -245,19 +276,19 @@ final class LockfileStore {
 
   /**
    * Returns the metadata commit {@code commitId} built on {@code parent} carries: its id and as much
-   * of the parent's lineage as the store holds. Sends nothing.
+   * of the parent's lineage as the store holds, after a gap when {@code gap}. Sends nothing.
    *
    * @throws DatastoreUnsafeException if the store's metadata cannot hold even the commit id: a lost
    *     answer could never be judged there, so nothing is written to it
    */
-  ObjectMetadata commitMetadata(String commitId, @Nullable LockfileHead parent) {
+  ObjectMetadata commitMetadata(String commitId, @Nullable LockfileHead parent, boolean gap) {
     int capacity = datastore.maxMetadataBytes();
     if (!LockfileHead.holdsCommitId(capacity, commitId)) {
       throw new DatastoreUnsafeException("Cannot publish to " + describe() + ": the store's metadata capacity of "
           + capacity + " bytes cannot hold a commit id; without one, a write whose answer is lost could never be"
           + " judged, so Tierlock refuses to write to it", null);
     }
-    return LockfileHead.metadataOf(commitId, parent, capacity);
+    return LockfileHead.metadataOf(commitId, parent, capacity, gap);
   }
 
   /**

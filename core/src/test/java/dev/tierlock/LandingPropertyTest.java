@@ -16,8 +16,10 @@ import net.jqwik.api.Provide;
  * The landing rules against a model of the store: a chain of versions, each written conditional on
  * the one before (so a write lands only as the successor of the version it was conditioned on),
  * some by another tool (no lineage), lineages cut to a capacity, and on stores whose versions repeat
- * (an S3 ETag is a digest of the bytes) versions that come back. The oracle is the chain itself:
- * whether our write is in it.
+ * (an S3 ETag is a digest of the bytes) versions that come back. There, a warm writer conditions
+ * its write on a head it cached when that version was current before: its write lands on the
+ * repeated version and replaces the lineage of the commits in between with its cached one, after a
+ * gap ({@link LockfileHead#GAP}). The oracle is the chain itself: whether our write is in it.
  */
 class LandingPropertyTest {
 
@@ -30,7 +32,7 @@ class LandingPropertyTest {
    * successor; we judge against version {@code judgeAt} (at or after the parent).
    */
   record Story(int steps, List<Boolean> foreign, int capacity, int parentAt, boolean landed, int judgeAfter,
-      int versionRepeat, boolean repeatable) {}
+      int versionRepeat, boolean repeatable, List<Boolean> warm) {}
 
   @Provide
   Arbitrary<Story> stories() {
@@ -42,9 +44,10 @@ class LandingPropertyTest {
         Arbitraries.of(true, false),
         Arbitraries.integers().between(0, 40),
         Arbitraries.integers().between(0, 3),
-        Arbitraries.of(true, false))
-        .as((foreign, capacity, parentAt, landed, judgeAfter, repeat, repeatable) ->
-            new Story(n, foreign, capacity, parentAt, landed, judgeAfter, repeat, repeatable)));
+        Arbitraries.of(true, false),
+        Arbitraries.of(true, false).list().ofSize(n + 1))
+        .as((foreign, capacity, parentAt, landed, judgeAfter, repeat, repeatable, warm) ->
+            new Story(n, foreign, capacity, parentAt, landed, judgeAfter, repeat, repeatable, warm)));
   }
 
   @Property(tries = 3000)
@@ -60,7 +63,13 @@ class LandingPropertyTest {
           ? chain.get(i - 2).version() : "v" + i;
       LockfileHead parent = i == 0 ? null : chain.get(i - 1).head();
       List<String> lineage = new ArrayList<>();
-      if (commit != null) {
+      LockfileHead cached = !mine && story.warm().get(i) ? cachedEarlier(chain, i - 1) : null;
+      if (commit != null && cached != null) {
+        // a warm writer: its write lands on the repeated version, with the lineage it cached
+        lineage.add(commit);
+        lineage.add(LockfileHead.GAP);
+        lineage.addAll(cached.lineage().subList(0, Math.min(cached.lineage().size(), story.capacity())));
+      } else if (commit != null) {
         lineage.add(commit);
         if (parent != null) {
           lineage.addAll(parent.lineage().subList(0, Math.min(parent.lineage().size(), story.capacity())));
@@ -92,5 +101,18 @@ class LandingPropertyTest {
       assertThat(chain.get(judged).version()).as("judged not landed yet: the parent's version is current")
           .isEqualTo(chain.get(story.parentAt()).version());
     }
+  }
+
+  /** Returns the head of the latest version before {@code at} whose version {@code at} repeats, or null. */
+  private static LockfileHead cachedEarlier(List<Version> chain, int at) {
+    if (at < 1) {
+      return null;
+    }
+    for (int j = at - 1; j >= 0; j--) {
+      if (chain.get(j).version().equals(chain.get(at).version())) {
+        return chain.get(j).head();
+      }
+    }
+    return null;
   }
 }

@@ -57,4 +57,36 @@ class LandingTest {
     assertThat(Landing.of("c2", parent, null, true)).as("the lockfile was deleted").isInstanceOf(Landing.Unknown.class);
     assertThat(Landing.of("c2", null, head("v1", "peer"), true)).as("a peer created it").isInstanceOf(Landing.Unknown.class);
   }
+
+  /**
+   * A warm commit on a store whose versions repeat without binding the metadata writes a gap after
+   * its id ({@link LockfileHead#GAP}): peers' commits on the bytes it replaced may be missing. A
+   * write conditioned at or below the gap, absent from the lineage, may have landed there: never
+   * "not landed" nor "not landed yet" (each verdict would re-apply or re-send it over whatever undid
+   * it), always unknown. A write conditioned above the gap is judged as before, and an id anywhere
+   * still proves "landed".
+   */
+  @Test
+  void acrossAGap_onlyLandedIsProven() {
+    LockfileHead parent = head("v1", "c1");
+    assertThat(Landing.of("peer", parent, head("v2", "warm", LockfileHead.GAP, "c1"), true))
+        .as("its parent followed by a warm commit: it may have landed before and been replaced")
+        .isInstanceOf(Landing.Unknown.class);
+    assertThat(Landing.of("peer", parent, head("v1", "undo", "warm", LockfileHead.GAP, "c1"), true))
+        .as("its parent's bytes back across a gap").isInstanceOf(Landing.Unknown.class);
+    assertThat(Landing.of("peer", head("v2", "warm", LockfileHead.GAP, "c1"), head("v3", "next", "warm",
+        LockfileHead.GAP, "c1"), true)).as("conditioned above the gap").isInstanceOf(Landing.NotLanded.class);
+    assertThat(Landing.of("peer", head("v2", "warm", LockfileHead.GAP, "c1"), head("v2", "warm", LockfileHead.GAP,
+        "c1"), true)).as("its parent, above the gap, still current").isInstanceOf(Landing.NotYet.class);
+    assertThat(Landing.of("c1", head("v0", "c0"), head("v3", "warm", LockfileHead.GAP, "c1", "c0"), true))
+        .as("an id beyond the gap").isInstanceOf(Landing.Landed.class);
+  }
+
+  /** The same lineage with no gap (the peer's commits replaced, as a warm write without a gap would leave it) misleads. */
+  @Test
+  void theSameReplacementWithoutAGap_wouldProveNotLanded_orNotYet() {
+    LockfileHead parent = head("v1", "c1");
+    assertThat(Landing.of("peer", parent, head("v2", "warm", "c1"), true)).isInstanceOf(Landing.NotLanded.class);
+    assertThat(Landing.of("peer", parent, head("v1", "undo", "warm", "c1"), true)).isInstanceOf(Landing.NotYet.class);
+  }
 }

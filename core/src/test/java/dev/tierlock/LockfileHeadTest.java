@@ -82,4 +82,43 @@ class LockfileHeadTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("Cannot use commit id \"xxx");
   }
+
+  @Test
+  void metadataOf_aParentNotRead_writesAGapAfterTheId_thatReadsBackAsOne() {
+    LockfileHead parent = new LockfileHead(V1, List.of("c2", "c1"));
+
+    ObjectMetadata metadata = LockfileHead.metadataOf("c3", parent, 2048, true);
+
+    assertThat(metadata.get(LockfileHead.HISTORY)).contains("~ c2 c1");
+    LockfileHead written = LockfileHead.of(object(metadata));
+    assertThat(written.lineage()).containsExactly("c3", LockfileHead.GAP, "c2", "c1");
+    assertThat(written.commitId()).contains("c3");
+    assertThat(written.completeAbove("c3")).isTrue();
+    assertThat(written.completeAbove("c2")).as("commits between c3 and c2 may be missing").isFalse();
+    assertThat(LockfileHead.parse(written.lineageText())).as("the cache and the pending record keep it")
+        .isEqualTo(written.lineage());
+    assertThat(LockfileHead.metadataOf("c4", written, 2048, false).get(LockfileHead.HISTORY)).contains("c3 ~ c2 c1");
+  }
+
+  @Test
+  void metadataOf_aGapWithNothingAfterIt_isNotWritten() {
+    assertThat(LockfileHead.metadataOf("c3", null, 2048, true).get(LockfileHead.HISTORY)).isEmpty();
+    assertThat(LockfileHead.metadataOf("c3", new LockfileHead(V1, List.of()), 2048, true).get(LockfileHead.HISTORY))
+        .as("a parent by another tool").isEmpty();
+    int onlyTheGap = LockfileHead.METADATA_MARGIN + ObjectMetadata.COMMIT_ID.length() + 2 + LockfileHead.HISTORY.length() + 1;
+    assertThat(LockfileHead.metadataOf("c3", new LockfileHead(V1, List.of("c2")), onlyTheGap, true)
+        .get(LockfileHead.HISTORY)).as("room for the gap but not the id after it").isEmpty();
+  }
+
+  @Test
+  void repeatedGapsFold_andAGapIsNoCommitId_soAReaderThatKnowsNoGapStopsItsHistoryThere() {
+    ObjectMetadata metadata = new ObjectMetadata(Map.of(ObjectMetadata.COMMIT_ID, "c3", LockfileHead.HISTORY, "~ ~ c2 ?"));
+
+    assertThat(LockfileHead.of(object(metadata)).lineage()).as("repeated gaps fold, the history stops at its first"
+        + " invalid element").containsExactly("c3", LockfileHead.GAP, "c2");
+    assertThatThrownBy(() -> new LockfileHead(V1, List.of(LockfileHead.GAP, "c2")))
+        .as("a version's own id is never a gap").isInstanceOf(IllegalArgumentException.class);
+    assertThat(LockfileHead.isCommitId(LockfileHead.GAP)).as("older readers stop at it: they prove less, never more")
+        .isFalse();
+  }
 }

@@ -69,10 +69,31 @@ public interface Datastore extends AutoCloseable {
    * every write makes a version never seen before (a GCS generation). Tierlock judges a lost
    * write's landing by versions; a version that cannot repeat proves more.
    *
+   * <p>A write conditioned on a version lands only on an object with that version, so where a
+   * version is a digest of the bytes it lands on exactly the bytes it was made on, whoever wrote
+   * them and however often: Tierlock publishes a warm commit on its cached version in one call on
+   * every store. What a repeated version does not say is the metadata (the commit lineage) of the
+   * object it lands on, unless {@link #versionsBindMetadata()}; Tierlock then marks that the
+   * lineage it writes may skip commits, and judges nothing across that mark but "landed".
+   *
    * @return whether versions can repeat; by default true, the cautious answer
    */
   default boolean versionsRepeat() {
     return true;
+  }
+
+  /**
+   * Returns whether an object's version stands for its user metadata too: two objects with one
+   * version carry equal metadata (the filesystem datastore's version is a digest of the bytes and
+   * the metadata). Meaningful where {@link #versionsRepeat()}: a write conditioned on a version then
+   * lands only on the metadata read with it, so the lineage Tierlock keeps in the metadata stays
+   * one unbroken chain with no read before a warm commit. An S3 ETag depends on the bytes alone:
+   * false.
+   *
+   * @return whether a version binds the metadata; by default false, the cautious answer
+   */
+  default boolean versionsBindMetadata() {
+    return false;
   }
 
   /**

@@ -7,7 +7,7 @@ import java.util.Optional;
 /**
  * A datastore that forwards every call to another one: extend it and override only the calls a
  * decorator changes (counting, fault injection, a self-check before the first write). Forwards
- * everything else, {@link #identity()}, {@link #maxMetadataBytes()}, {@link #versionsRepeat()}, {@link #minWriteInterval()} and
+ * everything else, {@link #identity()}, {@link #maxMetadataBytes()}, {@link #versionsRepeat()}, {@link #versionsBindMetadata()}, {@link #minWriteInterval()} and
  * {@link #close()} included,
  * so wrapping a store never changes how Tierlock uses it. Thread-safe when the delegate is.
  *
@@ -89,6 +89,11 @@ public abstract class ForwardingDatastore implements Datastore {
   @Override
   public boolean versionsRepeat() {
     return delegate().versionsRepeat();
+  }
+
+  @Override
+  public boolean versionsBindMetadata() {
+    return delegate().versionsBindMetadata();
   }
 
   @Override

@@ -78,6 +78,14 @@ public abstract class SyncPortContract {
     }
   }
 
+  private WarmCommitScenarios warm() {
+    TransactionFixture open = fixture;
+    if (open == null) {
+      throw new IllegalStateException("Cannot run a contract case: no test is running");
+    }
+    return new WarmCommitScenarios(open);
+  }
+
   private SyncPortScenarios port() {
     TransactionFixture open = fixture;
     if (open == null) {
@@ -166,5 +174,37 @@ public abstract class SyncPortContract {
   @Test
   public final void aLostAnswerOnAnotherToolsVersion_isProvenAbsentOnlyWhereVersionsNeverRepeat() {
     port().aLostAnswerOnAnotherToolsVersion_isProvenAbsentOnlyWhereVersionsNeverRepeat();
+  }
+
+  // ---- Warm commits ---------------------------------------------------------------------------------
+
+  /** An optimistic warm commit is one write conditional on the cached version, with no read, on every store. */
+  @Test
+  public final void anOptimisticWarmCommit_isOneWrite_conditionalOnTheCachedVersion() {
+    warm().anOptimisticWarmCommit_isOneWrite_conditionalOnTheCachedVersion();
+  }
+
+  /** A warm commit that lands on bytes a peer put back never makes the peer's lost answer read "not landed". */
+  @Test
+  public final void aPeersLostAnswer_thenItsUndoing_thenAWarmCommit_neverPutsTheUndoneChangeBack() {
+    warm().aPeersLostAnswer_thenItsUndoing_thenAWarmCommit_neverPutsTheUndoneChangeBack();
+  }
+
+  /** ... nor, once the bytes it was conditioned on are back, "not landed yet". */
+  @Test
+  public final void aPeersLostAnswer_thenItsUndoing_thenAWarmCommitUndoneToo_neverSendsTheUndoneChangeAgain() {
+    warm().aPeersLostAnswer_thenItsUndoing_thenAWarmCommitUndoneToo_neverSendsTheUndoneChangeAgain();
+  }
+
+  /** A warm commit whose answer is lost after it landed on bytes a peer put back is published once. */
+  @Test
+  public final void aWarmCommitsLostAnswer_afterItLanded_overBytesAPeerPutBack_isPublishedOnce() {
+    warm().aWarmCommitsLostAnswer_overBytesAPeerPutBack_isPublishedOnce(Fault.LOSE_RESPONSE);
+  }
+
+  /** A warm commit whose answer is lost before it landed on bytes a peer put back is sent again and published once. */
+  @Test
+  public final void aWarmCommitsLostAnswer_beforeItLanded_overBytesAPeerPutBack_isPublishedOnce() {
+    warm().aWarmCommitsLostAnswer_overBytesAPeerPutBack_isPublishedOnce(Fault.TIMEOUT_BEFORE_APPLY);
   }
 }

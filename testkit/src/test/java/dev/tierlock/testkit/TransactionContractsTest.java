@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 class TransactionContractsTest {
 
   private static final int TRANSACTION_CASES = 60;
-  private static final int SYNC_PORT_CASES = 12;
+  private static final int SYNC_PORT_CASES = 17;
 
   @Test
   void transactionContract_onAStoreThatDropsMetadata_failsWhereALineageMustSettleALostAnswer() {

@@ -268,6 +268,15 @@ public final class FileSystemDatastore implements Datastore {
   }
 
   /**
+   * Returns true: a version is a digest of the bytes and the metadata, so two objects with one
+   * version carry one commit lineage (a file another writer put there has no metadata at all).
+   */
+  @Override
+  public boolean versionsBindMetadata() {
+    return true;
+  }
+
+  /**
    * {@inheritDoc}
    *
    * <p>The version is a digest of the bytes, so the size is checked before it: a read of an object
