@@ -1,9 +1,7 @@
 package dev.tierlock;
 
-import dev.tierlock.internal.AtomicFileWriter;
 import dev.tierlock.spi.DatastoreIdentity;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -16,8 +14,10 @@ import org.jspecify.annotations.Nullable;
  * ({@value #FILE_NAME} in the state directory; never synced), and the only writer of it: {@link
  * #record} before every lockfile write and whenever a commit's standing changes, {@link #settle}
  * once it is published (or already in the shared lockfile), {@link #discard} when the caller drops
- * it, {@link #read} by the next run. A record is written atomically and forced to disk, so a
- * process that dies at any point leaves what the next run needs: the change, the entries it was
+ * it), {@link #read} by the next run. A record is rewritten in place and forced to disk ({@link
+ * PendingFile}: one {@code fdatasync}, no rename; the directory is forced only when the file is
+ * created), and a torn write leaves the previous record readable, so a process that dies at any
+ * point leaves what the next run needs: the change, the entries it was
  * made on (so a replay never reverts a peer), the archives to delete once it is published, the
  * write in flight (judged by the lineage) and, once its landing cannot be proven, that verdict.
  *
@@ -32,6 +32,7 @@ final class PendingRecord {
   static final String FILE_NAME = "managed-config-lockfile-unpublished";
 
   private final Path path;
+  private final PendingFile file;
   private final PendingCodec codec;
   private final @Nullable PendingRecord unbound;
 
@@ -43,6 +44,7 @@ final class PendingRecord {
   PendingRecord(Path stateDirectory, Namespace namespace, DatastoreIdentity datastore) {
     Path state = stateDirectory.toAbsolutePath().normalize();
     this.path = namespace.name().map(n -> state.resolve("namespaces").resolve(n)).orElse(state).resolve(FILE_NAME);
+    this.file = new PendingFile(path);
     this.codec = new PendingCodec(namespace.key(TierPath.LOCKFILE).value(), datastore.toString());
     this.unbound = namespace.name().isPresent() ? new PendingRecord(state.resolve(FILE_NAME), datastore) : null;
   }
@@ -50,6 +52,7 @@ final class PendingRecord {
   /** The record at {@code file} as a checkout without a namespace reads it. */
   private PendingRecord(Path file, DatastoreIdentity datastore) {
     this.path = file;
+    this.file = new PendingFile(file);
     this.codec = new PendingCodec(Namespace.NONE.key(TierPath.LOCKFILE).value(), datastore.toString());
     this.unbound = null;
   }
@@ -82,15 +85,18 @@ final class PendingRecord {
   /** Reads the record; never throws for what the file holds. */
   Stored read() {
     byte[] bytes;
-    try (InputStream in = Files.newInputStream(path)) {
-      bytes = in.readNBytes(2 * LockfileCodec.MAX_BYTES + 1);
+    try {
+      PendingFile.Content content = file.read(2 * LockfileCodec.MAX_BYTES);
+      if (content == PendingFile.Cleared.INSTANCE) {
+        return None.INSTANCE;
+      }
+      bytes = content instanceof PendingFile.Body body ? body.bytes() : ((PendingFile.Plain) content).bytes();
     } catch (NoSuchFileException e) {
       return None.INSTANCE;
+    } catch (PendingFile.TooLarge e) {
+      return new Unreadable(e.getMessage());
     } catch (IOException e) {
       return new Unreadable("the file cannot be read: " + e.getMessage());
-    }
-    if (bytes.length > 2 * LockfileCodec.MAX_BYTES) {
-      return new Unreadable("the file is larger than " + 2 * LockfileCodec.MAX_BYTES + " bytes");
     }
     try {
       return new Recorded(codec.decode(bytes));
@@ -100,44 +106,42 @@ final class PendingRecord {
   }
 
   /**
-   * Records {@code commit} durably (temp file, fsync, atomic rename, fsync of the directory).
+   * Records {@code commit} durably: in place, one {@code fdatasync} ({@link PendingFile}).
    *
    * @throws LocalFileException if it cannot be written; the old record is then unchanged
    */
   void record(Commit commit) {
     try {
-      AtomicFileWriter.write(path, codec.encode(commit));
+      file.write(codec.encode(commit));
     } catch (IOException e) {
       throw new LocalFileException("Cannot write pending-change record " + path + ": " + e.getMessage(), e);
     }
   }
 
   /**
-   * Deletes a record whose commit is settled (published, or already in the shared lockfile),
-   * without forcing the directory: a record a power loss brings back is settled again by the next
-   * run, by the lineage or by its replay finding nothing left, at no cost but a read.
+   * Clears a record whose commit is settled (published, or already in the shared lockfile),
+   * without forcing it to disk: a record a power loss brings back is settled again by the next
+   * run, by the lineage or by its replay finding nothing left, at no cost but a read. The file
+   * stays, saying nothing is pending, so the next record needs no directory fsync.
    *
-   * @throws LocalFileException if it cannot be deleted
+   * @throws LocalFileException if it cannot be cleared
    */
   void settle() {
     try {
-      Files.deleteIfExists(path);
+      file.clear(false);
     } catch (IOException e) {
       throw new LocalFileException("Cannot delete pending-change record " + path + ": " + e.getMessage(), e);
     }
   }
 
   /**
-   * Deletes the record durably (the directory is forced to disk): a record the caller discarded
-   * never comes back.
+   * Clears the record durably (forced to disk): a record the caller discarded never comes back.
    *
-   * @throws LocalFileException if it cannot be deleted
+   * @throws LocalFileException if it cannot be cleared
    */
   void discard() {
     try {
-      if (Files.deleteIfExists(path)) {
-        AtomicFileWriter.forceDirectory(path.getParent());
-      }
+      file.clear(true);
     } catch (IOException e) {
       throw new LocalFileException("Cannot delete pending-change record " + path + ": " + e.getMessage(), e);
     }

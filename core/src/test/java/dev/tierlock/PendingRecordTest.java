@@ -60,7 +60,25 @@ class PendingRecordTest {
     record().record(new Commit(change.delta(), change.base(), null, null));
     assertThat(record().view(record().read()).orElseThrow().state()).isEqualTo(PendingChange.State.UNPUBLISHED);
     record().discard();
-    assertThat(file()).doesNotExist();
+    assertThat(record().read()).isEqualTo(PendingRecord.None.INSTANCE);
+    assertThat(record().view(record().read())).isEmpty();
+  }
+
+  @Test
+  void aRecord_isRewrittenInPlace_andSettlingKeepsTheFileSayingNothingIsPending() throws Exception {
+    Commit change = new Commit(LockfileDelta.of(java.util.Map.of(A, ONE), List.of()), Lockfile.EMPTY, null, null);
+    record().record(change);
+    Object created = Files.readAttributes(file(), java.nio.file.attribute.BasicFileAttributes.class).fileKey();
+
+    record().record(new Commit(LockfileDelta.of(java.util.Map.of(A, TWO), List.of()), Lockfile.EMPTY, null, null));
+    record().settle();
+    assertThat(record().read()).isEqualTo(PendingRecord.None.INSTANCE);
+    record().record(change);
+
+    assertThat(record().read()).isEqualTo(new PendingRecord.Recorded(change));
+    // no temp file renamed over it, no delete: the same file throughout, so no directory needs forcing
+    assertThat(Files.readAttributes(file(), java.nio.file.attribute.BasicFileAttributes.class).fileKey())
+        .isNotNull().isEqualTo(created);
   }
 
   @Test

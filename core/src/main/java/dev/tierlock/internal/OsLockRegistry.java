@@ -570,9 +570,11 @@ public final class OsLockRegistry {
      * AsynchronousFileChannel}, because a {@link java.nio.channels.FileChannel} is closed by an
      * interrupt that arrives while a thread reads, writes or truncates through it, and closing any
      * channel of a file drops this process's lock on it; an asynchronous channel ignores interrupts.
+     * Its reads and writes run on the calling thread ({@link CallingThreadExecutor}), never handed
+     * to a pool thread.
      */
-    Opener STANDARD = file -> AsynchronousFileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
-        StandardOpenOption.WRITE);
+    Opener STANDARD = file -> AsynchronousFileChannel.open(file, java.util.Set.of(StandardOpenOption.CREATE,
+        StandardOpenOption.READ, StandardOpenOption.WRITE), CallingThreadExecutor.INSTANCE);
 
     /**
      * Opens {@code file} (canonical, in an existing directory) for reading and writing, creating it.

@@ -343,6 +343,36 @@ class OsLockRegistryTest {
   }
 
   @Test
+  void standardChannel_writesOnTheCallingThread_andAnInterruptClosesNothing() throws Exception {
+    Path lockFile = dir.resolve("holder.lock");
+    List<Thread> ranOn = new CopyOnWriteArrayList<>();
+    try (java.nio.channels.AsynchronousFileChannel channel = OsLockRegistry.Opener.STANDARD.open(lockFile)) {
+      channel.write(java.nio.ByteBuffer.wrap("holder\n".getBytes(java.nio.charset.StandardCharsets.UTF_8)), 0, null,
+          new java.nio.channels.CompletionHandler<Integer, Void>() {
+            @Override
+            public void completed(Integer written, Void attachment) {
+              ranOn.add(Thread.currentThread());
+            }
+
+            @Override
+            public void failed(Throwable failure, Void attachment) {
+              ranOn.add(Thread.currentThread());
+            }
+          });
+      // done before write returned, on this thread: no pool thread took the write
+      assertThat(ranOn).containsExactly(Thread.currentThread());
+
+      Thread.currentThread().interrupt();
+      Future<Integer> again = channel.write(java.nio.ByteBuffer.wrap("h".getBytes(java.nio.charset.StandardCharsets.UTF_8)), 0);
+      assertThat(again.isDone()).isTrue();
+      assertThat(again.get()).isEqualTo(1);
+      assertThat(Thread.interrupted()).isTrue();
+      assertThat(channel.isOpen()).isTrue();
+    }
+    assertThat(Files.readString(lockFile)).isEqualTo("holder\n");
+  }
+
+  @Test
   void lockWait_badPauses_areRejected() {
     assertThatThrownBy(() -> OsLockRegistry.Wait.until(clock.instant(), clock, clock.sleeper()::sleep, Duration.ZERO))
         .isExactlyInstanceOf(IllegalArgumentException.class)

@@ -57,8 +57,13 @@ import org.jspecify.annotations.Nullable;
  * Computing one reads the whole file, so {@link #stat} and {@link #list} cost a read of every
  * object they report.
  *
- * <p><b>Metadata belongs to the datastore's own files.</b> The metadata sidecar ({@code
- * meta/<sha256 of key>.meta}) binds each entry to the digest of the bytes and to the identity of
+ * <p><b>Metadata belongs to the datastore's own files.</b> It travels in the object's own file, as
+ * an extended attribute ({@code user.tierlock.metadata}) set on the staged file and forced with its
+ * bytes before the one rename that publishes both (one file flush, one rename, one directory flush
+ * per write). Where the file system keeps no extended attributes (or none that large), and in roots
+ * written by earlier versions, a metadata sidecar ({@code meta/<sha256 of key>.meta}) holds it
+ * instead; a reader takes the file's own entry first, then the sidecar's, and the first write that
+ * attaches it moves the key's sidecar out. Either way an entry binds the digest of the bytes and the identity of
  * the one file the datastore moved into place with them: its file key (the inode on POSIX systems)
  * and modification time, both taken from the staged temp file before the atomic move, which keeps
  * them. A file another writer puts at the path (a copy restored by an operator, the original tool

@@ -27,9 +27,11 @@ import org.jspecify.annotations.Nullable;
  * read before and after the open, and so is the identity of the file at the path ({@link
  * FileIdentity}: its file key and modification time); the open is retried when either changed in
  * between, so the identity is that of the file the channel holds, and the content is paired with
- * the metadata the datastore wrote with that very file. Metadata attaches only when the sidecar's
- * entry names both the bytes' digest and that identity ({@link Sidecar}): a file another writer
- * moved in or rewrote in place has none, whatever its bytes. The version is computed from the
+ * the metadata the datastore wrote with that very file. Metadata attaches only when an entry names
+ * both the bytes' digest and that identity ({@link Sidecar}): the one the file carries in its
+ * extended attribute ({@link ExtendedAttributes}, read while the path held that file), else one of
+ * the sidecar (written by earlier versions, or where the file system keeps no such attributes). A
+ * file another writer moved in or rewrote in place has none, whatever its bytes. The version is computed from the
  * bytes read through that channel. Stateless apart from the layout; thread-safe.
  */
 final class ObjectReader {
@@ -149,7 +151,9 @@ final class ObjectReader {
       }
       Observed opened;
       byte[] after;
+      byte[] attached;
       try {
+        attached = ExtendedAttributes.read(file, ExtendedAttributes.METADATA);
         opened = observe(file);
         after = readSidecar(sidecar);
       } catch (IOException | RuntimeException e) {
@@ -158,7 +162,8 @@ final class ObjectReader {
       }
       if (Arrays.equals(before, after) && seen.present && seen.equals(opened)) {
         // nothing moved a file to the path while it was opened: the channel holds the file observed
-        return Optional.of(new Opened(channel, Sidecar.parse(after), opened.identity.orElse(null)));
+        return Optional.of(new Opened(channel, Sidecar.parse(attached), Sidecar.parse(after),
+            opened.identity.orElse(null)));
       }
       channel.close();
     }
@@ -212,22 +217,27 @@ final class ObjectReader {
   }
 
   /**
-   * An object channel fixed on one file, the sidecar read around its opening, and the file's
-   * identity ({@code null} where the file system has no file keys).
+   * An object channel fixed on one file, the metadata attached to that file (its extended
+   * attribute, read between two looks that saw the same file), the sidecar read around its
+   * opening, and the file's identity ({@code null} where the file system has no file keys).
    */
   private static final class Opened implements AutoCloseable {
     final SeekableByteChannel channel;
+    final Sidecar attached;
     final Sidecar sidecar;
     final @Nullable FileIdentity file;
 
-    Opened(SeekableByteChannel channel, Sidecar sidecar, @Nullable FileIdentity file) {
+    Opened(SeekableByteChannel channel, Sidecar attached, Sidecar sidecar, @Nullable FileIdentity file) {
       this.channel = channel;
+      this.attached = attached;
       this.sidecar = sidecar;
       this.file = file;
     }
 
+    /** The file's own attribute first (written with it), else the sidecar (earlier versions, or no attributes). */
     ObjectState state(String digest, long size) {
-      ObjectMetadata metadata = sidecar.metadataOf(digest, file).orElse(ObjectMetadata.EMPTY);
+      ObjectMetadata metadata = attached.metadataOf(digest, file).or(() -> sidecar.metadataOf(digest, file))
+          .orElse(ObjectMetadata.EMPTY);
       return new ObjectState(digest, size, file, metadata, Digests.version(digest, metadata));
     }
 

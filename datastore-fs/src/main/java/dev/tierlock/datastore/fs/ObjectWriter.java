@@ -1,6 +1,5 @@
 package dev.tierlock.datastore.fs;
 
-import dev.tierlock.internal.AtomicFileWriter;
 import dev.tierlock.datastore.fs.FileSystemFailures.Phase;
 import dev.tierlock.datastore.fs.ObjectReader.ObjectState;
 import dev.tierlock.datastore.fs.StagedChange.Staged;
@@ -27,8 +26,13 @@ import org.jspecify.annotations.Nullable;
  * change by renames from (or into) the claim's directory, recording how far it got. The caller makes
  * the claim and translates failures.
  *
- * <p>A write stages the bytes first, before the claim is taken (learning their digest). Under the
- * claim it gives the staged file a modification time of its own and reads its {@link FileIdentity}
+ * <p>A write stages the bytes first, before the claim is taken (learning their digest), without
+ * forcing them. Under the claim it gives the staged file a modification time of its own, reads its
+ * {@link FileIdentity}, attaches the one entry (digest, identity, metadata) to the staged file as
+ * an extended attribute ({@link ExtendedAttributes}), forces the file once and publishes it by one
+ * rename. Where the file system keeps no extended attributes, it forces the file without and
+ * records the metadata in the sidecar, as earlier versions did:
+ * under the claim it gives the staged file a modification time of its own and reads its {@link FileIdentity}
  * (file key and modification time, which the rename keeps), then stages the metadata sidecar with
  * two entries: the current file's (its digest, the identity it was read with, its metadata) and the
  * new file's (its digest, the staged file's identity, the new metadata). It moves the sidecar in,
@@ -46,6 +50,9 @@ import org.jspecify.annotations.Nullable;
  * loss, for the caller to report busy. Stateless apart from its collaborators; thread-safe.
  */
 final class ObjectWriter {
+
+  /** The largest metadata entry attached as an extended attribute (ext4 keeps at most one block for them all). */
+  static final int MAX_ATTRIBUTE_BYTES = 3072;
 
   private final RootLayout layout;
   private final ObjectReader reader;
@@ -84,7 +91,7 @@ final class ObjectWriter {
     MessageDigest digest = Digests.sha256();
     Staged bytes;
     try (InputStream in = new DigestInputStream(body.open(), digest)) {
-      bytes = change.stage(in);
+      bytes = change.stageUnforced(in);
     }
     if (bytes.size() != body.size()) {
       throw new IllegalArgumentException("Cannot write object " + key + " at " + layout.describe()
@@ -105,23 +112,64 @@ final class ObjectWriter {
     }
   }
 
-  /** Publishes staged bytes under the claim, over {@code current} (null when there is none). */
+  /**
+   * Publishes staged (not yet forced) bytes under the claim, over {@code current} (null when there
+   * is none): with their metadata attached to the staged file itself where the file system keeps
+   * extended attributes (one flush, one rename), else through the sidecar.
+   */
   private WriteResult publish(ObjectKey key, Path target, Staged bytes, String contentDigest,
       @Nullable ObjectState current, ObjectMetadata metadata, StagedChange change) throws IOException {
+    Path sidecar = layout.sidecar(key);
+    boolean hasSidecar = Files.exists(sidecar);
+    if (metadata.values().isEmpty() && !hasSidecar) {
+      // no metadata now or before: there is nothing to record, and no stale entry to replace
+      change.seal(bytes, null);
+      change.publish(bytes, target);
+      return new WriteResult.Written(Digests.version(contentDigest, metadata));
+    }
+    @Nullable FileIdentity file = FileIdentity.stamp(change.path(bytes)).orElse(null);
+    byte[] attribute = Sidecar.encode(key, List.of(new Sidecar.Entry(contentDigest, file, metadata)));
+    if (attribute.length <= MAX_ATTRIBUTE_BYTES && change.seal(bytes, attribute)) {
+      // the metadata travels with the file: the one rename publishes both
+      change.publish(bytes, target);
+      if (hasSidecar) {
+        retireSidecar(sidecar, change);
+      }
+      return new WriteResult.Written(Digests.version(contentDigest, metadata));
+    }
+    if (attribute.length > MAX_ATTRIBUTE_BYTES) {
+      change.seal(bytes, null);
+    }
+    return publishWithSidecar(key, target, bytes, contentDigest, current, metadata, change, file);
+  }
+
+  /**
+   * Moves the sidecar an earlier version (or a file system without extended attributes) wrote out
+   * of the way once the object carries its metadata itself: its entries name other files, and one
+   * bound by digest alone must not pass for a later file's. Best effort: a sidecar left behind
+   * names only files that are gone.
+   */
+  private static void retireSidecar(Path sidecar, StagedChange change) throws IOException {
+    try {
+      change.remove(sidecar);
+    } catch (KeyClaims.Lost lost) {
+      // taken over after the object was published: the sidecar stays, and names no current file
+    }
+  }
+
+  /** Publishes forced staged bytes with the metadata in the key's sidecar (the form before extended attributes). */
+  private WriteResult publishWithSidecar(ObjectKey key, Path target, Staged bytes, String contentDigest,
+      @Nullable ObjectState current, ObjectMetadata metadata, StagedChange change, @Nullable FileIdentity staged)
+      throws IOException {
     List<Sidecar.Entry> known = new ArrayList<>();
     boolean sameBytes = current != null && current.contentDigest().equals(contentDigest);
     if (current != null && !sameBytes) {
       known.add(new Sidecar.Entry(current.contentDigest(), current.file(), current.metadata()));
     }
     Path sidecar = layout.sidecar(key);
-    if (metadata.values().isEmpty() && !Files.exists(sidecar)) {
-      // no metadata now or before: there is nothing to record, and no stale entry to replace
-      change.publish(bytes, target);
-      return new WriteResult.Written(Digests.version(contentDigest, metadata));
-    }
     // same bytes: the file stays and takes the new metadata; else the metadata goes with the temp
     // file, whose identity the move keeps
-    @Nullable FileIdentity file = sameBytes ? current.file() : FileIdentity.stamp(change.path(bytes)).orElse(null);
+    @Nullable FileIdentity file = sameBytes ? current.file() : staged;
     known.add(new Sidecar.Entry(contentDigest, file, metadata));
     Staged record = change.stage(new ByteArrayInputStream(Sidecar.encode(key, known)));
     if (sameBytes) {
@@ -172,11 +220,14 @@ final class ObjectWriter {
       throw lost;
     }
     change.enter(Phase.DURABLE);
-    AtomicFileWriter.forceDirectory(target.getParent());
-    try {
-      change.remove(layout.sidecar(key));
-    } catch (KeyClaims.Lost lost) {
-      // taken over after the object was deleted: the sidecar stays, and applies to nothing
+    change.forceDirectory(target.getParent());
+    Path sidecar = layout.sidecar(key);
+    if (Files.exists(sidecar)) { // only objects written where the metadata could not travel with the file have one
+      try {
+        change.remove(sidecar);
+      } catch (KeyClaims.Lost lost) {
+        // taken over after the object was deleted: the sidecar stays, and applies to nothing
+      }
     }
     StagedChange.pruneEmpty(target.getParent(), layout.root());
     return DeleteResult.DELETED;

@@ -1,6 +1,5 @@
 package dev.tierlock.datastore.fs;
 
-import dev.tierlock.internal.AtomicFileWriter;
 import dev.tierlock.datastore.fs.FileSystemFailures.Phase;
 import java.io.IOException;
 import java.io.InputStream;
@@ -10,9 +9,9 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One write or delete in progress on its key's claim ({@link KeyClaims.Claim}): stages bytes in
@@ -79,11 +78,49 @@ final class StagedChange {
    * @throws IOException if the file cannot be created or written
    */
   Staged stage(InputStream in) throws IOException {
+    return stage(in, true);
+  }
+
+  /**
+   * Writes everything {@code in} yields to a new file of the claim's directory, not yet forced to
+   * disk: {@link #seal} forces it before it is moved anywhere.
+   *
+   * @throws KeyClaims.Lost if the claim was taken over
+   * @throws IOException if the file cannot be created or written
+   */
+  Staged stageUnforced(InputStream in) throws IOException {
+    return stage(in, false);
+  }
+
+  private Staged stage(InputStream in, boolean force) throws IOException {
     String name = "staged-" + ++files;
     try (FileChannel channel = FileChannel.open(claim.directory().resolve(name), StandardOpenOption.CREATE_NEW,
         StandardOpenOption.WRITE)) {
-      io.fill(in, channel);
+      if (force) {
+        io.fill(in, channel);
+      } else {
+        io.copy(in, channel);
+      }
       return new Staged(name, channel.size());
+    } catch (NoSuchFileException e) {
+      throw claim.lostOr(e);
+    }
+  }
+
+  /**
+   * Attaches {@code metadata} (null: none) to a file staged by {@link #stageUnforced} as its
+   * extended attribute, then forces the file, bytes and attribute, to disk in one flush.
+   *
+   * @return false when the file system keeps no extended attributes (or none that large): the file
+   *     is forced without it, and the metadata needs the sidecar
+   * @throws KeyClaims.Lost if the claim was taken over
+   */
+  boolean seal(Staged staged, byte @Nullable [] metadata) throws IOException {
+    Path file = path(staged);
+    try {
+      boolean attached = metadata != null && io.attach(file, ExtendedAttributes.METADATA, metadata);
+      io.force(file);
+      return attached;
     } catch (NoSuchFileException e) {
       throw claim.lostOr(e);
     }
@@ -100,7 +137,7 @@ final class StagedChange {
    */
   void install(Staged staged, Path target) throws IOException {
     moveIn(staged, target, phase);
-    AtomicFileWriter.forceDirectory(target.getParent());
+    io.forceDirectory(target.getParent());
   }
 
   /**
@@ -110,7 +147,12 @@ final class StagedChange {
   void publish(Staged staged, Path target) throws IOException {
     moveIn(staged, target, Phase.COMMIT);
     phase = Phase.DURABLE;
-    AtomicFileWriter.forceDirectory(target.getParent());
+    io.forceDirectory(target.getParent());
+  }
+
+  /** Forces a directory's entries to disk (through the change's {@link FileIo}). */
+  void forceDirectory(Path dir) throws IOException {
+    io.forceDirectory(dir);
   }
 
   /**
@@ -123,7 +165,7 @@ final class StagedChange {
   boolean remove(Path target) throws IOException {
     Path removed = claim.directory().resolve("removed-" + ++files);
     try {
-      Files.move(target, removed, StandardCopyOption.ATOMIC_MOVE);
+      io.moveAway(target, removed);
       return true;
     } catch (NoSuchFileException e) {
       IOException lost = claim.lostOr(e);

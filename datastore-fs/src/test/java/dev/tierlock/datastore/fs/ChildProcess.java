@@ -34,8 +34,9 @@ import java.util.concurrent.CountDownLatch;
  *   <li>{@code race <root> <label> <keys> <increments>}: prints {@code ready}, waits for a line,
  *       then runs {@link #createAll} and {@link #increment}, printing {@code won <i>} per key won
  *       and {@code increments <n>};
- *   <li>{@code crash <root> <key> <content> <commit id> object|meta}: writes the object and halts
- *       the JVM (exit code 42) just before it moves the object file, or the metadata file, in;
+ *   <li>{@code crash <root> <key> <content> <commit id> object|meta [sidecar]}: writes the object and
+ *       halts the JVM (exit code 42) just before it moves the object file, or the metadata file, in
+ *       (a metadata crash, or {@code sidecar}, writes as where there are no extended attributes);
  *   <li>{@code park <root> <key> <content> <commit id> object|meta}: writes the object and, just
  *       before it moves the object file (or the metadata file) in, prints {@code parked <temp
  *       file>} and waits forever (the test kills it there);
@@ -79,7 +80,14 @@ final class ChildProcess {
         ObjectKey key = ObjectKey.of(args[2]);
         Path object = root.toRealPath().resolve(key.value());
         boolean atMeta = args[5].equals("meta");
+        boolean sidecarForm = atMeta || args.length > 6 && args[6].equals("sidecar");
         FileIo crashing = new FileIo() {
+          @Override
+          public boolean attach(Path file, String name, byte[] value) throws IOException {
+            return !sidecarForm && FileIo.STANDARD.attach(file, name, value);
+          }
+
+
           @Override
           public void move(Path temp, Path target) throws IOException {
             if (atMeta ? target.getParent().getFileName().toString().equals("meta") : target.equals(object)) {
@@ -99,7 +107,14 @@ final class ChildProcess {
         ObjectKey key = ObjectKey.of(args[2]);
         Path object = root.toRealPath().resolve(key.value());
         boolean atMeta = args[5].equals("meta");
+        boolean sidecarForm = atMeta || args.length > 6 && args[6].equals("sidecar");
         FileIo parking = new FileIo() {
+          @Override
+          public boolean attach(Path file, String name, byte[] value) throws IOException {
+            return !sidecarForm && FileIo.STANDARD.attach(file, name, value);
+          }
+
+
           @Override
           public void move(Path temp, Path target) throws IOException {
             if (atMeta ? target.getParent().getFileName().toString().equals("meta") : target.equals(object)) {

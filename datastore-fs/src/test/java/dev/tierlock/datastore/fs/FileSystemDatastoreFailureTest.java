@@ -81,7 +81,7 @@ class FileSystemDatastoreFailureTest {
   void write_diskFullWhileStagingTheBytes_isUnavailableAndLeavesTheOldObjectIntact() {
     FileSystemDatastore store = withIo(new FileIo() {
       @Override
-      public void fill(InputStream in, FileChannel temp) throws IOException {
+      public void copy(InputStream in, FileChannel temp) throws IOException {
         temp.write(ByteBuffer.wrap(in.readNBytes(3)));
         throw new IOException("No space left on device");
       }
@@ -117,7 +117,7 @@ class FileSystemDatastoreFailureTest {
   void write_accessDeniedWhileStaging_isAccessDeniedAndChangesNothing() {
     FileSystemDatastore store = withIo(new FileIo() {
       @Override
-      public void fill(InputStream in, FileChannel temp) throws IOException {
+      public void copy(InputStream in, FileChannel temp) throws IOException {
         throw new AccessDeniedException("/share/config");
       }
     });
@@ -134,7 +134,7 @@ class FileSystemDatastoreFailureTest {
   void write_otherFailureWhileStaging_isUnavailableAndChangesNothing() {
     FileSystemDatastore store = withIo(new FileIo() {
       @Override
-      public void fill(InputStream in, FileChannel temp) throws IOException {
+      public void copy(InputStream in, FileChannel temp) throws IOException {
         throw new IOException("Input/output error");
       }
     });

@@ -68,7 +68,7 @@ class FileSystemDatastoreLayoutTest {
     Files.writeString(new RootLayout(store.root()).lockDirectory().resolve("lockfile.lock"), "");
 
     try (Stream<Path> internal = Files.walk(store.root().resolve(".tierlock"))) {
-      assertThat(internal.filter(Files::isRegularFile).count()).isGreaterThanOrEqualTo(4);
+      assertThat(internal.filter(Files::isRegularFile).count()).isGreaterThanOrEqualTo(3);
     }
     assertThat(keys(store.list(""))).containsExactly(".datastore.lock", LOCKFILE.value());
     assertThat(store.list(".tierlock/")).isEmpty();

@@ -280,7 +280,7 @@ class FileSystemDatastoreTest {
     assertThat(created.list("")).isEmpty();
     created.write(LOCKFILE, body("{}\n"), WriteCondition.mustNotExist(), COMMIT_A);
     assertThat(created.root().resolve(".tierlock/locks")).isDirectory();
-    assertThat(created.root().resolve(".tierlock/meta")).isDirectory();
+    assertThat(created.root().resolve(".tierlock/meta")).as("the metadata travels with the file").doesNotExist();
     assertThat(created.root().resolve(".tierlock/tmp")).isEmptyDirectory();
   }
 

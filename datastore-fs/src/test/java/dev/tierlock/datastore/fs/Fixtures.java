@@ -22,6 +22,19 @@ final class Fixtures {
 
   private Fixtures() {}
 
+  /** File steps where the file system keeps no extended attributes: metadata goes to the sidecar. */
+  static final FileIo WITHOUT_ATTRIBUTES = new FileIo() {
+    @Override
+    public boolean attach(Path file, String name, byte[] value) {
+      return false;
+    }
+  };
+
+  /** Opens the datastore at {@code root} as on a file system without extended attributes (the sidecar form). */
+  static FileSystemDatastore sidecarForm(Path root) {
+    return FileSystemDatastore.open(root, FileSystemDatastoreOptions.defaults(), WITHOUT_ATTRIBUTES);
+  }
+
   static ObjectBody body(String text) {
     return ObjectBody.of(bytes(text));
   }
