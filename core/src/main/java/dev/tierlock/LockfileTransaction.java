@@ -19,9 +19,9 @@ import org.slf4j.LoggerFactory;
  * change is dropped without the caller being told, whatever the interleaving of checkouts, stalls,
  * crashes or faults. Obtain one from {@link Tierlock#transaction()}.
  *
- * <p>{@link #run} does, in order, under the datastore global lock and the checkout's own
- * transaction lock (an OS lock, {@code <state>/transaction.lock}, so two runs on one checkout never
- * interleave, even when one stalled past its lease):
+ * <p>{@link #run} does, in order, under the checkout's own transaction lock (an OS lock, {@code
+ * <state>/transaction.lock}, so two runs on one checkout never interleave, even when one stalled
+ * past its lease) and, as the {@link CommitMode} decides, the datastore global lock:
  *
  * <ol>
  *   <li>read the checkout's pending record; a change whose landing cannot be proven, or a record
