@@ -455,12 +455,18 @@ final class CommitLoop {
    * After a write refused for a newer lockfile, a writer that holds no lease waits before it
    * rebases and sends again: a uniform draw from zero up to the round trip of the refused write,
    * doubling with every race lost, up to the longest wait. Under the lease (where a refusal means a
-   * writer that took none) it sends again at once.
+   * writer that took none) it sends again at once; in both cases a race lost counts against the
+   * deadline only, never against the most attempts.
    *
    * @return false when interrupted (the loop stops)
    */
   private boolean waitAfterRace() {
-    if (lease != NO_LEASE || deadline.hasPassed()) {
+    if (lease != NO_LEASE) {
+      // a writer without the lease won: a race, not a failure, bounded by the deadline alone
+      racesLost++;
+      return true;
+    }
+    if (deadline.hasPassed()) {
       return true;
     }
     Duration wait = raceWait(raceTrip, ++racesLost, settings.maxBackoff(), settings.nextUnit());
