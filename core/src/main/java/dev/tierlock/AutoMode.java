@@ -3,10 +3,8 @@ package dev.tierlock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -135,12 +133,5 @@ final class AutoMode {
     while (!recent.isEmpty() && (recent.size() > WINDOW_COMMITS || recent.peekFirst().at().isBefore(oldest))) {
       recent.removeFirst();
     }
-  }
-
-  /** Returns the names of {@code delta} as a list, for messages. */
-  static List<String> describe(LockfileDelta delta) {
-    List<String> out = new ArrayList<>();
-    delta.names().forEach(n -> out.add(n.value()));
-    return out;
   }
 }
