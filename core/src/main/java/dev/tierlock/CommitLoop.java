@@ -65,6 +65,23 @@ final class CommitLoop {
     }
   }
 
+  /**
+   * Whether a commit without the lease gives up its loop after a race lost, to publish under the
+   * lease instead ({@link CommitRun}).
+   */
+  interface Yield {
+    /** Never yields (under the lease, or a commit that carries an earlier run's change). */
+    Yield NEVER = (fresh, lost) -> false;
+
+    /**
+     * Returns whether to yield now.
+     *
+     * @param fresh the lockfile fetched after the refusal
+     * @param lost the races this commit lost in a row
+     */
+    boolean test(LockfileStore.Fetched fresh, int lost);
+  }
+
   /** The lease an optimistic run holds: none. */
   static final DistributedLock.Held NO_LEASE = new DistributedLock.Held() {
     @Override
@@ -87,6 +104,10 @@ final class CommitLoop {
   private final List<String> warnings;
   private final DistributedLock.Held lease;
   private final Names names;
+  private final Yield yield;
+  private boolean yielded;
+  /** The lockfile the last write was made on. */
+  private Lockfile sentOn;
   /** Drops made before the loop (by a re-applied record's rebase), as notices. */
   private final List<String> earlierDrops;
   private final List<LockfileConflictException.Conflict> conflicts = new ArrayList<>();
@@ -113,20 +134,23 @@ final class CommitLoop {
    *
    * @param lease the global lease the run holds ({@link #NO_LEASE} when optimistic): a
    *     run without it waits before it sends a refused write again
+   * @param yield when a run without the lease gives up its loop after a race lost ({@link #yielded()})
    */
   CommitLoop(TransactionSettings settings, Deadline deadline, List<String> warnings, DistributedLock.Held lease,
-      Commit commit, LockfileStore.Fetched base, Names names) {
+      Commit commit, LockfileStore.Fetched base, Names names, Yield yield) {
     this.settings = settings;
     this.store = settings.store();
     this.deadline = deadline;
     this.warnings = warnings;
     this.lease = lease;
     this.names = names;
+    this.yield = yield;
     this.delta = commit.delta();
     this.earlierDrops = commit.notices();
     this.priors = commit.priors();
     this.base = base;
     this.now = base.lockfile();
+    this.sentOn = base.lockfile();
   }
 
   /**
@@ -200,6 +224,7 @@ final class CommitLoop {
     // the record a crash may leave: it carries what this run dropped, for the next run to tell
     settings.pending().record(new Commit(recorded(), base.lockfile(), attempt, null, notices(), priors));
     writing = true;
+    sentOn = base.lockfile();
     Instant sent = settings.clock().instant();
     store.sending(sent);
     Landing answer = store.write(publishing, base.head(), attempt.commitId(), base.lineageBound());
@@ -283,6 +308,13 @@ final class CommitLoop {
    */
   private @Nullable Landing rebaseOntoFresh() {
     LockfileStore.Fetched fresh = store.fetch(LockfileStore.Fetch.EXACT);
+    if (racesLost > 0 && last == null && doubt == null && priors.isEmpty() && landed.isEmpty()
+        && yield.test(fresh, racesLost)) {
+      Landing given = giveUp();
+      if (given != null) {
+        return given;
+      }
+    }
     Lockfile from = base.lockfile();
     Commit.Judgement judged = store.judge(doubt, priors, fresh.head());
     if (judged.attempt() instanceof Landing.Landed) {
@@ -333,6 +365,25 @@ final class CommitLoop {
           rebase.alreadyThere()));
     }
     base = fresh;
+  }
+
+  /**
+   * Gives up the loop after a race lost, to publish under the lease: nothing of the commit landed
+   * (its last write was refused and none is in doubt), so its record is cleared and the batch
+   * carries its changes to the run under the lease.
+   *
+   * @return how the loop ends, or null to go on when the record cannot be cleared
+   */
+  private @Nullable Landing giveUp() {
+    try {
+      settings.pending().settle();
+    } catch (LocalFileException e) {
+      LOG.debug("Cannot clear the record of a commit to {} that yields to the lease ({}); it goes on without",
+          store.describe(), e.getMessage());
+      return null;
+    }
+    yielded = true;
+    return Landing.NOT_LANDED;
   }
 
   /** Records the commit as unprovable: every later run fails until the caller decides. */
@@ -404,12 +455,18 @@ final class CommitLoop {
    * After a write refused for a newer lockfile, a writer that holds no lease waits before it
    * rebases and sends again: a uniform draw from zero up to the round trip of the refused write,
    * doubling with every race lost, up to the longest wait. Under the lease (where a refusal means a
-   * writer that took none) it sends again at once.
+   * writer that took none) it sends again at once; in both cases a race lost counts against the
+   * deadline only, never against the most attempts.
    *
    * @return false when interrupted (the loop stops)
    */
   private boolean waitAfterRace() {
-    if (lease != NO_LEASE || deadline.hasPassed()) {
+    if (lease != NO_LEASE) {
+      // a writer without the lease won: a race, not a failure, bounded by the deadline alone
+      racesLost++;
+      return true;
+    }
+    if (deadline.hasPassed()) {
       return true;
     }
     Duration wait = raceWait(raceTrip, ++racesLost, settings.maxBackoff(), settings.nextUnit());
@@ -484,6 +541,16 @@ final class CommitLoop {
   /** Returns what is left unpublished, as the pending record holds it: the delta without the checked names. */
   LockfileDelta recorded() {
     return names.checkOnly().isEmpty() ? delta : delta.without(names.checkOnly());
+  }
+
+  /** Returns whether the loop gave up to publish under the lease: nothing landed, nothing is recorded. */
+  boolean yielded() {
+    return yielded;
+  }
+
+  /** Returns the lockfile the last write was made on (once landed: what it replaced). */
+  Lockfile landedOn() {
+    return sentOn;
   }
 
   /** Returns the publish attempts made. */

@@ -28,10 +28,16 @@ final class CommitRun {
   private static final Logger LOG = LoggerFactory.getLogger(CommitRun.class);
 
   /**
-   * What a batch that must take the lease first carries over: the changes as they ran, made on
-   * {@code start} (the fetched lockfile with the pending commit replayed).
+   * What a batch that yields to the lease carries over to its run under it: the changes as they
+   * ran, made on {@code start} (the lockfile they ran on), or nothing when they have not run.
+   *
+   * @param start the lockfile the changes ran on, or {@code null} when they have not run yet
+   * @param warm whether that lockfile was the cached one, which may be stale
    */
-  record Carried(Lockfile start, boolean warm) {}
+  record Carried(@Nullable Lockfile start, boolean warm) {
+    /** The batch yields before its changes ran: they run under the lease. */
+    static final Carried NOT_RUN = new Carried(null, false);
+  }
 
   /**
    * What the pending record contributes to a run.
@@ -61,20 +67,22 @@ final class CommitRun {
   private final TransactionSettings settings;
   private final LockfileStore store;
   private final String description;
+  private final AutoMode auto;
 
-  CommitRun(TransactionSettings settings, String description) {
+  CommitRun(TransactionSettings settings, String description, AutoMode auto) {
     this.settings = settings;
     this.store = settings.store();
     this.description = description;
+    this.auto = auto;
   }
 
   /**
-   * Runs {@code taken} under {@code lease} (or {@link CommitLoop#NO_LEASE}, optimistic).
+   * Runs {@code taken} under {@code lease} (or {@link CommitLoop#NO_LEASE}: optimistic or auto).
    *
-   * @param carried the changes of an optimistic batch that ran before it had to take the lease, or
-   *     null to run the changes now
-   * @return what the batch must carry over to a run under the lease (optimistic, no lease, and a
-   *     change pins or deletes an archive); else null, every request of the batch ended
+   * @param carried what a batch that yielded carries over to its run under the lease, or null
+   * @return what the batch carries over to a run under the lease when it yields (without the lease:
+   *     auto mode and the lockfile's head is not trusted, or the commit lost races in a row or met
+   *     the lease held); else null, every request of the batch ended
    */
   @Nullable Carried run(List<GroupCommit.Request> taken, GroupCommit.Turns turns,
       LockfileTransaction.Resolution resolution, Instant deadline, DistributedLock.Held lease, @Nullable Carried carried) {
@@ -88,38 +96,57 @@ final class CommitRun {
       return null;
     }
     boolean optimistic = lease == CommitLoop.NO_LEASE;
-    // optimistic with nothing pending: the lockfile this checkout last saw, without a call
+    // without the lease and nothing pending: the lockfile this checkout last saw, without a call
     Optional<LockfileStore.Fetched> cached = optimistic && stored instanceof PendingRecord.None
         ? store.cached() : Optional.empty();
     LockfileStore.Fetched fetched = cached.orElseGet(this::fetch);
+    boolean untrusted = settings.mode() == CommitMode.AUTO && !auto.trusts(fetched.head(), store.metadataCapacity());
+    if (optimistic && untrusted) {
+      LOG.debug("The shared lockfile of {} has had a version without Tierlock's commit metadata within its last {}"
+          + " versions: the batch runs under the global lease", description, auto.trustAfter());
+      return Carried.NOT_RUN;
+    }
     Replay replay = replay(stored, fetched, resolution, warnings);
+    if (untrusted) {
+      replay = withReverted(replay, fetched, warnings);
+    }
     Lockfile start = replay.delta().applyTo(fetched.lockfile());
-    boolean warm = carried == null ? cached.isPresent() : carried.warm();
-    if (carried == null) {
+    Carried ran = carried != null && carried.start() != null ? carried : null;
+    boolean warm = ran != null ? ran.warm() : cached.isPresent();
+    if (ran == null) {
       runChanges(batch, turns, start);
-      if (optimistic && needsLease(live(batch), fetched.lockfile(), replay)) {
-        LOG.debug("An optimistic run on {} pins an archive anew: it publishes under the global lease",
-            description);
-        return new Carried(start, warm);
-      }
-    } else {
-      // the changes ran without the lease: an archive they pin anew must still be there (a
-      // collection may have taken it meanwhile); a change whose archive is gone and cannot be
-      // stored again fails
-      refuseMissingArchives(live(batch), carried.start());
     }
     List<GroupCommit.Request> applied = live(batch);
     if (applied.isEmpty()) {
       // every change threw: nothing of them is published, and a pending commit waits for the next run
       return null;
     }
-    Plan plan = plan(applied, replay, fetched, start, warm, carried);
+    Plan plan = plan(applied, replay, fetched, start, warm, ran);
     if (plan.delta().isEmpty() && replay.priors().isEmpty()) {
       noChange(stored, applied, replay, plan, warnings);
       return null;
     }
-    publish(stored, applied, replay, plan, lease, deadline, warnings);
-    return null;
+    return publish(stored, applied, replay, plan, lease, deadline, warnings, new Carried(start, warm));
+  }
+
+  /**
+   * Adds to {@code replay}, in auto mode on a first look at an untrusted head, what this checkout's
+   * recent commits without the lease set and the foreign version set back ({@link AutoMode#reverted}),
+   * with a warning.
+   */
+  private Replay withReverted(Replay replay, LockfileStore.Fetched fetched, List<String> warnings) {
+    if (!auto.keepsAny()) {
+      return replay;
+    }
+    LockfileDelta again = auto.reverted(fetched.lockfile(), settings.clock().instant())
+        .without(replay.delta().names());
+    if (again.isEmpty()) {
+      return replay;
+    }
+    warn(warnings, "The shared lockfile of " + description + " was written without Tierlock's commit metadata (by"
+        + " another tool) over this checkout's recent commits, setting " + again.names() + " back to values those"
+        + " commits had replaced; writing them again. If that writer meant to set them back, set them again with it");
+    return new Replay(replay.delta().then(again), replay.live(), replay.conflicts(), replay.priors());
   }
 
   /** Reads the pending record, telling what an earlier run dropped and could not tell its caller. */
@@ -212,7 +239,7 @@ final class CommitRun {
    */
   private Plan plan(List<GroupCommit.Request> applied, Replay replay, LockfileStore.Fetched fetched, Lockfile start,
       boolean warm, @Nullable Carried carried) {
-    Lockfile made = carried == null ? start : carried.start();
+    Lockfile made = carried == null || carried.start() == null ? start : carried.start();
     Lockfile changed = made;
     Set<ExtensionName> own = new LinkedHashSet<>();
     Set<ExtensionName> wanted = new LinkedHashSet<>();
@@ -273,9 +300,14 @@ final class CommitRun {
     applied.forEach(r -> results.give(r, LockfileDelta.EMPTY, description));
   }
 
-  /** Hands the plan to the commit loop and gives each caller its outcome. */
-  private void publish(PendingRecord.Stored stored, List<GroupCommit.Request> applied, Replay replay, Plan plan,
-      DistributedLock.Held lease, Instant deadline, List<String> warnings) {
+  /**
+   * Hands the plan to the commit loop and gives each caller its outcome.
+   *
+   * @param ran what the batch carries over when its loop yields to the lease
+   * @return {@code ran} when the loop yielded (nothing of the commit landed or is recorded), else null
+   */
+  private @Nullable Carried publish(PendingRecord.Stored stored, List<GroupCommit.Request> applied, Replay replay,
+      Plan plan, DistributedLock.Held lease, Instant deadline, List<String> warnings, Carried ran) {
     if (lease != CommitLoop.NO_LEASE && !lease.isHeld()) {
       warn(warnings, "The global " + settings.globalLock().describe() + " was lost during the transaction;"
           + " publishing stays safe: it is conditional on the version fetched");
@@ -284,15 +316,49 @@ final class CommitRun {
     Commit commit = new Commit(plan.delta(), plan.base().lockfile(), null, null,
         replay.conflicts().stream().map(LockfileTransaction::dropNotice).toList(), replay.priors());
     CommitLoop loop = new CommitLoop(settings, new Deadline(settings.clock(), deadline), warnings, lease, commit,
-        plan.base(), new CommitLoop.Names(plan.live(), earlier, plan.checkOnly()));
+        plan.base(), new CommitLoop.Names(plan.live(), earlier, plan.checkOnly()), yielding(stored, lease));
     Landing landing = loop.run();
+    if (loop.yielded()) {
+      LOG.debug("A commit to {} without the lease yields: it publishes under the global lease", description);
+      return ran;
+    }
     if (landing instanceof Landing.Landed) {
+      if (lease == CommitLoop.NO_LEASE && settings.mode() == CommitMode.AUTO) {
+        auto.acknowledged(loop.landedOn(), loop.lockfile(), loop.published().names(), settings.clock().instant());
+      }
       proveStored(applied, loop.lockfile(), warnings);
     }
     List<LockfileConflictException.Conflict> conflicts = new ArrayList<>(replay.conflicts());
     conflicts.addAll(plan.conflicts());
     conflicts.addAll(loop.conflicts());
     conclude(applied, landing, loop, conflicts, plan.base().lockfile(), warnings);
+    return null;
+  }
+
+  /**
+   * Returns when a commit without the lease gives up its loop to publish under the lease instead
+   * (only a batch that started with nothing pending, whose record then holds this commit alone):
+   * in auto mode, the head fetched after a refusal is not trusted; in either mode without the
+   * lease, the commit lost {@link TransactionSettings#yieldAfter()} races in a row, or, after a
+   * race lost, the lease is held (one read of it): a writer that keeps losing takes a turn, and the
+   * others yield to it while it holds the lease.
+   */
+  private CommitLoop.Yield yielding(PendingRecord.Stored stored, DistributedLock.Held lease) {
+    if (lease != CommitLoop.NO_LEASE || !(stored instanceof PendingRecord.None)) {
+      return CommitLoop.Yield.NEVER;
+    }
+    return (fresh, lost) -> settings.mode() == CommitMode.AUTO && !auto.trusts(fresh.head(), store.metadataCapacity())
+        || lost >= settings.yieldAfter() || leaseHeld();
+  }
+
+  /** Returns whether the global lease is held now, by anyone (one read); false when that cannot be read. */
+  private boolean leaseHeld() {
+    try {
+      return settings.globalLock().inspect().isPresent();
+    } catch (RuntimeException e) {
+      LOG.debug("Cannot read the global lease of {}: {}", description, e.toString());
+      return false;
+    }
   }
 
   /** Gives each applied request its outcome from how the commit ended. */
@@ -405,29 +471,6 @@ final class CommitRun {
   }
 
   /**
-   * Makes sure every archive a request's change stored is still in the tier, storing it again when
-   * a collection took it while the change ran without the lease; a request whose archive cannot be
-   * stored again fails, and nothing of it is published.
-   */
-  private void refuseMissingArchives(List<GroupCommit.Request> requests, Lockfile start) {
-    for (GroupCommit.Request r : requests) {
-      for (var required : r.required().entrySet()) {
-        try {
-          if (!store.holds(required.getKey())) {
-            LOG.info("{} was taken from {} while a change that pins it ran without the lease; storing it again",
-                required.getKey(), description);
-            required.getValue().run();
-          }
-        } catch (RuntimeException e) {
-          r.fail(e);
-          r.discard();
-          break;
-        }
-      }
-    }
-  }
-
-  /**
    * Proves present, after a publish that landed, each archive a request's change stored that the
    * shared lockfile now pins ({@code published}), storing it again when it is missing: a
    * collection that judged it unpinned before the publish may have taken it since. Never throws: a
@@ -457,33 +500,6 @@ final class CommitRun {
   static boolean pins(Lockfile lockfile, TierPath path) {
     return path.archiveOf().flatMap(name -> lockfile.entry(name).flatMap(LockfileEntry::checksum))
         .equals(path.archiveSha256());
-  }
-
-  /**
-   * Returns whether an optimistic batch must publish under the lease: it pins an archive the
-   * shared lockfile as fetched ({@code fetched}) did not pin for that name, so that the archive is
-   * proven present again ({@link #refuseMissingArchives}) right before the publish; a replayed
-   * pending commit counts as the batch's own.
-   *
-   * @param batch the requests whose change ran without throwing
-   */
-  private static boolean needsLease(List<GroupCommit.Request> batch, Lockfile fetched, Replay replay) {
-    if (batch.stream().anyMatch(r -> !r.required().isEmpty())) {
-      return true;
-    }
-    Lockfile target = replay.delta().applyTo(fetched);
-    Set<ExtensionName> names = new LinkedHashSet<>(replay.delta().names());
-    for (GroupCommit.Request r : batch) {
-      target = r.own().applyTo(target);
-      names.addAll(r.own().names());
-    }
-    for (ExtensionName name : names) {
-      Optional<String> pinned = target.entry(name).flatMap(LockfileEntry::checksum);
-      if (pinned.isPresent() && !pinned.equals(fetched.entry(name).flatMap(LockfileEntry::checksum))) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /**

@@ -198,6 +198,11 @@ final class LockfileStore {
     return wait.isNegative() ? java.time.Duration.ZERO : wait;
   }
 
+  /** Returns the store's {@link Datastore#maxMetadataBytes()}: how much of a lineage its versions carry. */
+  int metadataCapacity() {
+    return datastore.maxMetadataBytes();
+  }
+
   /** Returns the store's {@link Datastore#minWriteInterval()}. */
   java.time.Duration minWriteInterval() {
     return datastore.minWriteInterval();

@@ -19,9 +19,9 @@ import org.slf4j.LoggerFactory;
  * change is dropped without the caller being told, whatever the interleaving of checkouts, stalls,
  * crashes or faults. Obtain one from {@link Tierlock#transaction()}.
  *
- * <p>{@link #run} does, in order, under the datastore global lock and the checkout's own
- * transaction lock (an OS lock, {@code <state>/transaction.lock}, so two runs on one checkout never
- * interleave, even when one stalled past its lease):
+ * <p>{@link #run} does, in order, under the checkout's own transaction lock (an OS lock, {@code
+ * <state>/transaction.lock}, so two runs on one checkout never interleave, even when one stalled
+ * past its lease) and, as the {@link CommitMode} decides, the datastore global lock:
  *
  * <ol>
  *   <li>read the checkout's pending record; a change whose landing cannot be proven, or a record
@@ -51,9 +51,11 @@ public final class LockfileTransaction {
   private final TransactionSettings settings;
   private final Set<Thread> running = ConcurrentHashMap.newKeySet();
   private final GroupCommit group;
+  private final AutoMode auto;
 
   LockfileTransaction(TransactionSettings settings) {
     this.settings = settings;
+    this.auto = new AutoMode(settings.trustAfter());
     this.group = new GroupCommit(settings.clock(), settings.store().describe(), settings.pulledExtensions());
   }
 
@@ -209,14 +211,15 @@ public final class LockfileTransaction {
 
   /**
    * Runs one batch under the locks its mode takes: locked, the global lease then the checkout lock;
-   * optimistic, the checkout lock alone, then, when a change pins or deletes an archive, the lease
-   * and the checkout lock again for the publish.
+   * optimistic and auto, the checkout lock alone, then, when the batch yields (auto: the lockfile's
+   * head is not trusted; either: the commit lost races in a row, or met the lease held), the lease
+   * and the checkout lock again, carrying the changes as they ran.
    */
   private void runBatch(List<GroupCommit.Request> batch, GroupCommit.Turns turns, Resolution resolution) {
     Instant deadline = batch.get(0).deadline;
-    CommitRun run = new CommitRun(settings, describe());
+    CommitRun run = new CommitRun(settings, describe(), auto);
     CommitRun.Carried carried = null;
-    if (settings.mode() == CommitMode.OPTIMISTIC) {
+    if (settings.lockless()) {
       try (CheckoutLock.Held held = settings.checkoutLock().acquire(deadline, describe())) {
         carried = run.run(batch, turns, resolution, deadline, CommitLoop.NO_LEASE, null);
       }

@@ -86,7 +86,7 @@ public final class Tierlock implements AutoCloseable {
     this.transaction = new LockfileTransaction(new TransactionSettings(store, new PendingRecord(stateDirectory, namespace, datastore.identity()),
         globalLock, pulledExtensions, CheckoutLock.in(stateDirectory, clock, environment.sleeper()), clock,
         environment.sleeper(), environment.random(), b.policy, b.deadline, b.maxAttempts, b.firstBackoff, b.maxBackoff,
-        environment.commitIds(), b.mode, b.grouped));
+        environment.commitIds(), b.mode, b.grouped, b.trustAfter, TransactionSettings.DEFAULT_YIELD_AFTER));
   }
 
   /**
@@ -299,7 +299,8 @@ public final class Tierlock implements AutoCloseable {
     private int maxAttempts = TransactionSettings.DEFAULT_MAX_ATTEMPTS;
     private Duration firstBackoff = TransactionSettings.DEFAULT_FIRST_BACKOFF;
     private Duration maxBackoff = TransactionSettings.DEFAULT_MAX_BACKOFF;
-    private CommitMode mode = CommitMode.LOCKED;
+    private CommitMode mode = CommitMode.AUTO;
+    private int trustAfter = AutoMode.DEFAULT_TRUST_AFTER;
     private boolean grouped = true;
     private boolean createDatastore;
 
@@ -481,13 +482,31 @@ public final class Tierlock implements AutoCloseable {
 
     /**
      * Sets how transactions exclude other writers of the shared lockfile (default {@link
-     * CommitMode#LOCKED}; see {@link CommitMode} for when to choose which).
+     * CommitMode#AUTO}; see {@link CommitMode} for when to choose which).
      *
      * @param value the mode
      * @return this builder
      */
     public Builder commitMode(CommitMode value) {
-      this.mode = value;
+      this.mode = java.util.Objects.requireNonNull(value, "value");
+      return this;
+    }
+
+    /**
+     * Sets, for {@link CommitMode#AUTO}, how many consecutive versions of the shared lockfile
+     * written by Tierlock make runs take no lease again after a version written without Tierlock's
+     * commit metadata (default 8; capped by how many commit ids the store's metadata keeps).
+     *
+     * @param versions the consecutive Tierlock versions, at least 1
+     * @return this builder
+     * @throws IllegalArgumentException if {@code versions} is below 1
+     */
+    public Builder autoTrustAfter(int versions) {
+      if (versions < 1) {
+        throw new IllegalArgumentException("Cannot trust the shared lockfile after " + versions
+            + " versions: at least 1");
+      }
+      this.trustAfter = versions;
       return this;
     }
 

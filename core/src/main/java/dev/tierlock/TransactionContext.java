@@ -95,14 +95,12 @@ public interface TransactionContext {
 
   /**
    * Notes that this change stored {@code path} (an archive it pins) and relies on it being in the
-   * tier when the lockfile is published. A change that ran without the global lease (optimistic
-   * mode) has that checked under the lease before its publish, and every change has it checked
-   * again after a publish that landed, since a collection may have taken the archive in between:
-   * {@code store} then stores it again (before the publish, if that fails, this caller's change
-   * fails and nothing of it is published; after it, a failure is a warning).
+   * tier when the lockfile is published. Every change has it checked after a publish that landed
+   * (one stat), in every mode, since a collection may have taken the archive in between: {@code
+   * store} then stores it again (a failure is a warning). No mode takes the global lease for it.
    *
    * @param path the tier path stored
-   * @param store stores it again; runs on the publishing thread, under the global lease
+   * @param store stores it again; runs on the publishing thread
    * @throws IllegalStateException if called outside the running change or from another thread, or
    *     in a context that changes nothing (convergence)
    */

@@ -24,6 +24,10 @@ import java.util.random.RandomGenerator;
  * @param commitIds a fresh commit id per lockfile write
  * @param mode how runs exclude other writers
  * @param grouped whether runs queued on this checkout are merged into one publish
+ * @param trustAfter in {@link CommitMode#AUTO}, the consecutive Tierlock versions of the lockfile
+ *     after which runs take no lease again
+ * @param yieldAfter in the modes without the lease, the races one commit loses in a row before it
+ *     publishes under the lease
  */
 record TransactionSettings(
     LockfileStore store,
@@ -41,7 +45,9 @@ record TransactionSettings(
     Duration maxBackoff,
     Supplier<String> commitIds,
     CommitMode mode,
-    boolean grouped) {
+    boolean grouped,
+    int trustAfter,
+    int yieldAfter) {
 
   /** The default deadline of a run, lock wait included. */
   static final Duration DEFAULT_DEADLINE = Duration.ofSeconds(120);
@@ -60,9 +66,16 @@ record TransactionSettings(
   static final Duration DEFAULT_MAX_BACKOFF = Duration.ofSeconds(8);
 
   /**
+   * The default races a commit without the lease loses in a row before it publishes under the
+   * lease instead: a writer that keeps losing takes a turn.
+   */
+  static final int DEFAULT_YIELD_AFTER = 3;
+
+  /**
    * Validates the values.
    *
-   * @throws IllegalArgumentException if a duration is not positive or {@code maxAttempts} is below 1
+   * @throws IllegalArgumentException if a duration is not positive, or {@code maxAttempts}, {@code
+   *     trustAfter} or {@code yieldAfter} is below 1
    */
   TransactionSettings {
     if (deadline.isNegative() || deadline.isZero()) {
@@ -74,6 +87,15 @@ record TransactionSettings(
     if (firstBackoff.isNegative() || firstBackoff.isZero() || firstBackoff.compareTo(maxBackoff) > 0) {
       throw new IllegalArgumentException("Cannot use backoff " + firstBackoff + " up to " + maxBackoff);
     }
+    if (trustAfter < 1 || yieldAfter < 1) {
+      throw new IllegalArgumentException("Cannot trust the lockfile after " + trustAfter + " versions or yield after "
+          + yieldAfter + " races: at least 1 each");
+    }
+  }
+
+  /** Returns whether runs start without the lease ({@link CommitMode#OPTIMISTIC}, {@link CommitMode#AUTO}). */
+  boolean lockless() {
+    return mode != CommitMode.LOCKED;
   }
 
   /**

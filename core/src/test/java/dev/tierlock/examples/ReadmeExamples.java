@@ -50,12 +50,12 @@ final class ReadmeExamples {
     // README:end
   }
 
-  static TransactionResult commitOptimistically(URI datastore, Path checkout) {
+  static TransactionResult commitLocked(URI datastore, Path checkout) {
     // README:start modes
     try (Tierlock tierlock = Tierlock.builder()
         .datastore(datastore)
         .checkout(checkout)
-        .commitMode(CommitMode.OPTIMISTIC)   // only when every writer of this datastore is Tierlock
+        .commitMode(CommitMode.LOCKED)   // only while the original tool writes beside it for good
         .build()) {
       return tierlock.transaction().run(tx -> tx.put(ExtensionName.of("@acme/hello"),
           LockfileEntry.builder("1.0.1", Instant.now()).channel("beta").build()));

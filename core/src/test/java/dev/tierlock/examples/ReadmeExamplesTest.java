@@ -62,7 +62,7 @@ class ReadmeExamplesTest {
           .contains(sha256);
       assertThat(ReadmeExamples.readWithoutALock(tierlock).names()).contains(ExtensionName.of("@acme/hello"));
       assertThat(ReadmeExamples.resolveAChangeInDoubt(tierlock)).isEmpty();
-      assertThat(ReadmeExamples.commitOptimistically(datastore, dir.resolve("optimistic")).status())
+      assertThat(ReadmeExamples.commitLocked(datastore, dir.resolve("locked")).status())
           .isEqualTo(dev.tierlock.TransactionStatus.PUBLISHED);
 
       byte[] archive = tarGz("pkg/readme.txt", "hello");

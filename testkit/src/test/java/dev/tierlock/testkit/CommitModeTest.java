@@ -12,6 +12,10 @@ import dev.tierlock.Namespace;
 import dev.tierlock.TierPath;
 import dev.tierlock.TransactionResult;
 import dev.tierlock.TransactionStatus;
+import dev.tierlock.archive.ArchiveLimits;
+import dev.tierlock.archive.ArchiveTransactions;
+import dev.tierlock.archive.ExtensionArchiveKey;
+import dev.tierlock.archive.VerifiedArchive;
 import dev.tierlock.spi.ObjectKey;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,8 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What each {@link CommitMode} costs in round trips, and that an optimistic run keeps every
- * guarantee: it never reverts a peer, stays safe beside locked runs, and takes the lease when its
- * change pins or deletes an archive.
+ * guarantee: it never reverts a peer, stays safe beside locked runs, and takes no lease for a
+ * change that pins an archive (archives are collected by reachability).
  */
 class CommitModeTest {
 
@@ -85,7 +89,7 @@ class CommitModeTest {
   }
 
   @Test
-  void anOptimisticCommitAfterAPeerWrote_costsTwoMoreCalls_andWaitsAJitteredRoundTrip() {
+  void anOptimisticCommitAfterAPeerWrote_costsThreeMoreCalls_andWaitsAJitteredRoundTrip() {
     TestCheckout checkout = checkout("c", CommitMode.OPTIMISTIC);
     TestCheckout peer = checkout("peer", CommitMode.OPTIMISTIC);
     checkout.put("@s/a", "1.0.0");
@@ -96,8 +100,9 @@ class CommitModeTest {
     TransactionResult result = checkout.put("@s/a", "1.0.1");
 
     assertThat(result.status()).isEqualTo(TransactionStatus.PUBLISHED);
-    assertThat(counting.counts()).containsAllEntriesOf(Map.of(DatastoreOperation.WRITE, 2L, DatastoreOperation.READ, 1L));
-    assertThat(counting.total()).isEqualTo(3);
+    // the refused write, the fetch, a look at the lease (free: it goes on), the write
+    assertThat(counting.counts()).containsAllEntriesOf(Map.of(DatastoreOperation.WRITE, 2L, DatastoreOperation.READ, 2L));
+    assertThat(counting.total()).isEqualTo(4);
     assertThat(clock.sleeps().subList(sleptBefore, clock.sleeps().size())).hasSize(1)
         .allSatisfy(d -> assertThat(d).isBetween(Duration.ZERO, Duration.ofMillis(1)));
     assertThat(checkout.shared().entries().keySet()).containsExactlyInAnyOrder(name("@s/a"), name("@s/b"));
@@ -122,7 +127,7 @@ class CommitModeTest {
   }
 
   @Test
-  void anOptimisticRunThatPinsANewArchive_publishesUnderTheLease() {
+  void anOptimisticRunThatPinsANewArchive_takesNoLease_itsMarkAndTheLockfile() {
     TestCheckout checkout = checkout("c", CommitMode.OPTIMISTIC);
     checkout.put("@s/a", "1.0.0");
     counting.reset();
@@ -130,9 +135,9 @@ class CommitModeTest {
 
     checkout.transaction().run(tx -> tx.put(name("@s/a"), pinned));
 
-    // the lease, the archive's mark, the lockfile; the lease's release
-    assertThat(counting.counts()).containsAllEntriesOf(Map.of(DatastoreOperation.WRITE, 3L,
-        DatastoreOperation.DELETE, 1L));
+    // the archive's mark (for a collection), the lockfile; no lease
+    assertThat(counting.counts()).containsEntry(DatastoreOperation.WRITE, 2L);
+    assertThat(counting.total()).isEqualTo(2);
     assertThat(checkout.shared().entry(name("@s/a"))).contains(pinned);
     counting.reset();
 
@@ -141,6 +146,31 @@ class CommitModeTest {
         "2026-02-01T00:00:00.000Z").checksum(DIGEST).build()));
 
     assertThat(counting.total()).isEqualTo(1);
+  }
+
+  @Test
+  void aWarmInstall_inEitherModeWithoutTheLease_costsItsArchiveUploadItsMarkTheLockfileAndOneStat() throws Exception {
+    for (CommitMode mode : new CommitMode[] {CommitMode.OPTIMISTIC, CommitMode.AUTO}) {
+      TestCheckout checkout = checkout("install-" + mode, mode);
+      for (int i = 0; i < 8; i++) {
+        checkout.put("@s/warm-" + mode.name().toLowerCase(java.util.Locale.ROOT), "1.0." + i);
+      }
+      ArchiveTransactions archives = ArchiveTransactions.of(checkout.tierlock(), ArchiveLimits.DEFAULTS, clock);
+      byte[] bytes = ArchiveFixture.archive("tools " + mode);
+      ExtensionArchiveKey key = ArchiveFixture.keyOf("@s/tools-" + mode.name().toLowerCase(java.util.Locale.ROOT), bytes);
+      VerifiedArchive verified = archives.verify(key, java.nio.file.Files.write(dir.resolve(mode + ".tar.gz"), bytes));
+      counting.reset();
+
+      TransactionResult result = checkout.transaction().run(tx -> archives.install(tx, verified,
+          checkout.entry("1.0.0")));
+
+      assertThat(result.status()).isEqualTo(TransactionStatus.PUBLISHED);
+      // the archive (create-only), its mark, the lockfile; the archive proven present after the publish
+      assertThat(counting.counts()).as(mode.name()).containsAllEntriesOf(Map.of(DatastoreOperation.WRITE, 3L,
+          DatastoreOperation.STAT, 1L, DatastoreOperation.DELETE, 0L, DatastoreOperation.READ, 0L));
+      assertThat(counting.total()).as(mode.name()).isEqualTo(4);
+      assertThat(remote.peekObject(LOCK)).isEmpty();
+    }
   }
 
   @Test
