@@ -126,6 +126,8 @@ final class CommitLoop {
   private @Nullable RuntimeException last;
   private int attempts;
   private int racesLost;
+  /** Whether the last refusal was counted as a race lost, until the fetch after it says whether a peer wrote. */
+  private boolean raceCounted;
   /** The round trip of the last refused write, for the race wait. */
   private Duration raceTrip = Duration.ZERO;
 
@@ -308,6 +310,12 @@ final class CommitLoop {
    */
   private @Nullable Landing rebaseOntoFresh() {
     LockfileStore.Fetched fresh = store.fetch(LockfileStore.Fetch.EXACT);
+    if (raceCounted && sameVersion(fresh, base)) {
+      // refused, yet nobody wrote: not a race another writer won but a failed attempt, which counts
+      // against the most attempts (a store that refuses and never shows why cannot loop forever)
+      racesLost--;
+    }
+    raceCounted = false;
     if (racesLost > 0 && last == null && doubt == null && priors.isEmpty() && landed.isEmpty()
         && yield.test(fresh, racesLost)) {
       Landing given = giveUp();
@@ -451,6 +459,12 @@ final class CommitLoop {
     }
   }
 
+  /** {@return whether {@code fresh} is the version {@code sentOn} was: the refusal showed no peer's write} */
+  private static boolean sameVersion(LockfileStore.Fetched fresh, LockfileStore.Fetched sentOn) {
+    return fresh.head() == null ? sentOn.head() == null
+        : sentOn.head() != null && fresh.head().version().equals(sentOn.head().version());
+  }
+
   /**
    * After a write refused for a newer lockfile, a writer that holds no lease waits before it
    * rebases and sends again: a uniform draw from zero up to the round trip of the refused write,
@@ -464,12 +478,14 @@ final class CommitLoop {
     if (lease != NO_LEASE) {
       // a writer without the lease won: a race, not a failure, bounded by the deadline alone
       racesLost++;
+      raceCounted = true;
       return true;
     }
     if (deadline.hasPassed()) {
       return true;
     }
     Duration wait = raceWait(raceTrip, ++racesLost, settings.maxBackoff(), settings.nextUnit());
+    raceCounted = true;
     Duration left = deadline.remaining();
     try {
       settings.sleeper().sleep(wait.compareTo(left) > 0 ? left : wait);
