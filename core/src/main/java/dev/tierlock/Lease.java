@@ -64,9 +64,9 @@ import org.slf4j.LoggerFactory;
  * call, within a {@link HandoverBudget}: see {@link LeaseLine}. {@link
  * DistributedLock#tryAcquire()} never queues.
  *
- * <p><b>Waits between attempts</b> are drawn with full jitter under a cap that starts near the
- * store's round trip and starts again whenever the lock changes hands: see {@link
- * LeaseAcquisition}.
+ * <p><b>Waits between attempts</b> cost one call an attempt and scale with the hold and the queue
+ * wait this lease measured ({@link LeaseSchedule}), not with the store's round trip; nothing starts
+ * again when the lock changes hands: see {@link LeaseAcquisition}.
  *
  * <p><b>Bounded waits across processes.</b> A waiter past its bound reserves the next turn in
  * {@code <key>.reservation}, and contended acquirers hold back for it: see {@link

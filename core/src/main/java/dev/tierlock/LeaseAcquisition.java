@@ -33,8 +33,7 @@ import org.slf4j.LoggerFactory;
  * create's answer was lost. A contended waiter looks at the reservation once a third of the ttl,
  * and on every attempt while another's fresh reservation holds it back; a starved waiter claims it
  * (a look and, when it is free, the claim), a reserver refreshes it every third of the ttl. After
- * a look that found the lock free, or a reservation that lets it go ahead, the create follows at
- * once.
+ * a look that found the lock free the create follows at once.
  *
  * <p><b>Waits between attempts</b> follow the lease's {@link LeaseSchedule}: they scale with the
  * hold and the queue wait the lease measured, not with the store's round trip, and nothing starts
