@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tierlock.CommitMode;
-import dev.tierlock.DistributedLock;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.InterruptedOperationException;
 import dev.tierlock.LockfileConflictException;
@@ -38,12 +37,10 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class GroupCommitAttackTest {
 
-  private static final ObjectKey LOCK = DistributedLock.globalKey(Namespace.NONE);
   private static final ObjectKey LOCKFILE = Namespace.NONE.key(TierPath.LOCKFILE);
   private static final ExtensionName X = ExtensionName.of("@s/x");
   private static final ExtensionName Y = ExtensionName.of("@s/y");
   private static final ExtensionName Z = ExtensionName.of("@s/z");
-  private static final String DIGEST = "cd".repeat(32);
 
   @TempDir Path dir;
 
@@ -120,69 +117,6 @@ class GroupCommitAttackTest {
     assertThat(ran).isFalse();
     assertThat(checkout.shared().entry(X)).isEmpty();
     assertThat(checkout.shared().entry(Y)).isPresent();
-    assertThat(checkout.transaction().pending()).isEmpty();
-  }
-
-  /**
-   * HELD. An optimistic batch whose first caller pins a new archive publishes under the lease: its
-   * changes ran in pass one (checkout lock only), then the locks are retaken. A peer publishes x
-   * between the passes (in the hook before the lease write): pass two rebases the carried changes,
-   * x is a conflict for the caller that pinned it, the other caller's y is published.
-   */
-  @Test
-  void anOptimisticBatchUpgradedToTheLease_withAPeerWritingBetweenThePasses_failsOnlyThatNamesCaller()
-      throws Exception {
-    TestCheckout checkout = checkout("c", CommitMode.OPTIMISTIC, PublishFailurePolicy.THROW);
-    TestCheckout peer = checkout("peer", CommitMode.OPTIMISTIC, PublishFailurePolicy.THROW);
-    checkout.put("@s/x", "1.0.0");
-    peer.transaction().refresh();
-    Blocked leader = new Blocked(checkout);
-    LockfileEntry pinned = LockfileEntry.builder("2.0.0", clock.instant()).checksum(DIGEST).build();
-    CompletableFuture<TransactionResult> pins = queue(checkout.transaction(), tx -> tx.put(X, pinned), "pins");
-    CompletableFuture<TransactionResult> plain = queue(checkout.transaction(),
-        tx -> tx.put(Y, checkout.entry("1.0.0")), "plain");
-    AtomicBoolean hooked = new AtomicBoolean();
-    leader.afterItsWrite(() -> remote.faults().beforeNext(DatastoreOperation.WRITE, LOCK::equals, () -> {
-      hooked.set(true);
-      peer.put("@s/x", "9.0.0");
-    }));
-
-    leader.release();
-
-    assertThat(leader.result().status()).isEqualTo(TransactionStatus.PUBLISHED);
-    assertThatThrownBy(() -> pins.get(30, TimeUnit.SECONDS)).cause().isInstanceOf(LockfileConflictException.class)
-        .hasMessageContaining("9.0.0");
-    assertThat(plain.get(30, TimeUnit.SECONDS).status()).isEqualTo(TransactionStatus.PUBLISHED);
-    assertThat(hooked).isTrue();
-    assertThat(checkout.shared().entry(X)).contains(checkout.entry("9.0.0"));
-    assertThat(checkout.shared().entry(Y)).contains(checkout.entry("1.0.0"));
-    assertThat(checkout.transaction().pending()).isEmpty();
-  }
-
-  /**
-   * HELD. Between the two passes of an optimistic run that must take the lease, another instance on
-   * the same checkout (DEFER) fails to publish z and leaves its change pending. Pass two reads the
-   * record, replays it, and publishes the carried pin and z together; the record is cleared.
-   */
-  @Test
-  void aPendingRecordAppearingBetweenThePasses_isPublishedWithTheCarriedChange() {
-    TestCheckout checkout = checkout("c", CommitMode.OPTIMISTIC, PublishFailurePolicy.THROW);
-    TestCheckout other = TestCheckout.builder(remote, dir.resolve("c"), clock).commitMode(CommitMode.OPTIMISTIC)
-        .publishFailurePolicy(PublishFailurePolicy.DEFER).maxPublishAttempts(1).build();
-    checkout.put("@s/x", "1.0.0");
-    LockfileEntry pinned = LockfileEntry.builder("2.0.0", clock.instant()).checksum(DIGEST).build();
-    List<TransactionResult> deferred = new ArrayList<>();
-    remote.faults().beforeNext(DatastoreOperation.WRITE, LOCK::equals, () -> {
-      remote.faults().failNext(DatastoreOperation.WRITE, LOCKFILE::equals, 1, Fault.UNAVAILABLE);
-      deferred.add(other.put("@s/z", "1.0.0"));
-    });
-
-    TransactionResult result = checkout.transaction().run(tx -> tx.put(X, pinned));
-
-    assertThat(deferred).singleElement().extracting(TransactionResult::status).isEqualTo(TransactionStatus.DEFERRED);
-    assertThat(result.status()).isEqualTo(TransactionStatus.PUBLISHED);
-    assertThat(checkout.shared().entry(X)).contains(pinned);
-    assertThat(checkout.shared().entry(Z)).isPresent();
     assertThat(checkout.transaction().pending()).isEmpty();
   }
 
