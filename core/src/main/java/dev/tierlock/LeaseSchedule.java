@@ -59,10 +59,7 @@ final class LeaseSchedule {
 
   /** {@return the hold estimate, or {@code fallback} while no holding has been measured} */
   synchronized Duration hold(Duration fallback) {
-    // never below the shortest wait: a hold measured as nothing (a store with no latency, a clock
-    // that only a wait moves) must not make the waits nothing, or a waiter spins without its clock
-    // ever reaching the ttl it must see a record unchanged for
-    return holdNanos < 0 ? fallback : Duration.ofNanos(Math.max(LeaseAcquisition.SHORTEST_FIRST_WAIT.toNanos(), holdNanos));
+    return holdNanos < 0 ? fallback : Duration.ofNanos(Math.max(1, holdNanos));
   }
 
   /** {@return the queue wait estimate; zero while none has been measured} */
