@@ -121,7 +121,15 @@ final class DoctorCommand implements Callable<Integer> {
       return unopened(DoctorFinding.failure(DatastoreReachableCheck.NAME, "Cannot open datastore " + uri, e, null),
           "the datastore could not be opened");
     }
-    try (opened; DoctorContext over = doctor.over(new ReadOnlyDatastore(opened))) {
+    Datastore shown;
+    try {
+      // its calls shown as any command's: a --self-check's progress on a terminal, its calls with -vv
+      shown = root.traced(opened);
+    } catch (RuntimeException e) {
+      opened.close();
+      throw e;
+    }
+    try (shown; DoctorContext over = doctor.over(new ReadOnlyDatastore(shown))) {
       DatastoreReachableCheck reachable = new DatastoreReachableCheck();
       List<DoctorFinding> findings = new ArrayList<>();
       findings.add(reachable.run(over));

@@ -287,27 +287,37 @@ public final class TierlockCli {
    * line closes the store at the end of the run (also if this fails).
    */
   Tierlock open(Tierlock.Builder builder, Datastore store) {
-    // the store as the command sees it: its steps told with -v, its calls with -vv, and what an
-    // interruption leaves kept; it changes no call
-    TracedDatastore traced = new TracedDatastore(store, Namespace.of(namespaceName()), Voice.verbosity(),
-        line -> {
-          err.println("tierlock: " + line);
-          err.flush();
-        }, System::nanoTime);
     try {
-      ProgressLine line = ProgressLine.of(environment, System.console() != null, Voice.verbosity(), err);
-      traced.progress(line);
+      TracedDatastore traced = traced(store);
       Tierlock tierlock = builder.datastore(traced).build();
       opened.add(store);
-      if (line != null) {
-        progressLines.add(line);
-      }
       Interruption.watch(traced, err);
       return tierlock;
     } catch (RuntimeException e) {
       store.close();
       throw e;
     }
+  }
+
+  /**
+   * Returns {@code store} as the command sees it: its steps told with -v, its calls with -vv, its
+   * progress on a terminal (the line cleared at the end of the run), and what an interruption leaves
+   * kept; it changes no call. Closing it closes {@code store}.
+   *
+   * @throws IllegalArgumentException ({@code invalid_input}) if {@code TIERLOCK_PROGRESS} is none of its values
+   */
+  TracedDatastore traced(Datastore store) {
+    TracedDatastore traced = new TracedDatastore(store, Namespace.of(namespaceName()), Voice.verbosity(),
+        line -> {
+          err.println("tierlock: " + line);
+          err.flush();
+        }, System::nanoTime);
+    ProgressLine line = ProgressLine.of(environment, System.console() != null, Voice.verbosity(), err);
+    traced.progress(line);
+    if (line != null) {
+      progressLines.add(line);
+    }
+    return traced;
   }
 
   /** Closes the datastores the command opened, after it has closed its Tierlock. */

@@ -50,6 +50,17 @@ class ProgressLineTest {
   }
 
   @Test
+  void onATerminal_aDoctorSelfCheck_showsItsProgress_thenClearsIt() {
+    CliHarness cli = new CliHarness(home, checkout);
+    assertThat(cli.run("entries", "put", "@acme/x", "1.0.0").code()).isZero();
+
+    CliHarness.Run run = cli.with(Map.of(ProgressLine.VARIABLE, "always")).run("doctor", "--self-check");
+
+    assertThat(run.err()).as(run.out()).containsPattern("\\d+ requests, ").endsWith(ERASE);
+    assertThat(run.out()).doesNotContain("\r");
+  }
+
+  @Test
   void aBadValue_isAUsageError() {
     CliHarness.Run bad = new CliHarness(home, checkout).with(Map.of(ProgressLine.VARIABLE, "sometimes"))
         .run("entries", "put", "@acme/x", "1");
