@@ -124,7 +124,14 @@ final class LockfileStore {
    * write on it marks the gap ({@link #write}).
    */
   Optional<Fetched> cached() {
-    return cache.current().map(e -> new Fetched(e.head(), e.lockfile(), lineageBound()));
+    if (!lineageBound()) {
+      // where a version can come back with another lineage (S3: an ETag is a digest of the bytes
+      // alone), a write on the cached head could only be judged across a gap: a peer's lost answer
+      // would then end unknown, blocking its checkout, instead of proven (measured: two processes on
+      // S3Proxy). A stat first keeps every judgement exact, at one more call
+      return Optional.empty();
+    }
+    return cache.current().map(e -> new Fetched(e.head(), e.lockfile(), true));
   }
 
   /** Returns whether a version of this store stands for one lineage: it never repeats, or binds the metadata. */

@@ -1,5 +1,6 @@
 package dev.tierlock.datastore.s3;
 
+import dev.tierlock.CommitMode;
 import dev.tierlock.Environment;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.LockOptions;
@@ -77,7 +78,11 @@ final class S3PeerProcess {
     int own = Integer.parseInt(args[6]);
     int shared = Integer.parseInt(args[7]);
     AtomicLong commits = new AtomicLong();
+    // two processes taking turns under the global lease: each removal reads what the other put
+    // (without the lease, a removal made on a stale view of a name the other just changed is a
+    // conflict its caller is told of, as the auto and optimistic modes document)
     Tierlock.Builder builder = Tierlock.builder()
+        .commitMode(CommitMode.LOCKED)
         .checkout(Path.of(args[5]))
         .lockOptions(LOCK_OPTIONS)
         .environment(Environment.system().withCommitIds(() -> name + "-" + commits.incrementAndGet()));
