@@ -44,7 +44,7 @@ public final class StallingDatastoreProvider implements DatastoreProvider {
       @Override
       public ReadResult read(ObjectKey key, ReadCondition condition, long maxBytes) {
         if (!atWrite && lockfile(key)) {
-          stall(never);
+          stall(never, "read");
         }
         return store.read(key, condition, maxBytes);
       }
@@ -52,7 +52,7 @@ public final class StallingDatastoreProvider implements DatastoreProvider {
       @Override
       public WriteResult write(ObjectKey key, ObjectBody body, WriteCondition condition, ObjectMetadata metadata) {
         if (atWrite && lockfile(key)) {
-          stall(never);
+          stall(never, "write");
         }
         return store.write(key, body, condition, metadata);
       }
@@ -63,7 +63,10 @@ public final class StallingDatastoreProvider implements DatastoreProvider {
     return key.value().endsWith("upstream_extensions.json");
   }
 
-  private static void stall(CountDownLatch never) {
+  /** Says on stderr where it stands still (a test waits for that line), then never returns unless interrupted. */
+  private static void stall(CountDownLatch never, String step) {
+    System.err.println("stalled at the lockfile " + step);
+    System.err.flush();
     try {
       never.await();
     } catch (InterruptedException e) {
