@@ -26,8 +26,13 @@ import org.jspecify.annotations.Nullable;
  * digest, so a copy changed or torn by anything is read again in full, never believed. The last
  * pair is also kept in memory, trusted while the record on disk still reads as it did (one small
  * read), so the cached copy is not decoded again, and another instance on the same checkout that
- * cached a newer version is never shadowed by an older memory. Both files are replaced by atomic renames without forcing them to disk: the cache only
- * saves a download, and a lost or torn copy fails its digest. Thread-safe.
+ * cached a newer version is never shadowed by an older memory.
+ *
+ * <p>Neither file is forced to disk: the cache only saves a download. The copy is replaced by an
+ * atomic rename (it is laid out like the tier, for any reader of it); the record is rewritten in
+ * place, with no rename: a record torn by a crash, or two writers' records overlapping, either does
+ * not parse (one compact JSON object, nothing after it) or is one writer's record whole, and a
+ * record whose digest the copy does not have is not believed. Thread-safe.
  */
 final class LockfileCache {
 
@@ -103,7 +108,7 @@ final class LockfileCache {
     members.put("sha256", new JsonValue.Str(sha256(bytes)));
     String text = new JsonValue.Obj(members).toCompactString() + "\n";
     replace(file, bytes);
-    replace(record, text.getBytes(StandardCharsets.UTF_8));
+    rewrite(record, text.getBytes(StandardCharsets.UTF_8));
     memo = new Memo(new Entry(head, lockfile), text);
   }
 
@@ -146,6 +151,16 @@ final class LockfileCache {
     } catch (IOException | RuntimeException e) {
       // an unreadable, foreign or damaged cache is only a missed shortcut: read in full
       return Optional.empty();
+    }
+  }
+
+  /** Rewrites {@code target} in place: truncated, then written, not forced. */
+  private static void rewrite(Path target, byte[] bytes) {
+    try {
+      Files.createDirectories(target.toAbsolutePath().getParent());
+      Files.write(target, bytes);
+    } catch (IOException e) {
+      throw new LocalFileException("Cannot write " + target + ": " + e.getMessage(), e);
     }
   }
 
