@@ -1,7 +1,6 @@
 package dev.tierlock;
 
-import java.net.InetAddress;
-import java.net.UnknownHostException;
+import dev.tierlock.internal.ThisProcess;
 
 /**
  * Who takes a lock: written into every {@link LockInfo} so that an operator can tell which process
@@ -49,32 +48,10 @@ public record LockIdentity(String holder, String hostname, long pid) {
   /**
    * {@return this process's identity: {@code <user>@<host>} (user from the {@code user.name} system
    * property, else {@code USER}/{@code USERNAME}, else {@code unknown}), the local host name (else
-   * {@code HOSTNAME}, else {@code localhost}) and this process's id} May look up the local host
-   * name once.
+   * {@code HOSTNAME}, else {@code localhost}) and this process's id} Looks up the local host name
+   * once per JVM.
    */
   public static LockIdentity current() {
-    String host = hostName();
-    return new LockIdentity(userName() + "@" + host, host, ProcessHandle.current().pid());
-  }
-
-  private static String userName() {
-    String user = System.getProperty("user.name", "");
-    if (user.isBlank()) {
-      user = System.getenv().getOrDefault("USER", System.getenv().getOrDefault("USERNAME", ""));
-    }
-    return user.isBlank() ? "unknown" : user.strip();
-  }
-
-  private static String hostName() {
-    try {
-      String name = InetAddress.getLocalHost().getHostName();
-      if (!name.isBlank()) {
-        return name;
-      }
-    } catch (UnknownHostException e) {
-      // fall through to the environment
-    }
-    String env = System.getenv().getOrDefault("HOSTNAME", "");
-    return env.isBlank() ? "localhost" : env.strip();
+    return new LockIdentity(ThisProcess.USER + "@" + ThisProcess.HOST, ThisProcess.HOST, ProcessHandle.current().pid());
   }
 }

@@ -174,12 +174,7 @@ final class StateCodec {
       g.writeStartObject();
       g.writeNumberField("convergenceHeader", ConvergenceState.SCHEMA_VERSION);
       g.writeStringField("base", header.base());
-      if (header.lockfileVersion() != null && header.lockfileSha256() != null) {
-        g.writeObjectFieldStart("lockfile");
-        g.writeStringField("version", header.lockfileVersion());
-        g.writeStringField("sha256", header.lockfileSha256());
-        g.writeEndObject();
-      }
+      writeLockfile(g, header.lockfileVersion(), header.lockfileSha256());
       g.writeNumberField("restoreGeneration", header.restoreGeneration());
       g.writeBooleanField("settled", header.settled());
       g.writeArrayFieldStart("left");
@@ -194,6 +189,17 @@ final class StateCodec {
     return out.toByteArray();
   }
 
+  /** Writes the lockfile converged to, as {@code "lockfile": {version, sha256}}, when both are known. */
+  private static void writeLockfile(JsonGenerator g, @Nullable String version, @Nullable String sha256)
+      throws IOException {
+    if (version != null && sha256 != null) {
+      g.writeObjectFieldStart("lockfile");
+      g.writeStringField("version", version);
+      g.writeStringField("sha256", sha256);
+      g.writeEndObject();
+    }
+  }
+
   private static byte[] encodeBody(ConvergenceState state) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     try (JsonGenerator g = FACTORY.createGenerator(out)) {
@@ -201,12 +207,7 @@ final class StateCodec {
       g.writeStartObject();
       g.writeNumberField("schemaVersion", ConvergenceState.SCHEMA_VERSION);
       g.writeStringField("base", state.base());
-      if (state.lockfileVersion() != null && state.lockfileSha256() != null) {
-        g.writeObjectFieldStart("lockfile");
-        g.writeStringField("version", state.lockfileVersion());
-        g.writeStringField("sha256", state.lockfileSha256());
-        g.writeEndObject();
-      }
+      writeLockfile(g, state.lockfileVersion(), state.lockfileSha256());
       g.writeNumberField("restoreGeneration", state.restoreGeneration());
       if (state.warned() != null) {
         g.writeStringField("warned", state.warned());

@@ -1,7 +1,5 @@
 package dev.tierlock.internal;
 
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.time.DateTimeException;
 import java.time.Instant;
 import java.util.HashMap;
@@ -197,38 +195,5 @@ final class LockHolder {
   @Override
   public String toString() {
     return "LockHolder[" + describe() + "]";
-  }
-
-  /**
-   * This process, looked up once (the host name lookup may be slow), as a lock record names it
-   * ({@code dev.tierlock.LockIdentity.current()}, which this package cannot import): the user from
-   * {@code user.name}, else {@code USER}/{@code USERNAME}, else {@code unknown}; the local host name,
-   * else {@code HOSTNAME}, else {@code localhost}.
-   */
-  private static final class ThisProcess {
-    static final String USER = userName();
-    static final String HOST = hostName();
-    static final @Nullable Instant START = ProcessHandle.current().info().startInstant().orElse(null);
-
-    private static String userName() {
-      String user = System.getProperty("user.name", "");
-      if (user.isBlank()) {
-        user = System.getenv().getOrDefault("USER", System.getenv().getOrDefault("USERNAME", ""));
-      }
-      return user.isBlank() ? "unknown" : user.strip();
-    }
-
-    private static String hostName() {
-      try {
-        String name = InetAddress.getLocalHost().getHostName();
-        if (!name.isBlank()) {
-          return name;
-        }
-      } catch (UnknownHostException e) {
-        // fall through to the environment
-      }
-      String env = System.getenv().getOrDefault("HOSTNAME", "");
-      return env.isBlank() ? "localhost" : env.strip();
-    }
   }
 }
