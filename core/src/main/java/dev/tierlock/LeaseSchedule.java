@@ -59,7 +59,10 @@ final class LeaseSchedule {
 
   /** {@return the hold estimate, or {@code fallback} while no holding has been measured} */
   synchronized Duration hold(Duration fallback) {
-    return holdNanos < 0 ? fallback : Duration.ofNanos(Math.max(1, holdNanos));
+    // never below the shortest wait: a hold measured as nothing (a store with no latency, a clock
+    // that only a wait moves) must not make the waits nothing, or a waiter spins without its clock
+    // ever reaching the ttl it must see a record unchanged for
+    return holdNanos < 0 ? fallback : Duration.ofNanos(Math.max(LeaseAcquisition.SHORTEST_FIRST_WAIT.toNanos(), holdNanos));
   }
 
   /** {@return the queue wait estimate; zero while none has been measured} */
