@@ -132,6 +132,7 @@ final class LeaseAcquisition {
     @Nullable DatastoreException lastFailure = null;
     boolean reachedStore = false;
     int attempts = 0;
+    int pastDeadline = 0;
     @Nullable Duration fallbackHold = null;
     @Nullable Duration firstPoint = null;
     @Nullable Instant first = null;
@@ -157,7 +158,9 @@ final class LeaseAcquisition {
         if (attempt instanceof Attempt.Failed failed) {
           lastFailure = failed.failure();
           LOG.debug("Attempt on {} failed; retrying within the wait", lock.describe(), lastFailure);
-        } else {
+        } else if (step != Step.RESERVATION) {
+          // only the lock's own key answering counts: a reservation answering while every write of
+          // the lock is refused (its key's OS lock held elsewhere) is still the store being busy
           reachedStore = true;
           lastFailure = null;
         }
@@ -165,13 +168,17 @@ final class LeaseAcquisition {
           sawBusy(busy.holder(), now);
         }
         Duration remaining = Duration.between(now, deadline);
-        if (remaining.isNegative() || remaining.isZero()) {
-          return giveUp(lastFailure, reachedStore, Duration.between(start, now));
-        }
+        boolean due = remaining.isNegative() || remaining.isZero();
         Step at = atOnce(step, attempt, now);
-        if (at != null) {
+        // a step taken at once waits for nothing: the look a refused create is due (a holder whose
+        // process is gone is taken over even with no wait left), and the create after a look that
+        // found the lock free, at most twice past the deadline
+        if (at != null && (!due || pastDeadline++ < 2)) {
           step = at;
           continue;
+        }
+        if (due) {
+          return giveUp(lastFailure, reachedStore, Duration.between(start, now));
         }
         if (firstPoint == null) {
           firstPoint = lock.schedule.firstPoint(lock.nextUnit());
