@@ -64,9 +64,9 @@ import org.slf4j.LoggerFactory;
  * call, within a {@link HandoverBudget}: see {@link LeaseLine}. {@link
  * DistributedLock#tryAcquire()} never queues.
  *
- * <p><b>Waits between attempts</b> are drawn with full jitter under a cap that starts near the
- * store's round trip and starts again whenever the lock changes hands: see {@link
- * LeaseAcquisition}.
+ * <p><b>Waits between attempts</b> cost one call an attempt and scale with the hold and the queue
+ * wait this lease measured ({@link LeaseSchedule}), not with the store's round trip; nothing starts
+ * again when the lock changes hands: see {@link LeaseAcquisition}.
  *
  * <p><b>Bounded waits across processes.</b> A waiter past its bound reserves the next turn in
  * {@code <key>.reservation}, and contended acquirers hold back for it: see {@link
@@ -122,6 +122,7 @@ final class Lease implements DistributedLock {
   final HostProcesses processes;
   final HandoverBudget budget;
   final LeaseReservation reservations;
+  final LeaseSchedule schedule = new LeaseSchedule();
   private final RandomGenerator random;
   private final LockIdentity identity;
   private final @Nullable Instant processStart;
@@ -132,6 +133,12 @@ final class Lease implements DistributedLock {
   private final LeaseLine.Key lineKey;
   private final AtomicReference<@Nullable Observation> observed = new AtomicReference<>();
   private volatile Instant contendedUntil = Instant.MIN;
+  /** When this lease last read the lock, and the holder it found (null: none, or unreadable). */
+  private volatile @Nullable Instant lookedAt;
+  private volatile @Nullable LockInfo lookedHolder;
+  /** When this lease last looked at the reservation, and whether another's held it back. */
+  private volatile @Nullable Instant reservationLookedAt;
+  private volatile boolean heldBack;
 
   /**
    * Creates the lease kept at {@code key} in {@code datastore}; it holds nothing until acquired.
@@ -310,6 +317,40 @@ final class Lease implements DistributedLock {
     if (datastore instanceof SelfCheckedDatastore guard) {
       guard.ensureChecked();
     }
+  }
+
+  /** Records that this lease read the lock at {@code now} and found {@code holder} (null: none, or unreadable). */
+  void looked(Instant now, @Nullable LockInfo holder) {
+    lookedHolder = holder;
+    lookedAt = now;
+  }
+
+  /**
+   * Returns whether a refused create is followed by a read of the lock: this lease never read it,
+   * its last read is a third of the ttl old (so that a record unchanged for a ttl is seen as such),
+   * or the holder it last read is a process of this host that is gone ({@link HostProcesses#isGone},
+   * no call).
+   */
+  boolean lookDue(Instant now) {
+    Instant at = lookedAt;
+    LockInfo holder = lookedHolder;
+    return at == null || Duration.between(at, now).compareTo(options.heartbeatInterval()) >= 0
+        || (holder != null && processes.isGone(holder));
+  }
+
+  /** Records that this lease looked at the reservation at {@code now}, and whether another's held it back. */
+  void lookedAtReservation(Instant now, boolean other) {
+    heldBack = other;
+    reservationLookedAt = now;
+  }
+
+  /**
+   * Returns whether a contended waiter's next attempt looks at the reservation: it never did, its
+   * last look is a third of the ttl old, or another's reservation held it back then.
+   */
+  boolean reservationLookDue(Instant now) {
+    Instant at = reservationLookedAt;
+    return at == null || heldBack || Duration.between(at, now).compareTo(options.heartbeatInterval()) >= 0;
   }
 
   /** Returns whether this lease met contention (a busy lock, a reservation) within the last two ttls. */

@@ -1,6 +1,5 @@
 package dev.tierlock;
 
-import dev.tierlock.internal.Backoff;
 import dev.tierlock.spi.DatastoreBusyException;
 import dev.tierlock.spi.DatastoreException;
 import dev.tierlock.spi.DatastoreUnavailableException;
@@ -21,18 +20,24 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One acquisition of a {@link Lease}'s remote lock, by the thread whose turn it is in its {@link
- * LeaseLine}: the attempts (a create-only write, a look at the holder, a takeover of a stale or
- * dead one), the waits between them and the reservation of the next turn ({@link
+ * LeaseLine}: the attempts, the waits between them and the reservation of the next turn ({@link
  * LeaseReservation}); see {@link Lease} for the protocol.
  *
- * <p><b>Waits between attempts.</b> Each wait is drawn uniformly from [0, cap] (full jitter). The
- * first cap is the duration of the acquisition's first attempt as the lock's clock measured it
- * (near the store's round trip; at least 1 ms, at most the retry interval); each next cap is twice
- * the last, up to the maximum retry interval, while the attempts find one holder; an attempt that
- * finds the lock changed hands (another holder, or none) starts the caps again from the first (a
- * reserver for its first 256 turnovers only), so a waiter behind a stream of short holdings keeps
- * polling near the round trip (and so keeps an even chance against the one just released) instead
- * of backing off to seconds; no wait runs past the maximum wait.
+ * <p><b>One call an attempt.</b> Each attempt of {@link #acquire} is one call: a create-only write
+ * of our record ({@code CREATE}), a read of the lock ({@code LOOK}: its holder, and a takeover
+ * when it is stale or its process is gone, the takeover a second call) or a call on the
+ * reservation ({@code RESERVATION}: a look, a claim or a refresh). A refused create is not followed
+ * by a read of the holder; the lock is read only when the lease has a reason to: it never read it,
+ * its last read is a third of the ttl old (so a record unchanged for a ttl is still seen as such,
+ * within a third of a ttl), the holder it last read is a process of this host that is gone, or a
+ * create's answer was lost. A contended waiter looks at the reservation once a third of the ttl,
+ * and on every attempt while another's fresh reservation holds it back; a starved waiter claims it
+ * (a look and, when it is free, the claim), a reserver refreshes it every third of the ttl. After
+ * a look that found the lock free the create follows at once.
+ *
+ * <p><b>Waits between attempts</b> follow the lease's {@link LeaseSchedule}: they scale with the
+ * hold and the queue wait the lease measured, not with the store's round trip, and nothing starts
+ * again when the lock changes hands; no wait runs past the maximum wait.
  *
  * <p>Not thread-safe: one per acquisition.
  */
@@ -40,18 +45,8 @@ final class LeaseAcquisition {
 
   private static final Logger LOG = LoggerFactory.getLogger(Lease.class);
 
-  /** The smallest first cap of the waits: a round trip the lock's clock cannot see starts here. */
+  /** The smallest hold before one is measured: a round trip the lock's clock cannot see starts here. */
   static final Duration SHORTEST_FIRST_WAIT = Duration.ofMillis(1);
-
-  /**
-   * How many times a waiter sees the lock change hands before it reserves the next turn: past this
-   * it is losing more races than chance among a dozen or so contenders explains (among 16 waiters
-   * drawn at random, about one wait in 60 runs this long).
-   */
-  static final int RESERVE_AFTER_TURNOVERS = 64;
-
-  /** How many turnovers restart a reserver's waits from the first cap; past them they keep growing. */
-  static final int RESERVED_RESTARTS = 256;
 
   /** What one attempt found. */
   private sealed interface Attempt {
@@ -61,8 +56,17 @@ final class LeaseAcquisition {
 
     record HeldBack(LockInfo reserver) implements Attempt {}
 
+    /** The reservation lets this waiter create now. */
+    record Cleared() implements Attempt {}
+
+    /** The lock was found free: create now. */
+    record Free() implements Attempt {}
+
     record Failed(DatastoreException failure) implements Attempt {}
   }
+
+  /** The one call an attempt makes. */
+  private enum Step { CREATE, LOOK, RESERVATION }
 
   /** Whether a stale holder may be taken over in this step. */
   private enum TakeOver { IF_STALE, NEVER }
@@ -73,12 +77,14 @@ final class LeaseAcquisition {
   private final Instant start;
   private final Instant deadline;
   private boolean maybeWritten;
+  /** A create's answer was lost and no look has told since. */
+  private boolean unresolved;
   private @Nullable ObjectVersion reserved;
   private Instant reservedAt = Instant.MIN;
+  /** When this acquisition first claimed the reservation: the reserver's waits grow from there. */
+  private Instant reservedSince = Instant.MIN;
   private @Nullable String heldBackBy;
-  private int turnovers;
-  private int reservedTurnovers;
-  /** The holder the attempts of {@link #acquire} last saw. */
+  /** The holder the looks of this acquisition last saw. */
   private @Nullable LockInfo lastHolder;
 
   LeaseAcquisition(Lease lock, LeaseLine line, String nonce, Instant start, Instant deadline) {
@@ -89,9 +95,23 @@ final class LeaseAcquisition {
     this.deadline = deadline;
   }
 
-  /** Tries once, without waiting or reserving: the lease, or empty when a live holder or a reservation keeps it. */
+  /**
+   * Tries once, without waiting or reserving: the lease, or empty when a live holder or a
+   * reservation keeps it. A contended caller first looks at the reservation; a refused create is
+   * followed by one read of the holder (a takeover if it is stale or its process is gone).
+   */
   Optional<LeaseHolding> tryOnce() {
-    Attempt attempt = attempt();
+    Attempt attempt = check();
+    if (attempt == null && lock.isContended(lock.clock.instant())) {
+      attempt = lookAtReservation(lock.clock.instant());
+      attempt = attempt instanceof Attempt.HeldBack ? attempt : null;
+    }
+    if (attempt == null) {
+      attempt = create();
+      if (attempt instanceof Attempt.Busy) {
+        attempt = look();
+      }
+    }
     if (attempt instanceof Attempt.Acquired acquired) {
       return Optional.of(acquired.lease());
     }
@@ -102,8 +122,8 @@ final class LeaseAcquisition {
   }
 
   /**
-   * Acquires the lock, waiting until the deadline: the first wait capped near the first attempt's
-   * own duration, full jitter, the cap doubling up to the maximum retry interval.
+   * Acquires the lock, waiting until the deadline: one call an attempt, the waits by the lease's
+   * {@link LeaseSchedule}.
    *
    * @throws LockTimeoutException if the deadline passed first
    * @throws DatastoreException if the store fails in a way waiting cannot fix, or never answered
@@ -112,52 +132,63 @@ final class LeaseAcquisition {
     @Nullable DatastoreException lastFailure = null;
     boolean reachedStore = false;
     int attempts = 0;
-    @Nullable Duration firstCap = null;
-    @Nullable Backoff backoff = null;
-    boolean reservedSchedule = false;
-    turnovers = 0;
-    reservedTurnovers = 0;
+    int pastDeadline = 0;
+    @Nullable Duration fallbackHold = null;
+    @Nullable Duration firstPoint = null;
+    @Nullable Instant first = null;
+    Step step = Step.CREATE;
     lastHolder = null;
     try {
       while (true) {
         attempts++;
         Instant before = lock.clock.instant();
-        Attempt attempt = attempt();
+        if (first == null) {
+          first = before;
+        }
+        Attempt attempt = attempt(step, before);
         Instant now = lock.clock.instant();
-        if (firstCap == null) {
-          firstCap = firstCap(Duration.between(before, now));
+        if (fallbackHold == null) {
+          fallbackHold = firstCap(Duration.between(before, now));
         }
         if (attempt instanceof Attempt.Acquired acquired) {
-          if (attempts > 1) {
-            LOG.info("Acquired {} after {} attempts", lock.describe(), attempts);
-          }
+          lock.schedule.waited(Duration.between(first, before));
+          LOG.debug("Acquired {} after {} attempts", lock.describe(), attempts);
           return acquired.lease();
         }
-        if (attempt instanceof Attempt.Busy busy) {
-          reachedStore = true;
-          lastFailure = null;
-          if (sawBusy(busy.holder(), now)) {
-            backoff = null;
-          }
-          reserveIfStarved(now);
-        } else if (attempt instanceof Attempt.HeldBack) {
-          reachedStore = true;
-          lastFailure = null;
-        } else if (attempt instanceof Attempt.Failed failed) {
+        if (attempt instanceof Attempt.Failed failed) {
           lastFailure = failed.failure();
           LOG.debug("Attempt on {} failed; retrying within the wait", lock.describe(), lastFailure);
+        } else if (step != Step.RESERVATION) {
+          // only the lock's own key answering counts: a reservation answering while every write of
+          // the lock is refused (its key's OS lock held elsewhere) is still the store being busy
+          reachedStore = true;
+          lastFailure = null;
+        }
+        if (attempt instanceof Attempt.Busy busy && busy.holder() != null) {
+          sawBusy(busy.holder(), now);
         }
         Duration remaining = Duration.between(now, deadline);
-        if (remaining.isNegative() || remaining.isZero()) {
-          return giveUp(lastHolder, lastFailure, reachedStore, Duration.between(start, now));
+        boolean due = remaining.isNegative() || remaining.isZero();
+        Step at = atOnce(step, attempt, now);
+        // a step taken at once waits for nothing: the look a refused create is due (a holder whose
+        // process is gone is taken over even with no wait left), and the create after a look that
+        // found the lock free, at most twice past the deadline
+        if (at != null && (!due || pastDeadline++ < 2)) {
+          step = at;
+          continue;
         }
-        if (backoff == null || reservedSchedule != (reserved != null)) {
-          reservedSchedule = reserved != null;
-          backoff = Backoff.fullJitter(firstCap, reservedSchedule ? reservedCap(firstCap) : lock.options.maxRetryInterval(),
-              lock::nextUnit);
+        if (due) {
+          return giveUp(lastFailure, reachedStore, Duration.between(start, now));
         }
-        sleep(paced(attempt, backoff.next(remaining), remaining));
+        if (firstPoint == null) {
+          firstPoint = lock.schedule.firstPoint(lock.nextUnit());
+        }
+        Duration wait = lock.schedule.next(Duration.between(first, now), firstPoint,
+            reserved == null ? null : Duration.between(reservedSince, now), fallbackHold, lock.nextUnit(), lock.options,
+            remaining);
+        sleep(paced(attempt, wait, remaining));
         line.poke();
+        step = reservationDue(lock.clock.instant()) ? Step.RESERVATION : Step.CREATE;
       }
     } finally {
       if (reserved != null) {
@@ -167,35 +198,59 @@ final class LeaseAcquisition {
     }
   }
 
+  /** Makes the one call of {@code step}, once the store passed its self-check. */
+  private Attempt attempt(Step step, Instant now) {
+    Attempt checked = check();
+    if (checked != null) {
+      return checked;
+    }
+    return switch (step) {
+      case CREATE -> create();
+      case LOOK -> look();
+      case RESERVATION -> lookAtReservation(now);
+    };
+  }
+
   /**
-   * Takes in a busy lock held by {@code holder} (null when it was gone or unreadable): logs the wait,
-   * remembers the holder, and counts a turnover when the lock changed hands.
-   *
-   * @return whether the waits start again from the first cap: the lock changes hands, so it comes
-   *     free about as often as we see it move, instead of growing as they do behind one long holder;
-   *     a reserver does so for its first {@link #RESERVED_RESTARTS} turnovers only (contended peers
-   *     hold back for it, so it sees few; more mean holders that ignore reservations, which must not
-   *     make it poll at the round trip until its deadline)
+   * Returns the step to take at once, without a wait, after {@code attempt} of {@code step}: a look
+   * after a refused create when one is due ({@link Lease#lookDue}) or its answer was lost; a create
+   * after a look that found the lock free or a reservation that lets us go ahead; else null.
    */
-  private boolean sawBusy(@Nullable LockInfo holder, Instant now) {
+  private @Nullable Step atOnce(Step step, Attempt attempt, Instant now) {
+    if (attempt instanceof Attempt.Free) {
+      return Step.CREATE;
+    }
+    if (step == Step.CREATE && attempt instanceof Attempt.Busy && (unresolved || lock.lookDue(now))) {
+      return Step.LOOK;
+    }
+    return null;
+  }
+
+  /** Returns whether the next attempt after a wait is a call on the reservation rather than a create. */
+  private boolean reservationDue(Instant now) {
+    if (reserved != null) {
+      return Duration.between(reservedAt, now).compareTo(lock.options.heartbeatInterval()) >= 0;
+    }
+    return starved(now) || (lock.isContended(now) && lock.reservationLookDue(now));
+  }
+
+  /** Returns whether this acquisition has waited past the lock's bound ({@link Lease#reserveAfter()}). */
+  private boolean starved(Instant now) {
+    return Duration.between(start, now).compareTo(lock.reserveAfter()) > 0;
+  }
+
+  /** Takes in a busy lock held by {@code holder}: logs the wait and remembers the holder. */
+  private void sawBusy(LockInfo holder, Instant now) {
     LockInfo last = lastHolder;
-    boolean turnedOver = holder == null || (last != null && !last.nonce().equals(holder.nonce()));
-    if (holder != null) {
-      if (last == null) {
-        LOG.info("Waiting up to {} s for {}, held by {} on {} (pid {}, nonce {}) since {}",
-            secondsLeft(now, deadline), lock.describe(), holder.holder(),
-            holder.hostname(), holder.pid(), holder.nonce(), holder.acquiredAt());
-      } else if (turnedOver) {
-        LOG.debug("Still waiting for {}, now held by {} (nonce {})", lock.describe(), holder.holder(), holder.nonce());
-      }
-      lastHolder = holder;
-      line.saw(holder);
+    if (last == null) {
+      LOG.info("Waiting up to {} s for {}, held by {} on {} (pid {}, nonce {}) since {}",
+          secondsLeft(now, deadline), lock.describe(), holder.holder(),
+          holder.hostname(), holder.pid(), holder.nonce(), holder.acquiredAt());
+    } else if (!last.nonce().equals(holder.nonce())) {
+      LOG.debug("Still waiting for {}, now held by {} (nonce {})", lock.describe(), holder.holder(), holder.nonce());
     }
-    if (!turnedOver) {
-      return false;
-    }
-    turnovers++;
-    return reserved == null || reservedTurnovers++ < RESERVED_RESTARTS;
+    lastHolder = holder;
+    line.saw(holder);
   }
 
   /**
@@ -219,24 +274,25 @@ final class LeaseAcquisition {
     return low.compareTo(lock.options.retryInterval()) > 0 ? lock.options.retryInterval() : low;
   }
 
-  /** The cap of a reserver's waits: the retry interval, or a third of the ttl if shorter, never under the first cap. */
-  private Duration reservedCap(Duration first) {
-    Duration cap = lock.options.retryInterval().compareTo(lock.options.heartbeatInterval()) < 0
-        ? lock.options.retryInterval() : lock.options.heartbeatInterval();
-    return cap.compareTo(first) < 0 ? first : cap;
-  }
-
-  private LeaseHolding giveUp(@Nullable LockInfo lastHolder, @Nullable DatastoreException lastFailure, boolean reachedStore,
-      Duration waited) {
-    if (maybeWritten) {
+  /**
+   * Gives up at the deadline: a last look resolves a create whose answer was lost (our record is
+   * ours) and names the holder when this acquisition never read it.
+   */
+  private LeaseHolding giveUp(@Nullable DatastoreException lastFailure, boolean reachedStore, Duration waited) {
+    if (maybeWritten || (reachedStore && lastHolder == null)) {
       try {
         Attempt last = readAndDecide(TakeOver.NEVER);
         if (last instanceof Attempt.Acquired acquired) {
           return acquired.lease();
         }
+        if (last instanceof Attempt.Busy busy && busy.holder() != null) {
+          lastHolder = busy.holder();
+        }
       } catch (DatastoreException e) {
-        LOG.warn("Giving up on {}: a lock record written with nonce {} may remain until its ttl of {} passes",
-            lock.describe(), nonce, lock.options.ttl(), e);
+        if (maybeWritten) {
+          LOG.warn("Giving up on {}: a lock record written with nonce {} may remain until its ttl of {} passes",
+              lock.describe(), nonce, lock.options.ttl(), e);
+        }
       }
     }
     if (lastFailure != null && !reachedStore) {
@@ -250,41 +306,22 @@ final class LeaseAcquisition {
   }
 
   /**
-   * One attempt, once the store passed its self-check (so that our record is stamped after it). A
-   * contended acquirer first looks at the reservation (or refreshes its own) and
-   * holds back for another's fresh one; then one create-only write and, if the lock exists, one look
-   * at its holder (and a takeover if it is stale or its process is gone).
+   * Makes sure the store passed its self-check, so that our record is stamped after it.
+   *
+   * @return null when it did, else the failure
    */
-  private Attempt attempt() {
+  private @Nullable Attempt check() {
     try {
       lock.ensureStoreChecked();
+      return null;
     } catch (DatastoreUnavailableException | DatastoreBusyException | OutcomeUnknownException e) {
       return new Attempt.Failed(e);
     }
+  }
+
+  /** One create-only write of our record: acquired, or busy (holder unknown) when refused or unanswered. */
+  private Attempt create() {
     Instant now = lock.clock.instant();
-    try {
-      if (reserved != null) {
-        refreshReservationIfDue(now);
-      } else if (lock.isContended(now)) {
-        LeaseReservation.Look look = lock.reservations.look(nonce);
-        if (look instanceof LeaseReservation.Look.Other other) {
-          lock.sawContention(now);
-          if (!other.reserver().nonce().equals(heldBackBy)) {
-            heldBackBy = other.reserver().nonce();
-            LOG.debug("Holding back from {}: {} on {} (pid {}, nonce {}) has waited longest and reserved the next turn",
-                lock.describe(), other.reserver().holder(), other.reserver().hostname(), other.reserver().pid(),
-                other.reserver().nonce());
-          }
-          return new Attempt.HeldBack(other.reserver());
-        }
-        if (look instanceof LeaseReservation.Look.Mine mine) {
-          reserved = mine.version();
-          reservedAt = now;
-        }
-      }
-    } catch (DatastoreUnavailableException | DatastoreBusyException | OutcomeUnknownException e) {
-      return new Attempt.Failed(e);
-    }
     LockInfo mine = lock.recordAt(now, nonce);
     try {
       WriteResult result = lock.datastore.write(lock.key, ObjectBody.of(LockInfoCodec.encode(mine)),
@@ -293,15 +330,24 @@ final class LeaseAcquisition {
         return new Attempt.Acquired(lock.hold(written.version(), mine));
       }
       lock.sawContention(now);
+      return new Attempt.Busy(null);
     } catch (OutcomeUnknownException e) {
       maybeWritten = true;
+      unresolved = true;
       LOG.debug("Create of {} had no answer; reading it back", lock.describe(), e);
+      return new Attempt.Busy(null);
     } catch (DatastoreUnavailableException | DatastoreBusyException e) {
-      // busy: refused for the store's per-object rate (GCS), the wait below respects it
+      // busy: refused for the store's per-object rate (GCS), the wait respects it
       return new Attempt.Failed(e);
     }
+  }
+
+  /** One read of the lock, deciding as {@link #readAndDecide} does with takeovers allowed. */
+  private Attempt look() {
     try {
-      return readAndDecide(TakeOver.IF_STALE);
+      Attempt found = readAndDecide(TakeOver.IF_STALE);
+      unresolved = false;
+      return found;
     } catch (DatastoreUnavailableException | DatastoreBusyException | OutcomeUnknownException e) {
       return new Attempt.Failed(e);
     }
@@ -309,15 +355,17 @@ final class LeaseAcquisition {
 
   /**
    * Reads the lock and decides: our own record (from a write whose answer was lost) is ours; a
-   * stale one, or one whose process is gone from this host, is taken over when allowed; anything
-   * else is busy.
+   * stale one, or one whose process is gone from this host, is taken over when allowed; no record
+   * is free; anything else is busy. The lease remembers what it read ({@link Lease#looked}).
    */
   private Attempt readAndDecide(TakeOver takeOver) {
     ReadResult read = lock.datastore.read(lock.key, ReadCondition.always(), LockInfoCodec.MAX_BYTES);
     if (!(read instanceof ReadResult.Found found)) {
-      return new Attempt.Busy(null);
+      lock.looked(lock.clock.instant(), null);
+      return new Attempt.Free();
     }
     Optional<LockInfo> holder = LockInfoCodec.tryDecode(lock.key.value(), found.bytes());
+    lock.looked(lock.clock.instant(), holder.orElse(null));
     ObjectVersion version = found.object().version();
     if (holder.isPresent() && holder.get().nonce().equals(nonce)) {
       LOG.info("Found {} already holding our nonce {} after an unanswered write; holding it", lock.describe(), nonce);
@@ -354,32 +402,57 @@ final class LeaseAcquisition {
   }
 
   /**
-   * Claims the reservation of the next turn once this acquisition has waited past the lock's bound:
-   * longer than {@link Lease#reserveAfter()}, or through {@link #RESERVE_AFTER_TURNOVERS} turns
-   * of other holders.
+   * One call on the reservation: a reserver refreshes it; a waiter past its bound, or contended,
+   * looks at it, holds back for another's fresh one, and claims a free one when past its bound (a
+   * second call, once).
    */
-  private void reserveIfStarved(Instant now) {
-    if (reserved != null || (turnovers < RESERVE_AFTER_TURNOVERS
-        && Duration.between(start, now).compareTo(lock.reserveAfter()) <= 0)) {
-      return;
-    }
+  private Attempt lookAtReservation(Instant now) {
     try {
-      Optional<ObjectVersion> claimed = lock.reservations.claim(lock.recordAt(now, nonce));
-      if (claimed.isPresent()) {
-        reserved = claimed.get();
-        reservedAt = now;
-        LOG.debug("Reserved the next turn of {} after waiting {} ms (nonce {})", lock.describe(),
-            Duration.between(start, now).toMillis(), nonce);
+      if (reserved != null) {
+        refreshReservation(now);
+        return new Attempt.Cleared();
       }
-    } catch (DatastoreUnavailableException | DatastoreBusyException e) {
-      LOG.debug("Cannot reserve the next turn of {}; trying again on the next attempt", lock.describe(), e);
+      LeaseReservation.Look look = lock.reservations.look(nonce);
+      lock.lookedAtReservation(now, look instanceof LeaseReservation.Look.Other);
+      if (look instanceof LeaseReservation.Look.Other other) {
+        lock.sawContention(now);
+        if (!other.reserver().nonce().equals(heldBackBy)) {
+          heldBackBy = other.reserver().nonce();
+          LOG.debug("Holding back from {}: {} on {} (pid {}, nonce {}) has waited longest and reserved the next turn",
+              lock.describe(), other.reserver().holder(), other.reserver().hostname(), other.reserver().pid(),
+              other.reserver().nonce());
+        }
+        return new Attempt.HeldBack(other.reserver());
+      }
+      if (look instanceof LeaseReservation.Look.Mine mine) {
+        reserved = mine.version();
+        reservedAt = now;
+        reservedSince = reservedSince.equals(Instant.MIN) ? now : reservedSince;
+      } else if (starved(now)) {
+        claim(now);
+      }
+      return new Attempt.Cleared();
+    } catch (DatastoreUnavailableException | DatastoreBusyException | OutcomeUnknownException e) {
+      return new Attempt.Failed(e);
     }
   }
 
-  /** Refreshes our reservation when a third of its ttl has passed since we wrote it. */
-  private void refreshReservationIfDue(Instant now) {
+  /** Claims the reservation of the next turn: this acquisition has waited past the lock's bound. */
+  private void claim(Instant now) {
+    Optional<ObjectVersion> claimed = lock.reservations.claim(lock.recordAt(now, nonce));
+    if (claimed.isPresent()) {
+      reserved = claimed.get();
+      reservedAt = now;
+      reservedSince = now;
+      LOG.debug("Reserved the next turn of {} after waiting {} ms (nonce {})", lock.describe(),
+          Duration.between(start, now).toMillis(), nonce);
+    }
+  }
+
+  /** Refreshes our reservation (due a third of its ttl after we wrote it). */
+  private void refreshReservation(Instant now) {
     ObjectVersion version = reserved;
-    if (version == null || Duration.between(reservedAt, now).compareTo(lock.options.heartbeatInterval()) < 0) {
+    if (version == null) {
       return;
     }
     Optional<ObjectVersion> refreshed;

@@ -208,6 +208,9 @@ final class LeaseHolding {
   /** Releases the holding: deletes our record if it may still be ours; never throws. Idempotent. */
   void release() {
     ShutdownRelease.unregister(this);
+    if (state == State.HELD) {
+      lock.schedule.held(Duration.between(acquired.acquiredAt(), lock.clock.instant()));
+    }
     releaseRecord("");
   }
 

@@ -24,20 +24,22 @@ import org.slf4j.LoggerFactory;
  * own format, read and written by {@link LeaseAcquisition}.
  *
  * <p><b>Bounded waits across processes.</b> An acquirer that met contention (a busy lock, a
- * reservation) within the last two ttls is <em>contended</em>, and before each attempt reads the
- * reservation object {@code <key>.reservation} ({@link DistributedLock#tryAcquire()} too). Another
+ * reservation) within the last two ttls is <em>contended</em>, and reads the reservation object
+ * {@code <key>.reservation} once a third of the ttl as one of its attempts, on every attempt while
+ * another's fresh reservation holds it back ({@link LeaseAcquisition}), and before each {@link
+ * DistributedLock#tryAcquire()}. Another
  * waiter's fresh reservation holds it back: no create on that attempt. An expired or unreadable
  * reservation is deleted, conditional on the version read, and ignored. An acquisition that has
  * waited longer than twice the maximum retry interval (or half its maximum wait, if that is
- * shorter), or has seen the lock change hands 64 times, and then finds the lock busy claims the
+ * shorter) claims the
  * reservation: a create-only write of its own record (its nonce and ttl). While it waits, the
  * reserver refreshes the reservation every ttl/3 (conditional on its version) and waits at most the
  * retry interval between attempts; it deletes the reservation (conditionally) once it holds the
  * lock or gives up. A reservation is fresh while its record is younger than its ttl by the reader's
  * clock and the reader has not itself seen it unchanged for longer than its ttl, so a dead reserver
  * holds nobody back for longer than its ttl. Cost: nothing on the uncontended path (an acquire
- * stays one create-only write, a release one conditional delete); under contention one read per
- * attempt, and a write to claim, one per ttl/3 to refresh and a delete to finish for the one waiter
+ * stays one create-only write, a release one conditional delete); under contention one read a third of
+ * the ttl per waiter (every attempt of a waiter held back), and a write to claim, one per ttl/3 to refresh and a delete to finish for the one waiter
  * that reserves. The reservation is advisory: the lock object alone excludes. The original tool,
  * which knows nothing of it, still contends by the lock object and is excluded by it; so is an
  * acquirer that met no contention within two ttls, which makes its one create without reading the

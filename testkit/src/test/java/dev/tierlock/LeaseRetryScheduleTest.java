@@ -3,9 +3,17 @@ package dev.tierlock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tierlock.spi.Datastore;
+import dev.tierlock.spi.DeleteResult;
+import dev.tierlock.spi.ForwardingDatastore;
+import dev.tierlock.spi.ObjectBody;
 import dev.tierlock.spi.ObjectKey;
+import dev.tierlock.spi.ObjectMetadata;
 import dev.tierlock.spi.ReadCondition;
 import dev.tierlock.spi.ReadResult;
+import dev.tierlock.spi.StoredObject;
+import dev.tierlock.spi.WriteCondition;
+import dev.tierlock.spi.WriteResult;
 import dev.tierlock.testkit.DatastoreOperation;
 import dev.tierlock.testkit.FakeRemote;
 import dev.tierlock.testkit.Fault;
@@ -16,19 +24,19 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 import java.util.random.RandomGenerator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The waits of a lease lock's waiter: the first cap is its first attempt's own duration on the
- * lock's clock (the store's round trip, here 10 ms a call added to the test clock), at most the
- * retry interval; each wait is the injected unit draw times the cap (full jitter); the cap doubles
- * up to the maximum retry interval while one holder stays, and starts again from the first cap when
- * the lock changes hands; a waiter that has seen it change hands 64 times reserves the next turn;
- * no wait runs past the deadline.
+ * The attempts and waits of a lease lock's waiter: each refused attempt is one call (the holder is
+ * read when the lease never read it or its last read is a third of the ttl old, never after every
+ * refused create); the waits scale with the hold this lease measured (here its holdings, on the test
+ * clock, with 10 ms a call added to it), not with the round trip, and nothing starts again when the
+ * lock changes hands; behind one long holder they grow to the maximum retry interval; no wait runs
+ * past the deadline.
  */
 class LeaseRetryScheduleTest {
 
@@ -37,6 +45,7 @@ class LeaseRetryScheduleTest {
 
   private final FakeRemote remote = FakeRemote.create();
   private final TestClock clock = TestClock.create();
+  private final CountingStore counted = new CountingStore(remote, clock);
 
   @AfterEach
   void close() {
@@ -44,33 +53,82 @@ class LeaseRetryScheduleTest {
   }
 
   @Test
-  void acquire_waits_startNearTheMeasuredRoundTrip_withFullJitter_andDoubleUpToTheMaximum() {
-    remote.faults().latency(RTT, clock::advance, Duration.ofMinutes(1));
+  void acquire_eachRefusedAttempt_isOneCall_andTheAcquisitionItsCreatesPlusOneReadOfTheHolder() {
+    DistributedLock.Held[] held = {holder()};
+    Sleeper advance = clock.sleeper();
+    List<Integer> callsAtSleeps = new ArrayList<>();
+    // ada releases during bob's eighth wait
+    Sleeper script = d -> {
+      advance.sleep(d);
+      callsAtSleeps.add(counted.calls().size());
+      if (callsAtSleeps.size() == 8) {
+        held[0].release();
+      }
+    };
+    DistributedLock waiter = new Lease(counted, KEY, LockOptions.DEFAULTS, bob(script), Lease.HandoverBudget.DEFAULT);
+
+    DistributedLock.Held bobs = waiter.acquire();
+
+    assertThat(callsAtSleeps).as("a create and the first read of the holder, then one call an attempt")
+        .containsExactly(2, 3, 4, 5, 6, 7, 8, 9);
+    assertThat(counted.calls()).as("eight creates, one read of the holder, one of the reservation (the lease contends now)")
+        .containsExactly("write " + KEY.value(), "read " + KEY.value(), "read " + KEY.value() + ".reservation",
+            "write " + KEY.value(), "write " + KEY.value(), "write " + KEY.value(), "write " + KEY.value(),
+            "write " + KEY.value(), "write " + KEY.value(), "write " + KEY.value());
+    assertThat(bobs.info().holder()).isEqualTo("bob@here");
+    bobs.release();
+  }
+
+  @Test
+  void acquire_behindOneLongHolder_readsItOnceAThirdOfTheTtl_andItsWaitsGrowToTheMaximum() {
     DistributedLock.Held held = holder();
-    DistributedLock waiter = waiter(LockOptions.DEFAULTS.withMaxWait(Duration.ofSeconds(12)),
-        0.5, 0.25, 0.75, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5);
+    DistributedLock waiter = new Lease(counted, KEY, LockOptions.DEFAULTS, bob(clock.sleeper()), Lease.HandoverBudget.DEFAULT);
 
     assertThatThrownBy(waiter::acquire).isInstanceOf(LockTimeoutException.class)
-        .hasMessageStartingWith("Cannot acquire lock \"" + KEY.value() + "\": held by ada@elsewhere");
+        .hasMessageStartingWith("Cannot acquire lock \"" + KEY.value() + "\": held by ada@elsewhere")
+        .hasMessageEndingWith("timed out after 60000 ms");
 
-    List<Long> millis = clock.sleeps().stream().map(Duration::toMillis).toList();
-    // the first attempt, a create and a read, took two round trips: 20 ms is the first cap
-    assertThat(millis.subList(0, 10)).containsExactly(10L, 10L, 60L, 80L, 160L, 320L, 640L, 1280L, 2560L, 4000L);
+    List<Instant> reads = counted.times("read " + KEY.value());
+    assertThat(reads).as("read at the first refusal, then once a third of the ttl at most").hasSizeBetween(2, 7);
+    for (int i = 1; i < reads.size(); i++) {
+      assertThat(Duration.between(reads.get(i - 1), reads.get(i))).isGreaterThanOrEqualTo(LockOptions.DEFAULTS.heartbeatInterval());
+    }
+    assertThat(counted.calls()).as("each attempt one call; the waits grew from 1 ms by a quarter of the time waited")
+        .hasSizeLessThan(400);
     assertThat(clock.sleeps()).allSatisfy(d -> assertThat(d).isLessThanOrEqualTo(LockOptions.DEFAULTS.maxRetryInterval()));
     held.release();
   }
 
   @Test
-  void acquire_firstCap_isAtMostTheRetryInterval_onASlowStore() {
-    remote.faults().latency(Duration.ofSeconds(2), clock::advance, Duration.ofMinutes(1));
-    DistributedLock.Held held = holder();
-    DistributedLock waiter = waiter(LockOptions.DEFAULTS, 1.0, 1.0);
+  void acquire_waits_scaleWithTheMeasuredHold_notTheRoundTrip_andDoNotStartAgainWhenTheLockChangesHands() {
+    remote.faults().latency(RTT, clock::advance, Duration.ofMinutes(1));
+    DistributedLock.Held[] held = {null};
+    List<Duration> waits = new ArrayList<>();
+    // before each of bob's attempts the lock changes hands; after the sixth wait it stands free
+    Sleeper script = d -> {
+      clock.advance(d);
+      waits.add(d);
+      held[0].release();
+      if (waits.size() < 6) {
+        held[0] = peer("peer" + waits.size()).acquire();
+      }
+    };
+    DistributedLock waiter = new Lease(remote, KEY, LockOptions.DEFAULTS, bob(script), Lease.HandoverBudget.DEFAULT);
+    for (int i = 0; i < 3; i++) {
+      // three holdings of 40 ms each: the create's round trip and 30 ms of work
+      DistributedLock.Held own = waiter.acquire();
+      clock.advance(Duration.ofMillis(30));
+      own.release();
+    }
+    held[0] = holder();
 
-    assertThatThrownBy(waiter::acquire).isInstanceOf(LockTimeoutException.class);
+    DistributedLock.Held bobs = waiter.acquire();
 
-    assertThat(clock.sleeps().subList(0, 2)).as("a 4 s attempt caps its first wait at the 1 s retry interval")
-        .containsExactly(Duration.ofSeconds(1), Duration.ofSeconds(2));
-    held.release();
+    // the round trip is 10 ms and the hold 40 ms; each draw is 0.5
+    assertThat(waits).as("at least half a hold (twice the round trip), never back to the round trip at a turnover")
+        .hasSize(6).allSatisfy(d -> assertThat(d).isGreaterThanOrEqualTo(Duration.ofMillis(20)));
+    assertThat(bobs.info().holder()).isEqualTo("bob@here");
+    bobs.release();
   }
 
   @Test
@@ -81,72 +139,11 @@ class LeaseRetryScheduleTest {
     assertThatThrownBy(waiter::acquire).isInstanceOf(LockTimeoutException.class)
         .hasMessageEndingWith("timed out after 11 ms");
 
-    // the test clock sees no round trip: the first cap is the shortest, 1 ms; past half its wait the
-    // waiter reserves the next turn and its caps start again from 1 ms; the last, 4 ms, is cut to the
-    // 1 ms left
-    assertThat(clock.sleeps()).containsExactly(Duration.ofMillis(1), Duration.ofMillis(2), Duration.ofMillis(4),
-        Duration.ofMillis(1), Duration.ofMillis(2), Duration.ofMillis(1));
+    // the test clock sees no round trip: the hold is the shortest, 1 ms; each wait 1.5 times the
+    // longer of it and a quarter of the time waited; the last is cut to what is left
     assertThat(clock.slept()).isEqualTo(Duration.ofMillis(11));
+    assertThat(clock.sleeps()).allSatisfy(d -> assertThat(d).isLessThanOrEqualTo(Duration.ofMillis(5)));
     held.release();
-  }
-
-  @Test
-  void acquire_waits_startAgainFromTheFirstCap_whenTheLockChangesHands() {
-    remote.faults().latency(RTT, clock::advance, Duration.ofMinutes(1));
-    DistributedLock.Held[] held = {holder()};
-    Sleeper advance = clock.sleeper();
-    int[] sleeps = {0};
-    // after bob's fourth wait, ada's holding ends and cy's begins: the lock is moving, not stuck
-    Sleeper script = d -> {
-      advance.sleep(d);
-      if (++sleeps[0] == 4) {
-        held[0].release();
-        held[0] = peer("cy").acquire();
-      }
-    };
-    DistributedLock waiter = waiter(LockOptions.DEFAULTS.withMaxWait(Duration.ofSeconds(2)), script);
-
-    assertThatThrownBy(waiter::acquire).isInstanceOf(LockTimeoutException.class)
-        .hasMessageStartingWith("Cannot acquire lock \"" + KEY.value() + "\": held by cy@elsewhere");
-
-    List<Long> millis = clock.sleeps().stream().map(Duration::toMillis).toList();
-    // the first cap is the first attempt's two round trips, 20 ms, and each draw is 0.5; the fifth
-    // attempt meets cy and the caps start again from 20 ms, while cy stays they double again
-    assertThat(millis.subList(0, 8)).containsExactly(10L, 20L, 40L, 80L, 10L, 20L, 40L, 80L);
-    held[0].release();
-  }
-
-  @Test
-  void acquire_reservesTheNextTurn_onceItHasSeenTheLockChangeHands64Times_longBeforeItsTimeBound() {
-    remote.faults().latency(RTT, clock::advance, Duration.ofMinutes(1));
-    DistributedLock.Held[] held = {holder()};
-    ObjectKey reservation = ObjectKey.of(KEY.value() + ".reservation");
-    Sleeper advance = clock.sleeper();
-    int[] sleeps = {0};
-    List<Boolean> reservedBefore = new ArrayList<>();
-    Instant start = clock.instant();
-    // before each of bob's attempts another peer holds the lock: bob loses every race
-    Sleeper script = d -> {
-      advance.sleep(d);
-      reservedBefore.add(remote.read(reservation, ReadCondition.always(), 4096) instanceof ReadResult.Found);
-      held[0].release();
-      if (++sleeps[0] <= 64) {
-        held[0] = peer("peer" + sleeps[0]).acquire();
-      }
-    };
-    DistributedLock waiter = waiter(LockOptions.DEFAULTS, script);
-
-    DistributedLock.Held bobs = waiter.acquire();
-
-    assertThat(reservedBefore).as("no reservation while bob has seen fewer than 64 turnovers").hasSize(65)
-        .containsOnly(false, true).startsWith(Collections.nCopies(64, false).toArray(Boolean[]::new))
-        .endsWith(true);
-    assertThat(Duration.between(start, clock.instant())).as("well within the 16 s time bound")
-        .isLessThan(Duration.ofSeconds(16));
-    assertThat(bobs.info().holder()).isEqualTo("bob@here");
-    bobs.release();
-    assertThat(remote.read(reservation, ReadCondition.always(), 4096)).as("removed once bob holds the lock")
-        .isEqualTo(ReadResult.Absent.INSTANCE);
   }
 
   @Test
@@ -165,13 +162,13 @@ class LeaseRetryScheduleTest {
   }
 
   @Test
-  void acquire_aReserverBehindAHolderThatIgnoresReservations_letsItsWaitsGrowAfter256Turnovers() {
+  void acquire_aReserverBehindAHolderThatIgnoresReservations_pollsBoundedly_itsWaitsGrowing() {
     DistributedLock.Held[] held = {holder()};
     Sleeper advance = clock.sleeper();
     ObjectKey reservation = ObjectKey.of(KEY.value() + ".reservation");
     int[] holds = {0};
     // once bob has reserved, a holder that knows nothing of reservations takes the lock again at
-    // every one of bob's waits: bob sees a turnover on every attempt until its deadline
+    // every one of bob's waits
     Sleeper script = d -> {
       advance.sleep(d);
       if (remote.read(reservation, ReadCondition.always(), 4096) instanceof ReadResult.Found) {
@@ -183,9 +180,9 @@ class LeaseRetryScheduleTest {
 
     assertThatThrownBy(waiter::acquire).isInstanceOf(LockTimeoutException.class);
 
-    assertThat(holds[0]).as("the holder turned over past the reserver's restarts").isGreaterThan(256);
+    assertThat(holds[0]).as("the holder turned over at every wait of the reserver").isGreaterThan(100);
     assertThat(clock.sleeps()).as("bounded polling: not one wait per millisecond for 60 s").hasSizeLessThan(1000);
-    assertThat(clock.sleeps().get(clock.sleeps().size() - 2)).as("the waits grew to the reserver's cap")
+    assertThat(clock.sleeps().get(clock.sleeps().size() - 2)).as("the waits grew")
         .isGreaterThanOrEqualTo(Duration.ofMillis(100));
     held[0].release();
   }
@@ -235,6 +232,67 @@ class LeaseRetryScheduleTest {
     @Override
     public long nextLong() {
       throw new UnsupportedOperationException("only unit draws are scripted");
+    }
+  }
+
+  /** The store's calls, each as its operation and key, and when each was made on the test clock. */
+  private static final class CountingStore extends ForwardingDatastore {
+    private final Datastore delegate;
+    private final TestClock clock;
+    private final List<String> calls = new ArrayList<>();
+    private final List<Instant> times = new ArrayList<>();
+
+    CountingStore(Datastore delegate, TestClock clock) {
+      this.delegate = delegate;
+      this.clock = clock;
+    }
+
+    @Override
+    protected Datastore delegate() {
+      return delegate;
+    }
+
+    private synchronized void count(String operation, ObjectKey key) {
+      calls.add(operation + " " + key.value());
+      times.add(clock.instant());
+    }
+
+    synchronized List<String> calls() {
+      return List.copyOf(calls);
+    }
+
+    synchronized List<Instant> times(String call) {
+      List<Instant> at = new ArrayList<>();
+      for (int i = 0; i < calls.size(); i++) {
+        if (calls.get(i).equals(call)) {
+          at.add(times.get(i));
+        }
+      }
+      return at;
+    }
+
+    @Override
+    public ReadResult read(ObjectKey key, ReadCondition condition, long maxBytes) {
+      count("read", key);
+      return super.read(key, condition, maxBytes);
+    }
+
+    @Override
+    public Optional<StoredObject> stat(ObjectKey key) {
+      count("stat", key);
+      return super.stat(key);
+    }
+
+    @Override
+    public WriteResult write(ObjectKey key, ObjectBody body, WriteCondition condition, ObjectMetadata metadata) {
+      count("write", key);
+      return super.write(key, body, condition, metadata);
+    }
+
+    @Override
+    public DeleteResult delete(ObjectKey key, WriteCondition condition) {
+      count("delete", key);
+      return super.delete(key, condition);
     }
   }
 }

@@ -256,25 +256,23 @@ final class LockFixture {
    */
   static void assertBackoffWithinBounds(List<Duration> sleeps, LockOptions options) {
     assertThat(sleeps).isNotEmpty();
-    Duration first = Duration.ofMillis(1);
     Duration reserveAfter = min(options.maxRetryInterval().multipliedBy(2), options.maxWait().dividedBy(2));
-    Duration reservedMax = max(first, min(options.retryInterval(), options.heartbeatInterval()));
-    Duration cap = first;
-    Duration top = options.maxRetryInterval();
+    Duration reservedMax = min(options.retryInterval(), options.heartbeatInterval());
     boolean reserved = false;
     Duration total = Duration.ZERO;
     for (int i = 0; i < sleeps.size(); i++) {
       if (!reserved && total.compareTo(reserveAfter) > 0) {
         reserved = true;
-        cap = first;
-        top = reservedMax;
       }
       Duration wait = sleeps.get(i);
       Duration remaining = options.maxWait().minus(total);
+      // a wait grows with the time waited (a quarter of it past the queue's, by the lease's schedule),
+      // never past the maximum retry interval, a reserver's never past its cap
+      Duration cap = min(max(Duration.ofMillis(3), total.dividedBy(2)), reserved ? max(reservedMax, Duration.ofMillis(3))
+          : options.maxRetryInterval());
       assertThat(wait).as("wait %d of %s, cap %s", i, sleeps, cap).isPositive().isLessThanOrEqualTo(cap)
           .isLessThanOrEqualTo(remaining);
       total = total.plus(wait);
-      cap = min(cap.multipliedBy(2), top);
     }
     assertThat(reserved).as("the waiter waited past its bound of %s", reserveAfter).isTrue();
     assertThat(total).isEqualTo(options.maxWait());
