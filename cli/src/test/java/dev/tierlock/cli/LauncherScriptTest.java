@@ -137,6 +137,11 @@ class LauncherScriptTest {
     Files.setLastModifiedTime(repo.resolve("pom.xml"), FileTime.fromMillis(BUILT.toMillis() + 3_000));
     assertThat(run("entries", "list").code()).isZero();
     assertThat(mvnCalls()).as("the parent pom newer than the jar").hasSize(3);
+
+    Files.setLastModifiedTime(jar(), FileTime.fromMillis(BUILT.toMillis() + 4_000));
+    Files.setLastModifiedTime(repo.resolve("cli/pom.xml"), FileTime.fromMillis(BUILT.toMillis() + 5_000));
+    assertThat(run("entries", "list").code()).isZero();
+    assertThat(mvnCalls()).as("a module's pom newer than the jar").hasSize(4);
   }
 
   @Test
@@ -213,7 +218,7 @@ class LauncherScriptTest {
     Files.createDirectories(temp.resolve("tmp"));
     calls = temp.resolve("mvn-calls.txt");
     executable(repo.resolve("tierlock"), Files.readString(SCRIPT));
-    for (String source : List.of("pom.xml", "core/src/main/java/dev/tierlock/Core.java",
+    for (String source : List.of("pom.xml", "cli/pom.xml", "core/src/main/java/dev/tierlock/Core.java",
         "cli/src/main/java/dev/tierlock/cli/TierlockCli.java")) {
       Files.createDirectories(repo.resolve(source).getParent());
       Files.writeString(repo.resolve(source), "// " + source + "\n");
