@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Before every write</b> the pending record holds the commit, its base entries and the
  *       write about to be sent (commit id, parent version), so a process that dies at any point
  *       leaves what the next run needs to judge the write by its lineage.
- *   <li><b>Landed</b>: the cache takes the published bytes, the record is settled (a failed cleanup
+ *   <li><b>Landed</b>: the lease, if held, is released at once; then the cache takes the published
+ *       bytes and the record is settled (a failed cleanup
  *       is a warning: the next run finds the commit in the lineage). No archive is deleted here: a
  *       collection judges archives by reachability ({@link ArchiveCollector}).
  *   <li><b>Refused</b> (a newer lockfile): fetch again and rebase the change name by name ({@link
@@ -255,6 +256,9 @@ final class CommitLoop {
   private Landing landed(Lockfile publishing, @Nullable LockfileHead head) {
     doubt = null;
     priors = List.of();
+    // the lease has served its turn: the cache and the record are this checkout's own files, under
+    // its checkout lock, and a crash before the record is settled leaves a commit its lineage proves
+    lease.release();
     if (head != null) {
       store.remember(publishing, head).ifPresent(warnings::add);
       return finish(publishing);

@@ -76,6 +76,38 @@ class CommitModeTest {
     assertThat(counting.total()).isEqualTo(4);
   }
 
+  /**
+   * The lease is released as soon as the write lands: the checkout's cache and pending record are
+   * settled after the release, under the checkout lock alone, so the lease is held for the store's
+   * calls and the durable record, no longer.
+   */
+  @Test
+  void aLockedCommit_releasesTheLeaseAsSoonAsItsWriteLands_thenSettlesItsOwnFiles() {
+    FaultyDatastore faulty = FaultyDatastore.wrap(remote);
+    TestCheckout checkout = TestCheckout.builder(faulty, dir.resolve("c"), clock).commitMode(CommitMode.LOCKED).build();
+    checkout.put("@s/a", "1.0.0");
+    Path cacheRecord = checkout.tierlock().stateDirectory().resolve("lockfile-hydrated.json");
+    String before = readString(cacheRecord);
+    java.util.List<String> atRelease = new java.util.ArrayList<>();
+    faulty.faults().beforeNext(DatastoreOperation.DELETE, LOCK::equals, () -> atRelease.add(readString(cacheRecord)));
+
+    checkout.put("@s/a", "1.0.1");
+
+    assertThat(atRelease).as("the cache still stood for the version before at the release").containsExactly(before);
+    assertThat(readString(cacheRecord)).isNotEqualTo(before);
+    assertThat(checkout.transaction().pending()).isEmpty();
+    assertThat(remote.peekObject(LOCK)).isEmpty();
+    assertThat(faulty.faults().pendingHooks()).isZero();
+  }
+
+  private static String readString(Path file) {
+    try {
+      return java.nio.file.Files.readString(file);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
   @Test
   void anOptimisticColdCommit_readsOnceThenWrites() {
     checkout("peer", CommitMode.LOCKED).put("@s/a", "1.0.0");
