@@ -19,6 +19,9 @@ final class ExtendedAttributes {
   /** The attribute that holds an object's metadata entry (a one-entry {@link Sidecar}). */
   static final String METADATA = "tierlock.metadata";
 
+  /** The tries of a read the file system answers "try again" (EAGAIN, EINTR): a few, at once. */
+  static final int READ_TRIES = 4;
+
   private ExtendedAttributes() {}
 
   /**
@@ -59,6 +62,32 @@ final class ExtendedAttributes {
     if (view == null) {
       return new byte[0];
     }
+    return read(view, name);
+  }
+
+  /**
+   * Reads attribute {@code name} through {@code view}, as {@link #read(Path, String)} does; a read
+   * the file system answers "try again" (EAGAIN, EINTR) is tried again at once, up to {@link
+   * #READ_TRIES} times in all, before its failure is thrown.
+   */
+  static byte[] read(UserDefinedFileAttributeView view, String name) throws IOException {
+    for (int tried = 1; ; tried++) {
+      try {
+        return readOnce(view, name);
+      } catch (FileSystemException e) {
+        if (tried >= READ_TRIES || !answeredTryAgain(e)) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  private static boolean answeredTryAgain(FileSystemException e) {
+    String reason = String.valueOf(e.getReason());
+    return reason.contains("temporarily unavailable") || reason.contains("Interrupted system call");
+  }
+
+  private static byte[] readOnce(UserDefinedFileAttributeView view, String name) throws IOException {
     try {
       ByteBuffer buffer = ByteBuffer.allocate(64 * 1024);
       int n = view.read(name, buffer);
