@@ -21,10 +21,10 @@ import org.jspecify.annotations.Nullable;
  * on its clock, one of its writes was refused because a peer wrote (a race lost), or one of its
  * writes landed on a version that was not its own last write (a peer wrote since). While it has,
  * a batch that starts without the lease waits, after this checkout's previous acknowledged write,
- * a uniform draw of up to {@link #TURN} of that write's measured round trip before it reads or
- * writes anything. The pause covers a peer's fetch and write (two round trips): a peer refused by
- * the last landing that fetches within the pause lands before this checkout's next write, which is
- * then refused: it has lost a race and takes the other side of the turn. Without contention seen
+ * a uniform draw of up to that write's measured round trip before it reads or writes anything: a
+ * peer that fetches the version this checkout just wrote within the pause lands before this
+ * checkout's next write, which is then refused: it has lost a race and takes the other side of the
+ * turn. The draw keeps writers of equal round trips from locking into one order. Without contention seen
  * (a lone writer, or one whose peers have been quiet for the window) nothing waits and nothing is
  * called: an uncontended warm commit stays one call. No safety rests on it: every write stays
  * conditional on the version it was made on. Thread-safe.
@@ -33,9 +33,6 @@ final class Contention {
 
   /** How long contention seen keeps a checkout giving turns. */
   static final Duration WINDOW = Duration.ofSeconds(10);
-
-  /** The longest pause after an acknowledged write, in round trips of that write. */
-  static final int TURN = 2;
 
   private @Nullable Instant seenAt;
   private @Nullable Instant ackedAt;
@@ -73,7 +70,7 @@ final class Contention {
     if (seen == null || acked == null || !now.isBefore(seen.plus(WINDOW))) {
       return Duration.ZERO;
     }
-    Instant due = acked.plusNanos((long) (trip.toNanos() * TURN * unit.getAsDouble()));
+    Instant due = acked.plusNanos((long) (trip.toNanos() * unit.getAsDouble()));
     return now.isBefore(due) ? Duration.between(now, due) : Duration.ZERO;
   }
 

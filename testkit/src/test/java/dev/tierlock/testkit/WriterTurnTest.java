@@ -80,9 +80,9 @@ class WriterTurnTest {
 
       assertThat(counting.total()).as("commit " + i).isEqualTo(1);
       List<Duration> waits = clock.sleeps().subList(slept, clock.sleeps().size());
-      // one pause, after the previous acknowledgement (now): a draw of up to two of its round trips
+      // one pause, after the previous acknowledgement (now): a draw of up to its round trip
       assertThat(waits).as("commit " + i).hasSize(1)
-          .allSatisfy(wait -> assertThat(wait).isPositive().isLessThan(RTT.multipliedBy(2)));
+          .allSatisfy(wait -> assertThat(wait).isPositive().isLessThan(RTT));
     }
     clock.advance(Duration.ofSeconds(10));
     counting.reset();
@@ -116,7 +116,7 @@ class WriterTurnTest {
 
     assertThat(counting.total()).isEqualTo(1);
     assertThat(clock.sleeps().subList(slept, clock.sleeps().size())).hasSize(1)
-        .allSatisfy(wait -> assertThat(wait).isPositive().isLessThan(RTT.multipliedBy(2)));
+        .allSatisfy(wait -> assertThat(wait).isPositive().isLessThan(RTT));
   }
 
   private TestCheckout checkout(String name, CommitMode mode) {
