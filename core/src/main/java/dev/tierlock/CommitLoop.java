@@ -106,6 +106,7 @@ final class CommitLoop {
   private final DistributedLock.Held lease;
   private final Names names;
   private final Yield yield;
+  private final Contention contention;
   private boolean yielded;
   /** The lockfile the last write was made on. */
   private Lockfile sentOn;
@@ -138,9 +139,10 @@ final class CommitLoop {
    * @param lease the global lease the run holds ({@link #NO_LEASE} when optimistic): a
    *     run without it waits before it sends a refused write again
    * @param yield when a run without the lease gives up its loop after a race lost ({@link #yielded()})
+   * @param contention what the loop tells of the races it lost and the writes it landed
    */
   CommitLoop(TransactionSettings settings, Deadline deadline, List<String> warnings, DistributedLock.Held lease,
-      Commit commit, LockfileStore.Fetched base, Names names, Yield yield) {
+      Commit commit, LockfileStore.Fetched base, Names names, Yield yield, Contention contention) {
     this.settings = settings;
     this.store = settings.store();
     this.deadline = deadline;
@@ -148,6 +150,7 @@ final class CommitLoop {
     this.lease = lease;
     this.names = names;
     this.yield = yield;
+    this.contention = contention;
     this.delta = commit.delta();
     this.earlierDrops = commit.notices();
     this.priors = commit.priors();
@@ -232,6 +235,7 @@ final class CommitLoop {
     store.sending(sent);
     Landing answer = store.write(publishing, base.head(), attempt.commitId(), base.lineageBound());
     if (answer instanceof Landing.Landed ok) {
+      contention.landed(base.head(), attempt.commitId(), sent, settings.clock().instant());
       return landed(publishing, ok.head());
     }
     if (answer instanceof Landing.Unknown unknown) {
@@ -318,6 +322,8 @@ final class CommitLoop {
       // refused, yet nobody wrote: not a race another writer won but a failed attempt, which counts
       // against the most attempts (a store that refuses and never shows why cannot loop forever)
       racesLost--;
+    } else if (raceCounted) {
+      contention.raceLost(settings.clock().instant());
     }
     raceCounted = false;
     if (racesLost > 0 && last == null && doubt == null && priors.isEmpty() && landed.isEmpty()

@@ -68,12 +68,14 @@ final class CommitRun {
   private final LockfileStore store;
   private final String description;
   private final AutoMode auto;
+  private final Contention contention;
 
-  CommitRun(TransactionSettings settings, String description, AutoMode auto) {
+  CommitRun(TransactionSettings settings, String description, AutoMode auto, Contention contention) {
     this.settings = settings;
     this.store = settings.store();
     this.description = description;
     this.auto = auto;
+    this.contention = contention;
   }
 
   /**
@@ -316,7 +318,7 @@ final class CommitRun {
     Commit commit = new Commit(plan.delta(), plan.base().lockfile(), null, null,
         replay.conflicts().stream().map(LockfileTransaction::dropNotice).toList(), replay.priors());
     CommitLoop loop = new CommitLoop(settings, new Deadline(settings.clock(), deadline), warnings, lease, commit,
-        plan.base(), new CommitLoop.Names(plan.live(), earlier, plan.checkOnly()), yielding(stored, lease));
+        plan.base(), new CommitLoop.Names(plan.live(), earlier, plan.checkOnly()), yielding(stored, lease), contention);
     Landing landing = loop.run();
     if (loop.yielded()) {
       LOG.debug("A commit to {} without the lease yields: it publishes under the global lease", description);

@@ -4,6 +4,7 @@ import dev.tierlock.spi.DatastoreAccessDeniedException;
 import dev.tierlock.spi.DatastoreBusyException;
 import dev.tierlock.spi.DatastoreUnsafeException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -52,6 +53,7 @@ public final class LockfileTransaction {
   private final Set<Thread> running = ConcurrentHashMap.newKeySet();
   private final GroupCommit group;
   private final AutoMode auto;
+  private final Contention contention = new Contention();
 
   LockfileTransaction(TransactionSettings settings) {
     this.settings = settings;
@@ -217,9 +219,10 @@ public final class LockfileTransaction {
    */
   private void runBatch(List<GroupCommit.Request> batch, GroupCommit.Turns turns, Resolution resolution) {
     Instant deadline = batch.get(0).deadline;
-    CommitRun run = new CommitRun(settings, describe(), auto);
+    CommitRun run = new CommitRun(settings, describe(), auto, contention);
     CommitRun.Carried carried = null;
     if (settings.lockless()) {
+      giveTurn(deadline);
       try (CheckoutLock.Held held = settings.checkoutLock().acquire(deadline, describe())) {
         carried = run.run(batch, turns, resolution, deadline, CommitLoop.NO_LEASE, null);
       }
@@ -230,6 +233,27 @@ public final class LockfileTransaction {
     try (DistributedLock.Held lease = acquireGlobal();
         CheckoutLock.Held held = settings.checkoutLock().acquire(deadline, describe())) {
       run.run(batch, turns, resolution, deadline, lease, carried);
+    }
+  }
+
+  /**
+   * Waits the turn this checkout gives its peers before a batch without the lease, when it has
+   * seen contention ({@link Contention}); within the deadline.
+   *
+   * @throws InterruptedOperationException if interrupted while waiting (nothing was read or sent)
+   */
+  private void giveTurn(Instant deadline) {
+    Instant now = settings.clock().instant();
+    Duration wait = contention.turnAt(now, settings::nextUnit);
+    Duration left = Duration.between(now, deadline);
+    if (wait.isZero() || left.isNegative()) {
+      return;
+    }
+    try {
+      settings.sleeper().sleep(wait.compareTo(left) > 0 ? left : wait);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedOperationException("Cannot run a transaction on " + describe(), e);
     }
   }
 
