@@ -367,14 +367,26 @@ final class Lease implements DistributedLock {
     }
   }
 
+  /** A waiter reserves the next turn once it waited this many of the lease's measured holds... */
+  static final int STARVED_HOLDS = 64;
+
+  /** ... or this long, if that is longer. */
+  static final Duration SOONEST_RESERVATION = Duration.ofSeconds(1);
+
   /**
-   * Returns how long an acquisition waits before it reserves the next turn: twice the maximum retry
-   * interval, or half the maximum wait if that is shorter.
+   * Returns how long an acquisition waits before it reserves the next turn: {@value #STARVED_HOLDS}
+   * holds (as {@link LeaseSchedule} measured them) or {@link #SOONEST_RESERVATION} if that is
+   * longer, at most twice the maximum retry interval or half the maximum wait. A waiter whose waits
+   * grew behind a stream of short holdings (it cannot tell them from one long holder without
+   * reading each) so reserves within a second or so, not after seconds more of its peers' turns.
    */
   Duration reserveAfter() {
     Duration twice = options.maxRetryInterval().multipliedBy(2);
     Duration half = options.maxWait().dividedBy(2);
-    return twice.compareTo(half) < 0 ? twice : half;
+    Duration bound = twice.compareTo(half) < 0 ? twice : half;
+    Duration holds = schedule.hold(LeaseAcquisition.SHORTEST_FIRST_WAIT).multipliedBy(STARVED_HOLDS);
+    Duration starved = holds.compareTo(SOONEST_RESERVATION) < 0 ? SOONEST_RESERVATION : holds;
+    return starved.compareTo(bound) < 0 ? starved : bound;
   }
 
   @Override

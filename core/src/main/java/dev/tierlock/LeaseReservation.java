@@ -30,9 +30,8 @@ import org.slf4j.LoggerFactory;
  * DistributedLock#tryAcquire()}. Another
  * waiter's fresh reservation holds it back: no create on that attempt. An expired or unreadable
  * reservation is deleted, conditional on the version read, and ignored. An acquisition that has
- * waited longer than twice the maximum retry interval (or half its maximum wait, if that is
- * shorter) claims the
- * reservation: a create-only write of its own record (its nonce and ttl). While it waits, the
+ * waited longer than {@link Lease#reserveAfter()} (64 measured holds or a second, at most twice the
+ * maximum retry interval or half its maximum wait) claims the reservation: a create-only write of its own record (its nonce and ttl). While it waits, the
  * reserver refreshes the reservation every ttl/3 (conditional on its version) and waits at most the
  * retry interval between attempts; it deletes the reservation (conditionally) once it holds the
  * lock or gives up. A reservation is fresh while its record is younger than its ttl by the reader's

@@ -16,12 +16,12 @@ import dev.tierlock.testkit.FakeRemote;
 import dev.tierlock.testkit.HostTable;
 import dev.tierlock.testkit.ManualHeartbeats;
 import dev.tierlock.testkit.TestClock;
+import dev.tierlock.testkit.VirtualTime;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.PriorityQueue;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -64,7 +64,7 @@ class LeaseFairnessTest {
             .withLockIdentity(LockIdentity.of("w" + writer + "@host" + writer, "host" + writer, 100 + writer))
             .withHostProcesses(HostTable.of("elsewhere")).withHeartbeats(ManualHeartbeats.create()),
             Lease.HandoverBudget.DEFAULT);
-        threads.add(time.start(() -> {
+        threads.add(time.start("writer-" + writer, () -> {
           while (clock.instant().isBefore(stopAt)) {
             Instant begin = clock.instant();
             DistributedLock.Held held = lease.acquire();
@@ -84,7 +84,6 @@ class LeaseFairnessTest {
       for (Thread thread : threads) {
         thread.join();
       }
-      time.rethrow();
 
       int total = Arrays.stream(commits).sum();
       double mean = total / (double) WRITERS;
@@ -94,106 +93,13 @@ class LeaseFairnessTest {
       double callsPerCommit = store.calls() / (double) total;
       String figures = String.format("commits %s, mean %.1f, p50 %d ms, p99 %d ms, lock calls per commit %.2f, %.1f commits/s",
           Arrays.toString(commits), mean, p50, p99, callsPerCommit, total / (double) WINDOW.toSeconds());
+      System.out.println("16 lease writers on virtual time: " + figures);
       assertThat(Arrays.stream(commits).min().orElseThrow()).as(figures).isGreaterThanOrEqualTo((int) Math.ceil(mean / 4));
       assertThat(p99).as(figures).isLessThanOrEqualTo(10 * p50);
       assertThat(callsPerCommit).as("the lock's calls per commit (the issue's target, 4, is not met yet); " + figures)
           .isLessThanOrEqualTo(8.0);
       assertThat(total / (double) WINDOW.toSeconds()).as("within 0.9x of one commit per 4 round trips; " + figures)
           .isGreaterThanOrEqualTo(0.9 * 1000.0 / (4 * RTT.toMillis()));
-    }
-  }
-
-  /**
-   * Runs threads one at a time on a virtual clock: a thread runs until it sleeps, then the thread
-   * with the earliest wake-up (ties: the earliest to sleep) runs, the clock set to its wake-up.
-   */
-  private static final class VirtualTime {
-
-    private record Wake(Instant at, long order, Thread thread) {}
-
-    private final TestClock clock;
-    private final PriorityQueue<Wake> sleeping = new PriorityQueue<>(
-        (a, b) -> a.at().equals(b.at()) ? Long.compare(a.order(), b.order()) : a.at().compareTo(b.at()));
-    private long order;
-    private @org.jspecify.annotations.Nullable Thread running;
-    private int alive;
-    private @org.jspecify.annotations.Nullable Throwable failure;
-
-    VirtualTime(TestClock clock) {
-      this.clock = clock;
-    }
-
-    /** Starts {@code body} on a thread that first waits for its turn. */
-    synchronized Thread start(Runnable body) {
-      Thread thread = new Thread(() -> {
-        try {
-          awaitTurn();
-          body.run();
-        } catch (Throwable t) {
-          synchronized (this) {
-            if (failure == null) {
-              failure = t;
-            }
-          }
-        } finally {
-          finish();
-        }
-      });
-      thread.setDaemon(true);
-      alive++;
-      sleeping.add(new Wake(clock.instant(), order++, thread));
-      thread.start();
-      return thread;
-    }
-
-    /** Lets the threads run until every one has finished. */
-    synchronized void run() throws InterruptedException {
-      passOn();
-      while (alive > 0) {
-        wait();
-      }
-    }
-
-    void rethrow() {
-      if (failure != null) {
-        throw new AssertionError("a writer failed", failure);
-      }
-    }
-
-    /** Sleeps the calling thread for {@code duration} of virtual time. */
-    synchronized void sleep(Duration duration) {
-      Thread me = Thread.currentThread();
-      sleeping.add(new Wake(clock.instant().plus(duration.isNegative() ? Duration.ZERO : duration), order++, me));
-      passOn();
-      awaitTurn();
-    }
-
-    private synchronized void awaitTurn() {
-      while (running != Thread.currentThread()) {
-        try {
-          wait();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new IllegalStateException(e);
-        }
-      }
-    }
-
-    private synchronized void finish() {
-      alive--;
-      if (running == Thread.currentThread()) {
-        passOn();
-      }
-      notifyAll();
-    }
-
-    private void passOn() {
-      Wake next = sleeping.poll();
-      running = next == null ? null : next.thread();
-      if (next != null && next.at().isAfter(clock.instant())) {
-        clock.set(next.at());
-      }
-      notifyAll();
     }
   }
 

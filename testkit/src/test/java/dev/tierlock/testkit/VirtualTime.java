@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  * the clock set to its wake-up. Nothing else may block a thread for long: the schedule, and so every
  * figure a test reads from it, depends only on the code run and its seeded draws. Thread-safe.
  */
-final class VirtualTime {
+public final class VirtualTime {
 
   private record Wake(Instant at, long order, Thread thread) {}
 
@@ -23,12 +23,13 @@ final class VirtualTime {
   private int alive;
   private @Nullable Throwable failure;
 
-  VirtualTime(TestClock clock) {
+  /** Creates a schedule on {@code clock}, which it sets to each thread's wake-up. */
+  public VirtualTime(TestClock clock) {
     this.clock = clock;
   }
 
   /** Starts {@code body} on a daemon thread that runs once its turn comes (after {@link #run}). */
-  synchronized Thread start(String name, Runnable body) {
+  public synchronized Thread start(String name, Runnable body) {
     Thread thread = new Thread(() -> {
       try {
         awaitTurn();
@@ -55,7 +56,7 @@ final class VirtualTime {
    *
    * @throws AssertionError if a thread threw (the first failure is the cause)
    */
-  void run() throws InterruptedException {
+  public void run() throws InterruptedException {
     synchronized (this) {
       passOn();
       while (alive > 0) {
@@ -68,7 +69,7 @@ final class VirtualTime {
   }
 
   /** Sleeps the calling thread, one of those started here, for {@code duration} of virtual time. */
-  synchronized void sleep(Duration duration) {
+  public synchronized void sleep(Duration duration) {
     Thread me = Thread.currentThread();
     sleeping.add(new Wake(clock.instant().plus(duration.isNegative() ? Duration.ZERO : duration), order++, me));
     passOn();

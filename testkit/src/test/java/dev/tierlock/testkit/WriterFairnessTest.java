@@ -99,6 +99,7 @@ class WriterFairnessTest {
   }
 
   private static void assertFair(Figures figures) {
+    System.out.println("16 writers on virtual time: " + figures);
     assertThat(figures.min()).as("the writer that committed least; " + figures)
         .isGreaterThanOrEqualTo((int) Math.ceil(figures.mean() / 4));
     assertThat((long) figures.total()).as("commits land a round trip apart at best; " + figures)
