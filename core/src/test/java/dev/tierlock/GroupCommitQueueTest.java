@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
@@ -20,6 +21,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The group-commit queue on its own: who leads, what a batch takes, and what a failed batch leaves. */
 class GroupCommitQueueTest {
+
+  /** One permit each time a caller joins a queue of this test. */
+  private final Semaphore queuedCallers = new Semaphore(0);
 
   private static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
   private static final Consumer<TransactionContext> NOTHING = tx -> { };
@@ -31,7 +35,8 @@ class GroupCommitQueueTest {
 
   @Test
   void aBatchThatFailsBeforeAFollowersChangeRan_putsItBackForALeaderOfItsOwn() throws Exception {
-    GroupCommit group = new GroupCommit(clock, "test checkout", PulledExtensionsLock.builder(dir).build());
+    GroupCommit group = new GroupCommit(clock, "test checkout", PulledExtensionsLock.builder(dir).build())
+        .onQueued(queuedCallers::release);
     CountDownLatch firstInside = new CountDownLatch(1);
     CountDownLatch releaseFirst = new CountDownLatch(1);
     IllegalStateException leaderFailure = new IllegalStateException("the leader's lock wait timed out");
@@ -70,7 +75,8 @@ class GroupCommitQueueTest {
 
   @Test
   void aFollowerInterruptedInABatchThatFailsBeforeItsChangeRan_stopsWithItsInterrupt_andTheRestGoOn() throws Exception {
-    GroupCommit group = new GroupCommit(clock, "test checkout", PulledExtensionsLock.builder(dir).build());
+    GroupCommit group = new GroupCommit(clock, "test checkout", PulledExtensionsLock.builder(dir).build())
+        .onQueued(queuedCallers::release);
     CountDownLatch firstInside = new CountDownLatch(1);
     CountDownLatch releaseFirst = new CountDownLatch(1);
     List<Boolean> interruptedAfter = Collections.synchronizedList(new ArrayList<>());
@@ -121,7 +127,8 @@ class GroupCommitQueueTest {
 
   @Test
   void aBatchThatFailsAfterAFollowersChangeRan_failsThatFollowerToo() throws Exception {
-    GroupCommit group = new GroupCommit(clock, "test checkout", PulledExtensionsLock.builder(dir).build());
+    GroupCommit group = new GroupCommit(clock, "test checkout", PulledExtensionsLock.builder(dir).build())
+        .onQueued(queuedCallers::release);
     CountDownLatch firstInside = new CountDownLatch(1);
     CountDownLatch releaseFirst = new CountDownLatch(1);
     IllegalStateException publishFailure = new IllegalStateException("the publish broke");
@@ -151,7 +158,8 @@ class GroupCommitQueueTest {
 
   @Test
   void callersQueuedWhileTheLeaderTakesItsLocks_joinItsBatch() throws Exception {
-    GroupCommit group = new GroupCommit(clock, "test checkout", PulledExtensionsLock.builder(dir).build());
+    GroupCommit group = new GroupCommit(clock, "test checkout", PulledExtensionsLock.builder(dir).build())
+        .onQueued(queuedCallers::release);
     List<CompletableFuture<TransactionResult>> late = new ArrayList<>();
     GroupCommit.Batches batchesOf = (batch, turns) -> {
       // the leader holds its locks now; two callers arrive before it runs the changes
@@ -201,12 +209,19 @@ class GroupCommitQueueTest {
     return result;
   }
 
-  /** Waits until the last started caller waits in the queue. */
+  /**
+   * Waits until the last started caller waits in the queue: the queue tells when a caller joins it
+   * ({@link GroupCommit#onQueued}), under its lock, before the caller waits.
+   */
   private CompletableFuture<TransactionResult> queued(CompletableFuture<TransactionResult> result) {
-    Thread thread = threads.get(threads.size() - 1);
-    while (thread.getState() != Thread.State.TIMED_WAITING && thread.getState() != Thread.State.WAITING
-        && !result.isDone()) {
-      Thread.onSpinWait();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    try {
+      while (!result.isDone() && !queuedCallers.tryAcquire(10, TimeUnit.MILLISECONDS)) {
+        assertThat(System.nanoTime() - deadline).as("the caller joined the queue within 30 s").isNegative();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for a caller to queue", e);
     }
     return result;
   }
