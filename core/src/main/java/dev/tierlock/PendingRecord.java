@@ -114,7 +114,7 @@ final class PendingRecord {
     try {
       file.write(codec.encode(commit));
     } catch (IOException e) {
-      throw new LocalFileException("Cannot write pending-change record " + path + ": " + e.getMessage(), e);
+      throw new LocalFileException("Cannot write pending-change record " + path + ": " + reason(e), e);
     }
   }
 
@@ -130,7 +130,7 @@ final class PendingRecord {
     try {
       file.clear(false);
     } catch (IOException e) {
-      throw new LocalFileException("Cannot delete pending-change record " + path + ": " + e.getMessage(), e);
+      throw new LocalFileException("Cannot clear pending-change record " + path + ": " + reason(e), e);
     }
   }
 
@@ -143,7 +143,7 @@ final class PendingRecord {
     try {
       file.clear(true);
     } catch (IOException e) {
-      throw new LocalFileException("Cannot delete pending-change record " + path + ": " + e.getMessage(), e);
+      throw new LocalFileException("Cannot clear pending-change record " + path + ": " + reason(e), e);
     }
   }
 
@@ -190,5 +190,10 @@ final class PendingRecord {
     } catch (IOException e) {
       return true;
     }
+  }
+
+  /** {@return what went wrong: the message, or the failure's kind when it has none (an interrupt closing the file)} */
+  private static String reason(IOException e) {
+    return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
   }
 }

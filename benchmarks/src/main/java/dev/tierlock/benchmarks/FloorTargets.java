@@ -148,9 +148,10 @@ final class FloorTargets {
   }
 
   private static Row counted(String what, double ours, double baseline) {
-    return new Row("6. locked commit, filesystem: " + what + " <= the baseline's + 1 (strace)",
-        MarkdownTable.number(ours) + " vs " + MarkdownTable.number(baseline) + " per commit",
-        verdict(ours <= baseline + 1 + 1e-9));
+    // per-commit counts are whole; a one-off call in one of the two traced runs moves a figure by 1/N
+    return new Row("6. locked commit, filesystem: " + what + " <= the baseline's + 1 (strace, per commit to one decimal)",
+        String.format("%.2f vs %.2f per commit", ours, baseline),
+        verdict(Math.round(ours * 10) <= Math.round(baseline * 10) + 10));
   }
 
   private void gcs() {

@@ -1,5 +1,7 @@
 package dev.tierlock.benchmarks;
 
+import dev.tierlock.ExtensionName;
+
 import dev.tierlock.Tierlock;
 import dev.tierlock.spi.Datastore;
 import java.nio.file.Path;
@@ -12,6 +14,9 @@ import java.util.List;
  * checkout (not the store).
  */
 final class Participants implements AutoCloseable {
+
+  /** The Tierlock versions a lockfile in use carries before a run: as many as auto mode trusts. */
+  static final int HISTORY = 8;
 
   private final List<Committer> committers;
   private final List<Tierlock> checkouts;
@@ -56,11 +61,25 @@ final class Participants implements AutoCloseable {
           }
         }
       }
+      if (!checkouts.isEmpty()) {
+        history(committers.get(0));
+      }
     } catch (RuntimeException e) {
       checkouts.forEach(Tierlock::close);
       throw e;
     }
     return new Participants(committers, checkouts);
+  }
+
+  /**
+   * Writes {@link #HISTORY} versions before the run, as a lockfile Tierlock has written for a while
+   * carries them: auto mode is measured in its steady state (it runs locked on a lockfile with fewer
+   * Tierlock versions in a row, a new one included), not through its first commits.
+   */
+  static void history(Committer committer) {
+    for (int i = 0; i < HISTORY; i++) {
+      committer.put(ExtensionName.of("@bench/history"), Fixtures.plainEntry("0.0." + i));
+    }
   }
 
   /** Returns writer {@code i}'s committer. */

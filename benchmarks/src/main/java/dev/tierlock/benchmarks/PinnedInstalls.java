@@ -71,6 +71,7 @@ final class PinnedInstalls {
         Tierlock tierlock = TierlockCommitter.open(counting, directory.resolve("checkout"), "installer", mode,
             Protocol.GroupCommit.ON)) {
       tierlock.checkDatastore();
+      Participants.history(new TierlockCommitter(tierlock));
       Installer installer = Installer.builder(tierlock, TempDirLayout.in(directory.resolve("checkout")))
           .registry(registry).build();
       installer.install(InstallRequest.parse("@pin/first@1.0.0"), Catalog.NONE);

@@ -41,7 +41,7 @@ final class SpacedCommits {
         try (Tierlock checkout = TierlockCommitter.open(counting, directory, "spaced", mode, Protocol.GroupCommit.ON)) {
           checkout.checkDatastore();
           TierlockCommitter committer = new TierlockCommitter(checkout);
-          committer.put(ExtensionName.of("@spaced/warm"), Fixtures.plainEntry("1.0.0"));
+          Participants.history(committer);
           kind.beginMeasuring();
           counting.reset();
           long[] latencies = new long[commits];

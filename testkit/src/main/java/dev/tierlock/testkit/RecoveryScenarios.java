@@ -174,7 +174,7 @@ final class RecoveryScenarios {
 
     assertThat(result.status()).isEqualTo(TransactionStatus.PUBLISHED);
     assertThat(result.warnings()).singleElement().asString()
-        .startsWith("Published, but Cannot delete pending-change record " + record + ": ")
+        .startsWith("Published, but Cannot clear pending-change record " + record + ": ")
         .endsWith("; the next transaction finds the commit in the lineage and clears it");
     assertThat(versions(f.shared())).containsExactly(entry("@s/x", "1"));
     restore(record, left.get());
