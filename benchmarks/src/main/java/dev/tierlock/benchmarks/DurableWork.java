@@ -8,7 +8,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -16,10 +15,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Section 8: the durable local work of one commit on the filesystem datastore, one writer. The
- * system calls are counted by {@code strace -f -c} around a child JVM ({@link DurableWorkChild}):
- * once with the set-up and a warm-up put alone, once with {@code N} more puts, the difference
- * divided by {@code N}, so the JVM's start and the set-up cancel out. The lease hold is timed in
- * this JVM ({@link LeaseTimer}), over the same number of warm puts.
+ * system calls are traced by {@code strace -f} around a child JVM ({@link DurableWorkChild}) and
+ * counted between the marks the child leaves around its {@code N} warm puts ({@link StraceLog}),
+ * divided by {@code N}: the JVM's start, the self-check and the set-up are outside the marks. The
+ * lease hold is timed in this JVM ({@link LeaseTimer}), over the same number of warm puts.
  */
 final class DurableWork {
 
@@ -53,7 +52,10 @@ final class DurableWork {
     }
   }
 
-  /** One writer of a protocol on a store, past its self-check and one warm-up put. */
+  /**
+   * One writer of a protocol on a store, past its self-check, the lockfile's history
+   * ({@link Participants#history}: auto mode in its steady state) and one warm-up put.
+   */
   static final class Writer implements AutoCloseable {
     private final Committer committer;
     private final Optional<Tierlock> checkout;
@@ -73,6 +75,7 @@ final class DurableWork {
         tierlock.checkDatastore();
         writer = new Writer(new TierlockCommitter(tierlock), Optional.of(tierlock));
       }
+      Participants.history(writer.committer);
       writer.put(-1);
       return writer;
     }
@@ -109,19 +112,13 @@ final class DurableWork {
     Optional<String> missing = straceMissing();
     List<Row> rows = new ArrayList<>();
     for (Protocol protocol : Protocol.modesThen(Protocol.BASELINE)) {
-      Optional<Map<String, Double>> perCommit = Optional.empty();
+      Optional<Map<String, Long>> calls = Optional.empty();
       if (missing.isEmpty()) {
-        Map<String, Long> base = traced(protocol, 0);
-        Map<String, Long> full = traced(protocol, commits);
-        Map<String, Double> diff = new HashMap<>();
-        for (String call : TRACE.split(",")) {
-          diff.put(call, (full.getOrDefault(call, 0L) - base.getOrDefault(call, 0L)) / (double) commits);
-        }
-        perCommit = Optional.of(diff);
+        calls = Optional.of(traced(protocol, commits));
       }
-      Row row = new Row(protocol, perCommit.map(d -> d.get("fsync") + d.get("fdatasync")),
-          perCommit.map(d -> d.get("rename") + d.get("renameat") + d.get("renameat2")),
-          perCommit.map(d -> d.get("unlink") + d.get("unlinkat")), leaseHold(protocol));
+      Row row = new Row(protocol, calls.map(c -> perCommit(c, "fsync", "fdatasync")),
+          calls.map(c -> perCommit(c, "rename", "renameat", "renameat2")),
+          calls.map(c -> perCommit(c, "unlink", "unlinkat")), leaseHold(protocol));
       progress.say(String.format("  %s: fsyncs %s, renames %s, unlinks %s per commit, lease hold %s ms",
           protocol.label(), row.fsyncs().map(MarkdownTable::number).orElse("n/a"),
           row.renames().map(MarkdownTable::number).orElse("n/a"), row.unlinks().map(MarkdownTable::number).orElse("n/a"),
@@ -129,7 +126,15 @@ final class DurableWork {
       rows.add(row);
     }
     return new Result(rows, commits, missing.map(reason -> "strace is not available here (" + reason + ")")
-        .orElse("`strace -f -c -e trace=" + TRACE + "`"));
+        .orElse("`strace -f -e trace=" + TRACE + "`"));
+  }
+
+  private double perCommit(Map<String, Long> calls, String... names) {
+    long sum = 0;
+    for (String name : names) {
+      sum += calls.getOrDefault(name, 0L);
+    }
+    return sum / (double) commits;
   }
 
   /** Returns why strace cannot count here, or empty when it can. */
@@ -152,12 +157,12 @@ final class DurableWork {
     }
   }
 
-  /** Runs the child under strace with {@code n} puts after the warm-up; returns the calls by system call. */
+  /** Runs the child under strace with {@code n} puts after the warm-up; returns their calls by system call. */
   private Map<String, Long> traced(Protocol protocol, int n) throws IOException, InterruptedException {
-    Path dir = Files.createDirectories(work.resolve("strace-" + protocol.name().toLowerCase() + "-" + n));
-    Path summary = dir.resolve("summary.txt");
+    Path dir = Files.createDirectories(work.resolve("strace-" + protocol.name().toLowerCase()));
+    Path log = dir.resolve("strace.log");
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    List<String> command = List.of("strace", "-f", "-c", "-o", summary.toString(), "-e", "trace=" + TRACE,
+    List<String> command = List.of("strace", "-f", "-o", log.toString(), "-e", "trace=" + TRACE,
         java, "-XX:-UsePerfData", "-cp", System.getProperty("java.class.path"), DurableWorkChild.class.getName(),
         protocol.name(), dir.resolve("store").toString(), dir.resolve("checkout").toString(), String.valueOf(n));
     Process process = new ProcessBuilder(command).redirectErrorStream(true)
@@ -170,20 +175,8 @@ final class DurableWork {
       throw new IllegalStateException("Cannot count " + protocol.label() + ": the child exited " + process.exitValue()
           + ": " + Files.readString(dir.resolve("output.txt")));
     }
-    Map<String, Long> calls = parse(Files.readAllLines(summary));
+    Map<String, Long> calls = StraceLog.between(log);
     WorkDirectory.delete(dir);
-    return calls;
-  }
-
-  /** Reads strace's summary table: calls by system call name. */
-  static Map<String, Long> parse(List<String> lines) {
-    Map<String, Long> calls = new HashMap<>();
-    for (String line : lines) {
-      String[] t = line.trim().split("\\s+");
-      if (t.length >= 5 && t[0].matches("[\\d.]+") && !t[t.length - 1].equals("total")) {
-        calls.merge(t[t.length - 1], Long.parseLong(t[3]), Long::sum);
-      }
-    }
     return calls;
   }
 

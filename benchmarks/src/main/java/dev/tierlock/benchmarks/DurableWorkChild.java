@@ -6,7 +6,9 @@ import java.nio.file.Path;
 
 /**
  * The child JVM the durable-work count runs under {@code strace}: one writer on a filesystem
- * datastore, past its self-check and one warm-up put, then {@code commits} warm puts. Arguments:
+ * datastore, past its self-check, the lockfile's history and one warm-up put, then {@code commits}
+ * warm puts between the two marks {@link StraceLog} counts between (left in the checkout's
+ * parent directory, apart from the store and the checkout). Arguments:
  * the protocol's name ({@link Protocol#name()}), the store's directory, the checkout's directory,
  * the number of puts after the warm-up.
  */
@@ -26,9 +28,12 @@ public final class DurableWorkChild {
     int commits = Integer.parseInt(args[3]);
     try (FileSystemDatastore store = FileSystemDatastore.open(root);
         DurableWork.Writer writer = DurableWork.Writer.open(protocol, store, Path.of(args[2]))) {
+      Path marks = Path.of(args[2]).toAbsolutePath().getParent();
+      StraceLog.mark(marks, StraceLog.BEGIN);
       for (int i = 0; i < commits; i++) {
         writer.put(i);
       }
+      StraceLog.mark(marks, StraceLog.END);
     }
   }
 }

@@ -42,9 +42,10 @@ final class Notes {
         failed attempts' included, divided by the acknowledged commits.
         - **Commit modes**: every value of `CommitMode` in this build is measured, in its order (`Protocol.MODES`), \
         as separate checkouts on every store, in the call counts, the durable-work counts and the pinned installs.
-        - **Durable work** (`DurableWork`): `strace -f -c` around a child JVM (`DurableWorkChild`, one writer on the \
-        filesystem datastore, `-XX:-UsePerfData`), run once with N puts and once with none after the same set-up; \
-        the difference over N. Where strace cannot run, the section says so and counts nothing.
+        - **Durable work** (`DurableWork`): `strace -f` around a child JVM (`DurableWorkChild`, one writer on the \
+        filesystem datastore, `-XX:-UsePerfData`); the calls between the two marks the child leaves around its N \
+        puts (the unlink of a file of each mark's name, `StraceLog`), over N. Where strace cannot run, the section \
+        says so and counts nothing.
         - **Convergence** (`ConvergeScale`): the public `Converger` on a `FakeRemote` with latency, entries and \
         archives planted; each pass bounded, never waited on past its bound.
         - **JMH** (1.37): one fork per benchmark, average time; the forks run on this jar's class path.

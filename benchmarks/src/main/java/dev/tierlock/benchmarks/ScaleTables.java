@@ -60,9 +60,9 @@ final class ScaleTables {
   static String durable(DurableWork.Result result) {
     StringBuilder out = new StringBuilder("## 8. Durable local work of a commit: the filesystem datastore\n\n")
         .append("One writer, ").append(result.commits()).append(" warm puts per protocol. System calls: ")
-        .append(result.strace()).append(" around a child JVM making the puts, minus the same child making none ")
-        .append("(its start, self-check and one warm-up put alike), divided by the puts; strace counts failed calls ")
-        .append("too. Lease hold: the median time the lease object (`.datastore.lock`) lived, from the return of the ")
+        .append(result.strace()).append(" around a child JVM making the puts, counted between two marks the child ")
+        .append("leaves around them (its start, self-check, the lockfile's history and one warm-up put are outside ")
+        .append("the marks), divided by the puts; failed calls count too. Lease hold: the median time the lease object (`.datastore.lock`) lived, from the return of the ")
         .append("write that created it to the delete that removed it, over the same puts in this JVM. The baseline ")
         .append("protocol runs over this repository's filesystem datastore too, so its counts include that ")
         .append("datastore's own work (its claims and metadata files), not the original tool's own figures.\n\n");
