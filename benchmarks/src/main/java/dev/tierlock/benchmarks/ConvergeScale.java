@@ -65,9 +65,11 @@ final class ConvergeScale {
    * @param localBytesRead bytes this process read from local files during the pass ({@code rchar}), if the OS tells
    * @param peakReads the most archive reads ({@code openStream} calls) in flight at once
    * @param cpuSeconds the CPU time of this whole process over the pass (every thread: GC and JIT too)
+   * @param fsyncs the files and directories this process forced to disk during the pass ({@link FileForces}), if
+   *     counted
    */
   record Pass(double seconds, CallCounts.Count calls, int restored, int failed, OptionalLong localBytesRead,
-      int peakReads, double cpuSeconds) {
+      int peakReads, double cpuSeconds, OptionalLong fsyncs) {
 
     /** Returns the archive reads ({@code openStream} calls) of the pass. */
     long reads() {
@@ -148,6 +150,7 @@ final class ConvergeScale {
     peak.reset();
     OptionalLong before = ProcessReads.now();
     long cpuBefore = cpuNanos();
+    Optional<FileForces> forces = FileForces.start();
     long start = System.nanoTime();
     Future<ConvergeReport> future = passes.submit(converger::converge);
     ConvergeReport report;
@@ -155,18 +158,21 @@ final class ConvergeScale {
       report = future.get(bound.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
       future.cancel(true);
+      forces.ifPresent(FileForces::stop);
       return Optional.empty();
     } catch (ExecutionException e) {
+      forces.ifPresent(FileForces::stop);
       throw new IllegalStateException("Cannot measure a converge: the pass failed", e.getCause());
     }
     double seconds = (System.nanoTime() - start) / 1e9;
+    OptionalLong fsyncs = forces.map(FileForces::stop).orElse(OptionalLong.empty());
     double cpu = (cpuNanos() - cpuBefore) / 1e9;
     OptionalLong after = ProcessReads.now();
     OptionalLong read = before.isPresent() && after.isPresent()
         ? OptionalLong.of(after.getAsLong() - before.getAsLong()) : OptionalLong.empty();
     Map<DatastoreOperation, Long> calls = new LinkedHashMap<>(counting.counts());
     return Optional.of(new Pass(seconds, new CallCounts.Count(calls), report.restored().size(),
-        report.pending().size() + report.unrestorable().size(), read, peak.peak(), cpu));
+        report.pending().size() + report.unrestorable().size(), read, peak.peak(), cpu, fsyncs));
   }
 
   /** Returns this process's CPU time so far, in nanoseconds (0 where the JVM does not tell). */

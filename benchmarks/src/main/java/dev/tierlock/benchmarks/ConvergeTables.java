@@ -23,8 +23,9 @@ final class ConvergeTables {
   }
 
   private static String pass(Pass p) {
-    return String.format("%.2f s, %d calls, %d restored, %d failed, peak %d archive reads at once", p.seconds(),
-        p.calls().total(), p.restored(), p.failed(), p.peakReads());
+    return String.format("%.2f s, %d calls, %d restored, %d failed, peak %d archive reads at once, %s fsyncs",
+        p.seconds(), p.calls().total(), p.restored(), p.failed(), p.peakReads(),
+        p.fsyncs().isPresent() ? String.valueOf(p.fsyncs().getAsLong()) : "uncounted");
   }
 
   /** Returns a sequential pass's lower bound for {@code pass}: one latency per archive read, in seconds. */
@@ -45,9 +46,11 @@ final class ConvergeTables {
         .append("as the converger's default for the machine and the store. A sequential pass also takes at least ")
         .append("one latency per archive read: that floor (local work not counted) is shown beside each first pass. ")
         .append("Local bytes read: the process's ")
-        .append("`rchar` over the pass (every thread, the fake remote's own reads included).\n\n");
+        .append("`rchar` over the pass (every thread, the fake remote's own reads included). Fsyncs: every ")
+        .append("`FileChannel.force` of a file or a directory in the process over the pass (the Flight Recorder's ")
+        .append("`jdk.FileForce` event, no threshold), per entry restored.\n\n");
     MarkdownTable table = new MarkdownTable("entries", "pass", "wall (s)", "calls (by operation)",
-        "restored / failed", "archive reads at once (peak)", "process CPU (s)", "vs sequential floor", "local bytes read");
+        "restored / failed", "archive reads at once (peak)", "process CPU (s)", "vs sequential floor", "local bytes read", "fsyncs / restore");
     for (Row row : rows) {
       String how = row.restores() == 1 ? " (one restore at a time)" : "";
       table.row(cells(row.entries(), "first" + how, row.first(), row.bound(), latency));
@@ -60,13 +63,15 @@ final class ConvergeTables {
     String size = String.format("%,d", entries);
     if (pass.isEmpty()) {
       String why = label.startsWith("first") ? "**" + notFinished(bound) + "**" : "not run (the first pass did not finish)";
-      return new String[] {size, label, why, "", "", "", "", "", ""};
+      return new String[] {size, label, why, "", "", "", "", "", "", ""};
     }
     Pass p = pass.get();
     double floor = sequentialFloor(p, latency);
     return new String[] {size, label, String.format("%.2f", p.seconds()), CallCounts.cell(p.calls()),
         p.restored() + " / " + p.failed(), String.valueOf(p.peakReads()), String.format("%.1f", p.cpuSeconds()),
         label.startsWith("first") ? MarkdownTable.ratio(floor / p.seconds()) + " (floor " + MarkdownTable.number(floor) + " s)"
-            : "", p.localBytesRead().isPresent() ? String.format("%,d", p.localBytesRead().getAsLong()) : "n/a"};
+            : "", p.localBytesRead().isPresent() ? String.format("%,d", p.localBytesRead().getAsLong()) : "n/a",
+        p.fsyncs().isEmpty() ? "not counted" : p.restored() == 0 ? String.format("%d in all", p.fsyncs().getAsLong())
+            : String.format("%.1f", p.fsyncs().getAsLong() / (double) p.restored())};
   }
 }

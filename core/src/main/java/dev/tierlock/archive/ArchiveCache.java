@@ -5,9 +5,11 @@ import dev.tierlock.internal.AtomicFileWriter;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.channels.ClosedByInterruptException;
+import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Objects;
@@ -123,6 +125,24 @@ final class ArchiveCache {
       return AtomicFileWriter.newTemp(local);
     } catch (IOException e) {
       throw failure(key, "cache", local, e);
+    }
+  }
+
+  /**
+   * Moves a verified temp file (written from the datastore, which keeps the archive) over {@code
+   * local} atomically, forcing neither the file nor the directory: a copy the datastore still holds
+   * needs no durability of its own, since every read of the cache hashes the file first ({@link
+   * #verified}) and a copy torn or lost by a crash is removed and read again. An archive the caller
+   * stores ({@code ArchiveStore.store}) is not moved in this way: until its upload, the cache holds
+   * the only copy.
+   *
+   * @throws IOException if the move fails; {@code local} is then unchanged
+   */
+  void moveInUnforced(Path temp, Path local) throws IOException {
+    try {
+      Files.move(temp, local, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } catch (AtomicMoveNotSupportedException e) {
+      throw new IOException("Cannot replace " + local + " atomically: the filesystem does not support atomic moves", e);
     }
   }
 

@@ -223,12 +223,11 @@ final class DatastoreArchiveStore implements ArchiveStore {
       VerifyingCopy.Result result;
       try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
         result = VerifyingCopy.copy(stream.stream(), channel, limits.maxCompressedBytes(), key.toString(), deadline);
-        channel.force(true);
       }
       if (!result.sha256().equals(key.sha256())) {
         throw ArchiveException.tampered(key, result.sha256(), "read", datastore.describe());
       }
-      AtomicFileWriter.moveInto(temp, local);
+      cache.moveInUnforced(temp, local);
       return new ArchiveFile(key, local, result.size(), ArchiveFile.Origin.DATASTORE);
     } catch (VerifyingCopy.SourceException e) {
       if (e.getCause() instanceof ClosedByInterruptException) {

@@ -79,32 +79,39 @@ final class Swap {
     }
   }
 
+  /**
+   * Fills the staging. Its steps are forced to disk together at its end, each directory once: a
+   * crash inside it leaves a journal that says staged, which recovery undoes whole (whatever subset
+   * of the steps survived), so only the state at its end needs to be durable, before the swap.
+   */
   private void fill(SwapPlan plan) throws IOException {
     Set<Path> dirs = new LinkedHashSet<>();
     for (InstallJournal.Root root : staged.roots()) {
       dirs.add(root.stagingDir());
     }
+    Set<Path> changed = new LinkedHashSet<>();
     for (Path dir : dirs) {
       for (String part : new String[] {"new", "old", "discard"}) {
-        SwapFiles.createDirectories(dir.resolve(part));
+        SwapFiles.createDirectories(dir.resolve(part), changed);
       }
     }
     for (int i = 0; i < plan.roots().size(); i++) {
       Path source = plan.roots().get(i).source();
       if (source != null) {
-        SwapFiles.move(source, staged.roots().get(i).incoming());
+        SwapFiles.move(source, staged.roots().get(i).incoming(), changed);
       }
     }
     InstallJournal.Root extension = staged.extensionRoot();
     Path stagedManifest = staged.manifest().staged();
     if (stagedManifest != null) {
-      SwapFiles.move(StagingPaths.liveManifest(extension.incoming(), plan.manifestPath()), stagedManifest);
+      SwapFiles.move(StagingPaths.liveManifest(extension.incoming(), plan.manifestPath()), stagedManifest, changed);
     }
     for (InstallJournal.Nested nested : staged.nestedRoots()) {
       Path target = StagingPaths.under(extension.incoming(), nested.relDir());
-      SwapFiles.createDirectories(target.getParent());
+      SwapFiles.createDirectories(target.getParent(), changed);
       SwapFiles.copyTree(StagingPaths.under(extension.live(), nested.relDir()), target);
     }
+    SwapFiles.force(changed);
   }
 
   /** Returns the journal as staged. */

@@ -13,11 +13,15 @@ import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.util.LinkedHashSet;
+import java.util.Set;
 
 /**
  * The file operations of a swap: a rename that never targets an existing path, a copy of a tree
  * that never follows links, and the clean-up of emptied parents. Every step is forced to disk before
- * it returns, so a boundary after it survives a power cut. Stateless; callers hold the
+ * it returns, so a boundary after it survives a power cut; the variants that take a set of changed
+ * directories leave the forcing to the caller's {@link #force} at the end of a series of steps a
+ * crash undoes whole. Stateless; callers hold the
  * pulled-extensions lock, so a target checked absent stays absent until the rename.
  */
 final class SwapFiles {
@@ -38,28 +42,56 @@ final class SwapFiles {
    * @throws IOException if the rename fails; nothing moved
    */
   static void move(Path source, Path target) throws IOException {
+    Set<Path> changed = new LinkedHashSet<>();
+    move(source, target, changed);
+    force(changed);
+  }
+
+  /**
+   * Renames as {@link #move(Path, Path)} does, adding the directories whose entries changed to
+   * {@code changed} instead of forcing them: for a series of steps that {@link #force} makes
+   * durable together at its end, where a crash inside the series is undone as a whole.
+   *
+   * @throws IOException if {@code target} exists, or the rename fails; nothing moved
+   */
+  static void move(Path source, Path target, Set<Path> changed) throws IOException {
     if (exists(target)) {
       throw new IOException("Cannot move " + source + " to " + target + ": the target exists");
     }
     Files.move(source, target, StandardCopyOption.ATOMIC_MOVE);
-    AtomicFileWriter.forceDirectory(target.getParent());
-    if (!source.getParent().equals(target.getParent())) {
-      AtomicFileWriter.forceDirectory(source.getParent());
-    }
+    changed.add(target.getParent());
+    changed.add(source.getParent());
   }
 
   /** Creates {@code dir} and its missing parents, forcing the parent of each directory created. */
   static void createDirectories(Path dir) throws IOException {
+    Set<Path> changed = new LinkedHashSet<>();
+    createDirectories(dir, changed);
+    force(changed);
+  }
+
+  /**
+   * Creates {@code dir} and its missing parents, adding the parent of each directory created to
+   * {@code changed} instead of forcing it (see {@link #move(Path, Path, Set)}).
+   */
+  static void createDirectories(Path dir, Set<Path> changed) throws IOException {
     if (Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
       return;
     }
     Path parent = dir.getParent();
     if (parent != null) {
-      createDirectories(parent);
+      createDirectories(parent, changed);
     }
     Files.createDirectory(dir);
     if (parent != null) {
-      AtomicFileWriter.forceDirectory(parent);
+      changed.add(parent);
+    }
+  }
+
+  /** Forces each directory of {@code changed} once, in order. */
+  static void force(Set<Path> changed) throws IOException {
+    for (Path dir : changed) {
+      AtomicFileWriter.forceDirectory(dir);
     }
   }
 

@@ -208,6 +208,17 @@ public abstract class ArchiveStoreContract {
     reads().read_badCachedFile_isRemovedAndFetchedAgain();
   }
 
+  /**
+   * A downloaded copy a crash left empty or cut short (the cache does not force a copy the
+   * datastore keeps) is fetched again, never served.
+   *
+   * @throws IOException if a file the test uses cannot be read or written
+   */
+  @Test
+  public final void read_downloadedCopyACrashCutShort_isFetchedAgain() throws IOException {
+    reads().read_downloadedCopyACrashCutShort_isFetchedAgain();
+  }
+
   /** An object over the compressed cap is refused before any byte of its body is read. */
   @Test
   public final void read_oversizeObject_refusedBeforeAnyBodyByteIsRead() {

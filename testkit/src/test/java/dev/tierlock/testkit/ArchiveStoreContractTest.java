@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
  */
 class ArchiveStoreContractTest {
 
-  private static final int CONTRACT_TESTS = 31;
+  private static final int CONTRACT_TESTS = 32;
 
   /** The cases that run whole checkouts, whose self-check proves conditional deletes first. */
   private static final Set<String> CHECKOUT_TESTS = Set.of(
