@@ -1,7 +1,9 @@
 package dev.tierlock.archive;
 
+import dev.tierlock.internal.AtomicFileWriter;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
@@ -17,6 +19,7 @@ import java.nio.file.attribute.PosixFileAttributeView;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -33,7 +36,10 @@ import java.util.Set;
  * last, after every check of the archive passed. Permission bits are kept where the filesystem
  * supports POSIX permissions; the owner always keeps read access to files and full access to
  * directories, so that the tree can be moved and removed later. Needs a filesystem that offers
- * {@link SecureDirectoryStream} (Linux, macOS); elsewhere extraction is refused. Not thread-safe.
+ * {@link SecureDirectoryStream} (Linux, macOS); elsewhere extraction is refused. What {@link
+ * #finish} returns on is on disk: every file is forced as it closes, every directory whose entries
+ * changed once at the end (the tree becomes an installed extension by renames, which force only
+ * the directories they change). Not thread-safe.
  */
 final class StagingWriter implements EntrySink {
 
@@ -48,6 +54,8 @@ final class StagingWriter implements EntrySink {
   private final boolean created;
   private final SecureDirectoryStream<Path> rootDirectory;
   private final List<DirectoryMode> directoryModes = new ArrayList<>();
+  /** The directories whose entries changed, relative to the root ("" is the root): forced by {@link #finish}. */
+  private final Set<String> changedDirectories = new LinkedHashSet<>();
   private boolean closed;
 
   private record DirectoryMode(String path, int mode) {}
@@ -128,6 +136,7 @@ final class StagingWriter implements EntrySink {
     }
     try {
       channel = parent.newByteChannel(name, CREATE_FILE);
+      changedDirectories.add(parentPath(segments));
     } catch (FileAlreadyExistsException e) {
       SecureDirectories.closeQuietly(parent, e);
       throw ArchiveException.rejected(source, path, ArchiveException.Rule.DUPLICATE, "the filesystem already holds \""
@@ -152,6 +161,10 @@ final class StagingWriter implements EntrySink {
       @Override
       public void close() {
         try (parent) {
+          // the extracted bytes are the installed extension's once the swap commits: durable before it
+          if (channel instanceof FileChannel file) {
+            file.force(false);
+          }
           channel.close();
           setMode(parent, name, path, mode | 0400);
         } catch (IOException e) {
@@ -173,6 +186,7 @@ final class StagingWriter implements EntrySink {
             "\"" + Printable.of(target) + "\" is not a regular file in the staging directory");
       }
       Files.createLink(root.resolve(path), root.resolve(target));
+      changedDirectories.add(parentPath(linkSegments));
       BasicFileAttributes made = SecureDirectories.attributes(linkParent, name(linkSegments));
       if (made == null || !made.isRegularFile() || !Objects.equals(made.fileKey(), existing.fileKey())) {
         if (made != null) {
@@ -192,6 +206,7 @@ final class StagingWriter implements EntrySink {
     String[] segments = segments(path);
     try (SecureDirectoryStream<Path> parent = openDirectory(path, parentOf(segments), Missing.CREATE)) {
       Files.createSymbolicLink(root.resolve(path), root.getFileSystem().getPath(target));
+      changedDirectories.add(parentPath(segments));
       BasicFileAttributes made = SecureDirectories.attributes(parent, name(segments));
       if (made == null || !made.isSymbolicLink()) {
         throw changed(path);
@@ -216,6 +231,14 @@ final class StagingWriter implements EntrySink {
         setMode(parent, name(segments), d.path(), d.mode() | 0700);
       } catch (IOException e) {
         throw failure(d.path(), e);
+      }
+    }
+    // every file was forced as it closed; the names of the files and directories are forced here
+    for (String dir : changedDirectories) {
+      try {
+        AtomicFileWriter.forceDirectory(root.resolve(dir));
+      } catch (IOException e) {
+        throw failure(dir, e);
       }
     }
     closeRoot();
@@ -273,6 +296,7 @@ final class StagingWriter implements EntrySink {
         if (attributes == null && missing == Missing.CREATE) {
           try {
             Files.createDirectory(root.resolve(walked));
+            changedDirectories.add(String.join("/", Arrays.copyOf(segments, i)));
           } catch (FileAlreadyExistsException e) {
             // created meanwhile: judged below like any other
           }
@@ -324,6 +348,10 @@ final class StagingWriter implements EntrySink {
 
   private static String[] segments(String path) {
     return path.split("/");
+  }
+
+  private static String parentPath(String[] segments) {
+    return String.join("/", parentOf(segments));
   }
 
   private static String[] parentOf(String[] segments) {
