@@ -46,7 +46,7 @@ record Plan(String name, List<Integer> writers, ContendedRun.Timing fake, Durati
         List.of(1, 16), timing(500, 2000), timing(500, 4000), timing(300, 1500),
         new JmhSection.Timing(3, 3, TimeValue.seconds(1)), 21, 50, 5,
         List.of(new Converge(1000, Duration.ofSeconds(120), 1), new Converge(1000, Duration.ofSeconds(120), 0),
-            new Converge(5000, Duration.ofSeconds(120), 0), new Converge(50_000, Duration.ofSeconds(150), 0)));
+            new Converge(5000, Duration.ofSeconds(120), 0), new Converge(50_000, Duration.ofSeconds(1200), 0)));
   }
 
   /** Returns the short plan of {@code --quick}. */
