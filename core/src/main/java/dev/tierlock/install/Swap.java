@@ -110,6 +110,7 @@ final class Swap {
       Path target = StagingPaths.under(extension.incoming(), nested.relDir());
       SwapFiles.createDirectories(target.getParent(), changed);
       SwapFiles.copyTree(StagingPaths.under(extension.live(), nested.relDir()), target);
+      changed.add(target.getParent());  // the copy's own entry: the copy forces only what is inside it
     }
     SwapFiles.force(changed);
   }
