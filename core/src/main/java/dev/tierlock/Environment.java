@@ -228,10 +228,11 @@ public final class Environment {
   }
 
   /**
-   * {@return this environment telling {@code value} each time a caller has to queue in this JVM
-   * behind another caller of this environment's checkout: a run behind the batch of runs on the
-   * checkout (group commit), or a caller behind another on the checkout's transaction lock, its
-   * pulled-extensions lock, the global lock, or its convergence pass in flight} The hook is told
+   * {@return this environment telling {@code value} each time a caller of a Tierlock built with it
+   * has to queue in this JVM behind another caller: a run behind the batch of runs on its checkout
+   * (group commit), or a caller behind another on the checkout's transaction lock or
+   * pulled-extensions lock, on the global lock (one queue per store, key and lock identity in this
+   * JVM), or joining the checkout's convergence pass in flight} The hook is told
    * what the caller waits for, as messages name it: {@code the runs before this one on <store and
    * key>}, {@code transaction lock <path>}, {@code pulled-extensions lock of <checkout> (<path>)},
    * {@code lock "<key>" on <store>}, {@code the convergence pass in flight on <checkout>}; told

@@ -258,7 +258,7 @@ class ConvergeAttackTest {
     AtomicReference<ConvergeReport> gated = new AtomicReference<>();
     AtomicReference<ConvergeReport> full = new AtomicReference<>();
     Thread t1 = new Thread(() -> gated.set(b.converge()));
-    Thread t2 = new Thread(() -> full.set(b.converger().convergeFully()));
+    Thread t2 = new Thread(() -> full.set(b.converger().convergeFully()), "full pass");
     try {
       t1.start();
       assertThat(reading.await(30, TimeUnit.SECONDS)).isTrue();
