@@ -72,10 +72,22 @@ final class CheckoutLock {
    * @throws LocalFileException if the state directory cannot be created or resolved
    */
   static CheckoutLock in(Path stateDirectory, Clock clock, Sleeper sleeper) {
+    return in(stateDirectory, Environment.system().withClock(clock).withSleeper(sleeper));
+  }
+
+  /**
+   * Returns the transaction lock of the checkout whose state directory is {@code stateDirectory}
+   * (created if missing), on {@code environment}'s clock and sleeper, telling its queueing hook when
+   * a caller queues for it in this JVM ({@link Environment#queueing()}).
+   *
+   * @throws LocalFileException if the state directory cannot be created or resolved
+   */
+  static CheckoutLock in(Path stateDirectory, Environment environment) {
     try {
       Path file = Files.createDirectories(stateDirectory).toRealPath().resolve(FILE_NAME);
-      return new CheckoutLock(file, LockLevel.CHECKOUT, "transaction lock " + file, POLL, clock, sleeper,
-          OsLockRegistry.shared(), () -> { }, CheckoutLock::nestedTransaction);
+      String description = "transaction lock " + file;
+      return new CheckoutLock(file, LockLevel.CHECKOUT, description, POLL, environment.clock(), environment.sleeper(),
+          OsLockRegistry.shared(), () -> environment.queueing().accept(description), CheckoutLock::nestedTransaction);
     } catch (IOException e) {
       throw new LocalFileException("Cannot prepare transaction lock in " + stateDirectory + ": " + e.getMessage(), e);
     }

@@ -32,7 +32,7 @@ public final class Environment {
 
   private static final Environment SYSTEM = new Environment(Clock.systemUTC(), Sleeper.SYSTEM, new SecureRandom(),
       Heartbeats.daemonThreads(), HostProcesses.system(), null, () -> UUID.randomUUID().toString(), randomCommitIds(),
-      name -> { });
+      name -> { }, waitedFor -> { });
 
   private final Clock clock;
   private final Sleeper sleeper;
@@ -44,10 +44,11 @@ public final class Environment {
   private final Supplier<String> nonces;
   private final Supplier<String> commitIds;
   private final Consumer<String> boundaries;
+  private final Consumer<String> queueing;
 
   private Environment(Clock clock, Sleeper sleeper, RandomGenerator random, Heartbeats heartbeats,
       HostProcesses hostProcesses, @Nullable LockIdentity lockIdentity, Supplier<String> nonces,
-      Supplier<String> commitIds, Consumer<String> boundaries) {
+      Supplier<String> commitIds, Consumer<String> boundaries, Consumer<String> queueing) {
     this.clock = Objects.requireNonNull(clock, "clock");
     this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
     this.random = Objects.requireNonNull(random, "random");
@@ -57,14 +58,15 @@ public final class Environment {
     this.nonces = Objects.requireNonNull(nonces, "nonces");
     this.commitIds = Objects.requireNonNull(commitIds, "commitIds");
     this.boundaries = Objects.requireNonNull(boundaries, "boundaries");
+    this.queueing = Objects.requireNonNull(queueing, "queueing");
   }
 
   /**
    * {@return the real world: the system UTC clock, real sleeping, a {@link SecureRandom}, each
    * heartbeat on a daemon thread ({@link Heartbeats#daemonThreads()}), this host's processes
    * ({@link HostProcesses#system()}), this process as the lock holder ({@link
-   * LockIdentity#current()}), random UUID nonces, commit ids of 16 random hex digits, and crash
-   * boundaries told to nobody}
+   * LockIdentity#current()}), random UUID nonces, commit ids of 16 random hex digits, crash
+   * boundaries told to nobody, and queueing told to nobody}
    */
   public static Environment system() {
     return SYSTEM;
@@ -123,13 +125,21 @@ public final class Environment {
   }
 
   /**
+   * {@return the hook told what a caller waits for each time it has to queue in this JVM behind
+   * another caller; by default it does nothing} See {@link #withQueueing}.
+   */
+  public Consumer<String> queueing() {
+    return queueing;
+  }
+
+  /**
    * {@return this environment with another clock}
    *
    * @param value the clock
    */
   public Environment withClock(Clock value) {
     return new Environment(value, sleeper, random, heartbeats, hostProcesses, lockIdentity, nonces, commitIds,
-        boundaries);
+        boundaries, queueing);
   }
 
   /**
@@ -139,7 +149,7 @@ public final class Environment {
    */
   public Environment withSleeper(Sleeper value) {
     return new Environment(clock, value, random, heartbeats, hostProcesses, lockIdentity, nonces, commitIds,
-        boundaries);
+        boundaries, queueing);
   }
 
   /**
@@ -149,7 +159,7 @@ public final class Environment {
    */
   public Environment withRandom(RandomGenerator value) {
     return new Environment(clock, sleeper, value, heartbeats, hostProcesses, lockIdentity, nonces, commitIds,
-        boundaries);
+        boundaries, queueing);
   }
 
   /**
@@ -159,7 +169,7 @@ public final class Environment {
    */
   public Environment withHeartbeats(Heartbeats value) {
     return new Environment(clock, sleeper, random, value, hostProcesses, lockIdentity, nonces, commitIds,
-        boundaries);
+        boundaries, queueing);
   }
 
   /**
@@ -170,7 +180,8 @@ public final class Environment {
    * @param value this host's processes
    */
   public Environment withHostProcesses(HostProcesses value) {
-    return new Environment(clock, sleeper, random, heartbeats, value, lockIdentity, nonces, commitIds, boundaries);
+    return new Environment(clock, sleeper, random, heartbeats, value, lockIdentity, nonces, commitIds, boundaries,
+        queueing);
   }
 
   /**
@@ -180,7 +191,7 @@ public final class Environment {
    */
   public Environment withLockIdentity(LockIdentity value) {
     return new Environment(clock, sleeper, random, heartbeats, hostProcesses, Objects.requireNonNull(value, "value"),
-        nonces, commitIds, boundaries);
+        nonces, commitIds, boundaries, queueing);
   }
 
   /**
@@ -191,7 +202,7 @@ public final class Environment {
    */
   public Environment withNonces(Supplier<String> value) {
     return new Environment(clock, sleeper, random, heartbeats, hostProcesses, lockIdentity, value, commitIds,
-        boundaries);
+        boundaries, queueing);
   }
 
   /**
@@ -202,7 +213,7 @@ public final class Environment {
    */
   public Environment withCommitIds(Supplier<String> value) {
     return new Environment(clock, sleeper, random, heartbeats, hostProcesses, lockIdentity, nonces, value,
-        boundaries);
+        boundaries, queueing);
   }
 
   /**
@@ -213,7 +224,30 @@ public final class Environment {
    */
   public Environment withBoundaries(Consumer<String> value) {
     return new Environment(clock, sleeper, random, heartbeats, hostProcesses, lockIdentity, nonces, commitIds,
-        value);
+        value, queueing);
+  }
+
+  /**
+   * {@return this environment telling {@code value} each time a caller of a Tierlock built with it
+   * has to queue in this JVM behind another caller: a run behind the batch of runs on its checkout
+   * (group commit), or a caller behind another on the checkout's transaction lock or
+   * pulled-extensions lock, on the global lock (one queue per store, key and lock identity in this
+   * JVM), or joining the checkout's convergence pass in flight} The hook is told
+   * what the caller waits for, as messages name it: {@code the runs before this one on <store and
+   * key>}, {@code transaction lock <path>}, {@code pulled-extensions lock of <checkout> (<path>)},
+   * {@code lock "<key>" on <store>}, {@code the convergence pass in flight on <checkout>}; told
+   * once per wait, on the caller's thread, once the caller has its place and before it
+   * waits: the callers before it are served first. A caller that need not queue (nobody holds or
+   * awaits what it takes) is not told; waiting for another process is the {@link #sleeper()}'s.
+   * Tests wait on it (a latch, a semaphore) to know that a caller has queued, instead of watching
+   * its thread; an application may count contention with it.
+   *
+   * @param value the hook; it may run under the queue's lock, so it must return quickly and must
+   *     not call Tierlock
+   */
+  public Environment withQueueing(Consumer<String> value) {
+    return new Environment(clock, sleeper, random, heartbeats, hostProcesses, lockIdentity, nonces, commitIds,
+        boundaries, Objects.requireNonNull(value, "value"));
   }
 
   @Override

@@ -81,7 +81,10 @@ final class GroupCommit {
     this.onQueued = onQueued;
   }
 
-  /** Returns an empty queue like this one that runs {@code action} each time a caller starts to wait (for tests). */
+  /**
+   * Returns an empty queue like this one that runs {@code action} on a caller's thread, under the
+   * queue's lock, once it has queued behind another and before it waits ({@link Environment#queueing()}).
+   */
   GroupCommit onQueued(Runnable action) {
     return new GroupCommit(clock, description, pulledExtensions, action);
   }

@@ -18,6 +18,7 @@ import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
@@ -130,6 +131,7 @@ final class Lease implements DistributedLock {
   private final LongSupplier ticks;
   private final Supplier<String> nonces;
   private final Heartbeats heartbeats;
+  private final Consumer<String> queueing;
   private final LeaseLine.Key lineKey;
   private final AtomicReference<@Nullable Observation> observed = new AtomicReference<>();
   private volatile Instant contendedUntil = Instant.MIN;
@@ -145,7 +147,7 @@ final class Lease implements DistributedLock {
    *
    * @param datastore where the lock lives; not closed by the lease
    * @param environment the clock, sleeper, jitter, identity (looked up once, here), nonces,
-   *     heartbeats and host processes of the lease
+   *     heartbeats, host processes and queueing hook of the lease
    */
   Lease(Datastore datastore, ObjectKey key, LockOptions options, Environment environment, HandoverBudget budget) {
     this.datastore = datastore;
@@ -157,6 +159,7 @@ final class Lease implements DistributedLock {
     this.identity = environment.lockIdentity();
     this.nonces = environment.nonces();
     this.heartbeats = environment.heartbeats();
+    this.queueing = environment.queueing();
     this.processes = environment.hostProcesses();
     this.budget = budget;
     this.processStart = identity.hostname().equals(processes.hostname())
@@ -228,7 +231,9 @@ final class Lease implements DistributedLock {
 
   private TurnQueue.Turn<LeaseLine.Grant> takeTurn(LeaseLine line, Instant start, Instant deadline) {
     try {
-      TurnQueue.Turn<LeaseLine.Grant> turn = line.take(clock, deadline, options.maxRetryInterval());
+      String description = describe();
+      TurnQueue.Turn<LeaseLine.Grant> turn = line.take(clock, deadline, options.maxRetryInterval(),
+          () -> queueing.accept(description));
       if (turn == null) {
         throw new LockTimeoutException(key.value(), line.holderToName(), Duration.between(start, clock.instant()));
       }

@@ -116,11 +116,13 @@ final class LeaseLine {
    * again), so that no grant is ever lost.
    *
    * @param slice the longest the waiter goes without re-reading its clock
+   * @param onQueued run on the waiting thread, once, under the queue's lock, if it has to queue behind another
    * @return the granted turn, or null when the deadline passed first (the waiter left the queue)
    * @throws InterruptedException if interrupted while waiting (the waiter left the queue)
    */
-  TurnQueue.@Nullable Turn<Grant> take(Clock clock, Instant deadline, Duration slice) throws InterruptedException {
-    return turns.take(clock, deadline, slice, () -> { });
+  TurnQueue.@Nullable Turn<Grant> take(Clock clock, Instant deadline, Duration slice, Runnable onQueued)
+      throws InterruptedException {
+    return turns.take(clock, deadline, slice, onQueued);
   }
 
   /** Wakes the queued waiters to re-read their clocks: the owner's remote wait moved on. */

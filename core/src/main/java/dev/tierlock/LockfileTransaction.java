@@ -58,7 +58,9 @@ public final class LockfileTransaction {
   LockfileTransaction(TransactionSettings settings) {
     this.settings = settings;
     this.auto = new AutoMode(settings.trustAfter());
-    this.group = new GroupCommit(settings.clock(), settings.store().describe(), settings.pulledExtensions());
+    String queuedFor = "the runs before this one on " + settings.store().describe();
+    this.group = new GroupCommit(settings.clock(), settings.store().describe(), settings.pulledExtensions())
+        .onQueued(() -> settings.queueing().accept(queuedFor));
   }
 
   /** {@return a description for messages: the datastore and the lockfile's key} */

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
@@ -58,9 +59,17 @@ final class PulledExtensionsLock {
     this.clock = builder.clock;
     String description = describe();
     this.checkoutLock = CheckoutLock.of(lockFile, LockLevel.PULLED_EXTENSIONS, description, builder.pollInterval,
-        builder.clock, builder.sleeper, builder.registry, builder.onQueued,
+        builder.clock, builder.sleeper, builder.registry, told(builder.onQueued, builder.queueing, description),
         target -> new IllegalStateException("Cannot acquire " + description
             + ": this thread already holds it; pass the held section and call nested()"));
+  }
+
+  /** Returns what runs {@code onQueued}, then tells {@code queueing} the lock's {@code description}. */
+  private static Runnable told(Runnable onQueued, Consumer<String> queueing, String description) {
+    return () -> {
+      onQueued.run();
+      queueing.accept(description);
+    };
   }
 
   /**
@@ -256,6 +265,7 @@ final class PulledExtensionsLock {
     private Sleeper sleeper = Sleeper.SYSTEM;
     private OsLockRegistry registry = OsLockRegistry.shared();
     private Runnable onQueued = () -> { };
+    private Consumer<String> queueing = waitedFor -> { };
 
     private Builder(Path checkout) {
       this.checkoutPath = checkout;
@@ -297,10 +307,14 @@ final class PulledExtensionsLock {
       return this;
     }
 
-    /** Sets the clock that measures the wait budget and how the lock waits on a busy lock file. */
+    /**
+     * Sets the clock that measures the wait budget, how the lock waits on a busy lock file, and the
+     * hook told when a caller queues for it in this JVM.
+     */
     Builder environment(Environment value) {
       this.clock = value.clock();
       this.sleeper = value.sleeper();
+      this.queueing = value.queueing();
       return this;
     }
 

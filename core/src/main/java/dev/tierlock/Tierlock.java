@@ -84,9 +84,10 @@ public final class Tierlock implements AutoCloseable {
     this.pulledExtensions = PulledExtensionsLock.builder(checkout).stateDirectory(stateDirectory)
         .environment(environment).build();
     this.transaction = new LockfileTransaction(new TransactionSettings(store, new PendingRecord(stateDirectory, namespace, datastore.identity()),
-        globalLock, pulledExtensions, CheckoutLock.in(stateDirectory, clock, environment.sleeper()), clock,
+        globalLock, pulledExtensions, CheckoutLock.in(stateDirectory, environment), clock,
         environment.sleeper(), environment.random(), b.policy, b.deadline, b.maxAttempts, b.firstBackoff, b.maxBackoff,
-        environment.commitIds(), b.mode, b.grouped, b.trustAfter, TransactionSettings.DEFAULT_YIELD_AFTER));
+        environment.commitIds(), b.mode, b.grouped, b.trustAfter, TransactionSettings.DEFAULT_YIELD_AFTER,
+        environment.queueing()));
   }
 
   /**

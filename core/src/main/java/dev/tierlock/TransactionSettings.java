@@ -2,6 +2,7 @@ package dev.tierlock;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 
@@ -28,6 +29,8 @@ import java.util.random.RandomGenerator;
  *     after which runs take no lease again
  * @param yieldAfter in the modes without the lease, the races one commit loses in a row before it
  *     publishes under the lease
+ * @param queueing told, on the caller's thread, when a run queues behind the batch of runs on this
+ *     checkout ({@link Environment#queueing()})
  */
 record TransactionSettings(
     LockfileStore store,
@@ -47,7 +50,8 @@ record TransactionSettings(
     CommitMode mode,
     boolean grouped,
     int trustAfter,
-    int yieldAfter) {
+    int yieldAfter,
+    Consumer<String> queueing) {
 
   /** The default deadline of a run, lock wait included. */
   static final Duration DEFAULT_DEADLINE = Duration.ofSeconds(120);

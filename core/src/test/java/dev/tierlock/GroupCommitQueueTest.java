@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -16,6 +17,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -75,6 +77,7 @@ class GroupCommitQueueTest {
 
   @Test
   void aFollowerInterruptedInABatchThatFailsBeforeItsChangeRan_stopsWithItsInterrupt_andTheRestGoOn() throws Exception {
+    WatchedClock clock = new WatchedClock(this.clock);
     GroupCommit group = new GroupCommit(clock, "test checkout", PulledExtensionsLock.builder(dir).build())
         .onQueued(queuedCallers::release);
     CountDownLatch firstInside = new CountDownLatch(1);
@@ -91,9 +94,10 @@ class GroupCommitQueueTest {
       if (leader.equals("second")) {
         Thread third = batch.get(1).thread;
         third.interrupt();  // taken into this batch already: the interrupt must not strand it
-        while (third.getState() != Thread.State.TIMED_WAITING && third.getState() != Thread.State.WAITING) {
-          Thread.onSpinWait();
-        }
+        clock.watch(third);
+        // the third read the clock after its interrupt: it took the interrupt in the batch, and it keeps
+        // the queue's lock from that read until it waits again, so the batch fails only after that
+        await(clock.read);
         throw new IllegalStateException("the leader's lock wait timed out");
       }
       batch.forEach(r -> turns.apply(r, Lockfile.EMPTY));
@@ -179,6 +183,45 @@ class GroupCommitQueueTest {
       assertThat(f.get(30, TimeUnit.SECONDS).status()).isEqualTo(TransactionStatus.NO_CHANGE);
     }
     assertThat(batches).containsExactly(List.of(Thread.currentThread().getName(), "late-1", "late-2"));
+  }
+
+  /**
+   * The test's clock, telling when one watched thread reads it. A caller waiting in the queue reads
+   * its clock under the queue's lock on every pass of its wait loop, after it took any interrupt
+   * and before it waits again (an interrupt it has not taken yet is then taken at once, before the
+   * lock is let go): a read after the interrupt proves the caller took it in the batch.
+   */
+  private static final class WatchedClock extends Clock {
+    final CountDownLatch read = new CountDownLatch(1);
+    private final Clock clock;
+    private volatile @Nullable Thread watched;
+
+    WatchedClock(Clock clock) {
+      this.clock = clock;
+    }
+
+    /** Counts down {@link #read} at {@code thread}'s next read, from now on. */
+    void watch(Thread thread) {
+      watched = thread;
+    }
+
+    @Override
+    public Instant instant() {
+      if (Thread.currentThread() == watched) {
+        read.countDown();
+      }
+      return clock.instant();
+    }
+
+    @Override
+    public ZoneId getZone() {
+      return clock.getZone();
+    }
+
+    @Override
+    public Clock withZone(ZoneId zone) {
+      throw new UnsupportedOperationException("Cannot change the zone of the test's clock");
+    }
   }
 
   private static TransactionResult result() {

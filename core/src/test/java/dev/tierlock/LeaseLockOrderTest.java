@@ -26,8 +26,9 @@ class LeaseLockOrderTest {
     MemoryDatastore store = new MemoryDatastore();
     ManualClock clock = ManualClock.create();
     LockIdentity app = LockIdentity.of("app@box", "box", 4242);
+    CountDownLatch queued = new CountDownLatch(1);
     Environment environment = Environment.system().withClock(clock).withSleeper(clock.sleeper()).withLockIdentity(app)
-        .withHeartbeats(NONE).withHostProcesses(new NoProcesses());
+        .withHeartbeats(NONE).withHostProcesses(new NoProcesses()).withQueueing(waitedFor -> queued.countDown());
     DistributedLock.Held first = new Lease(store, KEY, LockOptions.DEFAULTS, environment, Lease.HandoverBudget.DEFAULT)
         .acquire();
     assertThat(LockOrder.innermost()).isEqualTo(LockLevel.GLOBAL);
@@ -46,11 +47,7 @@ class LeaseLockOrderTest {
     }, "receiver");
     receiver.setDaemon(true);
     receiver.start();
-    long bound = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (receiver.getState() != Thread.State.TIMED_WAITING) {
-      assertThat(System.nanoTime()).as("the receiver queues").isLessThan(bound);
-      Thread.yield();
-    }
+    assertThat(queued.await(30, TimeUnit.SECONDS)).as("the receiver queues behind the first lease").isTrue();
 
     first.release();
 

@@ -13,7 +13,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -30,8 +32,9 @@ import org.junit.jupiter.api.Test;
  * instances, as several Tierlocks of one process would have) wait in memory first come first
  * served, and a held lease passes from one to the next without a remote call, within its budget.
  * Calls are counted on the store; time is a {@link TestClock}; each caller runs on its own thread,
- * and the test waits for each to be queued (its thread parked in the queue's timed wait) before it
- * starts the next, so the order of arrival is the test's own.
+ * and the test waits for each to be queued (the lease tells its environment's queueing hook, on the
+ * caller's thread, once the caller has its place) before it starts the next, so the order of
+ * arrival is the test's own.
  */
 class LeaseQueueTest {
 
@@ -48,6 +51,8 @@ class LeaseQueueTest {
   private final AtomicInteger inside = new AtomicInteger();
   private final AtomicInteger mostInside = new AtomicInteger();
   private final List<Caller> callers = new ArrayList<>();
+  /** Each caller's latch, opened when the lease tells the queueing hook on the caller's thread. */
+  private final Map<Thread, CountDownLatch> queued = new ConcurrentHashMap<>();
 
   @AfterEach
   void stopCallers() throws InterruptedException {
@@ -297,7 +302,12 @@ class LeaseQueueTest {
 
   private Environment app() {
     return Environment.system().withClock(clock).withSleeper(clock.sleeper()).withRandom(new SplittableRandom(1))
-        .withLockIdentity(APP).withHeartbeats(heartbeats).withHostProcesses(BOX);
+        .withLockIdentity(APP).withHeartbeats(heartbeats).withHostProcesses(BOX).withQueueing(waitedFor -> {
+          CountDownLatch latch = queued.get(Thread.currentThread());
+          if (latch != null) {
+            latch.countDown();
+          }
+        });
   }
 
   private DistributedLock lock() {
@@ -316,19 +326,18 @@ class LeaseQueueTest {
   private Caller queue(String name, DistributedLock lock) {
     Caller caller = new Caller(name, lock);
     callers.add(caller);
+    CountDownLatch latch = new CountDownLatch(1);
+    queued.put(caller.thread, latch);
     caller.thread.start();
-    awaitState(caller.thread, Thread.State.TIMED_WAITING, name + " queued");
-    return caller;
-  }
-
-  private static void awaitState(Thread thread, Thread.State state, String what) {
-    long bound = System.nanoTime() + TimeUnit.SECONDS.toNanos(BOUND_SECONDS);
-    while (thread.getState() != state) {
-      if (!thread.isAlive() || System.nanoTime() > bound) {
-        throw new AssertionError("Cannot see " + what + ": the thread is " + thread.getState());
+    try {
+      if (!latch.await(BOUND_SECONDS, TimeUnit.SECONDS)) {
+        throw new AssertionError("Cannot see " + name + " queued: " + caller.failure.get());
       }
-      Thread.yield();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("Cannot see " + name + " queued: interrupted", e);
     }
+    return caller;
   }
 
   /** One caller on a thread of its own: acquires, records its turn, holds until told, releases. */

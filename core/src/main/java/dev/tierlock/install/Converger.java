@@ -70,7 +70,8 @@ import org.slf4j.LoggerFactory;
  * A pass with nothing to do reads the first line of its state alone, whatever the number of
  * entries.
  *
- * <p><b>Concurrency.</b> Calls on one checkout in one process share one pass in flight. Across
+ * <p><b>Concurrency.</b> Calls on one checkout in one process share one pass in flight (a caller
+ * that joins one tells the Tierlock's {@link dev.tierlock.Environment#queueing()} hook). Across
  * processes, and against installs, the pass takes the checkout's pulled-extensions lock without
  * waiting, and reports {@link ConvergeReport.Outcome#BUSY} when it is held.
  *
@@ -221,6 +222,7 @@ public final class Converger {
           IN_FLIGHT.remove(stateFile, mine);
         }
       }
+      tierlock.environment().queueing().accept("the convergence pass in flight on " + tierlock.checkoutDirectory());
       Optional<ConvergeReport> joined = join(running.report());
       if (joined.isEmpty()) {
         return interrupted();

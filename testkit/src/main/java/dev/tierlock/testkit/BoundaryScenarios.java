@@ -53,10 +53,6 @@ final class BoundaryScenarios {
   }
 
 
-
-
-
-
   void aFailedFetch_runsNoChange_andChangesNothing() {
     TestCheckout a = f.checkout("a");
     a.put("@s/x", "1");
@@ -167,7 +163,8 @@ final class BoundaryScenarios {
    * second thread's run on the same checkout waits and publishes only its own change.
    */
   void theContext_usedFromAnotherThreadDuringARun_isRefused_andNothingIsSweptIntoTheRun() throws InterruptedException {
-    TestCheckout a = f.checkout("a");
+    QueueWatch queue = new QueueWatch();
+    TestCheckout a = f.register(f.builder("a").queueing(queue).build());
     AtomicReference<Throwable> intruder = new AtomicReference<>();
     AtomicReference<Object> secondRun = new AtomicReference<>();
     Thread second = new Thread(() -> {
@@ -191,7 +188,7 @@ final class BoundaryScenarios {
       thief.start();
       joinUninterruptibly(thief);
       second.start();
-      awaitWaiting(second);
+      awaitQueued(queue, second);
     });
     join(second);
 
@@ -301,15 +298,13 @@ final class BoundaryScenarios {
     assertThat(thread.isAlive()).as("%s ended within 30 s", thread.getName()).isFalse();
   }
 
-  /** Waits, at most 30 s, until {@code thread} waits for real (on a lock): a run's thread waits on nothing else. */
-  private static void awaitWaiting(Thread thread) {
-    long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (thread.getState() != Thread.State.WAITING && thread.getState() != Thread.State.TIMED_WAITING
-        && thread.getState() != Thread.State.TERMINATED) {
-      if (System.nanoTime() - giveUp > 0) {
-        throw new IllegalStateException("Cannot go on: " + thread.getName() + " did not wait within 30 s");
-      }
-      Thread.onSpinWait();
+  /** Waits, at most 30 s, until {@code thread}'s run has queued behind the run in progress. */
+  private static void awaitQueued(QueueWatch queue, Thread thread) {
+    try {
+      queue.await(thread);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("Cannot wait for " + thread.getName() + " to queue: interrupted", e);
     }
   }
 }

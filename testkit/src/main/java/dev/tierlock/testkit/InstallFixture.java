@@ -46,6 +46,8 @@ final class InstallFixture {
   private final TestClock clock = TestClock.create();
   private final FakeRegistry registry = FakeRegistry.create();
   private final List<Checkout> checkouts = new ArrayList<>();
+  /** Told when a caller of any checkout of the fixture queues behind another in this JVM. */
+  private final QueueWatch queued = new QueueWatch();
 
   InstallFixture(Datastore shared, Path temp) {
     this.shared = shared;
@@ -62,6 +64,11 @@ final class InstallFixture {
 
   TestClock clock() {
     return clock;
+  }
+
+  /** Returns what the checkouts' queueing hook was told: a test waits on it for a caller to queue. */
+  QueueWatch queued() {
+    return queued;
   }
 
   Path temp() {
@@ -101,7 +108,8 @@ final class InstallFixture {
     Tierlock tierlock = Tierlock.builder().datastore(over.apply(store)).checkout(directory)
         .environment(Environment.system().withClock(clock).withSleeper(clock.sleeper())
             .withRandom(new SplittableRandom(name.hashCode())).withHeartbeats(never)
-            .withLockIdentity(LockIdentity.of("test@" + name, "test-host", 1))).publishFailurePolicy(PublishFailurePolicy.THROW)
+            .withLockIdentity(LockIdentity.of("test@" + name, "test-host", 1)).withQueueing(queued))
+        .publishFailurePolicy(PublishFailurePolicy.THROW)
         .build();
     TempDirLayout layout = shape.apply(TempDirLayout.in(directory));
     Installer.Builder builder = Installer.builder(tierlock, layout).clock(clock);

@@ -25,7 +25,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BooleanSupplier;
 
 /**
  * Crash recovery, for {@link LockfileTransactionContract}: a process that dies at any point of a
@@ -235,7 +234,8 @@ final class RecoveryScenarios {
    */
   void twoInstancesOnOneCheckout_serialiseTheirRuns_evenWhenOneStallsPastItsLease() throws InterruptedException {
     TestCheckout a = f.checkout("shared");
-    TestCheckout b = f.register(f.builder("shared").build());
+    QueueWatch queue = new QueueWatch();
+    TestCheckout b = f.register(f.builder("shared").queueing(queue).build());
     AtomicReference<Object> bEnded = new AtomicReference<>();
     Thread bRun = new Thread(() -> {
       try {
@@ -247,7 +247,12 @@ final class RecoveryScenarios {
     f.store().faults().beforeNext(DatastoreOperation.READ, isLockfile(), () -> {
       f.stallPastTheLease();
       bRun.start();
-      awaitUntil(() -> isWaiting(bRun) || bRun.getState() == Thread.State.TERMINATED);
+      try {
+        queue.await(bRun);  // b queued behind a's run in this JVM: it runs only once a's is done
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("Cannot wait for b to queue: interrupted", e);
+      }
     });
 
     TransactionResult result = a.transaction().run(tx -> {
@@ -310,22 +315,6 @@ final class RecoveryScenarios {
       Files.write(record, bytes);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
-    }
-  }
-
-  private static boolean isWaiting(Thread thread) {
-    Thread.State state = thread.getState();
-    return state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING;
-  }
-
-  /** Waits, at most 30 s, until {@code condition} holds (another run waits for real only on a lock). */
-  private static void awaitUntil(BooleanSupplier condition) {
-    long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() - giveUp > 0) {
-        throw new IllegalStateException("Cannot go on: the other run did not get there within 30 s");
-      }
-      Thread.onSpinWait();
     }
   }
 }

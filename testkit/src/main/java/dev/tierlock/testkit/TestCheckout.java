@@ -23,6 +23,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.SplittableRandom;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -241,6 +242,7 @@ public final class TestCheckout implements AutoCloseable {
     private CommitMode mode = CommitMode.LOCKED;
     private boolean grouped = true;
     private @Nullable Supplier<String> commitIds;
+    private Consumer<String> queueing = waitedFor -> { };
     private long seed;
     private boolean checkNow = true;
 
@@ -340,6 +342,19 @@ public final class TestCheckout implements AutoCloseable {
     }
 
     /**
+     * Sets the hook told, on the caller's thread, each time a caller of this checkout has to queue
+     * in this JVM behind another ({@link Environment#withQueueing}; default nothing), so that a
+     * test waits on it, not on a thread looking parked, to know a caller has queued.
+     *
+     * @param value the hook; it must return quickly and must not call Tierlock
+     * @return this builder
+     */
+    public Builder queueing(Consumer<String> value) {
+      this.queueing = java.util.Objects.requireNonNull(value, "value");
+      return this;
+    }
+
+    /**
      * Sets the seed of the backoff jitter (default derived from the directory).
      *
      * @param value the seed
@@ -380,7 +395,7 @@ public final class TestCheckout implements AutoCloseable {
       Heartbeats never = (name, interval, beat) -> () -> { };
       Environment environment = Environment.system().withClock(clock).withSleeper(clock.sleeper())
           .withRandom(new SplittableRandom(seed)).withHeartbeats(never)
-          .withLockIdentity(LockIdentity.of("test@" + directory.getFileName(), "test-host", 1));
+          .withLockIdentity(LockIdentity.of("test@" + directory.getFileName(), "test-host", 1)).withQueueing(queueing);
       Tierlock.Builder builder = Tierlock.builder()
           .datastore(shared)
           .checkout(directory)
@@ -412,6 +427,7 @@ public final class TestCheckout implements AutoCloseable {
       copy.mode = mode;
       copy.grouped = grouped;
       copy.commitIds = commitIds;
+      copy.queueing = queueing;
       copy.seed = seed;
       copy.checkNow = checkNow;
       return copy;

@@ -258,20 +258,14 @@ class ConvergeAttackTest {
     AtomicReference<ConvergeReport> gated = new AtomicReference<>();
     AtomicReference<ConvergeReport> full = new AtomicReference<>();
     Thread t1 = new Thread(() -> gated.set(b.converge()));
-    Thread t2 = new Thread(() -> full.set(b.converger().convergeFully()));
+    Thread t2 = new Thread(() -> full.set(b.converger().convergeFully()), "full pass");
     try {
       t1.start();
       assertThat(reading.await(30, TimeUnit.SECONDS)).isTrue();
       t2.start();
-      // the interleaving under test: the full pass waits for the gated one, still in its read (a thread state
-      // is all that shows it); the test fails here, not later, if it is not reached
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while (t2.getState() != Thread.State.WAITING) {
-        assertThat(t2.isAlive()).as("the full pass ended without waiting for the gated pass in flight").isTrue();
-        assertThat(System.nanoTime() - deadline).as("the full pass came to wait for the gated pass within 30 s")
-            .isNegative();
-        Thread.onSpinWait();
-      }
+      // the interleaving under test: the full pass joins the gated one, still in its read (the checkout's
+      // queueing hook says so); the test fails here, not later, if it is not reached
+      f.install().queued().await(t2);
     } finally {
       release.countDown();
     }

@@ -47,6 +47,8 @@ class GroupCommitAttackTest {
   private final FakeRemote remote = FakeRemote.create();
   private final TestClock clock = TestClock.create();
   private final List<Thread> started = new ArrayList<>();
+  /** Told when a caller of a checkout of this test queues behind another. */
+  private final QueueWatch queued = new QueueWatch();
 
   @AfterEach
   void tearDown() throws InterruptedException {
@@ -156,7 +158,8 @@ class GroupCommitAttackTest {
   }
 
   private TestCheckout checkout(String name, CommitMode mode, PublishFailurePolicy policy) {
-    return TestCheckout.builder(remote, dir.resolve(name), clock).commitMode(mode).publishFailurePolicy(policy).build();
+    return TestCheckout.builder(remote, dir.resolve(name), clock).commitMode(mode).publishFailurePolicy(policy)
+        .queueing(queued).build();
   }
 
   private static Throwable failureOf(CompletableFuture<TransactionResult> future) throws Exception {
@@ -168,15 +171,11 @@ class GroupCommitAttackTest {
     }
   }
 
-  /** Starts a run on its own thread and waits until it waits in the checkout's queue. */
+  /** Starts a run on its own thread and waits until the checkout says it queued behind the runs before it. */
   private CompletableFuture<TransactionResult> queue(LockfileTransaction transaction,
-      Consumer<TransactionContext> change, String name) {
+      Consumer<TransactionContext> change, String name) throws InterruptedException {
     CompletableFuture<TransactionResult> result = start(transaction, change, name);
-    Thread thread = started.get(started.size() - 1);
-    while (thread.getState() != Thread.State.TIMED_WAITING && thread.getState() != Thread.State.WAITING
-        && !result.isDone()) {
-      Thread.onSpinWait();
-    }
+    queued.await(started.get(started.size() - 1));
     return result;
   }
 

@@ -70,7 +70,9 @@ class GroupCommitPropertyTest {
       TestClock clock = TestClock.create();
       // the checkout's own way to the store, so that its publish fails and the peer's writes do not
       FaultyDatastore own = FaultyDatastore.wrap(remote);
-      TestCheckout checkout = TestCheckout.builder(own, dir.resolve("c"), clock).commitMode(scenario.mode()).build();
+      QueueWatch queue = new QueueWatch();
+      TestCheckout checkout = TestCheckout.builder(own, dir.resolve("c"), clock).commitMode(scenario.mode())
+          .queueing(queue).build();
       TestCheckout peer = TestCheckout.builder(remote, dir.resolve("peer"), clock).commitMode(CommitMode.OPTIMISTIC)
           .build();
       List<String> peerWrote = new ArrayList<>();
@@ -91,7 +93,7 @@ class GroupCommitPropertyTest {
         Caller c = scenario.callers().get(i);
         String version = "2.0." + i;
         int index = i;
-        outcomes.add(queued(threads, start(threads, checkout.transaction(), "f" + i, tx -> {
+        outcomes.add(queued(queue, threads, start(threads, checkout.transaction(), "f" + i, tx -> {
           for (String name : c.names()) {
             tx.put(ExtensionName.of(name), checkout.entry(version));
           }
@@ -202,13 +204,10 @@ class GroupCommitPropertyTest {
     return result;
   }
 
-  private static CompletableFuture<TransactionResult> queued(List<Thread> threads,
-      CompletableFuture<TransactionResult> result) {
-    Thread thread = threads.get(threads.size() - 1);
-    while (thread.getState() != Thread.State.TIMED_WAITING && thread.getState() != Thread.State.WAITING
-        && !result.isDone()) {
-      Thread.onSpinWait();
-    }
+  /** Returns {@code result} once the checkout says the last started caller queued behind the runs before it. */
+  private static CompletableFuture<TransactionResult> queued(QueueWatch queue, List<Thread> threads,
+      CompletableFuture<TransactionResult> result) throws InterruptedException {
+    queue.await(threads.get(threads.size() - 1));
     return result;
   }
 

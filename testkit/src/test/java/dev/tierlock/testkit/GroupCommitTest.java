@@ -53,6 +53,8 @@ class GroupCommitTest {
   private final FakeRemote remote = FakeRemote.create();
   private final AtomicInteger lockfileWrites = new AtomicInteger();
   private final List<Thread> started = new ArrayList<>();
+  /** Told when a caller of a checkout of this test queues behind another. */
+  private final QueueWatch queued = new QueueWatch();
 
   @AfterEach
   void tearDown() throws InterruptedException {
@@ -300,7 +302,7 @@ class GroupCommitTest {
       public void close() {}
     };
     TestCheckout.Builder builder = TestCheckout.builder(counted, dir.resolve(name), TestClock.create())
-        .publishFailurePolicy(policy);
+        .publishFailurePolicy(policy).queueing(queued);
     if (single) {
       builder.withoutGroupCommit();
     }
@@ -309,15 +311,11 @@ class GroupCommitTest {
     return checkout;
   }
 
-  /** Starts a run on its own thread and waits until it waits in the checkout's queue. */
+  /** Starts a run on its own thread and waits until the checkout says it queued behind the runs before it. */
   private CompletableFuture<TransactionResult> queue(LockfileTransaction transaction,
       Consumer<TransactionContext> change, String name) throws InterruptedException {
     CompletableFuture<TransactionResult> result = start(transaction, change, name);
-    Thread thread = started.get(started.size() - 1);
-    while (thread.getState() != Thread.State.TIMED_WAITING && thread.getState() != Thread.State.WAITING
-        && !result.isDone()) {
-      Thread.onSpinWait();
-    }
+    queued.await(started.get(started.size() - 1));
     return result;
   }
 
