@@ -1,6 +1,7 @@
 package dev.tierlock;
 
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A scoped extension name: {@code @scope/name}, optionally followed by more {@code /segment}s;
@@ -51,6 +52,18 @@ public record ExtensionName(String value) implements Comparable<ExtensionName> {
   @Override
   public int compareTo(ExtensionName other) {
     return value.compareTo(other.value);
+  }
+
+  // equals and hashCode written out: a record's own are made at their first call (a bootstrap that
+  // spins classes no start-up archive holds), which every command line run pays
+  @Override
+  public boolean equals(@Nullable Object other) {
+    return other instanceof ExtensionName name && value.equals(name.value);
+  }
+
+  @Override
+  public int hashCode() {
+    return value.hashCode();
   }
 
   @Override

@@ -32,8 +32,9 @@ final class CompletionCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    CommandLine whole = new CommandLine(new TierlockCli(Map.of(), Clock.systemUTC(), new PrintWriter(new StringWriter())));
-    TierlockCli.COMMANDS.forEach(whole::addSubcommand);
+    // no command named: every command, with every subcommand
+    CommandLine whole = TierlockCli.commandLine(new String[0],
+        new TierlockCli(Map.of(), Clock.systemUTC(), new PrintWriter(new StringWriter())));
     String script = AutoComplete.bash("tierlock", whole);
     PrintWriter out = spec.commandLine().getOut();
     if (shell == Shell.zsh) {

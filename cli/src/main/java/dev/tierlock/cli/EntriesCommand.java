@@ -27,8 +27,7 @@ import picocli.CommandLine.Model.CommandSpec;
 @Command(
     name = "entries",
     description = "List, show, put and remove entries of the shared lockfile.",
-    mixinStandardHelpOptions = true,
-    subcommands = {EntriesCommand.ListEntries.class, EntriesCommand.Show.class, EntriesCommand.Put.class, EntriesCommand.Remove.class})
+    mixinStandardHelpOptions = true)
 final class EntriesCommand {
 
   @ParentCommand TierlockCli root;

@@ -18,8 +18,7 @@ import picocli.CommandLine.Model.CommandSpec;
 @Command(
     name = "lock",
     description = "Shows or force-releases the datastore global lock.",
-    mixinStandardHelpOptions = true,
-    subcommands = {LockCommand.Status.class, LockCommand.Release.class})
+    mixinStandardHelpOptions = true)
 final class LockCommand {
 
   @ParentCommand TierlockCli root;

@@ -16,8 +16,7 @@ import picocli.CommandLine.Model.CommandSpec;
 @Command(
     name = "pending",
     description = "Shows, re-applies or discards this checkout's change that is not known to be published.",
-    mixinStandardHelpOptions = true,
-    subcommands = {PendingCommand.Show.class, PendingCommand.Apply.class, PendingCommand.Discard.class})
+    mixinStandardHelpOptions = true)
 final class PendingCommand {
 
   @ParentCommand TierlockCli root;

@@ -54,10 +54,20 @@ public final class TierlockCli {
       LockCommand.class, PendingCommand.class, GcCommand.class, DoctorCommand.class, CompletionCommand.class,
       OptionsCommand.class, HelpCommand.class);
 
-  /** The global options that take a value, which the search for the command's name skips. */
+  /**
+   * The subcommands of the commands that have some, each list in the order the help lists them. As
+   * with {@link #COMMANDS}, only the one a call names is modelled.
+   */
+  static final Map<Class<?>, List<Class<?>>> SUBCOMMANDS = Map.of(
+      EntriesCommand.class, List.of(EntriesCommand.ListEntries.class, EntriesCommand.Show.class, EntriesCommand.Put.class,
+          EntriesCommand.Remove.class),
+      LockCommand.class, List.of(LockCommand.Status.class, LockCommand.Release.class),
+      PendingCommand.class, List.of(PendingCommand.Show.class, PendingCommand.Apply.class, PendingCommand.Discard.class));
+
   /** How long a command waits in all for locks and the datastore when {@code --timeout} is not given. */
   static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
 
+  /** The global options that take a value, which the search for the command's name skips. */
   private static final Set<String> VALUED = Set.of("--datastore", "--checkout", "--namespace", "--timeout");
 
   /** The environment variable that sets the default home of the embedded filesystem datastore. */
@@ -171,17 +181,18 @@ public final class TierlockCli {
   }
 
   /**
-   * Returns the model of the command line for {@code args}: the command they name alone, none for
-   * the root's {@code --version} alone, else every command (the help's listing and the suggestions
-   * for a mistyped name need them all).
+   * Returns the model of the command line for {@code args}: the command they name alone (and of its
+   * subcommands the one they name alone), none for the root's {@code --version} alone, else every
+   * command (the help's listing and the suggestions for a mistyped name need them all).
    */
   static CommandLine commandLine(String[] args, TierlockCli root) {
     CommandLine line = new CommandLine(root);
-    Optional<Class<?>> command = invoked(args);
+    int at = nameAt(args, 0);
+    Optional<Class<?>> command = named(args, at, COMMANDS);
     if (command.isPresent()) {
-      line.addSubcommand(command.get());
+      line.addSubcommand(model(command.get(), args, at));
     } else if (!versionOnly(args)) {
-      COMMANDS.forEach(line::addSubcommand);
+      COMMANDS.forEach(c -> line.addSubcommand(model(c, args, -1)));
     }
     HelpLayout.apply(line);
     return line;
@@ -225,29 +236,58 @@ public final class TierlockCli {
    * help or version is asked for before it.
    */
   static Optional<Class<?>> invoked(String[] args) {
-    for (int i = 0; i < args.length; i++) {
-      String arg = args[i];
-      if (arg.equals("--")) {
-        return Optional.empty();
-      }
-      if (arg.equals("-h") || arg.equals("--help") || arg.equals("-V") || arg.equals("--version")) {
-        return Optional.empty(); // the root's own help or version, which lists every command
-      }
-      if (arg.startsWith("-")) {
-        if (VALUED.contains(arg)) {
-          i++;
-        }
-        continue;
-      }
-      for (Class<?> command : COMMANDS) {
-        Command annotation = command.getAnnotation(Command.class);
-        if (!annotation.helpCommand() && (annotation.name().equals(arg) || List.of(annotation.aliases()).contains(arg))) {
-          return Optional.of(command);
-        }
-      }
+    return named(args, nameAt(args, 0), COMMANDS);
+  }
+
+  /**
+   * Returns the model of {@code command}: with the one subcommand ({@link #SUBCOMMANDS}) that
+   * {@code args} name after the command's own name at {@code at}, else with every subcommand (its
+   * help, a call naming none and a mistyped name need them all).
+   */
+  private static CommandLine model(Class<?> command, String[] args, int at) {
+    CommandLine line = new CommandLine(command);
+    List<Class<?>> subcommands = SUBCOMMANDS.getOrDefault(command, List.of());
+    Optional<Class<?>> subcommand = at < 0 ? Optional.empty() : named(args, nameAt(args, at + 1), subcommands);
+    if (subcommand.isPresent()) {
+      line.addSubcommand(subcommand.get());
+    } else {
+      subcommands.forEach(line::addSubcommand);
+    }
+    return line;
+  }
+
+  /** Returns which of {@code commands} the argument at {@code at} names, if one does (none for -1). */
+  private static Optional<Class<?>> named(String[] args, int at, List<Class<?>> commands) {
+    if (at < 0) {
       return Optional.empty();
     }
+    for (Class<?> command : commands) {
+      Command annotation = command.getAnnotation(Command.class);
+      if (!annotation.helpCommand() && (annotation.name().equals(args[at]) || List.of(annotation.aliases()).contains(args[at]))) {
+        return Optional.of(command);
+      }
+    }
     return Optional.empty();
+  }
+
+  /**
+   * Returns the index of the first argument from {@code from} that is neither an option nor a global
+   * option's value, or -1 if there is none or a help, a version or {@code --} comes before it.
+   */
+  private static int nameAt(String[] args, int from) {
+    for (int i = from; i < args.length; i++) {
+      String arg = args[i];
+      if (arg.equals("--") || arg.equals("-h") || arg.equals("--help") || arg.equals("-V") || arg.equals("--version")) {
+        return -1; // the help or version of the command before it, which lists every subcommand
+      }
+      if (!arg.startsWith("-")) {
+        return i;
+      }
+      if (VALUED.contains(arg)) {
+        i++;
+      }
+    }
+    return -1;
   }
 
   /** Whether a command writes to the datastore: only a write may create the embedded default. */

@@ -25,8 +25,9 @@ class HelpLayoutTest {
 
   /** Every command path, however deep ({@code entries put}), under its primary name. */
   private static List<List<String>> commands() {
-    CommandLine whole = new CommandLine(new TierlockCli(Map.of(), Clock.systemUTC(), new PrintWriter(new StringWriter())));
-    TierlockCli.COMMANDS.forEach(whole::addSubcommand);
+    // no command named: every command, with every subcommand
+    CommandLine whole = TierlockCli.commandLine(new String[0],
+        new TierlockCli(Map.of(), Clock.systemUTC(), new PrintWriter(new StringWriter())));
     List<List<String>> paths = new ArrayList<>();
     collect(whole, new ArrayList<>(), paths);
     return paths;

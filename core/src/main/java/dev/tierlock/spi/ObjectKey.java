@@ -1,6 +1,7 @@
 package dev.tierlock.spi;
 
 import java.nio.charset.StandardCharsets;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A key in a datastore, relative to the datastore's own root (its bucket and prefix).
@@ -97,6 +98,18 @@ public record ObjectKey(String value) implements Comparable<ObjectKey> {
   @Override
   public int compareTo(ObjectKey other) {
     return value.compareTo(other.value);
+  }
+
+  // equals and hashCode written out: a record's own are made at their first call (a bootstrap that
+  // spins classes no start-up archive holds), which every command line run pays
+  @Override
+  public boolean equals(@Nullable Object other) {
+    return other instanceof ObjectKey key && value.equals(key.value);
+  }
+
+  @Override
+  public int hashCode() {
+    return value.hashCode();
   }
 
   @Override

@@ -1,5 +1,7 @@
 package dev.tierlock.spi;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The opaque version of one stored object: the {@code ETag} on S3, the generation on GCS, a
  * content digest on a filesystem. Two reads of an object that was not written in between return
@@ -34,5 +36,17 @@ public record ObjectVersion(String value) {
   @Override
   public String toString() {
     return value;
+  }
+
+  // equals and hashCode written out: a record's own are made at their first call (a bootstrap that
+  // spins classes no start-up archive holds), which every command line run pays
+  @Override
+  public boolean equals(@Nullable Object other) {
+    return other instanceof ObjectVersion version && value.equals(version.value);
+  }
+
+  @Override
+  public int hashCode() {
+    return value.hashCode();
   }
 }

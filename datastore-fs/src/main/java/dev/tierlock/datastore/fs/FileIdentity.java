@@ -112,4 +112,21 @@ record FileIdentity(String file, Instant modified) {
   String modifiedToken() {
     return modified.toString();
   }
+
+  // equals, hashCode and toString written out: a record's own are made at their first call (a bootstrap that
+  // spins classes no start-up archive holds), which every command line run pays
+  @Override
+  public boolean equals(@Nullable Object other) {
+    return other instanceof FileIdentity identity && file.equals(identity.file) && modified.equals(identity.modified);
+  }
+
+  @Override
+  public int hashCode() {
+    return 31 * file.hashCode() + modified.hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return "FileIdentity[file=" + file + ", modified=" + modified + "]";
+  }
 }

@@ -190,6 +190,23 @@ final class ObjectReader {
   /** What one look at the path saw: whether a file was there, and its identity if it has one. */
   private record Observed(boolean present, Optional<FileIdentity> identity) {
     static final Observed ABSENT = new Observed(false, Optional.empty());
+
+    // written out: a record's own equals, hashCode and toString are made at their first call (a bootstrap that spins classes no
+    // start-up archive holds), which every command line run pays
+    @Override
+    public boolean equals(@Nullable Object other) {
+      return other instanceof Observed o && present == o.present && identity.equals(o.identity);
+    }
+
+    @Override
+    public int hashCode() {
+      return 31 * Boolean.hashCode(present) + identity.hashCode();
+    }
+
+    @Override
+    public String toString() {
+      return "Observed[present=" + present + ", identity=" + identity + "]";
+    }
   }
 
   private @Nullable SeekableByteChannel openObject(ObjectKey key, Path file) throws IOException {

@@ -3,6 +3,8 @@ package dev.tierlock.datastore.fs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystem;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
@@ -12,6 +14,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -67,5 +70,23 @@ class FileIdentityTest {
     assertThat(FileIdentity.parse("ino:12", "noon")).isEmpty();
     assertThat(FileIdentity.parse(null, "2026-01-01T00:00:00Z")).isEmpty();
     assertThat(FileIdentity.parse("ino:12", null)).isEmpty();
+  }
+
+  @Test
+  void identitiesAndSightings_compareWithoutABootstrap_asRecordsDo() throws Exception {
+    // a record's own equals, hashCode and toString are made at their first call, spinning classes
+    // that no start-up archive holds; every read compares these
+    for (String type : List.of("FileIdentity", "ObjectReader$Observed")) {
+      try (InputStream in = FileIdentity.class.getResourceAsStream(type + ".class")) {
+        assertThat(new String(in.readAllBytes(), StandardCharsets.ISO_8859_1)).as(type)
+            .doesNotContain("java/lang/runtime/ObjectMethods");
+      }
+    }
+    Instant at = Instant.parse("2026-01-02T03:04:05.123456789Z");
+    FileIdentity identity = new FileIdentity("ino:42", at);
+    assertThat(identity).isEqualTo(new FileIdentity("ino:42", at)).isNotEqualTo(new FileIdentity("ino:43", at))
+        .isNotEqualTo(new FileIdentity("ino:42", at.plusNanos(1)))
+        .hasSameHashCodeAs(31 * "ino:42".hashCode() + at.hashCode())
+        .hasToString("FileIdentity[file=ino:42, modified=2026-01-02T03:04:05.123456789Z]");
   }
 }
