@@ -5,11 +5,9 @@ import dev.tierlock.internal.AtomicFileWriter;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.channels.ClosedByInterruptException;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Objects;
@@ -139,11 +137,7 @@ final class ArchiveCache {
    * @throws IOException if the move fails; {@code local} is then unchanged
    */
   void moveInUnforced(Path temp, Path local) throws IOException {
-    try {
-      Files.move(temp, local, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    } catch (AtomicMoveNotSupportedException e) {
-      throw new IOException("Cannot replace " + local + " atomically: the filesystem does not support atomic moves", e);
-    }
+    AtomicFileWriter.moveIntoUnforced(temp, local);
   }
 
   /** Deletes a temp file if it is still there; a failure is logged (the name marks it internal). */

@@ -98,12 +98,24 @@ public final class AtomicFileWriter {
    * @throws IOException if the move fails; the target is then unchanged
    */
   public static void moveInto(Path temp, Path target) throws IOException {
+    moveIntoUnforced(temp, target);
+    forceDirectory(target.toAbsolutePath().getParent());
+  }
+
+  /**
+   * Moves a finished temp file over {@code target} atomically, forcing nothing: for a file whose
+   * every reader verifies it, so that a copy a crash cut short or lost is only read again.
+   *
+   * @param temp the finished temp file, beside {@code target}
+   * @param target the file to replace
+   * @throws IOException if the move fails; the target is then unchanged
+   */
+  public static void moveIntoUnforced(Path temp, Path target) throws IOException {
     try {
       Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     } catch (AtomicMoveNotSupportedException e) {
       throw new IOException("Cannot replace " + target + " atomically: the filesystem does not support atomic moves", e);
     }
-    forceDirectory(target.toAbsolutePath().getParent());
   }
 
   /**
