@@ -12,7 +12,6 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -21,8 +20,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One convergence pass of one checkout: the gate, the plan (the restore rule per entry, removals),
- * the restores prepared with no lock held, then, holding the pulled-extensions try-lock, recovery,
- * a re-check, the swaps, and the state saved. Single use, on one thread.
+ * the restores' preparation started on workers and the first one waited for with no lock held,
+ * then, holding the pulled-extensions try-lock, recovery, a re-check, the swaps (each restore as
+ * soon as it and those before it are prepared, the workers going on meanwhile), and the state
+ * saved. Single use, on one thread.
  */
 final class ConvergePass {
 
@@ -136,34 +137,30 @@ final class ConvergePass {
   private Result pass(Lockfile shared, Lockfile view, String version, String sha, Optional<String> readVersion) {
     ledger.markBaseline();
     Map<ExtensionName, ConvergePlan.Step> plan = planner.plan(view);
-    Map<ExtensionName, PreparedInstall> prepared = new LinkedHashMap<>();
-    try {
-      planner.prepareAll(plan, view, prepared);
-      boolean swaps = !prepared.isEmpty() || plan.containsValue(ConvergePlan.Step.REMOVE)
+    try (ConvergePlan.Restores restores = planner.start(plan, view)) {
+      boolean swaps = restores.any() || plan.containsValue(ConvergePlan.Step.REMOVE)
           || steps.needsRecovery(state.left());
       if (swaps) {
-        Optional<Result> busy = underLock(shared, view, readVersion, plan, prepared);
+        Optional<Result> busy = underLock(shared, view, readVersion, plan, restores);
         if (busy.isPresent()) {
           return busy.get();
         }
       } else {
         ConvergePlan.with(plan, ConvergePlan.Step.FORGET).forEach(ledger.records::remove);
       }
-    } finally {
-      prepared.values().forEach(PreparedInstall::close);
     }
     return end(ConvergeReport.Outcome.CONVERGED, version, sha, true);
   }
 
   /** Takes the try-lock and swaps; returns a result when the pass has to stop there (busy or blocked). */
   private Optional<Result> underLock(Lockfile shared, Lockfile view, Optional<String> readVersion,
-      Map<ExtensionName, ConvergePlan.Step> plan, Map<ExtensionName, PreparedInstall> prepared) {
+      Map<ExtensionName, ConvergePlan.Step> plan, ConvergePlan.Restores restores) {
     Optional<ConvergeReport.Outcome> swapped = tierlock.tryWithPulledExtensionsLock(() -> {
       if (!unchangedSince(shared, view, readVersion)) {
         ledger.warnings.add("the lockfile changed during the pass (an install on this checkout): nothing was swapped");
         return ConvergeReport.Outcome.BUSY;
       }
-      return new ConvergeSwap(steps, planner, ledger).run(view, plan, prepared) ? ConvergeReport.Outcome.CONVERGED
+      return new ConvergeSwap(steps, planner, ledger).run(view, plan, restores) ? ConvergeReport.Outcome.CONVERGED
           : ConvergeReport.Outcome.BLOCKED;
     });
     if (swapped.isEmpty()) {

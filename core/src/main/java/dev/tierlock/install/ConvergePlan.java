@@ -16,8 +16,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * The plan of a convergence pass: what the restore rule decides for each entry of the lockfile and
  * for each extension the lockfile dropped, from what is on disk now, and the restores it prepares
- * from the tier with no lock held. What it learns goes into the pass's {@link PassLedger}. Single
- * use, on the pass's thread.
+ * from the tier (by workers, while the pass applies them). What it learns goes into the pass's
+ * {@link PassLedger}. Single use, on the pass's thread.
  */
 final class ConvergePlan {
 
@@ -65,37 +65,102 @@ final class ConvergePlan {
   }
 
   /**
-   * Prepares, into {@code prepared} and in plan order, each restore {@code plan} decided, up to the
-   * pass's bound at once ({@link RestoreWorkers}); a restore that fails is blocked or retried.
+   * Starts preparing each restore {@code plan} decided, up to the pass's bound at once ({@link
+   * RestoreWorkers}), for the pass to take in plan order as each is ready; a restore that fails is
+   * blocked or retried as it is taken.
    */
-  void prepareAll(Map<ExtensionName, Step> plan, Lockfile view, Map<ExtensionName, PreparedInstall> prepared) {
-    RestoreWorkers workers = new RestoreWorkers(parallel, name -> steps.prepare(name, view));
-    List<RestoreWorkers.Outcome> outcomes = workers.prepareAll(with(plan, Step.RESTORE));
-    ledger.spent(workers.requests(), workers.bytes());
-    for (RestoreWorkers.Outcome outcome : outcomes) {
-      if (outcome.prepared() != null) {
-        prepared.put(outcome.name(), outcome.prepared());  // all of them first: the pass closes what it holds
-      }
-    }
-    for (RestoreWorkers.Outcome outcome : outcomes) {
-      if (outcome.failure() != null) {
-        failed(outcome.name(), view, outcome.failure());
-      }
-    }
+  Restores start(Map<ExtensionName, Step> plan, Lockfile view) {
+    return new Restores(with(plan, Step.RESTORE), view);
   }
 
   /**
    * Plans again from the disk as recovery left it: a plan made before recovery rolled an install or
    * removal back or forward judged files that are no longer there (an extension it saw new may be
-   * old again, one it saw gone may be back).
+   * old again, one it saw gone may be back). The caller closes the restores of the plan before.
    */
-  Map<ExtensionName, Step> replan(Lockfile view, Map<ExtensionName, PreparedInstall> prepared) {
-    prepared.values().forEach(PreparedInstall::close);
-    prepared.clear();
+  Map<ExtensionName, Step> replan(Lockfile view) {
     ledger.resetToBaseline();
-    Map<ExtensionName, Step> plan = plan(view);
-    prepareAll(plan, view, prepared);
-    return plan;
+    return plan(view);
+  }
+
+  /**
+   * The restores of one plan: prepared by workers while the pass takes them, in plan order, each as
+   * soon as it and those before it are ready. A failure goes into the ledger as it is taken. Closing
+   * stops the workers, closes every restore prepared (taken or not) and counts what they spent.
+   */
+  final class Restores implements AutoCloseable {
+
+    private final RestoreWorkers workers;
+    private final RestoreWorkers.Ordered ordered;
+    private final Lockfile view;
+    private final Set<ExtensionName> dropped = new HashSet<>();
+    private final List<PreparedInstall> taken = new ArrayList<>();
+    /** The restore {@link #any} waited for, which {@link #next} returns first. */
+    private @Nullable PreparedInstall head;
+    private boolean closed;
+
+    private Restores(List<ExtensionName> names, Lockfile view) {
+      this.view = view;
+      this.workers = new RestoreWorkers(parallel, name -> steps.prepare(name, view));
+      this.ordered = workers.start(names);
+    }
+
+    /** Drops the restore of {@code name}: it is never handed over, and what it prepared is closed with the rest. */
+    void drop(ExtensionName name) {
+      dropped.add(name);
+    }
+
+    /**
+     * Returns the next restore prepared, in plan order, waiting for it; the ones that failed on the
+     * way are recorded in the ledger (blocked or retried), the dropped ones skipped.
+     *
+     * @return the restore, or null when none is left
+     */
+    @Nullable PreparedInstall next() {
+      PreparedInstall first = head;
+      head = null;
+      if (first != null && !dropped.contains(first.name())) {
+        return first;
+      }
+      while (ordered.hasNext()) {
+        RestoreWorkers.Outcome outcome = ordered.next();
+        PreparedInstall prepared = outcome.prepared();
+        if (prepared == null) {
+          if (!dropped.contains(outcome.name())) {
+            failed(outcome.name(), view, java.util.Objects.requireNonNull(outcome.failure(), "a failure"));
+          }
+          continue;
+        }
+        taken.add(prepared);
+        if (!dropped.contains(outcome.name())) {
+          return prepared;
+        }
+      }
+      return null;
+    }
+
+    /**
+     * Waits for the first restore to be prepared (the ones that fail on the way recorded), and
+     * returns whether there is one: {@link #next} then returns it. The pass takes its lock only
+     * then, so a pass of one restore downloads it with no lock held.
+     */
+    boolean any() {
+      if (head == null) {
+        head = next();
+      }
+      return head != null;
+    }
+
+    @Override
+    public void close() {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      ordered.close();
+      taken.forEach(PreparedInstall::close);
+      ledger.spent(workers.requests(), workers.bytes());
+    }
   }
 
   /**

@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * The part of a convergence pass that runs holding the checkout's pulled-extensions lock, in a
  * change that refuses every edit of the lockfile: recovery first (and a new plan when it moved
- * files), then each prepared restore swapped in, in plan order (every {@link #COMMIT_BATCH} the
+ * files), then each restore swapped in as the workers prepare it, in plan order (every {@link #COMMIT_BATCH} the
  * change ends, those are committed and a new change goes on), each removal swapped out, the change
  * ended, and what was applied committed. What it does goes into the pass's {@link PassLedger}.
  * Single use, on the pass's thread.
@@ -29,6 +29,8 @@ final class ConvergeSwap {
   private final Map<ExtensionName, String> kept = new TreeMap<>();
   /** What the pass's recovery, under the lock this swap holds, found and did. */
   private RecoveryReport recovered = RecoveryReport.NOTHING;
+  /** The restores to swap in, taken in plan order: a new set when recovery made the pass plan again. */
+  private ConvergePlan.@Nullable Restores restores;
   /** The change the swaps run in now: a new one after each {@link #COMMIT_BATCH} restores. */
   private @Nullable ConvergeContext change;
 
@@ -47,30 +49,40 @@ final class ConvergeSwap {
   }
 
   /**
-   * Swaps toward {@code view}: {@code plan} and {@code prepared} are the pass's, and are replaced
-   * when recovery moved files (the caller closes what is left in {@code prepared}).
+   * Swaps toward {@code view}: {@code plan} and {@code restores} are the pass's; when recovery moved
+   * files, the plan is made again and its restores started anew (closed here; the caller closes
+   * {@code restores}).
    *
    * @return false when recovery left a journal that names no extension: it may be any extension's
    *     interrupted swap, so nothing more is swapped until an operator resolves it (the warning
    *     names it); else true
    */
-  boolean run(Lockfile view, Map<ExtensionName, ConvergePlan.Step> plan, Map<ExtensionName, PreparedInstall> prepared) {
+  boolean run(Lockfile view, Map<ExtensionName, ConvergePlan.Step> plan, ConvergePlan.Restores restores) {
     List<PendingInstall> applied = new ArrayList<>();
     List<Runnable> removals = new ArrayList<>();
+    this.restores = restores;
     change = new ConvergeContext(view);
     try {
-      if (!recover(current(), view, plan, prepared)) {
+      if (!recover(current(), view, plan)) {
         return false;
       }
-      restore(view, prepared, applied);
+      restore(view, applied);
       remove(current(), plan, removals);
       current().finish();
       commit(applied, removals);
       recordRestored(view);
     } finally {
-      current().close();
+      try {
+        current().close();
+      } finally {
+        restores().close();
+      }
     }
     return true;
+  }
+
+  private ConvergePlan.Restores restores() {
+    return java.util.Objects.requireNonNull(restores, "the restores are given to run");
   }
 
   private ConvergeContext current() {
@@ -84,15 +96,16 @@ final class ConvergeSwap {
    *
    * @return false when a journal left for an operator names no extension (the warnings say which)
    */
-  private boolean recover(ConvergeContext change, Lockfile view, Map<ExtensionName, ConvergePlan.Step> plan,
-      Map<ExtensionName, PreparedInstall> prepared) {
+  private boolean recover(ConvergeContext change, Lockfile view, Map<ExtensionName, ConvergePlan.Step> plan) {
     RecoveryReport recovered = steps.recover(change);
     this.recovered = recovered;
     if (!recovered.rolledForward().isEmpty() || !recovered.rolledBack().isEmpty()) {
       ledger.generation++;
-      Map<ExtensionName, ConvergePlan.Step> again = planner.replan(view, prepared);
+      restores().close();
+      Map<ExtensionName, ConvergePlan.Step> again = planner.replan(view);
       plan.clear();
       plan.putAll(again);
+      restores = planner.start(plan, view);
     }
     ledger.left.clear();
     for (InstallException judged : recovered.left()) {
@@ -113,13 +126,16 @@ final class ConvergeSwap {
       ExtensionName name = ExtensionName.of(left.extension());
       view.entry(name).ifPresent(e -> ledger.block(name, PassLedger.identity(e),
           ConvergeReport.Unrestorable.Reason.JOURNAL, left.getMessage()));
-      Optional.ofNullable(prepared.remove(name)).ifPresent(PreparedInstall::close);
+      restores().drop(name);
     }
     return named;
   }
 
-  /** Swaps each prepared restore in, unless recovery or an install meanwhile put it in place already. */
-  private void restore(Lockfile view, Map<ExtensionName, PreparedInstall> prepared, List<PendingInstall> applied) {
+  /**
+   * Swaps each restore in as it is prepared, in plan order, unless recovery or an install meanwhile
+   * put it in place already.
+   */
+  private void restore(Lockfile view, List<PendingInstall> applied) {
     Map<ExtensionName, Path> inFlight;
     RuntimeException unlisted = null;
     try {
@@ -128,11 +144,11 @@ final class ConvergeSwap {
       inFlight = Map.of();
       unlisted = failure;  // each restore fails with it, and is retried
     }
-    for (Map.Entry<ExtensionName, PreparedInstall> e : prepared.entrySet()) {
-      ExtensionName name = e.getKey();
+    for (PreparedInstall prepared = restores().next(); prepared != null; prepared = restores().next()) {
+      ExtensionName name = prepared.name();
       LockfileEntry entry = view.entry(name).orElseThrow();
       ConvergeWork.LocalFiles now = steps.inspect(name, Optional.of(entry), view);
-      if (now.version().equals(Optional.of(e.getValue().version())) && now.missing().isEmpty()
+      if (now.version().equals(Optional.of(prepared.version())) && now.missing().isEmpty()
           && (entry.filesChecksum().isEmpty() || entry.filesChecksum().equals(now.digest()))) {
         // recovery, or an install finished meanwhile, put it in place
         ledger.restored(name, entry, now);
@@ -146,7 +162,7 @@ final class ConvergeSwap {
         if (unlisted != null) {
           throw unlisted;
         }
-        applied.add(steps.apply(current(), e.getValue(), recovered, inFlight));
+        applied.add(steps.apply(current(), prepared, recovered, inFlight));
         ledger.restored.add(name);
         if (applied.size() == COMMIT_BATCH) {
           current().finish();

@@ -65,8 +65,11 @@ import org.slf4j.LoggerFactory;
  * #convergeFully()} is asked for.
  *
  * <p><b>Many entries.</b> A pass prepares its restores (download, verify, extract into staging)
- * up to {@link Builder#parallelRestores} at once, with no lock held, and applies them one by one in
- * the lockfile's order under the lock; a crash mid-pass is recovered as any interrupted install is.
+ * up to {@link Builder#parallelRestores} at once on worker threads, and applies them one by one in
+ * the lockfile's order under the lock, each as soon as it and those before it are ready: it takes
+ * the lock once the first is prepared (a pass of one restore downloads it with no lock held), and
+ * the workers go on with the next ones meanwhile. A crash mid-pass is recovered as any interrupted
+ * install is.
  * A pass with nothing to do reads the first line of its state alone, whatever the number of
  * entries.
  *
@@ -435,9 +438,9 @@ public final class Converger {
     }
 
     /**
-     * Sets how many restores a pass prepares at once (download, verify, extract into staging, with
-     * no lock held); they are still applied one by one, in the lockfile's order, under the
-     * pulled-extensions lock. The default is sized to the machine and the store: {@code min(16, 4 x
+     * Sets how many restores a pass prepares at once (download, verify, extract into staging, on
+     * worker threads that go on while the pass applies the ones before); they are still applied one
+     * by one, in the lockfile's order, under the pulled-extensions lock. The default is sized to the machine and the store: {@code min(16, 4 x
      * processors)} for a remote store, {@code min(8, 2 x processors)} for the local filesystem. 1
      * prepares them one at a time on the calling thread. With more than 1, the {@link
      * #safetyAnalyzer} is still called by one thread at a time.

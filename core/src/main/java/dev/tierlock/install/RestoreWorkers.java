@@ -5,6 +5,8 @@ import dev.tierlock.Tierlock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
@@ -13,20 +15,21 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Prepares the restores of one convergence pass (download, verify, extract into staging), up to a
- * bound at once, and hands them back in the order asked for: the pass applies them in that order,
- * on its own thread, under its lock. Nothing is held in memory but the outcomes: each archive goes
- * to the archive cache on disk and its tree to staging. A restore that fails is that name's
- * outcome alone, and leaves nothing staged (the preparer discards its staging). An interrupt of the
- * waiting thread stops the workers (interrupting them), waits for them to end, closes every
- * restore prepared so far and gives each name a failure, the thread's interrupt flag set again.
- * The requests and bytes the workers spend are counted ({@link #requests()}, {@link #bytes()}),
- * since the pass's own measurement counts only its thread. Single use, driven from one thread.
+ * bound at once, and hands them over in the order asked for ({@link #start}): the pass applies each
+ * as soon as it and every one before it are prepared, on its own thread, under its lock, while the
+ * workers go on with the next ones. Nothing is held in memory but the outcomes: each archive goes
+ * to the archive cache on disk and its tree to staging. A restore that fails is that name's outcome
+ * alone, and leaves nothing staged (the preparer discards its staging). An interrupt of the taking
+ * thread stops the workers (interrupting them), waits for them to end, closes every restore
+ * prepared and not taken, and gives each name not taken a failure, the thread's interrupt flag set
+ * again. The requests and bytes the workers spend are counted ({@link #requests()}, {@link
+ * #bytes()}), since the pass's own measurement counts only its thread. Single use, driven from one
+ * thread.
  */
 final class RestoreWorkers {
 
@@ -51,7 +54,7 @@ final class RestoreWorkers {
   /**
    * Creates the workers of one pass.
    *
-   * @param bound how many restores are prepared at once, 1 or more (1: on the calling thread)
+   * @param bound how many restores are prepared at once, 1 or more (1: on the taking thread, as each is taken)
    * @param prepare prepares one name; thread-safe; throws to fail that name alone
    */
   RestoreWorkers(int bound, Function<ExtensionName, PreparedInstall> prepare) {
@@ -73,57 +76,142 @@ final class RestoreWorkers {
   }
 
   /**
-   * Prepares each of {@code names}, at most the bound at once, and returns their outcomes in the
-   * order of {@code names}; the caller closes every prepared restore it does not apply.
-   *
-   * @throws Error if a prepare threw one (every restore prepared by then is closed)
+   * Starts preparing each of {@code names}, at most the bound at once, in their order; the outcomes
+   * are taken in that order from what this returns, which the caller closes.
    */
-  List<Outcome> prepareAll(List<ExtensionName> names) {
-    int threads = Math.min(bound, names.size());
-    if (threads <= 1) {
-      List<Outcome> outcomes = new ArrayList<>(names.size());
-      names.forEach(name -> outcomes.add(one(name)));
-      return outcomes;
+  Ordered start(List<ExtensionName> names) {
+    return new Ordered(List.copyOf(names));
+  }
+
+  /**
+   * The outcomes of one {@link #start}, taken in order. Closing it stops the workers, waits for
+   * them, and closes every restore prepared and not taken; those taken are the caller's.
+   */
+  final class Ordered implements AutoCloseable {
+
+    private final List<ExtensionName> names;
+    private final List<CompletableFuture<Outcome>> outcomes = new ArrayList<>();
+    private final AtomicBoolean stop = new AtomicBoolean();
+    private final AtomicReference<@Nullable Error> fatal = new AtomicReference<>();
+    private final @Nullable ExecutorService pool;
+    private int taken;
+    /** Set once the workers were stopped: every outcome not taken by then is a failure. */
+    private boolean halted;
+
+    private Ordered(List<ExtensionName> names) {
+      this.names = names;
+      int threads = Math.min(bound, names.size());
+      if (threads <= 1) {
+        pool = null;
+        return;
+      }
+      ExecutorService workers = Executors.newFixedThreadPool(threads, daemons());
+      for (ExtensionName name : names) {
+        CompletableFuture<Outcome> outcome = new CompletableFuture<>();
+        outcomes.add(outcome);
+        workers.execute(() -> {
+          if (stop.get()) {
+            outcome.complete(cancelled(name));
+            return;
+          }
+          try {
+            outcome.complete(one(name));
+          } catch (Error e) {
+            fatal.compareAndSet(null, e);
+            stop.set(true);
+            outcome.completeExceptionally(e);
+          }
+        });
+      }
+      workers.shutdown();
+      pool = workers;
     }
-    AtomicReferenceArray<@Nullable Outcome> done = new AtomicReferenceArray<>(names.size());
-    AtomicBoolean stop = new AtomicBoolean();
-    AtomicReference<@Nullable Error> fatal = new AtomicReference<>();
-    ExecutorService pool = Executors.newFixedThreadPool(threads, daemons());
-    for (int i = 0; i < names.size(); i++) {
-      int index = i;
-      pool.execute(() -> {
-        if (stop.get()) {
-          return;
-        }
-        try {
-          done.set(index, one(names.get(index)));
-        } catch (Error e) {
-          fatal.compareAndSet(null, e);
-          stop.set(true);
-        }
-      });
+
+    /** {@return whether an outcome is left to take} */
+    boolean hasNext() {
+      return taken < names.size();
     }
-    pool.shutdown();
-    boolean interrupted = awaitWorkers(pool, stop);
-    Error error = fatal.get();
-    if (interrupted || error != null) {
-      closeAll(done);
+
+    /**
+     * Takes the next outcome, waiting until it is prepared (with a bound of 1, preparing it on this
+     * thread). Interrupted meanwhile: the workers are stopped and this outcome, as every later one,
+     * is a failure; the interrupt flag is set again.
+     *
+     * @throws Error if a prepare threw one (the workers are stopped, every restore not taken closed)
+     * @throws java.util.NoSuchElementException if none is left
+     */
+    Outcome next() {
+      if (!hasNext()) {
+        throw new java.util.NoSuchElementException("every outcome was taken");
+      }
+      int index = taken++;
+      ExtensionName name = names.get(index);
+      if (halted) {
+        return cancelled(name);
+      }
+      if (pool == null) {
+        return one(name);
+      }
+      try {
+        Outcome outcome = outcomes.get(index).get();
+        if (fatal.get() != null && outcome.prepared() != null) {
+          outcome.prepared().close();  // not handed over: the Error ends the pass
+        }
+        requireNoFatal();
+        return outcome;
+      } catch (InterruptedException e) {
+        halt();
+        Thread.currentThread().interrupt();
+        return cancelled(name);
+      } catch (ExecutionException e) {
+        requireNoFatal();
+        throw new IllegalStateException("a prepare failed outside its outcome", e.getCause());
+      }
+    }
+
+    private void requireNoFatal() {
+      Error error = fatal.get();
+      if (error != null) {
+        halt();
+        throw error;
+      }
+    }
+
+    /** Stops the workers, waits for them, and closes every restore not taken; idempotent. */
+    @Override
+    public void close() {
+      halt();
+    }
+
+    private void halt() {
+      if (halted) {
+        return;
+      }
+      halted = true;
+      if (pool == null) {
+        return;
+      }
+      stop.set(true);
+      pool.shutdownNow();
+      boolean interrupted = awaitWorkers(pool);
+      for (int i = taken; i < outcomes.size(); i++) {
+        CompletableFuture<Outcome> outcome = outcomes.get(i);
+        if (outcome.isDone() && !outcome.isCompletedExceptionally()) {
+          PreparedInstall prepared = outcome.join().prepared();
+          if (prepared != null) {
+            prepared.close();
+          }
+        }
+      }
       if (interrupted) {
         Thread.currentThread().interrupt();
       }
-      if (error != null) {
-        throw error;
-      }
-      List<Outcome> cancelled = new ArrayList<>(names.size());
-      names.forEach(name -> cancelled.add(new Outcome(name, null, InstallException.failed(name.value(),
-          "the convergence pass was interrupted before its restore was applied; it is tried again", null))));
-      return cancelled;
     }
-    List<Outcome> outcomes = new ArrayList<>(names.size());
-    for (int i = 0; i < names.size(); i++) {
-      outcomes.add(Objects.requireNonNull(done.get(i), "every worker ran"));
-    }
-    return outcomes;
+  }
+
+  private static Outcome cancelled(ExtensionName name) {
+    return new Outcome(name, null, InstallException.failed(name.value(),
+        "the convergence pass was interrupted before its restore was applied; it is tried again", null));
   }
 
   /** Prepares {@code name} on this thread, counting its requests; a failure is its outcome. */
@@ -141,13 +229,12 @@ final class RestoreWorkers {
   }
 
   /**
-   * Waits for every worker to end. Interrupted meanwhile: stops the rest (the running ones are
-   * interrupted, the queued ones never start) and waits for them to end all the same, so nothing
-   * they stage is left behind.
+   * Waits for every worker of {@code pool}, which was shut down now, to end: an interrupt meanwhile
+   * does not stop the wait, so nothing they stage is left behind.
    *
    * @return whether this thread was interrupted
    */
-  private static boolean awaitWorkers(ExecutorService pool, AtomicBoolean stop) {
+  private static boolean awaitWorkers(ExecutorService pool) {
     boolean interrupted = false;
     while (true) {
       try {
@@ -156,17 +243,6 @@ final class RestoreWorkers {
         }
       } catch (InterruptedException e) {
         interrupted = true;
-        stop.set(true);
-        pool.shutdownNow();
-      }
-    }
-  }
-
-  private static void closeAll(AtomicReferenceArray<@Nullable Outcome> done) {
-    for (int i = 0; i < done.length(); i++) {
-      Outcome outcome = done.get(i);
-      if (outcome != null && outcome.prepared() != null) {
-        outcome.prepared().close();
       }
     }
   }

@@ -82,6 +82,17 @@ class RestoreWorkersTest {
     return gates;
   }
 
+  /** Takes every outcome of {@code workers} prepared for {@code names}, in order, closing the handle. */
+  private static List<RestoreWorkers.Outcome> drain(RestoreWorkers workers, List<ExtensionName> names) {
+    List<RestoreWorkers.Outcome> outcomes = new ArrayList<>();
+    try (RestoreWorkers.Ordered ordered = workers.start(names)) {
+      while (ordered.hasNext()) {
+        outcomes.add(ordered.next());
+      }
+    }
+    return outcomes;
+  }
+
   private long stagedTrees() throws IOException {
     try (var list = Files.list(temp)) {
       return list.count();
@@ -95,7 +106,7 @@ class RestoreWorkersTest {
     CountDownLatch fourStarted = new CountDownLatch(4);
     RestoreWorkers workers = new RestoreWorkers(4, blocking(gates, fourStarted));
     AtomicReference<List<RestoreWorkers.Outcome>> outcomes = new AtomicReference<>();
-    Thread pass = new Thread(() -> outcomes.set(workers.prepareAll(names)));
+    Thread pass = new Thread(() -> outcomes.set(drain(workers, names)));
     pass.start();
 
     assertThat(fourStarted.await(HANG, TimeUnit.SECONDS)).as("4 prepares run at once").isTrue();
@@ -130,7 +141,7 @@ class RestoreWorkersTest {
       return p;
     });
     AtomicReference<List<RestoreWorkers.Outcome>> outcomes = new AtomicReference<>();
-    Thread pass = new Thread(() -> outcomes.set(workers.prepareAll(names)));
+    Thread pass = new Thread(() -> outcomes.set(drain(workers, names)));
     pass.start();
     assertThat(allStarted.await(HANG, TimeUnit.SECONDS)).isTrue();
     for (int i = 2; i >= 0; i--) {
@@ -154,7 +165,7 @@ class RestoreWorkersTest {
       return staged(name);
     });
 
-    List<RestoreWorkers.Outcome> outcomes = workers.prepareAll(names);
+    List<RestoreWorkers.Outcome> outcomes = drain(workers, names);
 
     assertThat(outcomes).extracting(RestoreWorkers.Outcome::name).containsExactlyElementsOf(names);
     assertThat(outcomes.get(2).prepared()).isNull();
@@ -168,21 +179,70 @@ class RestoreWorkersTest {
   }
 
   @Test
-  void anInterrupt_stopsTheWorkers_discardsWhatTheyStaged_andFailsEveryName() throws Exception {
+  void anOutcome_isHandedOver_whileTheLaterOnesAreStillBeingPrepared() throws Exception {
+    List<ExtensionName> names = names(6);
+    Map<ExtensionName, CountDownLatch> gates = gates(names);
+    CountDownLatch started = new CountDownLatch(3);
+    RestoreWorkers workers = new RestoreWorkers(3, blocking(gates, started));
+    try (RestoreWorkers.Ordered ordered = workers.start(names)) {
+      assertThat(started.await(HANG, TimeUnit.SECONDS)).isTrue();
+      gates.get(names.get(0)).countDown();
+
+      RestoreWorkers.Outcome first = ordered.next();
+
+      assertThat(first.name()).isEqualTo(names.get(0));
+      assertThat(first.prepared()).isNotNull();
+      assertThat(gates.get(names.get(1)).getCount()).as("the second is still being prepared").isEqualTo(1);
+      first.prepared().close();
+      names.forEach(n -> gates.get(n).countDown());
+      for (int i = 1; i < names.size(); i++) {
+        RestoreWorkers.Outcome next = ordered.next();
+        assertThat(next.name()).isEqualTo(names.get(i));
+        next.prepared().close();
+      }
+      assertThat(ordered.hasNext()).isFalse();
+    }
+    assertThat(stagedTrees()).isZero();
+  }
+
+  @Test
+  void closedEarly_stopsTheWorkers_andDiscardsWhatWasNotTaken() throws Exception {
     List<ExtensionName> names = names(8);
     Map<ExtensionName, CountDownLatch> gates = gates(names);
-    gates.get(names.get(0)).countDown();  // the first one is staged before the interrupt
-    CountDownLatch started = new CountDownLatch(3);  // the first, then two that block
+    CountDownLatch started = new CountDownLatch(2);
+    RestoreWorkers workers = new RestoreWorkers(2, blocking(gates, started));
+    RestoreWorkers.Ordered ordered = workers.start(names);
+    assertThat(started.await(HANG, TimeUnit.SECONDS)).isTrue();
+    gates.get(names.get(0)).countDown();
+    RestoreWorkers.Outcome first = ordered.next();
+
+    ordered.close();
+
+    assertThat(running.get()).as("every worker ended").isZero();
+    assertThat(stagedTrees()).as("only the one taken is left, the caller's").isEqualTo(1);
+    first.prepared().close();
+    assertThat(stagedTrees()).isZero();
+    assertThat(ordered.next().failure()).as("after close, every outcome is a failure").isInstanceOf(
+        InstallException.class);
+  }
+
+  @Test
+  void anInterrupt_stopsTheWorkers_discardsWhatTheyStagedAndWasNotTaken_andFailsEveryNameLeft() throws Exception {
+    List<ExtensionName> names = names(8);
+    Map<ExtensionName, CountDownLatch> gates = gates(names);
+    gates.get(names.get(0)).countDown();  // the first one is staged and taken before the interrupt
+    gates.get(names.get(2)).countDown();  // the third one is staged, and never taken
+    CountDownLatch started = new CountDownLatch(4);  // the first, the third, then two that block
     RestoreWorkers workers = new RestoreWorkers(2, blocking(gates, started));
     AtomicReference<List<RestoreWorkers.Outcome>> outcomes = new AtomicReference<>();
     AtomicReference<Boolean> flag = new AtomicReference<>();
     Thread pass = new Thread(() -> {
-      outcomes.set(workers.prepareAll(names));
+      outcomes.set(drain(workers, names));
       flag.set(Thread.currentThread().isInterrupted());
     });
     pass.start();
     assertThat(started.await(HANG, TimeUnit.SECONDS)).isTrue();
-    assertThat(stagedTrees()).as("the first restore is staged").isEqualTo(1);
+    assertThat(stagedTrees()).as("the first and third restores are staged").isEqualTo(2);
 
     pass.interrupt();
     pass.join(TimeUnit.SECONDS.toMillis(HANG));
@@ -190,10 +250,36 @@ class RestoreWorkersTest {
     assertThat(pass.isAlive()).isFalse();
     assertThat(flag.get()).as("the interrupt flag is set again").isTrue();
     assertThat(running.get()).as("every worker ended").isZero();
-    assertThat(calls.get()).as("no prepare started after the interrupt").isEqualTo(3);
-    assertThat(stagedTrees()).as("what was staged is discarded").isZero();
+    assertThat(calls.get()).as("no prepare started after the interrupt").isEqualTo(4);
     assertThat(outcomes.get()).extracting(RestoreWorkers.Outcome::name).containsExactlyElementsOf(names);
-    assertThat(outcomes.get()).allMatch(o -> o.prepared() == null && o.failure() instanceof InstallException);
+    assertThat(outcomes.get().get(0).prepared()).as("the one taken is the caller's").isNotNull();
+    assertThat(stagedTrees()).as("what was staged and not taken is discarded").isEqualTo(1);
+    outcomes.get().get(0).prepared().close();
+    assertThat(outcomes.get().subList(1, names.size()))
+        .allMatch(o -> o.prepared() == null && o.failure() instanceof InstallException);
+  }
+
+  @Test
+  void anError_inAPrepare_stopsTheWorkers_andIsThrown() {
+    List<ExtensionName> names = names(5);
+    RestoreWorkers workers = new RestoreWorkers(2, name -> {
+      if (name.equals(names.get(1))) {
+        throw new AssertionError("the prepare broke");
+      }
+      return staged(name);
+    });
+
+    List<RestoreWorkers.Outcome> taken = new ArrayList<>();
+    assertThatThrownBy(() -> {
+      try (RestoreWorkers.Ordered ordered = workers.start(names)) {
+        while (ordered.hasNext()) {
+          taken.add(ordered.next());
+        }
+      }
+    }).isInstanceOf(AssertionError.class).hasMessage("the prepare broke");
+    taken.forEach(o -> o.prepared().close());
+    assertThat(taken).as("at most the one before it, whatever finished first").extracting(
+        RestoreWorkers.Outcome::name).isSubsetOf(names.get(0));
   }
 
   @Test
@@ -205,7 +291,7 @@ class RestoreWorkersTest {
       return staged(name);
     });
 
-    workers.prepareAll(names(3)).forEach(o -> o.prepared().close());
+    drain(workers, names(3)).forEach(o -> o.prepared().close());
 
     assertThat(threads).containsExactly(caller, caller, caller);
   }

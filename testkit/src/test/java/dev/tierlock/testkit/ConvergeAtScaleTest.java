@@ -30,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Convergence of many entries: the restores of a pass prepared up to the configured bound at once
- * and applied in the lockfile's order, a failed restore reported alone with nothing of it staged,
+ * and applied in the lockfile's order, each as soon as it is ready (while later ones download), a failed restore reported alone with nothing of it staged,
  * an interrupt that stops the workers and leaves nothing staged, and a pass with nothing to do that
  * reads the state's header alone. On the fake remote, whose hooks hold calls on latches; nothing is
  * timed (the waits' bounds only turn a hang into a failure).
@@ -74,12 +74,16 @@ class ConvergeAtScaleTest {
   }
 
   private Converger converger(int parallel) {
+    return converger(parallel, boundary -> { });
+  }
+
+  private Converger converger(int parallel, java.util.function.Consumer<String> boundaries) {
     Heartbeats never = (lock, interval, beat) -> () -> { };
     tierlock = Tierlock.builder().datastore(remote).checkout(temp.resolve("b")).environment(Environment.system()
         .withClock(clock).withSleeper(clock.sleeper()).withRandom(new SplittableRandom(2)).withHeartbeats(never)
         .withLockIdentity(LockIdentity.of("test@b", "host", 1))).build();
     return Converger.builder(tierlock, TempDirLayout.in(tierlock.checkoutDirectory())).clock(clock)
-        .random(new SplittableRandom(3)).parallelRestores(parallel).build();
+        .random(new SplittableRandom(3)).parallelRestores(parallel).boundaries(boundaries).build();
   }
 
   /** Holds every archive's download on {@code release}, counting those held at once. */
@@ -134,6 +138,34 @@ class ConvergeAtScaleTest {
     assertThat(report.get().restored()).extracting(ExtensionName::value).containsExactlyElementsOf(names);
     assertThat(remote.log().count(DatastoreOperation.OPEN_STREAM)).isEqualTo(12);
     assertThat(report.get().requests()).as("the workers' requests are counted").isEqualTo(remote.log().size());
+    assertThat(prepared()).as("nothing left in staging").isEmpty();
+  }
+
+  @Test
+  void theFirstRestores_areSwappedIn_whileTheLastIsStillDownloading() throws Exception {
+    plant(6);
+    CountDownLatch firstSwapped = new CountDownLatch(1);
+    Converger converger = converger(2, boundary -> {
+      if (boundary.equals("journal-swapped")) {
+        firstSwapped.countDown();
+      }
+    });
+    AtomicReference<Boolean> swappedBeforeTheLastDownload = new AtomicReference<>();
+    remote.faults().beforeNext(DatastoreOperation.OPEN_STREAM, archives.get(5)::equals, () -> {
+      try {
+        // with every restore prepared before the first swap, this waits out its bound
+        swappedBeforeTheLastDownload.set(firstSwapped.await(HANG, TimeUnit.SECONDS));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+
+    ConvergeReport report = converger.converge();
+
+    assertThat(swappedBeforeTheLastDownload.get()).as("a restore was swapped in while the last one downloaded")
+        .isTrue();
+    assertThat(report.outcome()).isEqualTo(ConvergeReport.Outcome.CONVERGED);
+    assertThat(report.restored()).extracting(ExtensionName::value).containsExactlyElementsOf(names);
     assertThat(prepared()).as("nothing left in staging").isEmpty();
   }
 
