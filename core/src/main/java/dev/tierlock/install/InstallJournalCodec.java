@@ -16,6 +16,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -56,8 +57,23 @@ final class InstallJournalCodec {
    * @throws IOException if any step fails; the file then holds what it held before
    */
   static void write(Path file, InstallJournal journal) throws IOException {
-    SwapFiles.createDirectories(file.getParent());
-    AtomicFileWriter.write(file, encode(journal));
+    Set<Path> changed = new LinkedHashSet<>();
+    write(file, journal, changed);
+    SwapFiles.force(changed);
+  }
+
+  /**
+   * Writes {@code journal} to {@code file} as {@link #write(Path, InstallJournal)} does, but adds the
+   * directories it changed (the file's, and the parent of each one it created) to {@code changed}
+   * instead of forcing them: the caller forces them, with the rest of a series of steps, before
+   * anything relies on the journal having survived a crash.
+   *
+   * @throws IOException if any step fails; the file then holds what it held before
+   */
+  static void write(Path file, InstallJournal journal, Set<Path> changed) throws IOException {
+    SwapFiles.createDirectories(file.getParent(), changed);
+    AtomicFileWriter.writeUnforcedRename(file, encode(journal));
+    changed.add(file.getParent());
   }
 
   /**

@@ -62,9 +62,16 @@ final class Swap {
     Swap swap = new Swap(journal, layout, owners, hook);
     swap.hold();
     try {
-      InstallJournalCodec.write(swap.journalFile, journal);
+      Set<Path> changed = new LinkedHashSet<>();
+      InstallJournalCodec.write(swap.journalFile, journal, changed);
+      if (journal.roots().size() > 1) {
+        // a bundle root's staging lies outside the journal's directory, where only a journal that
+        // survived names it for the sweep: the journal is made durable before it exists
+        SwapFiles.force(changed);
+        changed.clear();
+      }
       hook.at(SwapBoundary.JOURNAL_WRITTEN);
-      swap.fill(plan);
+      swap.fill(plan, changed);
       hook.at(SwapBoundary.STAGING_FILLED);
       return swap;
     } catch (IOException | RuntimeException e) {
@@ -80,16 +87,19 @@ final class Swap {
   }
 
   /**
-   * Fills the staging. Its steps are forced to disk together at its end, each directory once: a
-   * crash inside it leaves a journal that says staged, which recovery undoes whole (whatever subset
-   * of the steps survived), so only the state at its end needs to be durable, before the swap.
+   * Fills the staging, then forces to disk, each directory once, what the fill and the journal's
+   * write before it changed ({@code changed} holds the journal's). A crash before that force leaves
+   * no journal (a journal-less staging, which the sweep deletes whole: the fill never touches a live
+   * root) or a journal that says staged, which recovery undoes whole whatever subset of the steps
+   * survived; so only the state at the force needs to be durable, and it is, before the swap. The
+   * journal's own bytes were forced before its rename. The source side of each root's move is not
+   * forced: the source is the preparer's disposable staging.
    */
-  private void fill(SwapPlan plan) throws IOException {
+  private void fill(SwapPlan plan, Set<Path> changed) throws IOException {
     Set<Path> dirs = new LinkedHashSet<>();
     for (InstallJournal.Root root : staged.roots()) {
       dirs.add(root.stagingDir());
     }
-    Set<Path> changed = new LinkedHashSet<>();
     for (Path dir : dirs) {
       for (String part : new String[] {"new", "old", "discard"}) {
         SwapFiles.createDirectories(dir.resolve(part), changed);
@@ -98,7 +108,7 @@ final class Swap {
     for (int i = 0; i < plan.roots().size(); i++) {
       Path source = plan.roots().get(i).source();
       if (source != null) {
-        SwapFiles.move(source, staged.roots().get(i).incoming(), changed);
+        SwapFiles.moveIn(source, staged.roots().get(i).incoming(), changed);
       }
     }
     InstallJournal.Root extension = staged.extensionRoot();
@@ -157,7 +167,11 @@ final class Swap {
       Path stagedManifest = staged.manifest().staged();
       if (stagedManifest != null) {
         SwapFiles.createDirectories(staged.manifest().live().getParent());
-        rename(stagedManifest, staged.manifest().live());
+        Set<Path> manifestIn = new LinkedHashSet<>();
+        SwapFiles.moveIn(stagedManifest, staged.manifest().live(), manifestIn);
+        done.add(new Path[] {stagedManifest, staged.manifest().live()});
+        // its staging side is forced with the journal that says swapped, in the same directory
+        SwapFiles.force(manifestIn);
         hook.at(SwapBoundary.MANIFEST_IN);
       }
       requireOwned();

@@ -63,6 +63,17 @@ final class SwapFiles {
     changed.add(source.getParent());
   }
 
+  /**
+   * Renames {@code source} to {@code target} as {@link #move(Path, Path, Set)} does, adding only
+   * the target's directory to {@code changed}: for a move whose source side nothing relies on
+   * surviving a crash on its own (a source in disposable staging, which recovery deletes whole or
+   * the sweep removes, or one in a directory the caller forces later anyway).
+   */
+  static void moveIn(Path source, Path target, Set<Path> changed) throws IOException {
+    move(source, target, new LinkedHashSet<>());
+    changed.add(target.getParent());
+  }
+
   /** Creates {@code dir} and its missing parents, forcing the parent of each directory created. */
   static void createDirectories(Path dir) throws IOException {
     Set<Path> changed = new LinkedHashSet<>();

@@ -31,6 +31,21 @@ public final class AtomicFileWriter {
    * @throws IOException if any step fails; the target is then unchanged
    */
   public static void write(Path target, byte[] bytes) throws IOException {
+    writeUnforcedRename(target, bytes);
+    forceDirectory(target.toAbsolutePath().getParent());
+  }
+
+  /**
+   * Replaces {@code target} with {@code bytes} as {@link #write(Path, byte[])} does, but leaves the
+   * directory unforced: the caller forces it, with the other directories a series of steps changed,
+   * before anything relies on the rename having survived a crash. Until then a crash leaves the old
+   * file or the new one, whole (the new bytes are forced before the rename).
+   *
+   * @param target the file to replace
+   * @param bytes its new content
+   * @throws IOException if any step fails; the target is then unchanged
+   */
+  public static void writeUnforcedRename(Path target, byte[] bytes) throws IOException {
     Path temp = newTemp(target);
     try {
       try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE)) {
@@ -40,7 +55,7 @@ public final class AtomicFileWriter {
         }
         channel.force(true);
       }
-      moveInto(temp, target);
+      moveIntoUnforced(temp, target);
     } finally {
       Files.deleteIfExists(temp);
     }
