@@ -45,9 +45,10 @@ final class Swap {
 
   /**
    * Stages {@code plan}: registers its owner, writes the journal (phase staged) before any other
-   * staging directory exists, creates the staging directories, moves each root's source into {@code
-   * new/<i>}, moves the new manifest out to a file of its own, and copies each nested root the live
-   * extension root holds into the new one. The live roots are not touched.
+   * staging directory exists, creates the staging directories it needs ({@code new/} when a root
+   * has new content, {@code old/} when one has live content to move out), moves each root's source
+   * into {@code new/<i>}, moves the new manifest out to a file of its own, and copies each nested
+   * root the live extension root holds into the new one. The live roots are not touched.
    *
    * @param plan the swap; its roots must be those the layout gives its name, in order
    * @param layout where the roots live
@@ -96,13 +97,14 @@ final class Swap {
    * forced: the source is the preparer's disposable staging.
    */
   private void fill(SwapPlan plan, Set<Path> changed) throws IOException {
-    Set<Path> dirs = new LinkedHashSet<>();
     for (InstallJournal.Root root : staged.roots()) {
-      dirs.add(root.stagingDir());
-    }
-    for (Path dir : dirs) {
-      for (String part : new String[] {"new", "old", "discard"}) {
-        SwapFiles.createDirectories(dir.resolve(part), changed);
+      // new/ for content to move in, old/ for live content to move out; a rollback makes discard/ when it needs it
+      SwapFiles.createDirectories(root.stagingDir(), changed);
+      if (root.hasNew()) {
+        SwapFiles.createDirectories(root.incoming().getParent(), changed);
+      }
+      if (root.liveExisted()) {
+        SwapFiles.createDirectories(root.old().getParent(), changed);
       }
     }
     for (int i = 0; i < plan.roots().size(); i++) {

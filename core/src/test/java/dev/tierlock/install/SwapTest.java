@@ -76,6 +76,32 @@ class SwapTest {
   }
 
   @Test
+  void stage_makesOnlyTheStagingDirectoriesTheSwapNeeds_andARollbackMakesDiscardWhenItNeedsIt() throws IOException {
+    SwapFixture fresh = new SwapFixture(dir.resolve("fresh")).sourcesV2();
+    Swap install = Swap.stage(fresh.upgrade(), fresh.layout, owners, SwapBoundary.NONE);
+    for (InstallJournal.Root root : install.journal().roots()) {
+      assertThat(root.incoming().getParent()).as("new content waits in new/").isDirectory();
+      assertThat(root.old().getParent()).as("nothing live to move out: no old/").doesNotExist();
+      assertThat(root.discard().getParent()).as("discard/ only for a rollback").doesNotExist();
+    }
+    install.swap();
+    install.rollback();
+    assertThat(fresh.snapshot()).containsOnlyKeys("bundles", "bundles/models", "pulled");
+    assertThat(fresh.stagingLeft()).isEmpty();
+
+    SwapFixture upgraded = new SwapFixture(dir.resolve("upgraded")).installV1().sourcesV2();
+    SortedMap<String, String> v1 = upgraded.snapshot();
+    Swap upgrade = Swap.stage(upgraded.upgrade(), upgraded.layout, owners, SwapBoundary.NONE);
+    InstallJournal.Root extension = upgrade.journal().extensionRoot();
+    assertThat(extension.old().getParent()).as("live content to move out: old/").isDirectory();
+    assertThat(extension.discard().getParent()).doesNotExist();
+    upgrade.swap();
+    upgrade.rollback();
+    assertThat(upgraded.snapshot()).isEqualTo(v1);
+    assertThat(upgraded.stagingLeft()).isEmpty();
+  }
+
+  @Test
   void removal_keepsTheNestedRootAndRollbackRestoresEverything() throws IOException {
     SwapFixture fixture = fixture().installV1();
     SortedMap<String, String> v1 = fixture.snapshot();
