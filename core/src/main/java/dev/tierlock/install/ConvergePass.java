@@ -137,23 +137,38 @@ final class ConvergePass {
   private Result pass(Lockfile shared, Lockfile view, String version, String sha, Optional<String> readVersion) {
     ledger.markBaseline();
     Map<ExtensionName, ConvergePlan.Step> plan = planner.plan(view);
+    ConvergeReport.Outcome outcome = ConvergeReport.Outcome.CONVERGED;
     try (ConvergePlan.Restores restores = planner.start(plan, view)) {
       boolean swaps = restores.any() || plan.containsValue(ConvergePlan.Step.REMOVE)
           || steps.needsRecovery(state.left());
       if (swaps) {
-        Optional<Result> busy = underLock(shared, view, readVersion, plan, restores);
-        if (busy.isPresent()) {
-          return busy.get();
-        }
+        outcome = underLock(shared, view, readVersion, plan, restores);
       } else {
         ConvergePlan.with(plan, ConvergePlan.Step.FORGET).forEach(ledger.records::remove);
       }
     }
-    return end(ConvergeReport.Outcome.CONVERGED, version, sha, true);
+    // the restores are closed, so what their workers spent is counted whatever the outcome; an
+    // interrupt that stopped the wait for one has done its work: the state is saved, then it is set again
+    boolean interrupted = Thread.interrupted();
+    try {
+      return switch (outcome) {
+        case BUSY -> busy();
+        case BLOCKED -> end(ConvergeReport.Outcome.BLOCKED, null, null, false);
+        default -> end(ConvergeReport.Outcome.CONVERGED, version, sha, true);
+      };
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
-  /** Takes the try-lock and swaps; returns a result when the pass has to stop there (busy or blocked). */
-  private Optional<Result> underLock(Lockfile shared, Lockfile view, Optional<String> readVersion,
+  /**
+   * Takes the try-lock and swaps; returns {@link ConvergeReport.Outcome#BUSY} when the lock is held
+   * or the lockfile changed, {@link ConvergeReport.Outcome#BLOCKED} when a journal blocks the swaps,
+   * else {@link ConvergeReport.Outcome#CONVERGED}.
+   */
+  private ConvergeReport.Outcome underLock(Lockfile shared, Lockfile view, Optional<String> readVersion,
       Map<ExtensionName, ConvergePlan.Step> plan, ConvergePlan.Restores restores) {
     Optional<ConvergeReport.Outcome> swapped = tierlock.tryWithPulledExtensionsLock(() -> {
       if (!unchangedSince(shared, view, readVersion)) {
@@ -165,15 +180,9 @@ final class ConvergePass {
     });
     if (swapped.isEmpty()) {
       ledger.warnings.add("another install, removal or convergence of this checkout is running: nothing was swapped");
-      return Optional.of(busy());
+      return ConvergeReport.Outcome.BUSY;
     }
-    if (swapped.get() == ConvergeReport.Outcome.BUSY) {
-      return Optional.of(busy());
-    }
-    if (swapped.get() == ConvergeReport.Outcome.BLOCKED) {
-      return Optional.of(end(ConvergeReport.Outcome.BLOCKED, null, null, false));
-    }
-    return Optional.empty();
+    return swapped.get();
   }
 
   /**

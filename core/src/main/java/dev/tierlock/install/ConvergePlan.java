@@ -126,8 +126,14 @@ final class ConvergePlan {
         RestoreWorkers.Outcome outcome = ordered.next();
         PreparedInstall prepared = outcome.prepared();
         if (prepared == null) {
-          if (!dropped.contains(outcome.name())) {
-            failed(outcome.name(), view, java.util.Objects.requireNonNull(outcome.failure(), "a failure"));
+          RuntimeException failure = java.util.Objects.requireNonNull(outcome.failure(), "a failure");
+          if (dropped.contains(outcome.name())) {
+            continue;
+          }
+          if (outcome.cancelled()) {
+            ledger.cancelled(outcome.name(), PassLedger.identity(view.entry(outcome.name()).orElseThrow()), failure);
+          } else {
+            failed(outcome.name(), view, failure);
           }
           continue;
         }
@@ -277,13 +283,13 @@ final class ConvergePlan {
   private void failed(ExtensionName name, Lockfile view, RuntimeException e) {
     String identity = PassLedger.identity(view.entry(name).orElseThrow());
     Optional<ConvergeReport.Unrestorable.Reason> reason = unrestorable(e);
-    if (reason.isPresent()) {
+    if (e instanceof ArchiveException a && a.code().equals(ArchiveException.CANCELLED)) {
+      ledger.cancelled(name, identity, e);
+      Thread.currentThread().interrupt();
+    } else if (reason.isPresent()) {
       ledger.block(name, identity, reason.get(), e.getMessage());
     } else {
       ledger.retry(name, identity, e);
-    }
-    if (e instanceof ArchiveException a && a.code().equals(ArchiveException.CANCELLED)) {
-      Thread.currentThread().interrupt();
     }
   }
 

@@ -67,10 +67,19 @@ final class ConvergeSwap {
         return false;
       }
       restore(view, applied);
-      remove(current(), plan, removals);
-      current().finish();
-      commit(applied, removals);
-      recordRestored(view);
+      // an interrupt that stopped the wait for a restore has done its work: what was swapped in is
+      // committed (its forces would fail with the flag set), then the flag is set again
+      boolean interrupted = Thread.interrupted();
+      try {
+        remove(current(), plan, removals);
+        current().finish();
+        commit(applied, removals);
+        recordRestored(view);
+      } finally {
+        if (interrupted) {
+          Thread.currentThread().interrupt();
+        }
+      }
     } finally {
       try {
         current().close();

@@ -126,6 +126,20 @@ final class PassLedger {
         : before.with(identity, next, null));
   }
 
+  /**
+   * Records that the restore of {@code name} was cancelled (the pass was interrupted before it was
+   * applied): reported pending, due again at once, its count of failed attempts not raised (a
+   * cancelled pass is no failed attempt, and is not backed off).
+   */
+  void cancelled(ExtensionName name, String identity, Throwable failure) {
+    ConvergenceState.Record before = records.get(name);
+    int attempts = before == null || before.retry() == null ? 1 : before.retry().attempts();
+    String reason = failure.getClass().getSimpleName() + ": " + failure.getMessage();
+    ConvergenceState.Retry next = new ConvergenceState.Retry(attempts, now, reason);
+    records.put(name, before == null ? new ConvergenceState.Record(identity, null, null, next, null)
+        : before.with(identity, next, null));
+  }
+
   /** Returns whether a retry is due now. */
   boolean due() {
     return records.values().stream().anyMatch(r -> r.retry() != null && isDue(r.retry()));

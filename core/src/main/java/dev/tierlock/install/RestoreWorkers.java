@@ -33,8 +33,12 @@ import org.jspecify.annotations.Nullable;
  */
 final class RestoreWorkers {
 
-  /** What preparing one name gave: the prepared restore, or why it failed. */
-  record Outcome(ExtensionName name, @Nullable PreparedInstall prepared, @Nullable RuntimeException failure) {
+  /**
+   * What preparing one name gave: the prepared restore, or why it failed; {@code cancelled} when it
+   * failed because the workers were stopped (the pass was interrupted or closed), not on its own.
+   */
+  record Outcome(ExtensionName name, @Nullable PreparedInstall prepared, @Nullable RuntimeException failure,
+      boolean cancelled) {
     Outcome {
       Objects.requireNonNull(name, "name");
       if ((prepared == null) == (failure == null)) {
@@ -95,6 +99,8 @@ final class RestoreWorkers {
     private final AtomicReference<@Nullable Error> fatal = new AtomicReference<>();
     private final @Nullable ExecutorService pool;
     private int taken;
+    /** How many outcomes were handed over: every one from there on is closed by {@link #halt}. */
+    private int handed;
     /** Set once the workers were stopped: every outcome not taken by then is a failure. */
     private boolean halted;
 
@@ -150,14 +156,13 @@ final class RestoreWorkers {
         return cancelled(name);
       }
       if (pool == null) {
+        handed = taken;
         return one(name);
       }
       try {
         Outcome outcome = outcomes.get(index).get();
-        if (fatal.get() != null && outcome.prepared() != null) {
-          outcome.prepared().close();  // not handed over: the Error ends the pass
-        }
         requireNoFatal();
+        handed = taken;
         return outcome;
       } catch (InterruptedException e) {
         halt();
@@ -177,7 +182,7 @@ final class RestoreWorkers {
       }
     }
 
-    /** Stops the workers, waits for them, and closes every restore not taken; idempotent. */
+    /** Stops the workers, waits for them, and closes every restore not handed over; idempotent. */
     @Override
     public void close() {
       halt();
@@ -194,7 +199,9 @@ final class RestoreWorkers {
       stop.set(true);
       pool.shutdownNow();
       boolean interrupted = awaitWorkers(pool);
-      for (int i = taken; i < outcomes.size(); i++) {
+      // from the first outcome not handed over: the one a caller was waiting for when it was
+      // interrupted, or when an Error ended the wait, may have been prepared meanwhile
+      for (int i = handed; i < outcomes.size(); i++) {
         CompletableFuture<Outcome> outcome = outcomes.get(i);
         if (outcome.isDone() && !outcome.isCompletedExceptionally()) {
           PreparedInstall prepared = outcome.join().prepared();
@@ -211,16 +218,16 @@ final class RestoreWorkers {
 
   private static Outcome cancelled(ExtensionName name) {
     return new Outcome(name, null, InstallException.failed(name.value(),
-        "the convergence pass was interrupted before its restore was applied; it is tried again", null));
+        "the convergence pass was interrupted before its restore was applied; it is tried again", null), true);
   }
 
   /** Prepares {@code name} on this thread, counting its requests; a failure is its outcome. */
   private Outcome one(ExtensionName name) {
     Tierlock.Measured<Outcome> measured = Tierlock.measure(() -> {
       try {
-        return new Outcome(name, prepare.apply(name), null);
+        return new Outcome(name, prepare.apply(name), null, false);
       } catch (RuntimeException e) {
-        return new Outcome(name, null, e);
+        return new Outcome(name, null, e, false);
       }
     });
     requests.addAndGet(measured.requests());

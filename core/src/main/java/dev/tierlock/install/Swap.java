@@ -230,15 +230,24 @@ final class Swap {
    * old content, and after a removal the scope directory it left empty.
    *
    * @throws InstallException ({@code install_failed}) if the journal is no longer this swap's or cannot be deleted
-   *     (nothing was deleted; the swap can still be committed or rolled back)
+   *     (nothing was deleted; the swap can still be committed or rolled back), or was deleted but its
+   *     directory could not be forced (the swap is committed; its staging is left to the sweep)
    * @throws IllegalStateException if not swapped
    */
   void commit() {
     requireState(State.SWAPPED, "commit");
+    boolean owned = false;
     try {
       requireOwned();
+      owned = true;
       StagingCleanup.committed(staged, journalFile, pulledRoot, hook);
     } catch (IOException | RuntimeException e) {
+      if (owned && !SwapFiles.exists(journalFile)) {
+        // deleted but not forced: decided all the same (should a crash bring it back, recovery finishes it)
+        end(State.COMMITTED);
+        throw InstallException.failed(name().value(), "the commit deleted the journal " + journalFile + " but could not"
+            + " force its directory (" + e.getMessage() + "); the old files are left in staging, which is swept", e);
+      }
       throw InstallException.failed(name().value(), "the commit cannot delete the journal " + journalFile + " ("
           + e.getMessage() + "); nothing was deleted", e);
     }

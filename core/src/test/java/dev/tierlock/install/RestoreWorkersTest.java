@@ -260,6 +260,37 @@ class RestoreWorkersTest {
   }
 
   @Test
+  void aRestoreThatFinishesAfterTheInterrupt_ofTheThreadWaitingForIt_isClosed() throws Exception {
+    List<ExtensionName> names = names(2);
+    CountDownLatch started = new CountDownLatch(1);
+    CountDownLatch never = new CountDownLatch(1);
+    // a prepare that finishes whatever the interrupt (as blocking I/O does): it goes on once the
+    // workers are stopped, which happens only after the thread waiting for it was interrupted
+    RestoreWorkers workers = new RestoreWorkers(2, name -> {
+      if (name.equals(names.get(0))) {
+        started.countDown();
+        try {
+          never.await(HANG, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          // finishes all the same
+        }
+      }
+      return staged(name);
+    });
+    AtomicReference<List<RestoreWorkers.Outcome>> outcomes = new AtomicReference<>();
+    Thread pass = new Thread(() -> outcomes.set(drain(workers, names)));
+    pass.start();
+    assertThat(started.await(HANG, TimeUnit.SECONDS)).isTrue();
+
+    pass.interrupt();
+    pass.join(TimeUnit.SECONDS.toMillis(HANG));
+
+    assertThat(pass.isAlive()).isFalse();
+    assertThat(outcomes.get()).as("the waiting thread is told each failed").allMatch(o -> o.prepared() == null);
+    assertThat(stagedTrees()).as("what was prepared and never handed over is closed").isZero();
+  }
+
+  @Test
   void anError_inAPrepare_stopsTheWorkers_andIsThrown() {
     List<ExtensionName> names = names(5);
     RestoreWorkers workers = new RestoreWorkers(2, name -> {

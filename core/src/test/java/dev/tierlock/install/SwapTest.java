@@ -102,6 +102,27 @@ class SwapTest {
   }
 
   @Test
+  void commit_thatDeletesTheJournalButCannotForceItsDirectory_saysSo_andIsCommitted() throws IOException {
+    SwapFixture fixture = fixture().installV1().sourcesV2();
+    Swap swap = Swap.stage(fixture.upgrade(), fixture.layout, owners, SwapBoundary.NONE);
+    swap.swap();
+    Path journal = StagingPaths.journal(fixture.layout, swap.journal().stagingId());
+
+    Thread.currentThread().interrupt();  // forcing a directory through a channel then fails
+    try {
+      assertThatThrownBy(swap::commit).isInstanceOf(InstallException.class)
+          .hasMessageContaining("deleted the journal").hasMessageNotContaining("nothing was deleted");
+    } finally {
+      Thread.interrupted();
+    }
+
+    assertThat(journal).doesNotExist();
+    assertThatThrownBy(swap::rollback).as("decided: the new version stays").isInstanceOf(IllegalStateException.class);
+    assertThat(fixture.snapshot()).containsEntry("pulled/@acme/tools/manifest.json",
+        "f:{\"name\":\"@acme/tools\",\"version\":\"2\"}");
+  }
+
+  @Test
   void removal_keepsTheNestedRootAndRollbackRestoresEverything() throws IOException {
     SwapFixture fixture = fixture().installV1();
     SortedMap<String, String> v1 = fixture.snapshot();

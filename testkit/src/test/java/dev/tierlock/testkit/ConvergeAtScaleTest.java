@@ -170,6 +170,79 @@ class ConvergeAtScaleTest {
   }
 
   @Test
+  void anInterrupt_whileThePassWaitsForALaterRestore_commitsTheOnesSwappedIn_andSavesTheState() throws Exception {
+    plant(4);
+    AtomicInteger swapped = new AtomicInteger();
+    Converger converger = converger(2, boundary -> {
+      if (boundary.equals("journal-swapped") && swapped.incrementAndGet() == 2) {
+        Thread.currentThread().interrupt();  // the pass's own thread, before it waits for the third
+      }
+    });
+    CountDownLatch release = new CountDownLatch(1);
+    for (int i = 2; i < 4; i++) {
+      remote.faults().beforeNext(DatastoreOperation.OPEN_STREAM, archives.get(i)::equals, () -> {
+        try {
+          release.await(HANG, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();  // the store call then fails as cancelled
+        }
+      });
+    }
+    AtomicReference<ConvergeReport> report = new AtomicReference<>();
+    AtomicReference<Boolean> flag = new AtomicReference<>();
+    Thread pass = new Thread(() -> {
+      report.set(converger.converge());
+      flag.set(Thread.interrupted());
+    });
+    pass.start();
+    pass.join(TimeUnit.SECONDS.toMillis(HANG));
+    release.countDown();
+
+    assertThat(pass.isAlive()).isFalse();
+    assertThat(flag.get()).as("the interrupt flag is set again").isTrue();
+    assertThat(report.get().restored()).extracting(ExtensionName::value).containsExactly(names.get(0), names.get(1));
+    assertThat(report.get().pending()).extracting(p -> p.name().value()).containsExactly(names.get(2), names.get(3));
+    assertThat(report.get().warnings()).as("committed, and the state saved").isEmpty();
+    assertThat(prepared()).as("nothing left in staging").isEmpty();
+    remote.faults().clear();
+
+    ConvergeReport next = converger.converge();
+    assertThat(next.restored()).as("a cancelled restore is due again at once, not backed off").extracting(
+        ExtensionName::value).containsExactly(names.get(2), names.get(3));
+  }
+
+  @Test
+  void aBusyPass_countsTheRequestsItsWorkersMade() throws Exception {
+    plant(3);
+    Converger converger = converger(4);
+    CountDownLatch holding = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    Thread other = new Thread(() -> tierlock.tryWithPulledExtensionsLock(() -> {
+      holding.countDown();
+      try {
+        release.await(HANG, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return 1;
+    }));
+    other.start();
+    assertThat(holding.await(HANG, TimeUnit.SECONDS)).isTrue();
+    ConvergeReport report;
+    try {
+      report = converger.converge();
+    } finally {
+      release.countDown();
+      other.join(TimeUnit.SECONDS.toMillis(HANG));
+    }
+
+    assertThat(report.outcome()).isEqualTo(ConvergeReport.Outcome.BUSY);
+    assertThat(remote.log().count(DatastoreOperation.OPEN_STREAM)).as("the first restore was prepared").isPositive();
+    assertThat(report.requests()).as("the workers' requests are counted").isEqualTo(remote.log().size());
+    assertThat(prepared()).as("nothing left in staging").isEmpty();
+  }
+
+  @Test
   void aRestoreThatFailsMidBatch_isReportedAlone_andLeavesNothingStaged() throws Exception {
     plant(9);
     Converger converger = converger(3);
