@@ -175,7 +175,7 @@ final class ConvergePass {
         ledger.warnings.add("the lockfile changed during the pass (an install on this checkout): nothing was swapped");
         return ConvergeReport.Outcome.BUSY;
       }
-      return new ConvergeSwap(steps, planner, ledger).run(view, plan, restores) ? ConvergeReport.Outcome.CONVERGED
+      return new ConvergeSwap(steps, planner, ledger, converger.clock()).run(view, plan, restores) ? ConvergeReport.Outcome.CONVERGED
           : ConvergeReport.Outcome.BLOCKED;
     });
     if (swapped.isEmpty()) {

@@ -4,6 +4,8 @@ import dev.tierlock.ExtensionName;
 import dev.tierlock.Lockfile;
 import dev.tierlock.LockfileEntry;
 import dev.tierlock.archive.ArchiveException;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -11,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -117,13 +120,25 @@ final class ConvergePlan {
      * @return the restore, or null when none is left
      */
     @Nullable PreparedInstall next() {
+      return take(ordered::next);
+    }
+
+    /**
+     * Returns the next restore as {@link #next} does, waiting at most {@code patience} by {@code
+     * clock} for each: past that, it and every later one are left pending, due again at once.
+     */
+    @Nullable PreparedInstall nextWithin(Clock clock, Duration patience) {
+      return take(() -> ordered.next(clock, patience));
+    }
+
+    private @Nullable PreparedInstall take(Supplier<RestoreWorkers.Outcome> taking) {
       PreparedInstall first = head;
       head = null;
       if (first != null && !dropped.contains(first.name())) {
         return first;
       }
       while (ordered.hasNext()) {
-        RestoreWorkers.Outcome outcome = ordered.next();
+        RestoreWorkers.Outcome outcome = taking.get();
         PreparedInstall prepared = outcome.prepared();
         if (prepared == null) {
           RuntimeException failure = java.util.Objects.requireNonNull(outcome.failure(), "a failure");

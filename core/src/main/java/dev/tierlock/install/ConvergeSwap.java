@@ -5,6 +5,7 @@ import dev.tierlock.Lockfile;
 import dev.tierlock.LockfileEntry;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -23,6 +24,8 @@ import org.jspecify.annotations.Nullable;
 final class ConvergeSwap {
 
   private final ConvergeWork steps;
+  /** The pass's clock, which bounds each wait for a restore under the lock. */
+  private final Clock clock;
   private final ConvergePlan planner;
   private final PassLedger ledger;
   /** Where this pass kept the edits of each restore it swapped in over them. */
@@ -42,7 +45,8 @@ final class ConvergeSwap {
    */
   static final int COMMIT_BATCH = 256;
 
-  ConvergeSwap(ConvergeWork steps, ConvergePlan planner, PassLedger ledger) {
+  ConvergeSwap(ConvergeWork steps, ConvergePlan planner, PassLedger ledger, Clock clock) {
+    this.clock = clock;
     this.steps = steps;
     this.planner = planner;
     this.ledger = ledger;
@@ -153,7 +157,7 @@ final class ConvergeSwap {
       inFlight = Map.of();
       unlisted = failure;  // each restore fails with it, and is retried
     }
-    for (PreparedInstall prepared = restores().next(); prepared != null; prepared = restores().next()) {
+    for (PreparedInstall prepared = nextRestore(); prepared != null; prepared = nextRestore()) {
       ExtensionName name = prepared.name();
       LockfileEntry entry = view.entry(name).orElseThrow();
       ConvergeWork.LocalFiles now = steps.inspect(name, Optional.of(entry), view);
@@ -188,6 +192,11 @@ final class ConvergeSwap {
         }
       }
     }
+  }
+
+  /** Returns the next restore prepared, waiting for it under the lock at most {@link Converger#LONGEST_WAIT_UNDER_LOCK}. */
+  private @Nullable PreparedInstall nextRestore() {
+    return restores().nextWithin(clock, Converger.LONGEST_WAIT_UNDER_LOCK);
   }
 
   /**

@@ -68,8 +68,9 @@ import org.slf4j.LoggerFactory;
  * up to {@link Builder#parallelRestores} at once on worker threads, and applies them one by one in
  * the lockfile's order under the lock, each as soon as it and those before it are ready: it takes
  * the lock once the first is prepared (a pass of one restore downloads it with no lock held), and
- * the workers go on with the next ones meanwhile. A crash mid-pass is recovered as any interrupted
- * install is.
+ * the workers go on with the next ones meanwhile. Under the lock it waits for one restore at most
+ * {@link #LONGEST_WAIT_UNDER_LOCK}, then leaves the rest to the next pass. A crash mid-pass is
+ * recovered as any interrupted install is.
  * A pass with nothing to do reads the first line of its state alone, whatever the number of
  * entries.
  *
@@ -89,6 +90,14 @@ public final class Converger {
 
   /** The longest wait between retries of a failed restore. */
   public static final Duration LAST_RETRY = Duration.ofHours(1);
+
+  /**
+   * The longest a pass, holding the checkout's pulled-extensions lock, waits for one restore to be
+   * prepared (by its clock): past it the pass stops there, commits what it applied and leaves the rest
+   * pending, due again at once, so that a stalled download never holds the lock for as long as the
+   * store's read timeout; the next pass waits for that restore with no lock held.
+   */
+  public static final Duration LONGEST_WAIT_UNDER_LOCK = Duration.ofSeconds(30);
 
   /** Passes in flight, per state file, in this class loader. */
   private static final ConcurrentHashMap<Path, InFlight> IN_FLIGHT = new ConcurrentHashMap<>();

@@ -2,6 +2,9 @@ package dev.tierlock.install;
 
 import dev.tierlock.ExtensionName;
 import dev.tierlock.Tierlock;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -11,6 +14,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -49,6 +53,9 @@ final class RestoreWorkers {
   }
 
   private static final AtomicInteger THREADS = new AtomicInteger();
+
+  /** How long one wait of {@link Ordered#next(Clock, Duration)} lasts before it looks at its clock again. */
+  private static final Duration SLICE = Duration.ofMillis(50);
 
   private final int bound;
   private final Function<ExtensionName, PreparedInstall> prepare;
@@ -171,6 +178,40 @@ final class RestoreWorkers {
       } catch (ExecutionException e) {
         requireNoFatal();
         throw new IllegalStateException("a prepare failed outside its outcome", e.getCause());
+      }
+    }
+
+    /**
+     * Takes the next outcome as {@link #next()} does, but waits at most {@code patience} by {@code
+     * clock} for it: past that the workers are stopped and this outcome, as every later one, is a
+     * cancellation that says why. With a bound of 1 it prepares on this thread, unbounded.
+     */
+    Outcome next(Clock clock, Duration patience) {
+      if (!hasNext() || halted || pool == null) {
+        return next();
+      }
+      CompletableFuture<Outcome> outcome = outcomes.get(taken);
+      Instant deadline = clock.instant().plus(patience);
+      try {
+        while (true) {
+          try {
+            outcome.get(SLICE.toMillis(), TimeUnit.MILLISECONDS);
+            return next();
+          } catch (TimeoutException e) {
+            if (!clock.instant().isBefore(deadline)) {
+              ExtensionName name = names.get(taken++);
+              halt();
+              return new Outcome(name, null, InstallException.failed(name.value(), "the convergence pass, holding"
+                  + " the checkout's lock, waited " + patience.toSeconds() + " s for it to be prepared and left it"
+                  + " and every later restore to the next pass, which waits for it with no lock held", null), true);
+            }
+          }
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return next();  // halts and says so, the flag set
+      } catch (ExecutionException e) {
+        return next();  // throws what the prepare threw
       }
     }
 

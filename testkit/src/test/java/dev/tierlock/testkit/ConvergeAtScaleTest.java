@@ -212,6 +212,46 @@ class ConvergeAtScaleTest {
   }
 
   @Test
+  void aPassHoldingTheLock_waitsForAStalledRestoreAtMostItsBound_thenLeavesTheRestToTheNextPass() throws Exception {
+    plant(4);
+    Converger converger = converger(2);
+    CountDownLatch never = new CountDownLatch(1);
+    AtomicReference<Boolean> stoppedByThePass = new AtomicReference<>(false);
+    // the third download stalls; its clock runs on, past the bound, until the pass stops the workers
+    remote.faults().beforeNext(DatastoreOperation.OPEN_STREAM, archives.get(2)::equals, () -> {
+      while (true) {
+        clock.advance(Converger.LONGEST_WAIT_UNDER_LOCK.plusSeconds(1));
+        try {
+          if (never.await(5, TimeUnit.MILLISECONDS)) {
+            return;
+          }
+        } catch (InterruptedException e) {
+          stoppedByThePass.set(true);
+          Thread.currentThread().interrupt();  // the store call then fails as cancelled
+          return;
+        }
+      }
+    });
+    AtomicReference<ConvergeReport> report = new AtomicReference<>();
+    Thread pass = new Thread(() -> report.set(converger.converge()));
+    pass.start();
+    pass.join(TimeUnit.SECONDS.toMillis(HANG));
+    never.countDown();
+
+    assertThat(pass.isAlive()).as("the pass stopped waiting").isFalse();
+    assertThat(stoppedByThePass.get()).isTrue();
+    assertThat(report.get().restored()).extracting(ExtensionName::value).containsExactly(names.get(0), names.get(1));
+    assertThat(report.get().pending()).extracting(p -> p.name().value()).containsExactly(names.get(2), names.get(3));
+    assertThat(report.get().pending().get(0).reason()).contains("holding the checkout's lock, waited 30 s");
+    assertThat(prepared()).as("nothing left in staging").isEmpty();
+    remote.faults().clear();
+
+    ConvergeReport next = converger.converge();
+    assertThat(next.restored()).as("due again at once").extracting(ExtensionName::value)
+        .containsExactly(names.get(2), names.get(3));
+  }
+
+  @Test
   void aBusyPass_countsTheRequestsItsWorkersMade() throws Exception {
     plant(3);
     Converger converger = converger(4);
