@@ -91,6 +91,11 @@ final class KeyClaims {
 
   private static final Duration FIRST_PAUSE = Duration.ofMillis(1);
   private static final Duration MAX_PAUSE = Duration.ofMillis(50);
+  /**
+   * How many renames onto the slot one claim may see refused while the slot is found free just
+   * after: a holder released it in between, each time; past that, the refusal is the file system's.
+   */
+  static final int REFUSALS_WHILE_FREE = 8;
 
   private final RootLayout layout;
   private final TempFiles temps;
@@ -194,6 +199,8 @@ final class KeyClaims {
     private TurnQueue.@Nullable Turn<Void> turn;
     private @Nullable TurnQueue<Void> queue;
     private boolean held;
+    /** The renames onto the slot refused while the slot was found free just after. */
+    private int refusedWhileFree;
     private KeyLocks.@Nullable Held legacyLock;
 
     private Claim(ObjectKey key, Path staging, String id) {
@@ -275,7 +282,10 @@ final class KeyClaims {
       legacyLock = earlier instanceof KeyLocks.Taken.Locked locked ? locked.held() : null;
     }
 
-    /** Renames the staging directory onto the slot; returns false when the slot holds another claim. */
+    /**
+     * Renames the staging directory onto the slot; returns false when the slot holds another claim,
+     * or held one when the rename ran (at most {@link #REFUSALS_WHILE_FREE} times a claim).
+     */
     private boolean moveIn() throws IOException {
       for (int attempt = 0; ; attempt++) {
         try {
@@ -291,6 +301,11 @@ final class KeyClaims {
         } catch (FileSystemException e) {
           if (Files.isDirectory(slot, LinkOption.NOFOLLOW_LINKS)) {
             return false; // "directory not empty" (or "exists"): another claim is the key's
+          }
+          // the slot held a claim when the rename ran and its holder released it before this look
+          // (nothing else empties it): the next look sees it free; a failure that persists is thrown
+          if (++refusedWhileFree <= REFUSALS_WHILE_FREE) {
+            return false;
           }
           throw e;
         }
