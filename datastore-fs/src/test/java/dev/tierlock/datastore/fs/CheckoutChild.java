@@ -132,7 +132,10 @@ final class CheckoutChild {
         try {
           published(tierlock.transaction().run(tx -> {
             int now = tx.entry(COUNTER).map(e -> Integer.parseInt(e.version())).orElse(0);
-            tx.put(COUNTER, LockfileEntry.builder(Integer.toString(now + 1), clock.instant()).build());
+            // the scope as its channel: two writers' increments are never the same entry, which a
+            // rebase would take for already there (a change is done when the lockfile holds it as it
+            // wants), and the sum of acknowledged increments would then overcount
+            tx.put(COUNTER, LockfileEntry.builder(Integer.toString(now + 1), clock.instant()).channel(scope).build());
           }));
           acks.accept("inc");
         } catch (LockfileConflictException e) {
