@@ -69,11 +69,14 @@ public final class BenchmarkReport {
         progress.say("2. contended throughput, " + fakeStores.label());
         fake = Optional.of(section.run(fakeStores, LOCAL, plan.writers(), plan.fake(), work));
       }
-      Optional<RunResult> longRun = Optional.empty();
+      List<RunResult> longRuns = new java.util.ArrayList<>();
       if (parts.contains("long")) {
-        progress.say("2. one long run: 16 separate checkouts, locked, " + plan.longWindow().toSeconds() + " s");
-        longRun = Optional.of(section.one(fakeStores, Protocol.LOCKED, 16,
-            new ContendedRun.Timing(plan.fake().warmup(), plan.longWindow(), plan.fake().grace()), work));
+        for (Protocol protocol : Protocol.separateModes()) {
+          progress.say("2. a long run: 16 separate checkouts, " + protocol.label() + ", "
+              + plan.longWindow().toSeconds() + " s");
+          longRuns.add(section.one(fakeStores, protocol, 16,
+              new ContendedRun.Timing(plan.fake().warmup(), plan.longWindow(), plan.fake().grace()), work));
+        }
       }
       Optional<StoreRuns> s3 = Optional.empty();
       if (parts.contains("s3")) {
@@ -128,7 +131,7 @@ public final class BenchmarkReport {
         startup = Optional.of(new StartupSection(work.resolve("start"), plan.startRounds()).measure(moduleDirectory()));
       }
       Measurements.Scale scale = scale(plan, parts, progress, work, spaced);
-      return new Measurements(machine, plan, calls, fake, longRun, s3, gcs, gcsSelfCheck, fs, codec, large.length, identical, puts,
+      return new Measurements(machine, plan, calls, fake, longRuns, s3, gcs, gcsSelfCheck, fs, codec, large.length, identical, puts,
           local, startup, scale, progress.elapsedSeconds(), Machine.loadNow());
     } finally {
       try {

@@ -52,12 +52,15 @@ final class ContendedRun {
   /**
    * Runs on {@code store} (fresh and empty, of {@code kind}), the writers' checkouts under {@code
    * workDirectory}; {@code kind} is told when the writers are ready and when they are done. The
-   * calls counted are those from the writers' start (their self-checks apart) until every writer returned.
+   * calls counted are those from the writers' start (their self-checks apart) until every writer returned;
+   * {@code keys}, which {@code store} wraps, counts the same calls by the object they name.
    */
-  RunResult run(StoreKind kind, CountingDatastore store, Path workDirectory) throws InterruptedException {
+  RunResult run(StoreKind kind, CountingDatastore store, KeyCalls keys, Path workDirectory)
+      throws InterruptedException {
     try (Participants participants = Participants.open(protocol, store, workDirectory, writers)) {
       kind.beginMeasuring();
       store.reset();
+      keys.reset();
       int refusedBefore = LeaseReleaseFailures.count();
       List<WriterLog> logs = new ArrayList<>();
       List<Thread> threads = new ArrayList<>();
@@ -79,8 +82,9 @@ final class ContendedRun {
       Ending ending = awaitOrInterrupt(threads, stopAt + timing.grace().toNanos());
       kind.endMeasuring();
       long calls = store.total();
+      KeyCalls.Counts byKey = keys.counts();
       return result(logs, finalLockfile(store), measureFrom, stopAt, ending,
-          LeaseReleaseFailures.count() - refusedBefore, calls);
+          LeaseReleaseFailures.count() - refusedBefore, calls, byKey);
     } finally {
       kind.endMeasuring();
     }
@@ -140,7 +144,7 @@ final class ContendedRun {
   }
 
   private RunResult result(List<WriterLog> logs, Lockfile last, long measureFrom, long stopAt, Ending ending,
-      int releasesRefused, long calls) {
+      int releasesRefused, long calls, KeyCalls.Counts byKey) {
     long interruptAt = ending.interruptAt();
     List<Long> latencies = new ArrayList<>();
     Map<String, Integer> errors = new TreeMap<>();
@@ -175,7 +179,7 @@ final class ContendedRun {
     long[] sorted = latencies.stream().mapToLong(Long::longValue).sorted().toArray();
     return new RunResult(protocol, writers, seconds, commits, commits / seconds,
         percentile(sorted, 0.50), percentile(sorted, 0.99), Arrays.stream(perWriter).min().orElse(0),
-        (double) commits / writers, errors, acknowledged, lost, releasesRefused, ending.hung(), calls);
+        (double) commits / writers, errors, acknowledged, lost, releasesRefused, ending.hung(), calls, byKey);
   }
 
   /** Returns the nearest-rank percentile {@code p} of {@code sorted} nanoseconds, in milliseconds (NaN when empty). */

@@ -39,7 +39,8 @@ final class ContentionSection {
     RunResult result;
     Path directory = work.resolve(kind.slug() + "-" + protocol.name().toLowerCase() + "-" + writers);
     try (Datastore store = kind.fresh()) {
-      result = new ContendedRun(protocol, writers, timing).run(kind, CountingDatastore.wrap(store), directory);
+      KeyCalls keys = new KeyCalls(store);
+      result = new ContendedRun(protocol, writers, timing).run(kind, CountingDatastore.wrap(keys), keys, directory);
     } finally {
       WorkDirectory.delete(directory);
     }

@@ -65,17 +65,25 @@ final class ConvergeScale {
    * @param localBytesRead bytes this process read from local files during the pass ({@code rchar}), if the OS tells
    * @param peakReads the most archive reads ({@code openStream} calls) in flight at once
    * @param cpuSeconds the CPU time of this whole process over the pass (every thread: GC and JIT too)
-   * @param fsyncs the files and directories this process forced to disk during the pass ({@link FileForces}), if
-   *     counted
+   * @param forces the files and directories this process forced to disk during the pass ({@link FileForces}), the
+   *     pass's own thread's apart (it applies the restores one at a time, holding the lock), if counted
    */
   record Pass(double seconds, CallCounts.Count calls, int restored, int failed, OptionalLong localBytesRead,
-      int peakReads, double cpuSeconds, OptionalLong fsyncs) {
+      int peakReads, double cpuSeconds, Optional<FileForces.Counted> forces) {
+
+    /** Returns the forces of every thread over the pass, if counted. */
+    OptionalLong fsyncs() {
+      return forces.map(f -> OptionalLong.of(f.all())).orElse(OptionalLong.empty());
+    }
 
     /** Returns the archive reads ({@code openStream} calls) of the pass. */
     long reads() {
       return calls.calls().getOrDefault(DatastoreOperation.OPEN_STREAM, 0L);
     }
   }
+
+  /** The name of the thread each pass runs on. */
+  private static final String PASS_THREAD = "converge-pass";
 
   private final Duration latency;
 
@@ -97,7 +105,7 @@ final class ConvergeScale {
   Row measure(int entries, int restores, Duration bound) throws InterruptedException {
     Path checkout = WorkDirectory.create("tierlock-bench-converge-").resolve("checkout");
     ExecutorService passes = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "converge-" + entries);
+      Thread t = new Thread(r, PASS_THREAD);
       t.setDaemon(true);
       return t;
     });
@@ -150,7 +158,7 @@ final class ConvergeScale {
     peak.reset();
     OptionalLong before = ProcessReads.now();
     long cpuBefore = cpuNanos();
-    Optional<FileForces> forces = FileForces.start();
+    Optional<FileForces> forces = FileForces.start(PASS_THREAD);
     long start = System.nanoTime();
     Future<ConvergeReport> future = passes.submit(converger::converge);
     ConvergeReport report;
@@ -165,7 +173,7 @@ final class ConvergeScale {
       throw new IllegalStateException("Cannot measure a converge: the pass failed", e.getCause());
     }
     double seconds = (System.nanoTime() - start) / 1e9;
-    OptionalLong fsyncs = forces.map(FileForces::stop).orElse(OptionalLong.empty());
+    Optional<FileForces.Counted> fsyncs = forces.flatMap(FileForces::stop);
     double cpu = (cpuNanos() - cpuBefore) / 1e9;
     OptionalLong after = ProcessReads.now();
     OptionalLong read = before.isPresent() && after.isPresent()

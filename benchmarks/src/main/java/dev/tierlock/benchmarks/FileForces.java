@@ -5,8 +5,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.OptionalLong;
 import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordedThread;
 import jdk.jfr.consumer.RecordingFile;
 
 /**
@@ -19,43 +20,66 @@ final class FileForces {
 
   private static final String EVENT = "jdk.FileForce";
 
-  private final Recording recording;
+  /**
+   * The forces counted.
+   *
+   * @param all every thread's
+   * @param onThread those of the thread named at {@link #start}
+   * @param onThreadSeconds how long that thread spent in them
+   */
+  record Counted(long all, long onThread, double onThreadSeconds) {}
 
-  private FileForces(Recording recording) {
+  private final Recording recording;
+  private final String thread;
+
+  private FileForces(Recording recording, String thread) {
     this.recording = recording;
+    this.thread = thread;
   }
 
-  /** Starts counting; empty where this JVM cannot record (the counts are then reported as missing). */
-  static Optional<FileForces> start() {
+  /**
+   * Starts counting, the forces of the thread named {@code thread} also apart; empty where this JVM
+   * cannot record (the counts are then reported as missing).
+   */
+  static Optional<FileForces> start(String thread) {
     try {
       Recording recording = new Recording();
       recording.enable(EVENT).withThreshold(Duration.ZERO).withoutStackTrace();
       recording.setToDisk(true);
       recording.start();
-      return Optional.of(new FileForces(recording));
+      return Optional.of(new FileForces(recording, thread));
     } catch (RuntimeException | NoClassDefFoundError e) {
       return Optional.empty();
     }
   }
 
   /** Stops counting; returns the forces seen, or empty if the recording cannot be read back. */
-  OptionalLong stop() {
+  Optional<Counted> stop() {
     Path file = null;
     try (Recording r = recording) {
       r.stop();
       file = Files.createTempFile("tierlock-bench-forces-", ".jfr");
       r.dump(file);
       long forces = 0;
+      long onThread = 0;
+      long onThreadNanos = 0;
       try (RecordingFile events = new RecordingFile(file)) {
         while (events.hasMoreEvents()) {
-          if (events.readEvent().getEventType().getName().equals(EVENT)) {
-            forces++;
+          RecordedEvent event = events.readEvent();
+          if (!event.getEventType().getName().equals(EVENT)) {
+            continue;
+          }
+          forces++;
+          RecordedThread by = event.getThread();
+          if (by != null && thread.equals(by.getJavaName())) {
+            onThread++;
+            onThreadNanos += event.getDuration().toNanos();
           }
         }
       }
-      return OptionalLong.of(forces);
+      return Optional.of(new Counted(forces, onThread, onThreadNanos / 1e9));
     } catch (IOException | RuntimeException e) {
-      return OptionalLong.empty();
+      return Optional.empty();
     } finally {
       if (file != null) {
         try {

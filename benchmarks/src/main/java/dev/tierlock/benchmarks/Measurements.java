@@ -12,7 +12,7 @@ import java.util.Optional;
  * @param plan how long each part measured
  * @param calls section 1, by case, in {@link CallCounts#COLUMNS} order
  * @param fake section 2: the fake remote with latency
- * @param longRun section 2: the one long run of 16 separate locked checkouts
+ * @param longRuns section 2: the long runs of 16 separate checkouts, one per commit mode
  * @param s3 section 3: S3
  * @param gcs section 3: GCS
  * @param gcsSelfCheck section 3: how a self-check ends under GCS's write limit
@@ -28,9 +28,15 @@ import java.util.Optional;
  * @param endLoad the load averages when the run ended
  */
 record Measurements(Machine machine, Plan plan, Map<CallCounts.Case, List<CallCounts.Count>> calls,
-    Optional<StoreRuns> fake, Optional<RunResult> longRun, Optional<StoreRuns> s3, Optional<StoreRuns> gcs, Optional<String> gcsSelfCheck,
+    Optional<StoreRuns> fake, List<RunResult> longRuns, Optional<StoreRuns> s3, Optional<StoreRuns> gcs, Optional<String> gcsSelfCheck,
     Optional<StoreRuns> fs, List<JmhScore> codec, int codecBytes, boolean jacksonIdentical, List<JmhScore> puts,
     List<LocalWrites.Measurement> local, Optional<StartupSection.Result> startup, Scale scale, long seconds, String endLoad) {
+
+  /** Returns the long run of {@code protocol}, if one was made. */
+  Optional<RunResult> longRun(Protocol protocol) {
+    return longRuns.stream().filter(r -> r.protocol() == protocol).findFirst();
+  }
+
 
   /**
    * The parts the performance issue added.

@@ -2,17 +2,9 @@ package dev.tierlock.benchmarks;
 
 import dev.tierlock.CommitMode;
 import dev.tierlock.Tierlock;
-import dev.tierlock.archive.ExtensionArchiveKey;
 import dev.tierlock.install.Catalog;
 import dev.tierlock.install.InstallRequest;
 import dev.tierlock.install.Installer;
-import dev.tierlock.spi.Datastore;
-import dev.tierlock.spi.ForwardingDatastore;
-import dev.tierlock.spi.ObjectBody;
-import dev.tierlock.spi.ObjectKey;
-import dev.tierlock.spi.ObjectMetadata;
-import dev.tierlock.spi.WriteCondition;
-import dev.tierlock.spi.WriteResult;
 import dev.tierlock.testkit.CountingDatastore;
 import dev.tierlock.testkit.FakeRegistry;
 import dev.tierlock.testkit.FakeRemote;
@@ -21,7 +13,6 @@ import dev.tierlock.testkit.TestArchives;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Section 9: what a warm install that pins an archive costs, per commit mode: datastore calls
@@ -37,13 +28,18 @@ final class PinnedInstalls {
    * @param mode the checkout's commit mode
    * @param install what was installed
    * @param calls every datastore call of the install
-   * @param archiveUploads archives the install added to the tier
+   * @param keys the same calls by the object they name
    */
-  record Row(CommitMode mode, String install, CallCounts.Count calls, long archiveUploads) {
+  record Row(CommitMode mode, String install, CallCounts.Count calls, KeyCalls.Counts keys) {
+
+    /** Returns the archives the install added to the tier. */
+    long archiveUploads() {
+      return keys.of(KeyCalls.Kind.ARCHIVE, KeyCalls.Call.WRITE);
+    }
 
     /** Returns the calls besides the archive uploads. */
     long beside() {
-      return calls.total() - archiveUploads;
+      return calls.total() - archiveUploads();
     }
   }
 
@@ -66,8 +62,8 @@ final class PinnedInstalls {
       }
     }
     List<Row> rows = new ArrayList<>();
-    try (FakeRemote remote = FakeRemote.create(); ArchiveWrites uploads = new ArchiveWrites(remote);
-        CountingDatastore counting = CountingDatastore.wrap(uploads);
+    try (FakeRemote remote = FakeRemote.create(); KeyCalls keys = new KeyCalls(remote);
+        CountingDatastore counting = CountingDatastore.wrap(keys);
         Tierlock tierlock = TierlockCommitter.open(counting, directory.resolve("checkout"), "installer", mode,
             Protocol.GroupCommit.ON)) {
       tierlock.checkDatastore();
@@ -75,48 +71,20 @@ final class PinnedInstalls {
       Installer installer = Installer.builder(tierlock, TempDirLayout.in(directory.resolve("checkout")))
           .registry(registry).build();
       installer.install(InstallRequest.parse("@pin/first@1.0.0"), Catalog.NONE);
-      rows.add(counted(mode, "a new extension (`@pin/second@1.0.0`)", uploads, counting, installer, "@pin/second@1.0.0"));
-      rows.add(counted(mode, "an upgrade (`@pin/first@2.0.0`)", uploads, counting, installer, "@pin/first@2.0.0"));
+      rows.add(counted(mode, "a new extension (`@pin/second@1.0.0`)", keys, counting, installer, "@pin/second@1.0.0"));
+      rows.add(counted(mode, "an upgrade (`@pin/first@2.0.0`)", keys, counting, installer, "@pin/first@2.0.0"));
     } finally {
       WorkDirectory.delete(directory);
     }
     return rows;
   }
 
-  private static Row counted(CommitMode mode, String label, ArchiveWrites uploads, CountingDatastore counting,
+  private static Row counted(CommitMode mode, String label, KeyCalls keys, CountingDatastore counting,
       Installer installer, String request) {
-    uploads.written.set(0);
+    keys.reset();
     counting.reset();
     installer.install(InstallRequest.parse(request), Catalog.NONE);
     CallCounts.Count calls = new CallCounts.Count(counting.counts());
-    return new Row(mode, label, calls, uploads.written.get());
-  }
-
-  /** Counts the writes of archives into the tier. Closing closes the wrapped store. */
-  private static final class ArchiveWrites extends ForwardingDatastore {
-    private final Datastore delegate;
-    private final AtomicLong written = new AtomicLong();
-
-    ArchiveWrites(Datastore delegate) {
-      this.delegate = delegate;
-    }
-
-    @Override
-    protected Datastore delegate() {
-      return delegate;
-    }
-
-    @Override
-    protected boolean passesPreconditionsThrough() {
-      return true;
-    }
-
-    @Override
-    public WriteResult write(ObjectKey key, ObjectBody body, WriteCondition condition, ObjectMetadata metadata) {
-      if (key.value().contains(ExtensionArchiveKey.DIRECTORY + "/")) {
-        written.incrementAndGet();
-      }
-      return super.write(key, body, condition, metadata);
-    }
+    return new Row(mode, label, calls, keys.counts());
   }
 }

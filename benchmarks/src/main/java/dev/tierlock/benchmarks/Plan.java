@@ -11,7 +11,7 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * @param name {@code full} or {@code quick}
  * @param writers the writer counts of the fake remote and the filesystem datastore
  * @param fake each run on the fake remote with latency
- * @param longWindow the one long run of 16 separate locked checkouts
+ * @param longWindow the long runs of 16 separate checkouts, one per commit mode
  * @param cloudWriters the writer counts on S3 and GCS
  * @param s3 each run on S3
  * @param gcs each run on GCS (longer: a write a second per object)

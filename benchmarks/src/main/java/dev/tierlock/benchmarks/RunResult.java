@@ -20,10 +20,12 @@ import java.util.Map;
  * @param releasesRefused lease releases the store refused during the run (each lease then lingers until its ttl)
  * @param hung writers that never returned from their last commit, even interrupted
  * @param calls datastore calls the writers made over the whole run (warm-up and tail included, self-checks not)
+ * @param keys the same calls by the object they name ({@link KeyCalls})
  */
 record RunResult(Protocol protocol, int writers, double seconds, int commits,
     double commitsPerSecond, double p50Millis, double p99Millis, int minPerWriter, double meanPerWriter,
-    Map<String, Integer> errors, int acknowledged, int lost, int releasesRefused, int hung, long calls) {
+    Map<String, Integer> errors, int acknowledged, int lost, int releasesRefused, int hung, long calls,
+    KeyCalls.Counts keys) {
 
   /** Returns the datastore calls per acknowledged commit over the whole run (NaN when none was acknowledged). */
   double callsPerCommit() {
@@ -46,6 +48,7 @@ record RunResult(Protocol protocol, int writers, double seconds, int commits,
     return String.format("%s x%d: %.1f commits/s, p50 %.0f ms, p99 %.0f ms, per writer min %d mean %.1f, errors %s, "
         + "%.1f calls/commit, lost %d/%d%s", protocol.label(), writers, commitsPerSecond, p50Millis, p99Millis,
         minPerWriter, meanPerWriter, errors, callsPerCommit(), lost, acknowledged, releasesRefused > 0 ? ", lease releases refused " + releasesRefused : "")
-        + (hung > 0 ? ", HUNG writers " + hung : "");
+        + (hung > 0 ? ", HUNG writers " + hung : "")
+        + (acknowledged > 0 && keys.total() > 0 ? " (per commit: " + keys.describe(acknowledged) + ")" : "");
   }
 }
