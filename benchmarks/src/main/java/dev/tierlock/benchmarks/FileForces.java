@@ -24,10 +24,11 @@ final class FileForces {
    * The forces counted.
    *
    * @param all every thread's
+   * @param allSeconds how long they took, summed over every thread
    * @param onThread those of the thread named at {@link #start}
    * @param onThreadSeconds how long that thread spent in them
    */
-  record Counted(long all, long onThread, double onThreadSeconds) {}
+  record Counted(long all, double allSeconds, long onThread, double onThreadSeconds) {}
 
   private final Recording recording;
   private final String thread;
@@ -61,6 +62,7 @@ final class FileForces {
       file = Files.createTempFile("tierlock-bench-forces-", ".jfr");
       r.dump(file);
       long forces = 0;
+      long nanos = 0;
       long onThread = 0;
       long onThreadNanos = 0;
       try (RecordingFile events = new RecordingFile(file)) {
@@ -70,6 +72,7 @@ final class FileForces {
             continue;
           }
           forces++;
+          nanos += event.getDuration().toNanos();
           RecordedThread by = event.getThread();
           if (by != null && thread.equals(by.getJavaName())) {
             onThread++;
@@ -77,7 +80,7 @@ final class FileForces {
           }
         }
       }
-      return Optional.of(new Counted(forces, onThread, onThreadNanos / 1e9));
+      return Optional.of(new Counted(forces, nanos / 1e9, onThread, onThreadNanos / 1e9));
     } catch (IOException | RuntimeException e) {
       return Optional.empty();
     } finally {

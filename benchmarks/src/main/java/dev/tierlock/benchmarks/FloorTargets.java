@@ -307,12 +307,15 @@ final class FloorTargets {
     ConvergeScale.Pass pass = median.get();
     FileForces.Counted forces = pass.forces().get();
     double restored = pass.restored();
-    return String.format("the pass's own thread applies the restores one at a time, holding the lock (a journal, the"
-        + " staging, the swap, the commit, each made durable before the next step): it forced %.1f files and"
-        + " directories a restore, %.2f s of the pass's %.2f s, while the workers that download and unpack forced"
-        + " %.1f a restore in parallel; the rest of its time is the renames, creates and deletes between those",
-        forces.onThread() / restored, forces.onThreadSeconds(), pass.seconds(),
-        (forces.all() - forces.onThread()) / restored);
+    String serial = forces.allSeconds() >= 0.8 * pass.seconds() ? " (as long as the pass itself: its threads' forces,"
+        + " taken together, fill it)" : "";
+    return String.format("forces to disk: %.1f files and directories a restore, %.2f s summed over the threads of a"
+        + " %.2f s pass" + serial + ". The pass's own thread, which"
+        + " applies the restores one at a time holding the lock (a journal, the staging, the swap, the commit, each"
+        + " made durable before the next step), forced %.1f a restore (%.2f s); the workers that download and unpack,"
+        + " %.1f a restore (the files and the tree they write)", forces.all() / restored, forces.allSeconds(),
+        pass.seconds(), forces.onThread() / restored, forces.onThreadSeconds(), (forces.all() - forces.onThread())
+            / restored);
   }
 
   private void startup() {

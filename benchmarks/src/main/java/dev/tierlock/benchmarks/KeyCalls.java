@@ -107,12 +107,13 @@ final class KeyCalls extends ForwardingDatastore {
 
     /**
      * Returns the calls of {@code kind} divided by {@code per}, by call, for a report: "2.0 write, 0.4
-     * refused write"; empty when none.
+     * refused write" (whole counts when {@code per} is 1); empty when none.
      */
     String describe(Kind kind, double per) {
       Map<Call, Long> byCall = calls.getOrDefault(kind, Map.of());
       return java.util.Arrays.stream(Call.values()).filter(c -> byCall.getOrDefault(c, 0L) > 0)
-          .map(c -> MarkdownTable.number(byCall.get(c) / per) + " " + c.label)
+          .map(c -> (per == 1 ? String.valueOf(byCall.get(c)) : MarkdownTable.number(byCall.get(c) / per)) + " "
+              + c.label)
           .collect(Collectors.joining(", "));
     }
 
