@@ -45,7 +45,7 @@ record Plan(String name, List<Integer> writers, ContendedRun.Timing fake, Durati
     return new Plan("full", List.of(1, 2, 4, 8, 16),
         timing(500, 2000), Duration.ofSeconds(60),
         List.of(1, 16), timing(500, 2000), timing(500, 4000), timing(300, 1500),
-        new JmhSection.Timing(3, 3, TimeValue.seconds(1)), 21, 50, 5,
+        new JmhSection.Timing(3, 3, TimeValue.seconds(1)), 21, 50, 11,
         converge(1000, Duration.ofSeconds(120), 3, List.of(new Converge(5000, Duration.ofSeconds(120), 0),
             new Converge(50_000, Duration.ofSeconds(1200), 0))));
   }

@@ -198,10 +198,11 @@ final class ReportDocument {
     if (m.scale().gcsSpaced().isEmpty()) {
       return "";
     }
-    MarkdownTable table = new MarkdownTable("mode", "p50 ms", "vs RTT", "calls / commit");
+    MarkdownTable table = new MarkdownTable("mode", "p50 ms", "RTT ms (just before)", "vs RTT", "calls / commit");
     for (SpacedCommits.Row r : m.scale().gcsSpaced()) {
       table.row(Protocol.modeLabel(r.mode()), MarkdownTable.number(r.p50Millis()),
-          MarkdownTable.ratio(r.p50Millis() / gcs.roundTripMillis()), MarkdownTable.number(r.callsPerCommit()));
+          MarkdownTable.number(r.roundTripMillis()), MarkdownTable.ratio(r.p50Millis() / r.roundTripMillis()),
+          MarkdownTable.number(r.callsPerCommit()));
     }
     return "**Uncontended commits, spaced past the write limit**: one warm checkout per mode, " + m.plan().spacedCommits()
         + " puts " + SpacedCommits.GAP.toMillis() + " ms apart (the limit on), so the lockfile was not written in the "

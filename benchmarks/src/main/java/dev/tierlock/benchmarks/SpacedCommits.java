@@ -4,6 +4,12 @@ import dev.tierlock.CommitMode;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.Tierlock;
 import dev.tierlock.spi.Datastore;
+import dev.tierlock.spi.ForwardingDatastore;
+import dev.tierlock.spi.ObjectBody;
+import dev.tierlock.spi.ObjectKey;
+import dev.tierlock.spi.ObjectMetadata;
+import dev.tierlock.spi.WriteCondition;
+import dev.tierlock.spi.WriteResult;
 import dev.tierlock.testkit.CountingDatastore;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -13,7 +19,8 @@ import java.util.List;
 /**
  * Uncontended commits spaced so that the lockfile was not written in the last second (GCS's
  * per-object write limit): one warm checkout per mode on a fresh store of a kind, {@code commits}
- * puts {@link #GAP} apart, the median latency and calls of each.
+ * puts {@link #GAP} apart, the median latency and calls of each, and the median time of the
+ * lockfile write alone inside them.
  */
 final class SpacedCommits {
 
@@ -26,8 +33,12 @@ final class SpacedCommits {
    * @param mode the checkout's commit mode
    * @param p50Millis the median latency of a put
    * @param callsPerCommit datastore calls per put
+   * @param roundTripMillis the store's round trip measured just before this mode's puts, on the same
+   *     warm client (the section's own, taken at its start, is measured on a colder one)
+   * @param writeP50Millis the median time of the lockfile writes inside the puts, the call alone
    */
-  record Row(CommitMode mode, double p50Millis, double callsPerCommit) {}
+  record Row(CommitMode mode, double p50Millis, double callsPerCommit, double roundTripMillis,
+      double writeP50Millis) {}
 
   private SpacedCommits() {}
 
@@ -36,14 +47,20 @@ final class SpacedCommits {
     List<Row> rows = new ArrayList<>();
     for (CommitMode mode : Protocol.MODES) {
       Path directory = work.resolve("spaced-" + mode.name().toLowerCase());
+      double roundTrip;
+      try (Datastore probe = kind.fresh()) {
+        roundTrip = RoundTrip.millis(probe);
+      }
       try (Datastore store = kind.fresh()) {
-        CountingDatastore counting = CountingDatastore.wrap(store);
+        LockfileWrites writes = new LockfileWrites(store);
+        CountingDatastore counting = CountingDatastore.wrap(writes);
         try (Tierlock checkout = TierlockCommitter.open(counting, directory, "spaced", mode, Protocol.GroupCommit.ON)) {
           checkout.checkDatastore();
           TierlockCommitter committer = new TierlockCommitter(checkout);
           Participants.history(committer);
           kind.beginMeasuring();
           counting.reset();
+          writes.nanos.clear();
           long[] latencies = new long[commits];
           for (int i = 0; i < commits; i++) {
             Thread.sleep(GAP.toMillis());
@@ -52,7 +69,9 @@ final class SpacedCommits {
             latencies[i] = System.nanoTime() - t0;
           }
           java.util.Arrays.sort(latencies);
-          rows.add(new Row(mode, ContendedRun.percentile(latencies, 0.5), (double) counting.total() / commits));
+          long[] written = writes.nanos.stream().mapToLong(Long::longValue).sorted().toArray();
+          rows.add(new Row(mode, ContendedRun.percentile(latencies, 0.5), (double) counting.total() / commits,
+              roundTrip, ContendedRun.percentile(written, 0.5)));
         } finally {
           kind.endMeasuring();
         }
@@ -61,5 +80,37 @@ final class SpacedCommits {
       }
     }
     return rows;
+  }
+
+  /** Times each write of the lockfile, the call alone. Closing closes the wrapped store. */
+  private static final class LockfileWrites extends ForwardingDatastore {
+    private final Datastore delegate;
+    private final List<Long> nanos = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    LockfileWrites(Datastore delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    protected Datastore delegate() {
+      return delegate;
+    }
+
+    @Override
+    protected boolean passesPreconditionsThrough() {
+      return true;
+    }
+
+    @Override
+    public WriteResult write(ObjectKey key, ObjectBody body, WriteCondition condition, ObjectMetadata metadata) {
+      long start = System.nanoTime();
+      try {
+        return super.write(key, body, condition, metadata);
+      } finally {
+        if (KeyCalls.Kind.of(key) == KeyCalls.Kind.LOCKFILE) {
+          nanos.add(System.nanoTime() - start);
+        }
+      }
+    }
   }
 }
