@@ -25,9 +25,9 @@ import java.util.stream.Collectors;
 /**
  * A datastore decorator that counts calls by the kind of object they name (the lockfile, the global
  * lease and its reservation of the next turn, an archive, an archive's mark, the self-check's
- * objects) and what they did, refused writes apart: the measured cause of a call count. A call is
- * counted once made, whether it then succeeds or throws (a write when it returns: refused or not).
- * Closing closes the wrapped store. Thread-safe.
+ * objects) and what they did, refused writes apart: the measured cause of a call count; and how long
+ * each write took, the call alone. A call is counted once made, whether it then succeeds or throws (a
+ * write when it returns: refused or not). Closing closes the wrapped store. Thread-safe.
  */
 final class KeyCalls extends ForwardingDatastore {
 
@@ -126,6 +126,7 @@ final class KeyCalls extends ForwardingDatastore {
 
   private final Datastore delegate;
   private final Map<Kind, Map<Call, LongAdder>> counts = new EnumMap<>(Kind.class);
+  private final Map<Kind, List<Long>> writeNanos = new EnumMap<>(Kind.class);
 
   KeyCalls(Datastore delegate) {
     this.delegate = delegate;
@@ -135,6 +136,7 @@ final class KeyCalls extends ForwardingDatastore {
         byCall.put(call, new LongAdder());
       }
       counts.put(kind, byCall);
+      writeNanos.put(kind, new java.util.concurrent.CopyOnWriteArrayList<>());
     }
   }
 
@@ -165,9 +167,16 @@ final class KeyCalls extends ForwardingDatastore {
     return new Counts(out);
   }
 
-  /** Sets every count to zero. */
+  /** Sets every count to zero and forgets every write's time. */
   void reset() {
     counts.values().forEach(byCall -> byCall.values().forEach(LongAdder::reset));
+    writeNanos.values().forEach(List::clear);
+  }
+
+  /** Returns the median time of the writes of {@code kind} since the last {@link #reset()}, in ms (NaN: none). */
+  double medianWriteMillis(Kind kind) {
+    long[] sorted = writeNanos.get(kind).stream().mapToLong(Long::longValue).sorted().toArray();
+    return ContendedRun.percentile(sorted, 0.5);
   }
 
   private void count(ObjectKey key, Call call) {
@@ -195,11 +204,14 @@ final class KeyCalls extends ForwardingDatastore {
   @Override
   public WriteResult write(ObjectKey key, ObjectBody body, WriteCondition condition, ObjectMetadata metadata) {
     WriteResult result;
+    long start = System.nanoTime();
     try {
       result = super.write(key, body, condition, metadata);
     } catch (RuntimeException e) {
       count(key, Call.WRITE);
       throw e;
+    } finally {
+      writeNanos.get(Kind.of(key)).add(System.nanoTime() - start);
     }
     count(key, result instanceof WriteResult.PreconditionFailed ? Call.REFUSED_WRITE : Call.WRITE);
     return result;

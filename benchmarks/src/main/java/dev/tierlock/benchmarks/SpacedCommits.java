@@ -4,12 +4,6 @@ import dev.tierlock.CommitMode;
 import dev.tierlock.ExtensionName;
 import dev.tierlock.Tierlock;
 import dev.tierlock.spi.Datastore;
-import dev.tierlock.spi.ForwardingDatastore;
-import dev.tierlock.spi.ObjectBody;
-import dev.tierlock.spi.ObjectKey;
-import dev.tierlock.spi.ObjectMetadata;
-import dev.tierlock.spi.WriteCondition;
-import dev.tierlock.spi.WriteResult;
 import dev.tierlock.testkit.CountingDatastore;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -52,15 +46,15 @@ final class SpacedCommits {
         roundTrip = RoundTrip.millis(probe);
       }
       try (Datastore store = kind.fresh()) {
-        LockfileWrites writes = new LockfileWrites(store);
-        CountingDatastore counting = CountingDatastore.wrap(writes);
+        KeyCalls keys = new KeyCalls(store);
+        CountingDatastore counting = CountingDatastore.wrap(keys);
         try (Tierlock checkout = TierlockCommitter.open(counting, directory, "spaced", mode, Protocol.GroupCommit.ON)) {
           checkout.checkDatastore();
           TierlockCommitter committer = new TierlockCommitter(checkout);
           Participants.history(committer);
           kind.beginMeasuring();
           counting.reset();
-          writes.nanos.clear();
+          keys.reset();
           long[] latencies = new long[commits];
           for (int i = 0; i < commits; i++) {
             Thread.sleep(GAP.toMillis());
@@ -69,9 +63,8 @@ final class SpacedCommits {
             latencies[i] = System.nanoTime() - t0;
           }
           java.util.Arrays.sort(latencies);
-          long[] written = writes.nanos.stream().mapToLong(Long::longValue).sorted().toArray();
           rows.add(new Row(mode, ContendedRun.percentile(latencies, 0.5), (double) counting.total() / commits,
-              roundTrip, ContendedRun.percentile(written, 0.5)));
+              roundTrip, keys.medianWriteMillis(KeyCalls.Kind.LOCKFILE)));
         } finally {
           kind.endMeasuring();
         }
@@ -80,37 +73,5 @@ final class SpacedCommits {
       }
     }
     return rows;
-  }
-
-  /** Times each write of the lockfile, the call alone. Closing closes the wrapped store. */
-  private static final class LockfileWrites extends ForwardingDatastore {
-    private final Datastore delegate;
-    private final List<Long> nanos = new java.util.concurrent.CopyOnWriteArrayList<>();
-
-    LockfileWrites(Datastore delegate) {
-      this.delegate = delegate;
-    }
-
-    @Override
-    protected Datastore delegate() {
-      return delegate;
-    }
-
-    @Override
-    protected boolean passesPreconditionsThrough() {
-      return true;
-    }
-
-    @Override
-    public WriteResult write(ObjectKey key, ObjectBody body, WriteCondition condition, ObjectMetadata metadata) {
-      long start = System.nanoTime();
-      try {
-        return super.write(key, body, condition, metadata);
-      } finally {
-        if (KeyCalls.Kind.of(key) == KeyCalls.Kind.LOCKFILE) {
-          nanos.add(System.nanoTime() - start);
-        }
-      }
-    }
   }
 }

@@ -58,6 +58,9 @@ class KeyCallsTest {
       assertThat(counts.of(KeyCalls.Kind.LOCKFILE, KeyCalls.Call.WRITE)).isEqualTo(1);
       assertThat(counts.total()).isEqualTo(counting.total()).isEqualTo(4);
       assertThat(counts.describe(1)).isEqualTo("lockfile: 1 read, 1 write; lease: 1 write, 1 delete");
+      assertThat(keys.medianWriteMillis(KeyCalls.Kind.LOCKFILE)).as("the one lockfile write, timed").isNotNaN()
+          .isGreaterThanOrEqualTo(0);
+      assertThat(keys.medianWriteMillis(KeyCalls.Kind.ARCHIVE)).as("no archive written").isNaN();
     }
   }
 
