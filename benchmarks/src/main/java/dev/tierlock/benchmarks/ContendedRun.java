@@ -7,7 +7,6 @@ import dev.tierlock.TierPath;
 import dev.tierlock.spi.Datastore;
 import dev.tierlock.spi.ReadCondition;
 import dev.tierlock.spi.ReadResult;
-import dev.tierlock.testkit.CountingDatastore;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -52,15 +51,13 @@ final class ContendedRun {
   /**
    * Runs on {@code store} (fresh and empty, of {@code kind}), the writers' checkouts under {@code
    * workDirectory}; {@code kind} is told when the writers are ready and when they are done. The
-   * calls counted are those from the writers' start (their self-checks apart) until every writer returned;
-   * {@code keys}, which {@code store} wraps, counts the same calls by the object they name.
+   * calls counted, by the object they name, are those from the writers' start (their self-checks
+   * apart) until every writer returned.
    */
-  RunResult run(StoreKind kind, CountingDatastore store, KeyCalls keys, Path workDirectory)
-      throws InterruptedException {
+  RunResult run(StoreKind kind, KeyCalls store, Path workDirectory) throws InterruptedException {
     try (Participants participants = Participants.open(protocol, store, workDirectory, writers)) {
       kind.beginMeasuring();
       store.reset();
-      keys.reset();
       int refusedBefore = LeaseReleaseFailures.count();
       List<WriterLog> logs = new ArrayList<>();
       List<Thread> threads = new ArrayList<>();
@@ -81,8 +78,8 @@ final class ContendedRun {
       Thread.sleep(Math.max(0, (stopAt - System.nanoTime()) / 1_000_000));
       Ending ending = awaitOrInterrupt(threads, stopAt + timing.grace().toNanos());
       kind.endMeasuring();
-      long calls = store.total();
-      KeyCalls.Counts byKey = keys.counts();
+      KeyCalls.Counts byKey = store.counts();
+      long calls = byKey.total();
       return result(logs, finalLockfile(store), measureFrom, stopAt, ending,
           LeaseReleaseFailures.count() - refusedBefore, calls, byKey);
     } finally {

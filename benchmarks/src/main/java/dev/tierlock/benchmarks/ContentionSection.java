@@ -1,7 +1,6 @@
 package dev.tierlock.benchmarks;
 
 import dev.tierlock.spi.Datastore;
-import dev.tierlock.testkit.CountingDatastore;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,7 +39,7 @@ final class ContentionSection {
     Path directory = work.resolve(kind.slug() + "-" + protocol.name().toLowerCase() + "-" + writers);
     try (Datastore store = kind.fresh()) {
       KeyCalls keys = new KeyCalls(store);
-      result = new ContendedRun(protocol, writers, timing).run(kind, CountingDatastore.wrap(keys), keys, directory);
+      result = new ContendedRun(protocol, writers, timing).run(kind, keys, directory);
     } finally {
       WorkDirectory.delete(directory);
     }
